@@ -1,0 +1,38 @@
+// The `rig` command line. Each subcommand lives in client/commands/<name>.ts and exports
+// `run(argv: string[]): Promise<number>` (the exit code) and `summary` (one line for `rig help`).
+// They are loaded lazily so that `rig analyze` does not pay for loading Temporal.
+
+interface Command {
+  summary: string;
+  run(argv: string[]): Promise<number>;
+}
+
+const commands: Record<string, () => Promise<Command>> = {
+  dev: () => import('./commands/dev'),
+  worker: () => import('./commands/worker'),
+};
+
+function usage(): string {
+  return [
+    'usage: rig <command> [options]   (rig <command> --help for its options)',
+    '',
+    'commands:',
+    ...Object.keys(commands).map((name) => `  ${name}`),
+  ].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    if (name && rest[0] && commands[rest[0]]) return (await commands[rest[0]]()).run(['--help']);
+    console.log(usage());
+    for (const [cmd, load] of Object.entries(commands)) console.log(`  ${cmd.padEnd(10)} ${(await load()).summary}`);
+    return name ? 0 : 2;
+  }
+  const load = commands[name];
+  if (!load) {
+    console.error(`rig: unknown command '${name}'\n\n${usage()}`);
+    return 2;
+  }
+  return (await load()).run(rest);
+}

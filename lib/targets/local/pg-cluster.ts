@@ -1,0 +1,197 @@
+// A PostgreSQL cluster the rig makes for itself: initdb into a folder, start on a free loopback port,
+// stop, remove. Used by the local target (with the campaign's parameters) and by the tests (throw-away
+// clusters). pg_ctl daemonizes the postmaster, so a cluster outlives the process that started it;
+// `PgCluster.attach` finds it again from its folder.
+import { execFile, spawnSync, type ExecFileOptions } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from '../../tools/free-port';
+import { findPgBin, pgOsUser, type OsUser } from './pg-binaries';
+
+const execFileP = promisify(execFile);
+
+export interface PgClusterOptions {
+  /** Folder that will hold the cluster (data/, the log and the socket). Made if missing; must be empty. */
+  dir: string;
+  /** Port; default a free one. */
+  port?: number;
+  /** postgresql.conf parameters, e.g. { shared_buffers: '256MB' }. */
+  parameters?: Record<string, string | number | boolean>;
+  /** Superuser name (default `postgres`). */
+  superuser?: string;
+  /** When set, TCP connections need this password (scram-sha-256); otherwise loopback is trusted. */
+  superuserPassword?: string;
+}
+
+/** What is written to <dir>/cluster.json so that another process can find and stop the cluster. */
+export interface PgClusterInfo {
+  dir: string;
+  dataDir: string;
+  port: number;
+  host: string;
+  superuser: string;
+  binDir: string;
+  osUser?: string;
+  createdAt: string;
+}
+
+export class PgCluster {
+  private constructor(
+    readonly info: PgClusterInfo,
+    private readonly user: OsUser | undefined,
+  ) {}
+
+  get port(): number {
+    return this.info.port;
+  }
+  get host(): string {
+    return this.info.host;
+  }
+  get dataDir(): string {
+    return this.info.dataDir;
+  }
+  get binDir(): string {
+    return this.info.binDir;
+  }
+  get logFile(): string {
+    return path.join(this.info.dir, 'postgres.log');
+  }
+
+  /** A libpq URL for a database (default `postgres`) as the superuser (or `user`). */
+  url(database = 'postgres', user = this.info.superuser, password?: string): string {
+    const auth = password ? `${encodeURIComponent(user)}:${encodeURIComponent(password)}` : encodeURIComponent(user);
+    return `postgres://${auth}@${this.info.host}:${this.info.port}/${database}`;
+  }
+
+  /** initdb + start. Throws with initdb's or pg_ctl's own output on failure. */
+  static async create(opts: PgClusterOptions): Promise<PgCluster> {
+    const binDir = findPgBin();
+    const user = pgOsUser();
+    const dir = path.resolve(opts.dir);
+    fs.mkdirSync(dir, { recursive: true });
+    const dataDir = path.join(dir, 'data');
+    if (fs.existsSync(dataDir)) throw new Error(`${dataDir} exists already: a cluster folder is never reused`);
+    if (user) fs.chownSync(dir, user.uid, user.gid);
+    const superuser = opts.superuser ?? 'postgres';
+    const initArgs = ['-D', dataDir, '-U', superuser, '-E', 'UTF8', '--locale=C', '--auth-local=trust', '--no-sync'];
+    let pwFile: string | undefined;
+    if (opts.superuserPassword) {
+      pwFile = path.join(dir, '.pw');
+      fs.writeFileSync(pwFile, opts.superuserPassword + '\n', { mode: 0o600 });
+      if (user) fs.chownSync(pwFile, user.uid, user.gid);
+      initArgs.push('--auth-host=scram-sha-256', `--pwfile=${pwFile}`);
+    } else {
+      initArgs.push('--auth-host=trust');
+    }
+    try {
+      await run(path.join(binDir, 'initdb'), initArgs, user);
+    } finally {
+      if (pwFile) fs.rmSync(pwFile, { force: true });
+    }
+    const info: PgClusterInfo = {
+      dir,
+      dataDir,
+      port: opts.port ?? (await freePort()),
+      host: '127.0.0.1',
+      superuser,
+      binDir,
+      osUser: user?.name,
+      createdAt: new Date().toISOString(),
+    };
+    const conf = {
+      listen_addresses: '127.0.0.1',
+      port: info.port,
+      unix_socket_directories: dir,
+      fsync: true,
+      ...opts.parameters,
+    };
+    fs.appendFileSync(
+      path.join(dataDir, 'postgresql.conf'),
+      '\n# --- set by the rig ---\n' +
+        Object.entries(conf)
+          .map(([k, v]) => `${k} = ${typeof v === 'string' ? `'${v.replace(/'/g, "''")}'` : String(v)}`)
+          .join('\n') +
+        '\n',
+    );
+    fs.writeFileSync(path.join(dir, 'cluster.json'), JSON.stringify(info, null, 2));
+    const cluster = new PgCluster(info, user);
+    await cluster.start();
+    return cluster;
+  }
+
+  /** Find a cluster made earlier (possibly by another process) from its folder. */
+  static attach(dir: string): PgCluster {
+    const info = JSON.parse(fs.readFileSync(path.join(dir, 'cluster.json'), 'utf8')) as PgClusterInfo;
+    return new PgCluster(info, pgOsUser());
+  }
+
+  async start(): Promise<void> {
+    await run(path.join(this.binDir, 'pg_ctl'), ['-D', this.dataDir, '-l', this.logFile, '-w', '-t', '60', 'start'], this.user);
+  }
+
+  /** True when the postmaster named by postmaster.pid is alive. */
+  isRunning(): boolean {
+    return this.postmasterPid() !== undefined;
+  }
+
+  postmasterPid(): number | undefined {
+    try {
+      const pid = Number(fs.readFileSync(path.join(this.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      process.kill(pid, 0);
+      return pid;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Stop (fast shutdown). Idempotent. */
+  async stop(): Promise<void> {
+    if (!this.isRunning()) return;
+    await run(path.join(this.binDir, 'pg_ctl'), ['-D', this.dataDir, '-m', 'fast', '-w', '-t', '60', 'stop'], this.user);
+  }
+
+  /** Synchronous immediate stop, for process-exit handlers where nothing async runs. */
+  stopSync(): void {
+    if (!this.isRunning()) return;
+    spawnSync(path.join(this.binDir, 'pg_ctl'), ['-D', this.dataDir, '-m', 'immediate', '-w', 'stop'], {
+      stdio: 'ignore',
+      ...(this.user ? { uid: this.user.uid, gid: this.user.gid } : {}),
+    });
+  }
+
+  /** Stop, then delete the folder. Idempotent. */
+  async destroy(): Promise<void> {
+    await this.stop();
+    fs.rmSync(this.info.dir, { recursive: true, force: true });
+  }
+
+  /** Run a binary from the cluster's bin folder as the cluster's OS user (pgbench, psql, ...). */
+  exec(binary: string, args: string[], options: ExecFileOptions = {}): Promise<{ stdout: string; stderr: string }> {
+    return run(path.join(this.binDir, binary), args, this.user, options);
+  }
+}
+
+async function run(
+  file: string,
+  args: string[],
+  user: OsUser | undefined,
+  options: ExecFileOptions = {},
+): Promise<{ stdout: string; stderr: string }> {
+  try {
+    const res = await execFileP(file, args, {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      // The OS user needs a HOME and a cwd it can read; /tmp is both.
+      cwd: os.tmpdir(),
+      env: { ...process.env, HOME: os.tmpdir(), LC_ALL: 'C' },
+      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      ...options,
+    });
+    return { stdout: String(res.stdout), stderr: String(res.stderr) };
+  } catch (err) {
+    const e = err as { stderr?: string; stdout?: string; message: string };
+    throw new Error(`${path.basename(file)} ${args.join(' ')} failed: ${(e.stderr || e.stdout || e.message).trim()}`);
+  }
+}
