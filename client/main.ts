@@ -1,16 +1,19 @@
 // The `rig` command line. Each subcommand lives in client/commands/<name>.ts and exports
 // `run(argv: string[]): Promise<number>` (the exit code) and `summary` (one line for `rig help`).
-// They are loaded lazily so that `rig analyze` does not pay for loading Temporal.
+// They are loaded lazily (require, not import(): the sources run as CommonJS through tsx) so that
+// `rig analyze` does not pay for loading Temporal.
 
 interface Command {
   summary: string;
   run(argv: string[]): Promise<number>;
 }
 
-const commands: Record<string, () => Promise<Command>> = {
-  dev: () => import('./commands/dev'),
-  worker: () => import('./commands/worker'),
+/* eslint-disable @typescript-eslint/no-require-imports */
+const commands: Record<string, () => Command> = {
+  dev: () => require('./commands/dev'),
+  worker: () => require('./commands/worker'),
 };
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 function usage(): string {
   return [
@@ -24,9 +27,9 @@ function usage(): string {
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
-    if (name && rest[0] && commands[rest[0]]) return (await commands[rest[0]]()).run(['--help']);
+    if (name && rest[0] && commands[rest[0]]) return commands[rest[0]]().run(['--help']);
     console.log(usage());
-    for (const [cmd, load] of Object.entries(commands)) console.log(`  ${cmd.padEnd(10)} ${(await load()).summary}`);
+    for (const [cmd, load] of Object.entries(commands)) console.log(`  ${cmd.padEnd(10)} ${load().summary}`);
     return name ? 0 : 2;
   }
   const load = commands[name];
@@ -34,5 +37,5 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`rig: unknown command '${name}'\n\n${usage()}`);
     return 2;
   }
-  return (await load()).run(rest);
+  return load().run(rest);
 }

@@ -23,6 +23,12 @@ export interface PgClusterOptions {
   superuser?: string;
   /** When set, TCP connections need this password (scram-sha-256); otherwise loopback is trusted. */
   superuserPassword?: string;
+  /**
+   * Extra environment for the postmaster (kept in cluster.json, so a restart from another process sets
+   * it too). The local rig puts its campaign marker here: the postmaster inherits it, and a scan of
+   * /proc/<pid>/environ then tells a rig's postmaster from anyone else's, even with its folder gone.
+   */
+  env?: Record<string, string>;
 }
 
 /** What is written to <dir>/cluster.json so that another process can find and stop the cluster. */
@@ -35,6 +41,8 @@ export interface PgClusterInfo {
   binDir: string;
   osUser?: string;
   createdAt: string;
+  /** See PgClusterOptions.env. */
+  env?: Record<string, string>;
 }
 
 export class PgCluster {
@@ -99,6 +107,7 @@ export class PgCluster {
       binDir,
       osUser: user?.name,
       createdAt: new Date().toISOString(),
+      ...(opts.env ? { env: opts.env } : {}),
     };
     const conf = {
       listen_addresses: '127.0.0.1',
@@ -128,7 +137,9 @@ export class PgCluster {
   }
 
   async start(): Promise<void> {
-    await run(path.join(this.binDir, 'pg_ctl'), ['-D', this.dataDir, '-l', this.logFile, '-w', '-t', '60', 'start'], this.user);
+    await run(path.join(this.binDir, 'pg_ctl'), ['-D', this.dataDir, '-l', this.logFile, '-w', '-t', '60', 'start'], this.user, {
+      env: { ...process.env, HOME: os.tmpdir(), LC_ALL: 'C', ...this.info.env },
+    });
   }
 
   /** True when the postmaster named by postmaster.pid is alive. */
