@@ -1,2 +1,11 @@
 // Every activity the rig's workers run, typed for workflows through proxyActivities<typeof activities>.
-export {};
+// Control plane (queue `rig`): openCampaign, calibrateInstrument, cleanCheck, provisionRig, teardownRig,
+// finishCampaign. Data plane (queue `rig-data-<host>`): bringUp, seedHistory, runRepeat, runDenominator.
+export { openCampaign } from './campaign-open';
+export { calibrateInstrument } from './calibrate';
+export { cleanCheck, provisionRig, teardownRig } from './rig-lifecycle';
+export { bringUp } from './bringup';
+export { seedHistory } from './seed';
+export { runRepeat } from './repeat';
+export { runDenominator } from './denominator';
+export { finishCampaign } from './finish';

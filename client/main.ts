@@ -10,8 +10,18 @@ interface Command {
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const commands: Record<string, () => Command> = {
+  analyze: () => require('./commands/analyze'),
+  calibrate: () => require('./commands/calibrate'),
+  measure: () => require('./commands/measure'),
+  check: () => require('./commands/check'),
+  denominator: () => require('./commands/denominator'),
+  campaign: () => require('./commands/campaign'),
   dev: () => require('./commands/dev'),
+  report: () => require('./commands/report'),
   worker: () => require('./commands/worker'),
+  rehearse: () => require('./commands/rehearse'),
+  schedule: () => require('./commands/schedule'),
+  seed: () => require('./commands/seed'),
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

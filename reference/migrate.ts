@@ -6,7 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 
-export const MIGRATIONS_DIR = path.join(__dirname, 'migrations');
+// The SQL files sit beside this file in the sources; a tsc build (dist/reference/) does not copy them,
+// so from there they are found in the source tree.
+export const MIGRATIONS_DIR = fs.existsSync(path.join(__dirname, 'migrations'))
+  ? path.join(__dirname, 'migrations')
+  : path.resolve(__dirname, '..', '..', 'reference', 'migrations');
 
 export interface Migration {
   version: number;

@@ -74,7 +74,7 @@ export async function setupRoles(superuserUrl: string, opts: RoleSetupOptions): 
     } else {
       await admin.query(`ALTER DATABASE ${id(database)} OWNER TO ${id(OWNER_ROLE)}`);
     }
-    await admin.query(`GRANT CONNECT, TEMPORARY ON DATABASE ${id(database)} TO ${id(APP_ROLE)}`);
+    await admin.query(`GRANT CONNECT ON DATABASE ${id(database)} TO ${id(APP_ROLE)}`);
   } finally {
     await admin.end();
   }

@@ -35,6 +35,10 @@ export async function createRigWorkers(opts: RigWorkerOptions = {}): Promise<{ c
         taskQueue,
         workflowsPath: require.resolve('../workflows'),
         activities,
+        // Heartbeats carry cancellation back to a running repeat: send them often enough that a
+        // cancelled repeat stops its load within seconds (the default throttle is ~24 s here).
+        defaultHeartbeatThrottleInterval: '2 seconds',
+        maxHeartbeatThrottleInterval: '5 seconds',
         ...opts.workerOptions,
       }),
     );

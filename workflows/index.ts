@@ -1,3 +1,4 @@
 // Every workflow the rig's workers run. Temporal bundles this file (and what it imports) into the
 // deterministic workflow sandbox: no Node built-ins, no I/O, no clocks outside @temporalio/workflow.
-export {};
+export { benchCampaign } from './campaign';
+export { rigWatchdog } from './watchdog';

@@ -4,6 +4,7 @@
 // commands that register them.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
+// The names are listed once more, without Temporal imports, in lib/temporal/search-attributes.ts.
 export const RigCampaign = defineSearchAttributeKey('RigCampaign', SearchAttributeType.KEYWORD);
 export const RigTarget = defineSearchAttributeKey('RigTarget', SearchAttributeType.KEYWORD);
 export const RigStep = defineSearchAttributeKey('RigStep', SearchAttributeType.KEYWORD);

@@ -23,9 +23,59 @@ export function percentileOfSorted(sorted: ArrayLike<number>, p: number): number
   return sorted[Math.min(rank, n) - 1];
 }
 
-/** Nearest-rank percentile of unsorted values (copies, then sorts numerically). */
+/**
+ * Nearest-rank percentiles of unsorted values, without a full sort: quickselect on one copy (O(n)
+ * per percentile), same definition as percentileOfSorted. Returns one value per requested p.
+ */
+export function percentiles(values: ArrayLike<number>, ps: readonly number[]): number[] {
+  const n = values.length;
+  if (n === 0) return ps.map(() => NaN);
+  const a = Float64Array.from(values);
+  return ps.map((p) => {
+    if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile must be within 0..100, got ${p}`);
+    const rank = Math.max(1, Math.ceil((p * n) / 100 - 1e-9));
+    return select(a, Math.min(rank, n) - 1);
+  });
+}
+
+/** Nearest-rank percentile of unsorted values. */
 export function percentile(values: ArrayLike<number>, p: number): number {
-  return percentileOfSorted(sortedCopy(values), p);
+  return percentiles(values, [p])[0];
+}
+
+/** The k-th smallest (0-based) of a, reordering a in place (Hoare quickselect, median of three). */
+export function select(a: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (hi > lo) {
+    const mid = (lo + hi) >> 1;
+    // median of three as pivot
+    if (a[mid] < a[lo]) swap(a, mid, lo);
+    if (a[hi] < a[lo]) swap(a, hi, lo);
+    if (a[hi] < a[mid]) swap(a, hi, mid);
+    const pivot = a[mid];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        swap(a, i, j);
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k];
+  }
+  return a[k];
+}
+
+function swap(a: Float64Array, i: number, j: number): void {
+  const t = a[i];
+  a[i] = a[j];
+  a[j] = t;
 }
 
 /** Conventional median; NaN when empty. */

@@ -60,6 +60,8 @@ export interface TeardownResult {
   removed: string[];
   /** Resources the ledger listed that were already gone. */
   alreadyGone: string[];
+  /** Logs copied out of the rig before it was removed (the Postgres log, the service logs). */
+  keptLogs?: string[];
 }
 
 export type LeftoverKind = 'ledger-entry' | 'postmaster' | 'service' | 'rig-folder' | 'listening-port' | 'process';

@@ -1,0 +1,27 @@
+// openCampaign: the evidence folder is made and the spec written before anything else happens;
+// also reports which of the rig's search attributes the cluster lacks (the workflow then does not
+// upsert them, and the log says how to add them).
+import { EvidenceStore } from '../lib/evidence/store';
+import { SPEC_FILE } from '../lib/evidence/layout';
+import { missingSearchAttributes, searchAttributeCommands } from '../lib/temporal/search-attributes';
+import type { OpenCampaignInput, OpenCampaignOutput } from './contract';
+import { namespace, workerClient } from './context';
+
+export async function openCampaign(input: OpenCampaignInput): Promise<OpenCampaignOutput> {
+  const store = EvidenceStore.forCampaign(input.campaignId);
+  store.writeJson(SPEC_FILE, input.spec);
+  const client = workerClient();
+  const ns = namespace() ?? 'default';
+  let missing: string[] = [];
+  try {
+    if (client) missing = await missingSearchAttributes(client.connection.operatorService, ns);
+  } catch (err) {
+    missing = ['RigCampaign', 'RigTarget', 'RigStep', 'RigStatus'];
+    store.logWarning(`could not list search attributes (${(err as Error).message}); campaign runs without them`);
+  }
+  if (missing.length) {
+    store.logWarning(`the cluster lacks search attributes ${missing.join(', ')}; add them with: ${searchAttributeCommands(missing, ns).join(' ; ')}`);
+  }
+  store.appendLog('info', `campaign ${input.campaignId} opened (${input.spec.name}, target ${input.spec.target})`);
+  return { resultsDir: store.dir, missingSearchAttributes: missing };
+}

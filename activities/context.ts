@@ -1,0 +1,36 @@
+// What every activity needs from its Temporal context, usable outside one too (`rig step` runs the
+// same functions in-process): heartbeats with progress, the cancellation signal, the attempt number.
+import { Context } from '@temporalio/activity';
+
+function current(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined; // not inside an activity: `rig step`
+  }
+}
+
+/** Heartbeat with small progress details (never samples, never secrets); prints when run by hand. */
+export function heartbeat(details: unknown): void {
+  const ctx = current();
+  if (ctx) ctx.heartbeat(details);
+  else if (typeof details === 'string') console.error(details);
+}
+
+export function attempt(): number {
+  return current()?.info.attempt ?? 1;
+}
+
+/** Aborted when Temporal cancels the activity (delivered through heartbeats). */
+export function cancellationSignal(): AbortSignal | undefined {
+  return current()?.cancellationSignal;
+}
+
+/** The worker's own Temporal client, inside an activity. */
+export function workerClient() {
+  return current()?.client;
+}
+
+export function namespace(): string | undefined {
+  return current()?.info.workflowNamespace;
+}

@@ -1,0 +1,98 @@
+// Inputs and outputs of the rig's activities: small, plain, secret-free data (they are recorded in
+// workflow history). Large data goes to evidence files; results carry their paths.
+import type {
+  CampaignResult,
+  DenominatorSummary,
+  InterruptedAttempt,
+  RepeatSummary,
+  RigHandle,
+} from '../lib/protocol/campaign-result';
+import type { CampaignSpec, ConfigurationSpec } from '../lib/protocol/spec';
+
+export interface CampaignRef {
+  campaignId: string;
+}
+
+export interface OpenCampaignInput extends CampaignRef {
+  spec: CampaignSpec;
+}
+
+export interface OpenCampaignOutput {
+  resultsDir: string;
+  /** Rig search attributes the cluster lacks (then the workflow does not upsert them). */
+  missingSearchAttributes: string[];
+}
+
+export interface StepSummary {
+  summary: string;
+}
+
+export interface CleanCheckInput extends CampaignRef {
+  target: 'local';
+  /** Before provisioning a dirty account refuses; after teardown the result is reported. */
+  phase: 'before' | 'after';
+}
+export interface CleanCheckOutput extends StepSummary {
+  clean: boolean;
+}
+
+export interface ProvisionInput extends CampaignRef {
+  spec: CampaignSpec;
+}
+
+export interface TeardownInput extends CampaignRef {
+  target: 'local';
+  by: 'campaign' | 'watchdog' | 'operator';
+}
+
+export interface RigInput extends CampaignRef {
+  rig: RigHandle;
+}
+
+export interface BringUpInput extends RigInput {
+  customers: number;
+}
+
+export interface SeedInput extends RigInput {
+  rows: number;
+  settleTimeoutSeconds: number;
+  /** The service reads the daily rollup (HC_AGGREGATE=rollup): rebuild it after the COPY, which bypasses it. */
+  rebuildRollup: boolean;
+}
+
+export interface RepeatInput extends RigInput {
+  kind: RepeatSummary['kind'];
+  configuration: ConfigurationSpec;
+  /** 1-based repeat index within its configuration. */
+  index: number;
+  seconds: number;
+  probe: { rate: number; p99BudgetMs: number };
+  driftLimit: number;
+  maxInFlight: number;
+  /** Closed loop with this many workers (the ceiling); open loop when absent. */
+  closedLoopWorkers?: number;
+}
+
+export interface RepeatOutput {
+  summary: RepeatSummary;
+  /** Earlier attempts of this repeat that a crash interrupted (found by this attempt). */
+  interrupted: InterruptedAttempt[];
+}
+
+export interface DenominatorInput extends RigInput {
+  batch: number;
+  clients: number;
+  seconds: number;
+  /** The closed-loop ceiling, to print the ratio beside the legs. */
+  hardcountEventsPerSecond?: number;
+}
+
+export type DenominatorOutput = DenominatorSummary;
+
+export interface FinishInput extends CampaignRef {
+  result: CampaignResult;
+}
+export interface FinishOutput {
+  resultsDir: string;
+  reportPath?: string;
+}

@@ -1,0 +1,65 @@
+// denominator: pgbench on the same database and row shape, three legs (one-row INSERTs as the owner,
+// the same through RLS as the app role, one multi-row INSERT per transaction). Every throughput figure
+// sits beside these: "Hardcount does N" next to "the database alone does M".
+import { EvidenceStore } from '../lib/evidence/store';
+import { DENOMINATOR_FILE } from '../lib/evidence/layout';
+import type { DenominatorFile } from '../lib/evidence/records';
+import { denominator, localPgbenchRunner } from '../lib/targets/denominator';
+import { rigDbUrls } from '../lib/targets/local';
+import type { DenominatorInput, DenominatorOutput } from './contract';
+import { heartbeat } from './context';
+import { refusing } from './refusal';
+
+const DESCRIPTION: Record<string, string> = {
+  'owner-1row': 'one-row INSERTs per transaction, as the owner (the spec denominator)',
+  'rls-1row': 'the same through row-level security, as the app role with the service session settings',
+  'owner-multirow': 'one multi-row INSERT per transaction (the floor for #823)',
+};
+
+export async function runDenominator(input: DenominatorInput): Promise<DenominatorOutput> {
+  const store = EvidenceStore.forCampaign(input.campaignId);
+  const urls = rigDbUrls(input.campaignId);
+  const runner = localPgbenchRunner(urls.clusterDir);
+  try {
+    const res = await refusing(() =>
+      denominator({
+        ownerUrl: urls.ownerUrl,
+        appUrl: urls.appUrl,
+        runner,
+        clients: input.clients,
+        seconds: input.seconds,
+        batch: input.batch,
+        onProgress: (line) => heartbeat(line),
+      }),
+    );
+    const file: DenominatorFile = {
+      legs: res.legs.map((l) => ({
+        leg: l.leg,
+        description: DESCRIPTION[l.leg] ?? l.leg,
+        clients: l.clients,
+        batch: l.batch,
+        seconds: l.seconds,
+        transactions: l.transactions,
+        rows: l.countedRows,
+        tps: l.tps,
+        rows_per_s: l.rowsPerSec,
+        rows_verified: l.countedRows === l.expectedRows && l.otherModeRows === 0,
+        rows_expected: l.expectedRows,
+        rows_found: l.countedRows,
+        livemode: res.livemode,
+        latency_avg_ms: l.latencyAvgMs,
+      })),
+    };
+    store.writeJson(DENOMINATOR_FILE, file);
+    for (const l of file.legs) {
+      const ratio = input.hardcountEventsPerSecond ? `; the ceiling is ${Math.round((100 * input.hardcountEventsPerSecond) / l.rows_per_s)} % of it` : '';
+      store.appendLog('info', `denominator ${l.leg}: ${Math.round(l.rows_per_s)} rows/s (${l.clients} clients, batch ${l.batch})${l.rows_verified ? '' : ' ROWS NOT VERIFIED'}${ratio}`);
+    }
+    return {
+      legs: file.legs.map((l) => ({ leg: l.leg, rowsPerSecond: l.rows_per_s, rowsVerified: l.rows_verified })),
+      dir: 'denominator',
+    };
+  } finally {
+    runner.cleanup();
+  }
+}

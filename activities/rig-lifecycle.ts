@@ -1,0 +1,92 @@
+// Clean-check, provision and teardown: the control-plane steps that make and remove rigs. Every thing
+// a target makes is recorded in its ledger before it is made, so teardown and the clean check never
+// guess (lib/targets/local).
+import os from 'node:os';
+import { EvidenceStore } from '../lib/evidence/store';
+import { RIG_FILE } from '../lib/evidence/layout';
+import type { RigHandle } from '../lib/protocol/campaign-result';
+import { localTarget } from '../lib/targets/local';
+import { readRigRecord } from '../lib/targets/local/rig-record';
+import type { CleanCheckResult, Leftover } from '../lib/targets/target';
+import type { CleanCheckInput, CleanCheckOutput, ProvisionInput, StepSummary, TeardownInput } from './contract';
+import { heartbeat } from './context';
+import { refusal } from './refusal';
+
+/** The data-plane queue of this worker's host: on the local target the rig lives on this machine. */
+export function localDataQueue(): string {
+  return `rig-data-${os.hostname()}`;
+}
+
+function describeLeftover(l: Leftover): string {
+  return `${l.kind}${l.campaignId ? ` of ${l.campaignId}` : ''}${l.ageSeconds !== undefined ? ` (${Math.round(l.ageSeconds / 60)} min old)` : ''}: ${l.detail}`;
+}
+
+export function describeCleanCheck(r: CleanCheckResult): string {
+  if (r.status === 'clean') return 'clean';
+  if (r.status === 'dirty') return `dirty: ${r.leftovers.map(describeLeftover).join('; ')}`;
+  return `COULD NOT LOOK: ${r.reason}`;
+}
+
+export async function cleanCheck(input: CleanCheckInput): Promise<CleanCheckOutput> {
+  const r = await localTarget.cleanCheck();
+  const summary = describeCleanCheck(r);
+  const store = EvidenceStore.forCampaign(input.campaignId);
+  if (input.phase === 'before') {
+    store.appendLog('info', `clean-check before provisioning: ${summary}`);
+    if (r.status === 'dirty') throw refusal('CleanCheckRefusal', `the local target is not clean: ${summary}. Tear it down (rig step teardown --campaign ID) or check with rig check --target local`);
+    if (r.status === 'could-not-look') throw refusal('CleanCheckRefusal', `${summary}`);
+  } else {
+    store.appendLog(r.status === 'clean' ? 'info' : 'warning', `clean-check after teardown: ${summary}`);
+  }
+  return { clean: r.status === 'clean', summary };
+}
+
+export async function provisionRig(input: ProvisionInput): Promise<RigHandle> {
+  const { spec, campaignId } = input;
+  const store = EvidenceStore.forCampaign(campaignId);
+  store.logStepStart('provision');
+  const res = await localTarget.provision(
+    campaignId,
+    {
+      db: { ...spec.database },
+      service: { lastUsed: spec.service.lastUsed, insert: spec.service.insert, aggregate: spec.service.aggregate },
+    },
+    (line) => heartbeat(line),
+  );
+  const rec = readRigRecord(campaignId);
+  const cpus = os.cpus();
+  const hardware = `${spec.hardware.description} (${cpus.length} × ${cpus[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, local PostgreSQL cluster)`;
+  const handle: RigHandle = {
+    campaignId,
+    target: 'local',
+    dataQueue: localDataQueue(),
+    serviceUrl: res.serviceUrl,
+    database: `${res.db.host}:${res.db.port}/${res.db.database}`,
+    rigDir: rec?.cluster.dir ?? '',
+    hardware,
+    parameters: rec?.postgresParameters ?? {},
+  };
+  // Written once; a retried provision that reused the rig writes the same bytes again.
+  store.writeJson(RIG_FILE, {
+    target: 'local',
+    hardware,
+    serviceUrl: res.serviceUrl,
+    database: handle.database,
+    postgresParameters: handle.parameters,
+    service: { ...spec.service },
+    costPerHour: spec.hardware.costPerHour,
+  });
+  store.appendLog('info', `provisioned: service ${res.serviceUrl}, database ${handle.database}${res.reused ? ' (an existing rig was found and reused)' : ''}`);
+  return handle;
+}
+
+export async function teardownRig(input: TeardownInput): Promise<StepSummary> {
+  const r = await localTarget.teardown(input.campaignId, (line) => heartbeat(line));
+  const summary = `removed ${r.removed.length} (${r.removed.join(', ') || 'nothing'})${r.alreadyGone.length ? `; already gone: ${r.alreadyGone.join(', ')}` : ''}`;
+  try {
+    EvidenceStore.forCampaign(input.campaignId).appendLog('info', `teardown by ${input.by}: ${summary}`);
+  } catch {
+    // the watchdog may tear down a campaign whose evidence folder is elsewhere: the ledger is the record
+  }
+  return { summary };
+}

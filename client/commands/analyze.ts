@@ -1,0 +1,75 @@
+// `rig analyze SAMPLES.csv.gz`: every statistic and gate re-derived from a raw sample stream alone.
+// A truncated or corrupt stream is refused with the line named: no row is ever skipped.
+import { parseArgs } from 'node:util';
+import { analyzeFile } from '../../lib/loadgen/analyze-file';
+import { SampleFileError } from '../../lib/loadgen/sample-reader';
+import { evaluateRun } from '../../lib/protocol/evaluate';
+import { formatRunReport } from '../../lib/protocol/run-report';
+import { DEFAULT_PROBE_P99_MS } from '../../lib/protocol/verdicts';
+import { UsageError, numberFlag, reconcileFlag } from '../parse-flags';
+
+export const summary = 'every statistic and gate of a repeat, re-derived from its samples.csv.gz';
+
+const HELP = `usage: rig analyze SAMPLES.csv.gz [--json] [--reconcile rows=N,quantity=Q] [--p99-limit-ms MS] [options]
+
+  --json                  the report as JSON (samples, dropped, failed, delivered_rate, p50_ms, p99_ms,
+                          worst_10s_p99_ms, drift, freeze_seconds, freeze_cadence_s, windows, probe, gate, ...)
+  --reconcile rows=N,quantity=Q   what the database holds for the run tag: checks reconciliation
+  --p99-limit-ms MS       the configuration's p99 threshold (default: none)
+  --drift-limit X         (default 1.5)
+  --probe-p99-ms MS       the probe's p99 budget (default ${DEFAULT_PROBE_P99_MS})
+  --kind sustained|ladder|ceiling   which gate to apply (default sustained)
+  --seconds S             the repeat's configured length (default: from the stream)
+
+Percentiles are nearest-rank on exact values; buckets are by intended time (lib/protocol).
+exit: 0 the verdict passed; 1 it failed; 2 bad input, or a truncated or corrupt stream (the line is named).`;
+
+export async function run(argv: string[]): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean' },
+        reconcile: { type: 'string' },
+        'p99-limit-ms': { type: 'string' },
+        'drift-limit': { type: 'string' },
+        'probe-p99-ms': { type: 'string' },
+        kind: { type: 'string' },
+        seconds: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    console.error(`rig analyze: ${(err as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const str = (k: string) => values[k] as string | undefined;
+  try {
+    if (positionals.length !== 1) throw new UsageError(`give exactly one sample stream (a samples.csv.gz), got ${positionals.length}`);
+    const kind = (str('kind') ?? 'sustained') as 'sustained' | 'ladder' | 'ceiling';
+    if (!['sustained', 'ladder', 'ceiling'].includes(kind)) throw new UsageError(`--kind must be sustained, ladder or ceiling, got '${kind}'`);
+    const reconciliation = reconcileFlag(str('reconcile'));
+    const p99LimitMs = numberFlag(str('p99-limit-ms'), '--p99-limit-ms', '50') ?? null;
+    const driftLimit = numberFlag(str('drift-limit'), '--drift-limit', '1.5');
+    const probeP99Ms = numberFlag(str('probe-p99-ms'), '--probe-p99-ms', '500');
+    const seconds = numberFlag(str('seconds'), '--seconds', '600');
+    const { analysis } = await analyzeFile(positionals[0], { durationS: seconds });
+    const { report } = evaluateRun(analysis, { kind, p99LimitMs, driftLimit, reconciliation, probeP99Ms });
+    console.log(values.json ? JSON.stringify(report, null, 2) : formatRunReport(report));
+    return report.verdict.passed ? 0 : 1;
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof SampleFileError) {
+      console.error(`rig analyze: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,65 @@
+// `rig check --target local`: is anything of a rig left? Exit 0 clean, 1 dirty (each leftover listed
+// with its campaign and age), 2 could not look (with the reason). The looking is
+// lib/targets/local/clean-check.ts; this file only formats.
+import { parseArgs } from 'node:util';
+import { cleanCheckLocal } from '../../lib/targets/local/clean-check';
+import { cleanCheckExitCode, type CleanCheckResult, type Leftover } from '../../lib/targets/target';
+
+export const summary = 'look for rig resources left behind (exit 0 clean, 1 dirty, 2 could not look)';
+
+const HELP = `usage: rig check --target local [--scope machine|state] [--json]
+
+Looks for anything a local rig left: open ledger entries, rig folders, live postmasters and services
+carrying the rig's marker, ports the ledgers recorded that still answer.
+  exit 0  clean
+  exit 1  dirty: each leftover with its campaign and age
+  exit 2  COULD NOT LOOK: the reason (state folder unreadable, ledger unparsable, ...)
+  --scope machine  (default) every marked rig process on this machine counts
+  --scope state    only processes whose rig folder is under this state folder (RIG_STATE_DIR)`;
+
+export function formatAge(seconds: number | undefined): string {
+  if (seconds === undefined) return 'age unknown';
+  if (seconds < 120) return `${seconds}s old`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)}m old`;
+  if (seconds < 172800) return `${Math.round(seconds / 3600)}h old`;
+  return `${Math.round(seconds / 86400)}d old`;
+}
+
+function line(l: Leftover): string {
+  return `  ${l.kind.padEnd(14)} campaign ${l.campaignId ?? '?'}  ${formatAge(l.ageSeconds).padEnd(12)} ${l.detail}`;
+}
+
+export function formatCheck(r: CleanCheckResult): string {
+  if (r.status === 'clean') return `CLEAN (looked at: ${r.looked.join('; ')})`;
+  if (r.status === 'dirty') return [`DIRTY: ${r.leftovers.length} leftover(s)`, ...r.leftovers.map(line)].join('\n');
+  return [`COULD NOT LOOK: ${r.reason}`, ...(r.leftovers.length ? ['found before stopping:', ...r.leftovers.map(line)] : [])].join('\n');
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { target: { type: 'string' }, scope: { type: 'string', default: 'machine' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    }));
+  } catch (err) {
+    console.error(`rig check: ${(err as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (values.target !== 'local') {
+    console.error(`rig check: --target ${values.target ?? '(missing)'} is not supported; use --target local\n\n${HELP}`);
+    return 2;
+  }
+  if (values.scope !== 'machine' && values.scope !== 'state') {
+    console.error(`rig check: --scope must be machine or state, not ${values.scope}\n\n${HELP}`);
+    return 2;
+  }
+  const result = await cleanCheckLocal({ scope: values.scope });
+  if (values.json) console.log(JSON.stringify(result, null, 2));
+  else (result.status === 'clean' ? console.log : console.error)(formatCheck(result));
+  return cleanCheckExitCode(result);
+}

@@ -1,0 +1,64 @@
+// rig rehearse (and `npm start`): the whole campaign on this machine, end to end, in about five
+// minutes: a dev server if none answers, a worker in this process, the `rehearsal` profile on the
+// local rig, and the At-a-glance table at the end.
+import { parseArgs } from 'node:util';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { temporalEnv, DEFAULT_TEMPORAL_ADDRESS } from '../../lib/temporal/connection-env';
+import { portAnswers } from '../../lib/tools/free-port';
+import { createRigWorkers } from '../../worker/run-worker';
+import { watchCampaign } from '../campaign-watch';
+import { connectClient, warnMissingSearchAttributes } from '../connect';
+import { devUp } from '../dev-server';
+import { resultLines } from '../progress-view';
+import { loadSpec } from '../spec-input';
+import { defaultCampaignId, TASK_QUEUE } from './campaign';
+import { printAtAGlance } from '../at-a-glance';
+
+export const summary = 'run the rehearsal campaign end to end on this machine (dev server + worker in process)';
+
+const HELP = `usage: rig rehearse [SPEC.json | --profile rehearsal] [--id ID]
+
+Starts a Temporal dev server (rig dev up) when nothing answers at TEMPORAL_ADDRESS, runs a worker in
+this process, runs the campaign on the local rig and prints the At-a-glance table and the report's
+path. Exit 0 when every configuration held.`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { profile: { type: 'string' }, id: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const spec = loadSpec(positionals[0] ? { file: positionals[0] } : { profile: values.profile ?? 'rehearsal' });
+  const env = temporalEnv();
+  const [host, port] = env.address.split(':');
+  if (!(await portAnswers(host, Number(port ?? 7233)))) {
+    if (env.address !== DEFAULT_TEMPORAL_ADDRESS) throw new Error(`nothing answers at TEMPORAL_ADDRESS=${env.address}`);
+    const { record } = await devUp({ ip: host, port: Number(port), uiPort: Number(port) + 1000 }, (l) => console.log(l));
+    console.log(`Temporal dev server on ${record.address}; Web UI: ${record.ui}`);
+  }
+  // Failures reach the terminal through the campaign's result; the SDK's own warnings would drown the progress line.
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const { connection, workers } = await createRigWorkers({ env });
+  const running = Promise.all(workers.map((w) => w.run()));
+  const rc = await connectClient(env);
+  try {
+    await warnMissingSearchAttributes(rc);
+    const id = values.id ?? defaultCampaignId(spec.name);
+    await rc.client.workflow.start('benchCampaign', { taskQueue: TASK_QUEUE, workflowId: id, args: [spec] });
+    console.log(`campaign ${id} started (Web UI: workflow ${id}); following it:`);
+    const result = await watchCampaign(rc.client, id);
+    console.log('');
+    await printAtAGlance(result);
+    resultLines(result).forEach((l) => console.log(l));
+    return result.status === 'held' ? 0 : 1;
+  } finally {
+    await rc.close();
+    workers.forEach((w) => w.shutdown());
+    await running.catch(() => undefined);
+    await connection.close();
+  }
+}

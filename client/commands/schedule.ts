@@ -1,0 +1,89 @@
+// rig schedule create|list|delete|trigger: weekly regression runs through Temporal Schedules. Each
+// scheduled run is a benchCampaign with the same spec; compare two with `rig report ID --baseline OTHER`.
+import { parseArgs } from 'node:util';
+import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
+import { connectClient, warnMissingSearchAttributes } from '../connect';
+import { loadSpec } from '../spec-input';
+import { TASK_QUEUE } from './campaign';
+
+export const summary = 'create|list|delete|trigger: run a campaign on a schedule (weekly regression)';
+
+const HELP = `usage:
+  rig schedule create ID (SPEC.json | --profile P) (--cron "0 3 * * 1" | --every 7d) [--paused]
+  rig schedule list
+  rig schedule trigger ID      start one run now
+  rig schedule delete ID
+
+Each run is a campaign with id <ID>-<scheduled time>. Overlapping runs are skipped (a campaign owns
+its rig); a run missed while Temporal was down is caught up within a day.`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      profile: { type: 'string' },
+      cron: { type: 'string' },
+      every: { type: 'string' },
+      paused: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [action, id, file] = positionals;
+  if (values.help || !action) {
+    console.log(HELP);
+    return values.help ? 0 : 2;
+  }
+  if (action !== 'list' && !id) throw new Error(`rig schedule ${action} needs a schedule id`);
+  // Validate everything before touching the cluster.
+  const spec = action === 'create' ? loadSpec({ file, profile: values.profile }) : undefined;
+  if (action === 'create' && Boolean(values.cron) === Boolean(values.every)) {
+    throw new Error('rig schedule create needs exactly one of --cron "MIN HOUR DOM MON DOW" or --every DURATION (e.g. 7d)');
+  }
+  const rc = await connectClient();
+  try {
+    const schedules = rc.client.schedule;
+    switch (action) {
+      case 'create': {
+        await warnMissingSearchAttributes(rc);
+        await schedules.create({
+          scheduleId: id,
+          spec: values.cron ? { cronExpressions: [values.cron] } : { intervals: [{ every: values.every as `${number}d` }] },
+          action: { type: 'startWorkflow', workflowType: 'benchCampaign', taskQueue: TASK_QUEUE, workflowId: id, args: [spec] },
+          policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
+          state: { paused: Boolean(values.paused), note: `rig schedule create ${id}` },
+        });
+        const desc = await schedules.getHandle(id).describe();
+        const next = desc.info.nextActionTimes[0];
+        console.log(`schedule ${id} created${next ? `; next run ${next.toISOString()}` : ''}`);
+        return 0;
+      }
+      case 'list': {
+        for await (const s of schedules.list()) {
+          const next = s.info.nextActionTimes[0];
+          console.log(`${s.scheduleId}  ${s.state.paused ? 'paused' : 'active'}  next ${next ? next.toISOString() : '-'}  recent ${s.info.recentActions.length}`);
+        }
+        return 0;
+      }
+      case 'trigger':
+        await schedules.getHandle(id).trigger(ScheduleOverlapPolicy.SKIP);
+        console.log(`schedule ${id} triggered`);
+        return 0;
+      case 'delete':
+        await schedules.getHandle(id).delete();
+        console.log(`schedule ${id} deleted (campaigns it started are kept)`);
+        return 0;
+      default:
+        console.error(`rig schedule: unknown action '${action}'\n\n${HELP}`);
+        return 2;
+    }
+  } catch (err) {
+    if (err instanceof ScheduleNotFoundError) {
+      console.error(`rig schedule: no schedule '${id}' on ${rc.env.address}`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await rc.close();
+  }
+}

@@ -1,0 +1,31 @@
+// A Temporal client for the `rig` commands, from the environment (lib/temporal/connection-env.ts).
+import { Client, Connection } from '@temporalio/client';
+import { connectWithin, temporalEnv, type TemporalEnv } from '../lib/temporal/connection-env';
+import { missingSearchAttributes, searchAttributeCommands } from '../lib/temporal/search-attributes';
+
+export interface RigClient {
+  client: Client;
+  env: TemporalEnv;
+  close(): Promise<void>;
+}
+
+export async function connectClient(env: TemporalEnv = temporalEnv()): Promise<RigClient> {
+  const connection = await connectWithin(env.address, () =>
+    Connection.connect({ address: env.address, tls: env.tls, apiKey: env.apiKey, connectTimeout: '5 seconds' }),
+  );
+  return { client: new Client({ connection, namespace: env.namespace }), env, close: () => connection.close() };
+}
+
+/** Says so, with the commands to fix it, when the cluster lacks the rig's search attributes. */
+export async function warnMissingSearchAttributes(rc: RigClient, print: (line: string) => void = (l) => console.error(l)): Promise<void> {
+  let missing: string[];
+  try {
+    missing = await missingSearchAttributes(rc.client.connection.operatorService, rc.env.namespace);
+  } catch (err) {
+    print(`note: could not list search attributes on ${rc.env.address} (${(err as Error).message}); campaigns run without them`);
+    return;
+  }
+  if (missing.length === 0) return;
+  print(`note: ${rc.env.address} lacks the rig's search attributes ${missing.join(', ')}; campaigns run, but without step/status in the Web UI. To add them:`);
+  for (const cmd of searchAttributeCommands(missing, rc.env.namespace, rc.env.address)) print(`  ${cmd}`);
+}

@@ -1,0 +1,37 @@
+// One line of campaign progress, for `rig campaign watch` and `rig rehearse`.
+import type { CampaignProgress } from '../workflows/messages';
+import type { CampaignResult } from '../lib/protocol/campaign-result';
+
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const r = s % 60;
+  return h ? `${h}h${String(m).padStart(2, '0')}m` : m ? `${m}m${String(r).padStart(2, '0')}s` : `${r}s`;
+}
+
+export function progressLine(p: CampaignProgress): string {
+  const parts = [`[${p.step}]`];
+  if (p.configuration) parts.push(p.repeat ? `${p.configuration} repeat ${p.repeat.k}/${p.repeat.n}${p.phase === 'cool-down' ? ' done, cooling down' : ''}` : p.configuration);
+  parts.push(`elapsed ${duration(p.elapsedSeconds)}`);
+  if (p.secondsLeft > 0) parts.push(`~${duration(p.secondsLeft)} of measuring left`);
+  const last = p.lastVerdicts[p.lastVerdicts.length - 1];
+  if (last) {
+    parts.push(`last: ${last.configuration} r${last.index} ${last.passed ? 'PASS' : 'FAIL'}${last.p99Ms !== null ? ` p99 ${last.p99Ms.toFixed(1)} ms` : ''}`);
+  }
+  if (p.aborting) parts.push('(aborting after this repeat)');
+  return parts.join(' · ');
+}
+
+/** A few lines on how the campaign ended: every configuration at the count that passed. */
+export function resultLines(r: CampaignResult): string[] {
+  const lines = [`campaign ${r.campaignId}: ${r.status.toUpperCase()}${r.error ? ` (${r.error})` : ''}`];
+  for (const c of r.configurations) {
+    lines.push(`  ${c.name.padEnd(12)} ${c.eventsPerSecond} ev/s batch ${c.batch}: ${c.passed}/${c.total} passed${c.held ? ', held' : ', NOT held'}`);
+  }
+  for (const i of r.interrupted) lines.push(`  interrupted: ${i.configuration} repeat ${i.index} attempt ${i.attempt ?? '?'} (${i.reason}), not counted`);
+  lines.push(`  rig: ${r.rig}${r.cleanAfter ? `; clean-check after teardown: ${r.cleanAfter}` : ''}`);
+  if (r.resultsDir) lines.push(`  evidence: ${r.resultsDir}`);
+  if (r.reportPath) lines.push(`  report: ${r.reportPath}`);
+  return lines;
+}

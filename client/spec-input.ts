@@ -1,0 +1,30 @@
+// Reading a campaign spec from a file or a built-in profile, with errors that name the file and field.
+import fs from 'node:fs';
+import { parseCampaignSpec, PROFILES, SpecError, type CampaignSpec } from '../lib/protocol/spec';
+
+export function loadSpec(source: { file?: string; profile?: string }): CampaignSpec {
+  if (source.profile) {
+    const p = PROFILES[source.profile as keyof typeof PROFILES];
+    if (!p) throw new Error(`unknown profile "${source.profile}" (allowed: ${Object.keys(PROFILES).join(', ')})`);
+    return parseCampaignSpec(p);
+  }
+  if (!source.file) throw new Error('give a spec file (e.g. examples/rehearsal.json) or --profile rehearsal|full');
+  let text: string;
+  try {
+    text = fs.readFileSync(source.file, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read spec ${source.file}: ${(err as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${source.file} is not valid JSON: ${(err as Error).message}`);
+  }
+  try {
+    return parseCampaignSpec(json);
+  } catch (err) {
+    if (err instanceof SpecError) throw new Error(`${source.file}: ${err.message}`);
+    throw err;
+  }
+}

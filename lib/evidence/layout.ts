@@ -1,0 +1,60 @@
+// Where each evidence file lives inside <results>/<campaign>/ (docs/architecture.md, "Evidence
+// layout"). Paths here are RELATIVE to the campaign folder, always with '/' separators: they are
+// what the manifest lists and what the report names, so they must not depend on the machine.
+import path from 'node:path';
+import { resultsDir } from '../tools/paths';
+
+export const SPEC_FILE = 'spec.json';
+export const LOG_FILE = 'campaign.log';
+export const CALIBRATION_FILE = 'calibration/calibration.json';
+export const RIG_FILE = 'rig.json';
+export const RESULT_FILE = 'result.json';
+export const MANIFEST_FILE = 'manifest.json';
+export const DENOMINATOR_FILE = 'denominator/legs.json';
+export const CEILING_DIR = 'ceiling';
+export const REPEATS_DIR = 'repeats';
+
+/** The page itself: derived from the files above, so never listed in the manifest. */
+export const REPORT_FILES = ['report.md', 'report.html', 'report.json'] as const;
+
+/** Files of one repeat attempt (also of ceiling/). */
+export const SAMPLES = 'samples.csv.gz';
+export const LOAD = 'load.json';
+export const RECONCILE = 'reconcile.json';
+export const DB_SAMPLES = 'db-samples.jsonl';
+export const HOST_SAMPLES = 'host-samples.jsonl';
+export const POSTGRES_LOG = 'postgres.log';
+export const VERDICT = 'verdict.json';
+/** Beside an attempt that did not finish: why (written by the attempt that found it, or on cancel). */
+export const INTERRUPTED = 'interrupted.json';
+
+/** The campaign's folder: <RIG_RESULTS or state/results>/<campaignId>. */
+export function campaignDir(campaignId: string, root: string = resultsDir()): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(campaignId)) {
+    throw new Error(`campaign id '${campaignId}' cannot name a folder: use letters, digits, '.', '_' and '-'`);
+  }
+  return path.join(root, campaignId);
+}
+
+/** steps/NN-<step>.json, NN the step's position in the campaign (01, 02, ...). */
+export function stepFile(index: number, step: string): string {
+  if (!Number.isInteger(index) || index < 0 || index > 99) throw new RangeError(`step index must be 0..99, got ${index}`);
+  if (!/^[a-z][a-z0-9-]*$/.test(step)) throw new Error(`step name '${step}' must be lower-case letters, digits and '-'`);
+  return `steps/${String(index).padStart(2, '0')}-${step}.json`;
+}
+
+/** repeats/<config>/rK-aA: repeat K (1-based), attempt A (1-based). */
+export function repeatDir(config: string, repeat: number, attempt: number): string {
+  if (!/^[a-z0-9][a-z0-9._-]*$/.test(config)) throw new Error(`configuration name '${config}' cannot name a folder`);
+  if (!(Number.isInteger(repeat) && repeat >= 1 && Number.isInteger(attempt) && attempt >= 1)) {
+    throw new RangeError(`repeat and attempt are 1-based whole numbers, got r${repeat}-a${attempt}`);
+  }
+  return `${REPEATS_DIR}/${config}/r${repeat}-a${attempt}`;
+}
+
+/** Parses `repeats/<config>/rK-aA/<file>`; null for any other path. */
+export function parseRepeatPath(rel: string): { config: string; repeat: number; attempt: number; file: string } | null {
+  const m = /^repeats\/([a-z0-9][a-z0-9._-]*)\/r(\d+)-a(\d+)\/(.+)$/.exec(rel);
+  if (!m) return null;
+  return { config: m[1], repeat: Number(m[2]), attempt: Number(m[3]), file: m[4] };
+}

@@ -1,0 +1,217 @@
+// The shapes of the evidence files (docs/architecture.md, "Evidence layout"), for the activities
+// that write them and the report that reads them back.
+//
+// Shapes owned elsewhere are re-used, not redefined:
+//   result.json             CampaignResult      (lib/protocol/campaign-result.ts, the workflow's result)
+//   steps/NN-<step>.json    StepOutcome (+ optional index/detail below)
+//   verdict.json            RunReport           (lib/protocol/run-report.ts, what `rig measure` writes)
+//   samples.csv.gz          the sample stream   (lib/protocol/sample-row.ts)
+//   db-samples.jsonl        DbSample rows       (lib/evidence/db-sampler.ts)
+//   host-samples.jsonl      HostSample rows     (lib/evidence/host-sampler.ts)
+// Shapes defined HERE (the writer follows them; the report parses them with the schemas below, so a
+// writer that drifts from this file is told which file and field, instead of a figure going silent):
+//   reconcile.json, load.json, denominator/legs.json, calibration/calibration.json, rig.json.
+//
+// The schemas are loose on purpose: they require only what the report reads and let writers add
+// fields. Every time is an ISO-8601 UTC string (Date#toISOString()).
+import { z } from 'zod';
+import type { StepOutcome } from '../protocol/campaign-result';
+import type { DbSample, DbSampleError } from './db-sampler';
+import type { HostSample } from './host-sampler';
+
+export type { CampaignResult, RepeatSummary, InterruptedAttempt, StepOutcome } from '../protocol/campaign-result';
+export type { DbSample, DbSampleError } from './db-sampler';
+export type { HostSample } from './host-sampler';
+export type { RunReport } from '../protocol/run-report';
+
+const iso = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO-8601 time, e.g. 2026-08-16T10:00:00.000Z');
+const count = z.number().int().min(0);
+
+/** steps/NN-<step>.json: the workflow's StepOutcome, plus where it sat and anything worth keeping. */
+export interface StepRecord extends StepOutcome {
+  /** NN of the file name. */
+  index?: number;
+  /** Small step-specific facts (e.g. seed: rows, settle seconds); never secrets, never raw data. */
+  detail?: Record<string, unknown>;
+}
+export const StepRecordSchema = z.looseObject({
+  step: z.string(),
+  status: z.string(),
+  startedAt: iso,
+  endedAt: iso,
+  summary: z.string(),
+});
+
+/**
+ * reconcile.json (per repeat, and ceiling/ when the ceiling is reconciled): what the DATABASE holds for
+ * the attempt's run tag, counted after the run. Without this file a repeat is "not reconciled" and is
+ * not published. Compared with the events/quantity the samples show acknowledged (2xx).
+ */
+export interface ReconcileFile {
+  run_tag: string;
+  /** count(*) of usage_events whose properties.rig_run = run_tag. */
+  rows_written: number;
+  /** sum(quantity) of the same rows. */
+  quantity_gained: number;
+  /** The livemode partition counted (the fixtures' mode). */
+  livemode?: boolean;
+  checked_at?: string;
+}
+export const ReconcileSchema = z.looseObject({ run_tag: z.string(), rows_written: count, quantity_gained: count });
+
+/**
+ * load.json: the generator's own summary of the attempt. The report reads only `started_at` (the wall
+ * time of t = 0 of the sample stream, to place DB and host samples on the same axis) and `cut_short`
+ * (the run stopped before its end: the attempt is interrupted, never counted).
+ */
+export interface LoadFile {
+  mode?: 'open' | 'closed';
+  started_at: string;
+  ended_at?: string;
+  cut_short?: boolean;
+  cut_reason?: string;
+  run_tag?: string;
+  rate?: number;
+  batch?: number;
+  seconds?: number;
+  workers?: number;
+  offered?: number;
+  sent?: number;
+  dropped?: number;
+  host?: string;
+}
+export const LoadSchema = z.looseObject({ started_at: iso, cut_short: z.boolean().optional(), cutShort: z.boolean().optional() });
+
+/**
+ * db-samples.jsonl: written by lib/evidence/db-sampler.ts (its DbSample type is the shape), one line
+ * every ~5 s while the repeat runs, or a DbSampleError line ({t, seq, error}) when a sample failed: a
+ * gap the report counts, never a reason to drop the file. Counters (wal, checkpointer, bgwriter) are
+ * CUMULATIVE as Postgres reports them; the report takes differences.
+ *
+ * One optional field beyond DbSample: `cpu_pct`, the database server's own CPU busy %, for a target
+ * whose sampler can see it (RDS Enhanced Monitoring). Locally the host sampler has no per-process
+ * split, so the report says "not sampled" for DB CPU rather than guess.
+ */
+export type DbSampleRow = (DbSample & { cpu_pct?: number }) | DbSampleError;
+export const DbSampleSchema = z.union([
+  z.looseObject({ t: iso, seq: count, error: z.string() }),
+  z.looseObject({
+    t: iso,
+    seq: count,
+    waits: z.array(
+      z.looseObject({
+        state: z.string().nullable(),
+        wait_event_type: z.string().nullable(),
+        wait_event: z.string().nullable(),
+        backend_type: z.string().nullable(),
+        count: z.number().min(0),
+      }),
+    ),
+    wal: z.looseObject({ wal_records: z.number().min(0), wal_bytes: z.number().min(0), wal_fpi: z.number().min(0), lsn_bytes: z.number().min(0).optional() }),
+    cpu_pct: z.number().min(0).optional(),
+  }),
+]);
+
+/**
+ * host-samples.jsonl: written by lib/evidence/host-sampler.ts (HostSample), vmstat-like, one line per
+ * interval; or an error line ({t, seq, error}). CPU is percent of the whole machine (us sy id wa st).
+ */
+export type HostSampleRow = HostSample | { t: string; seq: number; error: string };
+export const HostSampleSchema = z.union([
+  z.looseObject({ t: iso, seq: count, error: z.string() }),
+  z.looseObject({ t: iso, seq: count, cpu: z.looseObject({ us: z.number(), sy: z.number(), id: z.number().min(0).max(100), wa: z.number(), st: z.number() }) }),
+]);
+
+export function isSampleError(r: DbSampleRow | HostSampleRow): r is { t: string; seq: number; error: string } {
+  return typeof (r as { error?: unknown }).error === 'string';
+}
+
+/**
+ * denominator/legs.json: pgbench on the same database and row shape. Each leg verifies its rows in the
+ * intended livemode partition; an unverified leg is shown but never used as a denominator.
+ */
+export interface DenominatorLeg {
+  /** e.g. "one-row" (1-row commits), "batch" (rows per transaction = batch), "batch-rls" (same, through RLS). */
+  leg: string;
+  description: string;
+  clients: number;
+  /** Rows per transaction. */
+  batch: number;
+  seconds: number;
+  transactions: number;
+  rows: number;
+  tps: number;
+  rows_per_s: number;
+  rows_verified: boolean;
+  rows_expected?: number;
+  rows_found?: number;
+  livemode?: boolean;
+}
+export interface DenominatorFile {
+  legs: DenominatorLeg[];
+}
+export const DenominatorSchema = z.looseObject({
+  legs: z.array(
+    z.looseObject({
+      leg: z.string(),
+      description: z.string().optional(),
+      clients: count,
+      batch: count,
+      seconds: z.number().min(0),
+      tps: z.number().min(0),
+      rows_per_s: z.number().min(0),
+      rows_verified: z.boolean(),
+    }),
+  ),
+});
+
+/** calibration/calibration.json: the instrument measured against a server of known behaviour. */
+export interface CalibrationFile {
+  calibrated: boolean;
+  cases: Array<{ name: string; passed: boolean; detail: string }>;
+}
+export const CalibrationSchema = z.looseObject({
+  calibrated: z.boolean(),
+  cases: z.array(z.looseObject({ name: z.string(), passed: z.boolean(), detail: z.string().optional() })),
+});
+
+/**
+ * rig.json: the provisioned rig as the report describes it (no secrets). `hardware` is the line the
+ * Conditions section prints; `postgresParameters` what the server actually ran with.
+ */
+export interface RigFile {
+  target: string;
+  hardware?: string;
+  serviceUrl?: string;
+  database?: string;
+  postgresVersion?: string;
+  postgresParameters?: Record<string, string | number | boolean>;
+  service?: Record<string, string | number | boolean>;
+}
+export const RigSchema = z.looseObject({
+  hardware: z.string().optional(),
+  postgresParameters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+});
+
+/** interrupted.json: an attempt that did not finish, and why. It is listed and never counted. */
+export interface InterruptedFile {
+  reason: string;
+  detected_by_attempt?: number;
+  detected_at?: string;
+}
+export const InterruptedSchema = z.looseObject({ reason: z.string() });
+
+/** verdict.json: the fields of RunReport the report compares with its own re-derivation. */
+export const VerdictSchema = z.looseObject({
+  p50_ms: z.number().nullable(),
+  p99_ms: z.number().nullable(),
+  verdict: z.looseObject({ passed: z.boolean(), interrupted: z.boolean().optional() }),
+});
+
+/** result.json: the fields the report reads (the rest is shown as recorded). */
+export const ResultSchema = z.looseObject({
+  campaignId: z.string(),
+  status: z.string(),
+  steps: z.array(StepRecordSchema),
+  interrupted: z.array(z.looseObject({ configuration: z.string(), index: count, attempt: count, dir: z.string(), reason: z.string() })).optional(),
+});

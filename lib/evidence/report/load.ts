@@ -1,0 +1,370 @@
+// Reads a campaign folder for the report: the manifest first (any listed file that differs stops
+// everything, naming it), then ONLY the files the manifest lists. Nothing here comes from a database,
+// from Temporal or from the clock.
+//
+// The raw sample streams are analysed as they are read (lib/protocol analyzeSamples) and dropped, so
+// a campaign of many long repeats does not hold every stream in memory at once.
+//
+// Strictness: the manifest and spec.json are required (without them there is nothing to check
+// against). Every other file is optional: a missing or unreadable one is recorded in `problems` and
+// its figures become "not sampled" / "not reconciled", never a guess.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { z } from 'zod';
+import { analyzeFile } from '../../loadgen/analyze-file';
+import type { RunAnalysis } from '../../protocol/analysis';
+import type { CampaignResult, InterruptedAttempt } from '../../protocol/campaign-result';
+import { parseCampaignSpec, SpecError, type CampaignSpec } from '../../protocol/spec';
+import { parseLogLine, type LogLine } from '../campaign-log';
+import {
+  CALIBRATION_FILE,
+  CEILING_DIR,
+  DB_SAMPLES,
+  DENOMINATOR_FILE,
+  HOST_SAMPLES,
+  INTERRUPTED,
+  LOAD,
+  LOG_FILE,
+  MANIFEST_FILE,
+  POSTGRES_LOG,
+  RECONCILE,
+  REPEATS_DIR,
+  RESULT_FILE,
+  RIG_FILE,
+  SAMPLES,
+  SPEC_FILE,
+  VERDICT,
+  parseRepeatPath,
+} from '../layout';
+import { assertManifest, type Manifest } from '../manifest';
+import {
+  CalibrationSchema,
+  DbSampleSchema,
+  DenominatorSchema,
+  HostSampleSchema,
+  InterruptedSchema,
+  LoadSchema,
+  ReconcileSchema,
+  ResultSchema,
+  RigSchema,
+  StepRecordSchema,
+  VerdictSchema,
+  type CalibrationFile,
+  type DbSampleRow,
+  type DenominatorFile,
+  type HostSampleRow,
+  type LoadFile,
+  type ReconcileFile,
+  type RigFile,
+  type RunReport,
+  type StepRecord,
+} from '../records';
+
+export type AttemptKind = 'sustained' | 'rung' | 'ceiling';
+
+export interface AttemptEvidence {
+  kind: AttemptKind;
+  config: string;
+  repeat: number;
+  attempt: number;
+  /** Relative folder, e.g. repeats/batched/r2-a1 (or ceiling). */
+  dir: string;
+  /** File names present (and listed) in the folder. */
+  files: string[];
+  load: LoadFile | null;
+  verdict: RunReport | null;
+  reconcile: ReconcileFile | null;
+  db: DbSampleRow[] | null;
+  host: HostSampleRow[] | null;
+  postgresLogBytes: number | null;
+  /** The analysis of samples.csv.gz; null when the attempt is interrupted or the stream is absent/unreadable. */
+  analysis: RunAnalysis | null;
+  /** The configured length the analysis used (s). */
+  durationS: number | null;
+  /** Why the samples could not be analysed (absent, unreadable). */
+  samplesProblem: string | null;
+  /** Set when the attempt was interrupted: why. */
+  interrupted: string | null;
+  /** Problems with this attempt's optional files (named, one sentence each). */
+  problems: string[];
+}
+
+export interface Evidence {
+  campaignId: string;
+  manifest: Manifest;
+  /** sha256 of manifest.json: one hash that names this exact evidence. */
+  manifestSha256: string;
+  /** Files present but not in the manifest (not used). */
+  unlisted: string[];
+  spec: CampaignSpec;
+  result: CampaignResult | null;
+  steps: StepRecord[];
+  rig: RigFile | null;
+  calibration: CalibrationFile | null;
+  denominator: DenominatorFile | null;
+  attempts: AttemptEvidence[];
+  /** The attempts of the closed-loop ceiling (the last one is the measurement). */
+  ceiling: AttemptEvidence[];
+  log: LogLine[];
+  problems: string[];
+}
+
+export class EvidenceFormatError extends Error {
+  constructor(
+    readonly file: string,
+    reason: string,
+  ) {
+    super(`${file}: ${reason}`);
+    this.name = 'EvidenceFormatError';
+  }
+}
+
+type Parsed<T> = { value: T; problem: null } | { value: null; problem: string };
+
+function issueText(rel: string, err: z.ZodError, line?: number): string {
+  const i = err.issues[0];
+  const where = i.path.length ? i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') : '(whole value)';
+  return `${rel}${line === undefined ? '' : ` line ${line}`}: ${where}: ${i.message}`;
+}
+
+export async function loadEvidence(dir: string): Promise<Evidence> {
+  const abs = path.resolve(dir);
+  if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw new Error(`${dir} is not a folder: give a campaign's evidence folder or its id`);
+  const { manifest, check } = await assertManifest(abs);
+  const manifestSha256 = crypto.createHash('sha256').update(fs.readFileSync(path.join(abs, MANIFEST_FILE))).digest('hex');
+  const listed = new Map(manifest.files.map((e) => [e.path, e]));
+  const has = (rel: string) => listed.has(rel);
+  const problems: string[] = [];
+  const fileOf = (rel: string) => path.join(abs, ...rel.split('/'));
+
+  const readJson = <T>(rel: string, schema: z.ZodType): Parsed<T> => {
+    if (!has(rel)) return { value: null, problem: `${rel}: not in the evidence` };
+    let raw: unknown;
+    try {
+      raw = JSON.parse(fs.readFileSync(fileOf(rel), 'utf8'));
+    } catch (err) {
+      return { value: null, problem: `${rel}: not JSON (${(err as Error).message})` };
+    }
+    const res = schema.safeParse(raw);
+    if (!res.success) return { value: null, problem: issueText(rel, res.error) };
+    return { value: raw as T, problem: null };
+  };
+  const readJsonLines = <T>(rel: string, schema: z.ZodType): Parsed<T[]> => {
+    if (!has(rel)) return { value: null, problem: `${rel}: not in the evidence` };
+    const rows: T[] = [];
+    const lines = fs.readFileSync(fileOf(rel), 'utf8').split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i].trim();
+      if (!line) continue;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(line);
+      } catch (err) {
+        return { value: null, problem: `${rel} line ${i + 1}: not JSON (${(err as Error).message})` };
+      }
+      const res = schema.safeParse(raw);
+      if (!res.success) return { value: null, problem: issueText(rel, res.error, i + 1) };
+      rows.push(raw as T);
+    }
+    return { value: rows, problem: null };
+  };
+
+  // spec.json: required.
+  if (!has(SPEC_FILE)) throw new EvidenceFormatError(SPEC_FILE, 'missing: without the spec as run there is nothing to check the repeats against');
+  let spec: CampaignSpec;
+  try {
+    spec = parseCampaignSpec(JSON.parse(fs.readFileSync(fileOf(SPEC_FILE), 'utf8')));
+  } catch (err) {
+    throw new EvidenceFormatError(SPEC_FILE, err instanceof SpecError ? err.message : `not JSON (${(err as Error).message})`);
+  }
+
+  // Optional files: absent or malformed is a named problem on the page, and their figures go blank.
+  const optional = <T>(p: Parsed<T>): T | null => {
+    if (p.problem) problems.push(p.problem);
+    return p.value;
+  };
+  const result = optional(readJson<CampaignResult>(RESULT_FILE, ResultSchema));
+  const rig = optional(readJson<RigFile>(RIG_FILE, RigSchema));
+  const calibration = spec.calibrate ? optional(readJson<CalibrationFile>(CALIBRATION_FILE, CalibrationSchema)) : null;
+  const denominator = spec.denominator ? optional(readJson<DenominatorFile>(DENOMINATOR_FILE, DenominatorSchema)) : null;
+
+  // Step records: result.json's list when there is one; otherwise the steps/ files in order.
+  let steps: StepRecord[] = result?.steps ?? [];
+  if (!result) {
+    steps = [];
+    for (const e of manifest.files) {
+      if (!/^steps\/\d\d-[a-z0-9-]+\.json$/.test(e.path)) continue;
+      const s = readJson<StepRecord>(e.path, StepRecordSchema);
+      if (s.value) steps.push(s.value);
+      else problems.push(s.problem);
+    }
+  }
+
+  // campaign.log: exactly the prefix the manifest sealed.
+  const log: LogLine[] = [];
+  const logEntry = listed.get(LOG_FILE);
+  if (logEntry) {
+    const buf = fs.readFileSync(fileOf(LOG_FILE)).subarray(0, logEntry.size);
+    for (const [i, line] of buf.toString('utf8').split('\n').entries()) {
+      if (!line) continue;
+      const l = parseLogLine(line);
+      if (l) log.push(l);
+      else problems.push(`${LOG_FILE} line ${i + 1}: not '<time> <kind> <text>'`);
+    }
+  }
+
+  // Repeat attempts, grouped by folder.
+  const folders = new Map<string, { config: string; repeat: number; attempt: number; files: string[] }>();
+  for (const e of manifest.files) {
+    const p = parseRepeatPath(e.path);
+    if (!p) continue;
+    const key = `${REPEATS_DIR}/${p.config}/r${p.repeat}-a${p.attempt}`;
+    const f = folders.get(key) ?? { config: p.config, repeat: p.repeat, attempt: p.attempt, files: [] };
+    f.files.push(p.file);
+    folders.set(key, f);
+  }
+  const interruptedList: InterruptedAttempt[] = result?.interrupted ?? [];
+  const ceilingDirs = findCeilingDirs(manifest, result, spec);
+  const ceilingConfig = ceilingDirs.some((d) => d.startsWith(`${REPEATS_DIR}/`)) ? 'ceiling' : null;
+
+  const sorted = [...folders.entries()].sort(([, a], [, b]) => (a.config < b.config ? -1 : a.config > b.config ? 1 : a.repeat - b.repeat || a.attempt - b.attempt));
+  const attempts: AttemptEvidence[] = [];
+  const ceiling: AttemptEvidence[] = [];
+  for (const [rel, f] of sorted) {
+    const isCeiling = f.config === ceilingConfig && ceilingDirs.includes(rel);
+    const kind: AttemptKind = isCeiling ? 'ceiling' : spec.ladder ? 'rung' : 'sustained';
+    const later = sorted.some(([, o]) => o.config === f.config && o.repeat === f.repeat && o.attempt > f.attempt);
+    const a = await readAttempt(rel, f.files, kind, f.config, f.repeat, f.attempt, later, interruptedList);
+    (isCeiling ? ceiling : attempts).push(a);
+  }
+  // The layout's own ceiling/ folder (files directly in it, or ceiling/rK-aA/).
+  for (const d of ceilingDirs) {
+    if (d.startsWith(`${REPEATS_DIR}/`)) continue;
+    const files = manifest.files.filter((e) => e.path.startsWith(`${d}/`) && !e.path.slice(d.length + 1).includes('/')).map((e) => e.path.slice(d.length + 1));
+    const ra = (x: string) => {
+      const m = /r(\d+)-a(\d+)$/.exec(x);
+      return m ? [Number(m[1]), Number(m[2])] : [1, 1];
+    };
+    const [k, att] = ra(d);
+    const later = ceilingDirs.some((o) => o !== d && !o.startsWith(`${REPEATS_DIR}/`) && ra(o)[0] === k && ra(o)[1] > att);
+    ceiling.push(await readAttempt(d, files, 'ceiling', 'ceiling', k, att, later, interruptedList));
+  }
+
+  async function readAttempt(
+    rel: string,
+    files: string[],
+    kind: AttemptKind,
+    config: string,
+    repeat: number,
+    attempt: number,
+    laterExists: boolean,
+    interruptedBy: InterruptedAttempt[],
+  ): Promise<AttemptEvidence> {
+    const aProblems: string[] = [];
+    const at = (name: string) => `${rel}/${name}`;
+    const take = <T>(p: Parsed<T>): T | null => {
+      if (p.problem && !p.problem.endsWith('not in the evidence')) aProblems.push(p.problem);
+      return p.value;
+    };
+    const load = take(readJson<LoadFile>(at(LOAD), LoadSchema));
+    const verdict = take(readJson<RunReport>(at(VERDICT), VerdictSchema));
+    const reconcile = take(readJson<ReconcileFile>(at(RECONCILE), ReconcileSchema));
+    const db = take(readJsonLines<DbSampleRow>(at(DB_SAMPLES), DbSampleSchema));
+    const host = take(readJsonLines<HostSampleRow>(at(HOST_SAMPLES), HostSampleSchema));
+    const pg = listed.get(at(POSTGRES_LOG));
+
+    const listedAs = interruptedBy.find((i) => i.dir === rel || (kind !== 'ceiling' && i.configuration === config && i.index === repeat && i.attempt === attempt));
+    // interrupted.json: written by the attempt that found this one dead (or by a cancelled attempt).
+    const marker = files.includes(INTERRUPTED) ? readJson<{ reason: string }>(at(INTERRUPTED), InterruptedSchema) : null;
+    if (marker?.problem) aProblems.push(marker.problem);
+    const loadRaw = load as (LoadFile & { cutShort?: boolean }) | null;
+    const cutShort = loadRaw?.cut_short ?? loadRaw?.cutShort ?? false;
+    let interrupted: string | null = null;
+    if (listedAs) interrupted = listedAs.reason;
+    else if (marker?.value) interrupted = `${marker.value.reason} (interrupted.json)`;
+    else if (cutShort) interrupted = `cut short${loadRaw?.cut_reason ? `: ${loadRaw.cut_reason}` : ''} (load.json)`;
+    else if (verdict?.verdict.interrupted) interrupted = 'verdict.json records the run as cut short';
+    else if (laterExists) interrupted = 'a later attempt of the same repeat replaced it (the worker running it was lost)';
+    else if (!files.includes(VERDICT)) interrupted = 'no verdict.json: the attempt never finished';
+
+    const durationS = durationOf(spec, kind);
+    let analysis: RunAnalysis | null = null;
+    let samplesProblem: string | null = null;
+    if (!files.includes(SAMPLES)) samplesProblem = `${at(SAMPLES)} is not in the evidence`;
+    else if (interrupted === null) {
+      try {
+        // The same reader and analysis `rig measure` and the repeat activity use (lib/loadgen analyzeFile).
+        analysis = (await analyzeFile(fileOf(at(SAMPLES)), durationS ? { durationS } : {})).analysis;
+      } catch (err) {
+        samplesProblem = `${at(SAMPLES)} cannot be read: ${(err as Error).message.replace(fileOf(at(SAMPLES)), at(SAMPLES))}`;
+      }
+    }
+    return {
+      kind,
+      config,
+      repeat,
+      attempt,
+      dir: rel,
+      files: [...files].sort(),
+      load,
+      verdict,
+      reconcile,
+      db,
+      host,
+      postgresLogBytes: pg ? pg.size : null,
+      analysis,
+      durationS,
+      samplesProblem,
+      interrupted,
+      problems: aProblems,
+    };
+  }
+
+  for (const u of check.unlisted) problems.push(`${u}: present but not in the manifest (added after the campaign was sealed); not used`);
+  return {
+    campaignId: result?.campaignId ?? path.basename(abs),
+    manifest,
+    manifestSha256,
+    unlisted: check.unlisted,
+    spec,
+    result,
+    steps,
+    rig,
+    calibration,
+    denominator,
+    attempts,
+    ceiling,
+    log,
+    problems,
+  };
+}
+
+/** The configured length of one attempt of this kind, from the spec (the analysis uses it, not the stream). */
+function durationOf(spec: CampaignSpec, kind: AttemptKind): number | null {
+  if (kind === 'ceiling') return spec.ceiling?.seconds ?? null;
+  if (kind === 'rung') return spec.ladder?.rungSeconds ?? null;
+  return spec.sustained?.repeatSeconds ?? null;
+}
+
+/**
+ * Where the ceiling's files are: result.json's ceiling.dir when recorded; else the layout's ceiling/
+ * (files directly in it, or one folder per attempt); else repeats/ceiling/rK-aA when the campaign ran
+ * the ceiling through the repeat activity and the spec has no configuration of that name.
+ */
+function findCeilingDirs(manifest: Manifest, result: CampaignResult | null, spec: CampaignSpec): string[] {
+  if (!spec.ceiling) return [];
+  const dirs = new Set<string>();
+  const paths = manifest.files.map((e) => e.path);
+  const recorded = result?.ceiling?.dir?.replace(/\/+$/, '');
+  const candidates = recorded ? [recorded] : [];
+  for (const p of paths) {
+    let m = new RegExp(`^(${CEILING_DIR}(?:/r\\d+-a\\d+)?)/[^/]+$`).exec(p);
+    if (m) dirs.add(m[1]);
+    m = new RegExp(`^(${REPEATS_DIR}/ceiling/r\\d+-a\\d+)/[^/]+$`).exec(p);
+    const isConfig = spec.sustained?.configurations.some((c) => c.name === 'ceiling');
+    if (m && !isConfig) dirs.add(m[1]);
+  }
+  for (const c of candidates) dirs.add(c);
+  return [...dirs].filter((d) => paths.some((p) => p.startsWith(`${d}/`))).sort();
+}

@@ -1,0 +1,88 @@
+// The page as Markdown (report.md, `rig report --format md`). Sections follow the spec's results
+// page: result, at a glance, method, conditions, runs, not published, what this does not show. Pure.
+import type { ReportModel } from './model';
+import { ceilingLine, ceilingTable, conditionsTable, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
+import { baselineTable } from './baseline';
+
+function cell(s: string): string {
+  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+export function mdTable(t: Table): string {
+  const lines = [`| ${t.header.map(cell).join(' | ')} |`, `|${t.header.map(() => '---').join('|')}|`];
+  for (const r of t.rows) lines.push(`| ${r.cells.map(cell).join(' | ')} |`);
+  return lines.join('\n');
+}
+
+const bullets = (xs: string[]) => xs.map((x) => `- ${x}`).join('\n');
+
+export function renderMarkdown(m: ReportModel): string {
+  const out: string[] = [];
+  const days = m.dates.days.length ? m.dates.days.join(', ') : 'undated';
+  out.push(`# ${m.campaign.name}: sustained throughput`);
+  out.push(
+    `Campaign \`${m.campaign.id}\`, run on ${days}. Every figure on this page is re-derived from the retained evidence (${m.evidence.files} files, ${m.evidence.bytes} bytes, manifest sha256 \`${m.evidence.manifest_sha256}\`), not from a console.`,
+  );
+
+  out.push('## Result');
+  out.push(bullets(m.headline));
+
+  out.push('## At a glance');
+  out.push(
+    'Rate rows are open loop. A single latency is the median over passing repeats, the range in brackets is their min–max; failed, unpublished and interrupted repeats are in neither. The full tables are under Runs.',
+  );
+  out.push(mdTable(glanceTable(m)));
+  const notPub = m.configurations.filter((c) => !c.published);
+  if (notPub.length) out.push(bullets(notPub.map((c) => `**${c.name} not published**: ${c.why_not.join('; ')}`)));
+  const ceil = ceilingTable(m);
+  if (ceil) {
+    out.push('### Closed-loop ceiling and the database\'s own floor');
+    out.push(mdTable(ceil));
+  }
+  const reads = readsTable(m);
+  out.push('### Reads under load');
+  out.push(reads ? mdTable(reads) : 'No read probe ran (or no repeat passed with one).');
+  out.push('### What stops it');
+  out.push(mdTable(stopsTable(m)));
+
+  if (m.baseline) {
+    out.push('## Compared with the baseline');
+    out.push(m.baseline.summary);
+    out.push(mdTable(baselineTable(m.baseline)));
+  }
+
+  out.push('## Method');
+  out.push(bullets(m.method));
+
+  out.push('## Conditions');
+  out.push(mdTable(conditionsTable(m)));
+
+  out.push('## Runs');
+  for (const c of m.configurations) {
+    out.push(`### ${c.name}: ${c.events_per_second} ev/s at batch ${c.batch}${c.p99_limit_ms !== null ? `, p99 limit ${c.p99_limit_ms} ms` : ''}: passed ${c.summary.label}`);
+    out.push(mdTable(runsTable(c)));
+  }
+  if (m.ceiling) {
+    out.push('### Closed-loop ceiling');
+    const c = m.ceiling;
+    const lines = [`${c.workers} workers, batch ${c.batch}, ${c.seconds} s: ${c.status.replace('-', ' ')}.`];
+    if (c.report) lines.push(ceilingLine(c.report));
+    if (c.why.length) lines.push(`Why: ${c.why.join('; ')}.`);
+    if (c.notes.length) lines.push(`Noted (not gated: a ceiling is not a service level): ${c.notes.join('; ')}.`);
+    out.push(lines.join(' '));
+  }
+
+  out.push('## Not published');
+  out.push(m.unpublished.length ? bullets(m.unpublished.map((u) => `${u.what}: ${u.why.join('; ')}`)) : 'Everything that ran was reconciled and is published above.');
+
+  out.push('## What this does not show');
+  out.push(bullets(m.not_shown));
+
+  out.push('## Steps');
+  out.push(m.steps.length ? mdTable(stepsTable(m)) : 'No step records in the evidence.');
+  if (m.warnings.length) {
+    out.push('## Warnings');
+    out.push(bullets(m.warnings));
+  }
+  return out.join('\n\n') + '\n';
+}

@@ -1,0 +1,658 @@
+// The report's model: every figure of the page, derived from the evidence alone (pure: Evidence in,
+// ReportModel out; the renderers only format it).
+//
+// Each repeat's statistics and verdict are RE-DERIVED from its raw sample stream with lib/protocol
+// (analyzeSamples, the gates, the probe verdict, runReport), using the spec's limits and the
+// database's own counts (reconcile.json). The verdict.json the campaign wrote is only compared with
+// the re-derivation: if they disagree, the repeat is not published.
+//
+// Repeat status:
+//   passed / failed   re-derived verdict; failed repeats list every failed gate
+//   not-published     cannot be reconciled: no or malformed reconcile.json, rows or quantity in the
+//                     database differ from what the client had acknowledged, the recorded verdict
+//                     differs from the re-derived one, or the sample stream is missing/unreadable.
+//                     Counted in M (it ran), never in N nor in any median.
+//   interrupted       cut short or replaced by a later attempt: listed, never counted
+//   not-run           planned but never started (the campaign stopped first): counted in M
+// A configuration is published when at least one repeat finished and none is not-published.
+// Across repeats, lib/protocol/reporting's summarizeRepeats applies the rules (median over passing
+// repeats, min–max range, N/M).
+import { DEFAULT_DRIFT_LIMIT } from '../../protocol/drift';
+import { MIN_SAMPLES, type GateCheck, type Reconciliation } from '../../protocol/gates';
+import { evaluateRun } from '../../protocol/evaluate';
+import { median } from '../../protocol/percentile';
+import { summarizeRepeats, type ConfigurationSummary, type FigureSummary, type RepeatFigures } from '../../protocol/reporting';
+import { type RunReport } from '../../protocol/run-report';
+import { PROBE_SCENARIOS } from '../../protocol/sample-row';
+import type { CampaignSpec, ConfigurationSpec } from '../../protocol/spec';
+import { DEFAULT_PROBE_P99_MS } from '../../protocol/verdicts';
+import { FREEZE_SLOW_FRACTION, FREEZE_SLOW_US, FREEZE_WORST_US, WINDOW_FACTOR, WINDOW_MIN_BUCKETS } from '../../protocol/detectors';
+import type { DenominatorLeg } from '../records';
+import { dbCpu, summarizeDb, summarizeHost, type DbSummary, type HostSummary, type Spread, type WaitShare } from './db-summary';
+import type { AttemptEvidence, AttemptKind, Evidence } from './load';
+import { notShown } from './not-shown';
+
+export const REPORT_FORMAT = 'rig-report/1';
+
+export type RepeatStatus = 'passed' | 'failed' | 'not-published' | 'interrupted' | 'not-run';
+
+/** Per-second series of one repeat, for the plots. */
+export interface RepeatSeries {
+  /** Second index from the start of the repeat. */
+  t_s: number[];
+  p50_ms: Array<number | null>;
+  p99_ms: Array<number | null>;
+  offered_rps: number[];
+  delivered_rps: number[];
+  dropped: number[];
+  freeze_seconds: number[];
+  /** [first second, last second + 10) of each window. */
+  windows: Array<[number, number]>;
+}
+
+export interface RepeatModel {
+  /** "batched r2-a1" */
+  id: string;
+  config: string;
+  kind: AttemptKind;
+  repeat: number;
+  attempt: number;
+  dir: string;
+  status: RepeatStatus;
+  /** failed: every failed gate; not-published / interrupted / not-run: why. */
+  reasons: string[];
+  /** For a not-published repeat: the gates that also failed (shown beside why it is not published). */
+  gate_reasons: string[];
+  /** The re-derived report (null when the samples were not analysed). */
+  report: RunReport | null;
+  checks: GateCheck[];
+  db: DbSummary | null;
+  host: HostSummary | null;
+  /** Evidence present for this attempt (names of the files). */
+  files: string[];
+  started_at: string | null;
+  series: RepeatSeries | null;
+  problems: string[];
+}
+
+export interface ReadFigures {
+  endpoint: string;
+  p50_ms: FigureSummary | null;
+  p99_ms: FigureSummary | null;
+  /** Passing repeats whose probe had this endpoint. */
+  repeats: number;
+}
+
+export interface StopsModel {
+  /** Which repeats the diagnostics come from. */
+  basis: 'passing' | 'failed' | 'none';
+  repeats: number;
+  db_sampled: number;
+  host_sampled: number;
+  top_waits: WaitShare[];
+  wal_bytes_per_event: FigureSummary | null;
+  wal_records_per_event: FigureSummary | null;
+  wal_fpi_per_event: FigureSummary | null;
+  wal_mb_per_s: FigureSummary | null;
+  db_cpu_pct: Spread | null;
+  host_cpu_pct: Spread | null;
+  host_iowait_pct: Spread | null;
+}
+
+export interface ConfigurationModel {
+  name: string;
+  kind: 'sustained' | 'rung';
+  events_per_second: number;
+  batch: number;
+  requests_per_second: number;
+  p99_limit_ms: number | null;
+  planned: number;
+  /** Not in the spec: found in the evidence only. */
+  unplanned: boolean;
+  published: boolean;
+  /** Why not published (when not). */
+  why_not: string[];
+  summary: ConfigurationSummary;
+  repeats: RepeatModel[];
+  reads: ReadFigures[];
+  stops: StopsModel;
+  /** Freeze-seconds and windows over the passing repeats: totals and per-repeat range. */
+  freeze_seconds_total: number | null;
+  windows_total: number | null;
+}
+
+export interface CeilingModel {
+  status: 'measured' | 'not-published' | 'interrupted' | 'not-run';
+  why: string[];
+  workers: number;
+  batch: number;
+  seconds: number;
+  dir: string | null;
+  report: RunReport | null;
+  /** Gate findings noted beside the ceiling (it is not a service level, so they do not gate it). */
+  notes: string[];
+  attempts: RepeatModel[];
+}
+
+export interface DenominatorLegModel extends DenominatorLeg {
+  /** Closed-loop ceiling ev/s over this leg's rows/s (only for verified legs of the ceiling's batch size). */
+  ratio: number | null;
+}
+
+export interface DenominatorModel {
+  legs: DenominatorLegModel[];
+  ceiling_evps: number | null;
+}
+
+export interface StepModel {
+  step: string;
+  status: string;
+  started_at: string;
+  ended_at: string;
+  seconds: number;
+  summary: string;
+}
+
+export interface Conditions {
+  target: string;
+  hardware: string;
+  cost_per_hour: number;
+  /** Rig lifetime the cost covers. */
+  billed: { from: string; to: string; hours: number; basis: string } | null;
+  total_cost: number | null;
+  database: Array<[string, string]>;
+  database_source: 'rig.json' | 'spec.json';
+  service: Array<[string, string]>;
+  seed: { customers: number; history_rows: number };
+  protocol: string;
+  calibration: { calibrated: boolean; cases: Array<{ name: string; passed: boolean; detail: string }> } | null;
+}
+
+export interface ReportModel {
+  format: typeof REPORT_FORMAT;
+  campaign: {
+    id: string;
+    name: string;
+    target: string;
+    status: string | null;
+    error: string | null;
+    rig: string | null;
+    clean_after: string | null;
+  };
+  evidence: { manifest_sha256: string; files: number; bytes: number; unlisted: string[] };
+  dates: { first: string | null; last: string | null; days: string[] };
+  headline: string[];
+  conditions: Conditions;
+  method: string[];
+  configurations: ConfigurationModel[];
+  ceiling: CeilingModel | null;
+  denominator: DenominatorModel | null;
+  steps: StepModel[];
+  unpublished: Array<{ what: string; why: string[] }>;
+  warnings: string[];
+  not_shown: string[];
+  /** Set by compareWithBaseline (report/baseline.ts) when a baseline was given. */
+  baseline?: import('./baseline').BaselineComparison;
+}
+
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+const fmtN = (x: number) => String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+export function buildReportModel(ev: Evidence): ReportModel {
+  const spec = ev.spec;
+  const configs = plannedConfigurations(spec);
+  const configurations: ConfigurationModel[] = [];
+  const names = new Set(configs.map((c) => c.name));
+  for (const c of configs) configurations.push(buildConfiguration(c, ev.attempts.filter((a) => a.config === c.name), spec, false));
+  // Folders for configurations the spec does not plan: shown, never published.
+  const extra = [...new Set(ev.attempts.map((a) => a.config))].filter((n) => !names.has(n)).sort();
+  for (const name of extra) {
+    const cfg = { name, eventsPerSecond: 0, batch: 0, p99LimitMs: null, planned: 0, kind: (spec.ladder ? 'rung' : 'sustained') as 'sustained' | 'rung' };
+    configurations.push(buildConfiguration(cfg, ev.attempts.filter((a) => a.config === name), spec, true));
+  }
+
+  const ceiling = buildCeiling(ev);
+  const denominator = buildDenominator(ev, ceiling);
+  const steps = ev.steps.map((s) => ({
+    step: s.step,
+    status: s.status,
+    started_at: s.startedAt,
+    ended_at: s.endedAt,
+    seconds: Math.max(0, Math.round((Date.parse(s.endedAt) - Date.parse(s.startedAt)) / 1000)),
+    summary: s.summary,
+  }));
+  const dates = evidenceDates(ev);
+  const unpublished: ReportModel['unpublished'] = [];
+  for (const c of configurations) {
+    if (!c.published) unpublished.push({ what: `configuration ${c.name}`, why: c.why_not });
+    for (const r of c.repeats) if (r.status === 'not-published') unpublished.push({ what: `repeat ${r.id}`, why: r.reasons });
+  }
+  if (ceiling && ceiling.status === 'not-published') unpublished.push({ what: 'closed-loop ceiling', why: ceiling.why });
+  for (const l of denominator?.legs ?? []) if (!l.rows_verified) unpublished.push({ what: `denominator leg ${l.leg}`, why: ['its rows were not verified in the intended partition'] });
+
+  const warnings = [...ev.log.filter((l) => l.kind === 'warning').map((l) => `${l.at} ${l.text}`), ...ev.problems];
+  for (const c of configurations) for (const r of c.repeats) for (const p of r.problems) warnings.push(p);
+  for (const a of ceiling?.attempts ?? []) for (const p of a.problems) warnings.push(p);
+
+  return {
+    format: REPORT_FORMAT,
+    campaign: {
+      id: ev.campaignId,
+      name: spec.name,
+      target: spec.target,
+      status: ev.result?.status ?? null,
+      error: ev.result?.error ?? null,
+      rig: ev.result?.rig ?? null,
+      clean_after: ev.result?.cleanAfter ?? null,
+    },
+    evidence: {
+      manifest_sha256: ev.manifestSha256,
+      files: ev.manifest.files.length,
+      bytes: ev.manifest.files.reduce((s, e) => s + e.size, 0),
+      unlisted: ev.unlisted,
+    },
+    dates,
+    headline: headline(configurations, ceiling, denominator, ev),
+    conditions: buildConditions(ev),
+    method: method(spec, configurations),
+    configurations,
+    ceiling,
+    denominator,
+    steps,
+    unpublished,
+    warnings,
+    not_shown: notShown(spec),
+  };
+}
+
+interface PlannedConfig {
+  name: string;
+  eventsPerSecond: number;
+  batch: number;
+  p99LimitMs: number | null;
+  planned: number;
+  kind: 'sustained' | 'rung';
+}
+
+/** The configurations the spec plans, in spec order (ladder rates as `rung-<rate>`, as the workflow names them). */
+export function plannedConfigurations(spec: CampaignSpec): PlannedConfig[] {
+  if (spec.sustained) {
+    return spec.sustained.configurations.map((c: ConfigurationSpec) => ({ ...c, planned: spec.sustained!.repeats, kind: 'sustained' as const }));
+  }
+  if (spec.ladder) {
+    const l = spec.ladder;
+    return l.rates.map((rate) => ({ name: `rung-${rate}`, eventsPerSecond: rate, batch: l.batch, p99LimitMs: null, planned: l.rungs, kind: 'rung' as const }));
+  }
+  return [];
+}
+
+function reconciliationOf(a: AttemptEvidence): Reconciliation | null {
+  return a.reconcile ? { rows_written: a.reconcile.rows_written, quantity_gained: a.reconcile.quantity_gained } : null;
+}
+
+function seriesOf(report: RunReport, a: AttemptEvidence): RepeatSeries | null {
+  const ps = a.analysis?.ingest.per_second;
+  if (!ps) return null;
+  const ms = (us: number | null) => (us === null ? null : r3(us / 1000));
+  return {
+    t_s: ps.map((b) => b.start_s),
+    p50_ms: ps.map((b) => ms(b.p50_us)),
+    p99_ms: ps.map((b) => ms(b.p99_us)),
+    offered_rps: ps.map((b) => b.offered),
+    delivered_rps: ps.map((b) => b.ok),
+    dropped: ps.map((b) => b.dropped),
+    freeze_seconds: report.freeze_seconds,
+    windows: report.windows.map(([s, e]) => [s, e + 10] as [number, number]),
+  };
+}
+
+/** One attempt, re-derived and judged. */
+export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | null } | null, spec: CampaignSpec): RepeatModel {
+  const base = {
+    id: `${a.config} r${a.repeat}-a${a.attempt}`,
+    config: a.config,
+    kind: a.kind,
+    repeat: a.repeat,
+    attempt: a.attempt,
+    dir: a.dir,
+    files: a.files,
+    started_at: a.load?.started_at ?? null,
+    problems: a.problems,
+  };
+  // WAL per event is divided by the rows the database holds for the run (else the events acknowledged).
+  const events = a.reconcile?.rows_written ?? a.analysis?.ingest.events_claimed ?? null;
+  const db = a.db && a.db.length ? summarizeDb(a.db, a.load?.started_at ?? null, events) : null;
+  const host = a.host && a.host.length ? summarizeHost(a.host) : null;
+  if (a.interrupted !== null) {
+    return { ...base, status: 'interrupted', reasons: [a.interrupted], gate_reasons: [], report: null, checks: [], db, host, series: null };
+  }
+  if (!a.analysis) {
+    return { ...base, status: 'not-published', reasons: [a.samplesProblem ?? 'no sample stream'], gate_reasons: [], report: null, checks: [], db, host, series: null };
+  }
+  const recon = reconciliationOf(a);
+  const driftLimit = spec.sustained?.driftLimit ?? DEFAULT_DRIFT_LIMIT;
+  // The same judgement the repeat activity made, through the same function (lib/protocol/evaluate.ts):
+  // sustained repeats the full gate; ladder rungs the ingest gate; the ceiling its own.
+  const { verdict, report } = evaluateRun(a.analysis, {
+    kind: a.kind === 'rung' ? 'ladder' : a.kind,
+    p99LimitMs: a.kind === 'sustained' ? (cfg?.p99LimitMs ?? null) : null,
+    driftLimit,
+    reconciliation: recon,
+    probeP99Ms: spec.sustained?.probe.p99BudgetMs ?? DEFAULT_PROBE_P99_MS,
+  });
+  const gate = verdict.ingest;
+
+  const why: string[] = [];
+  if (!a.reconcile) {
+    const bad = a.problems.find((p) => p.startsWith(`${a.dir}/reconcile.json`));
+    why.push(bad ? `not reconciled: ${bad}` : 'not reconciled: no reconcile.json (the rows in the database were never counted)');
+  } else {
+    const tagged = a.load?.run_tag;
+    if (tagged && a.reconcile.run_tag !== tagged) why.push(`not reconciled: reconcile.json counts run tag '${a.reconcile.run_tag}', the load ran '${tagged}'`);
+    for (const c of gate.checks) if ((c.name === 'rows' || c.name === 'quantity') && c.passed === false) why.push(`not reconciled: ${c.detail}`);
+  }
+  if (!a.verdict) {
+    const bad = a.problems.find((p) => p.startsWith(`${a.dir}/verdict.json`));
+    if (bad) why.push(`the recorded verdict cannot be read: ${bad}`);
+  } else {
+    const rec = a.verdict;
+    const word = (p: boolean) => (p ? 'PASS' : 'FAIL');
+    if (rec.verdict.passed !== verdict.passed) {
+      why.push(`verdict.json records ${word(rec.verdict.passed)}, but the samples give ${word(verdict.passed)}${verdict.reasons.length ? ` (${verdict.reasons.join('; ')})` : ''}`);
+    }
+    for (const k of ['p50_ms', 'p99_ms'] as const) {
+      const x = rec[k];
+      const y = report[k];
+      if (x !== y && !(typeof x === 'number' && typeof y === 'number' && Math.abs(x - y) <= 0.0005)) {
+        why.push(`verdict.json records ${k.replace('_ms', '')} ${x ?? '—'} ms, the samples give ${y ?? '—'} ms`);
+      }
+    }
+  }
+  const gateReasons = verdict.reasons;
+  if (why.length) {
+    return { ...base, status: 'not-published', reasons: why, gate_reasons: gateReasons.filter((r) => !r.startsWith('rows:') && !r.startsWith('quantity:')), report, checks: gate.checks, db, host, series: seriesOf(report, a) };
+  }
+  return { ...base, status: verdict.passed ? 'passed' : 'failed', reasons: gateReasons, gate_reasons: [], report, checks: gate.checks, db, host, series: seriesOf(report, a) };
+}
+
+function figuresOf(r: RepeatModel): Record<string, number | null> {
+  const rep = r.report;
+  if (!rep) return {};
+  const f: Record<string, number | null> = {
+    delivered_evps: rep.delivered_rate,
+    delivered_rps: rep.delivered_rate_rps,
+    p50_ms: rep.p50_ms,
+    p99_ms: rep.p99_ms,
+    worst_10s_p99_ms: rep.worst_10s_p99_ms,
+    freeze_seconds: rep.freeze_seconds.length,
+    windows: rep.windows.length,
+    drift: rep.drift,
+  };
+  for (const [ep, e] of Object.entries(rep.probe.endpoints)) {
+    f[`read ${ep} p50_ms`] = e.p50_ms;
+    f[`read ${ep} p99_ms`] = e.p99_ms;
+  }
+  return f;
+}
+
+function buildConfiguration(c: PlannedConfig, attempts: AttemptEvidence[], spec: CampaignSpec, unplanned: boolean): ConfigurationModel {
+  const repeats: RepeatModel[] = attempts
+    .slice()
+    .sort((x, y) => x.repeat - y.repeat || x.attempt - y.attempt)
+    .map((a) => deriveRepeat(a, c, spec));
+  // Planned repeats with no attempt at all.
+  for (let k = 1; k <= c.planned; k++) {
+    if (repeats.some((r) => r.repeat === k)) continue;
+    repeats.push({
+      id: `${c.name} r${k}`,
+      config: c.name,
+      kind: c.kind,
+      repeat: k,
+      attempt: 0,
+      dir: '',
+      status: 'not-run',
+      reasons: ['never started: the campaign stopped before this repeat'],
+      gate_reasons: [],
+      report: null,
+      checks: [],
+      db: null,
+      host: null,
+      files: [],
+      started_at: null,
+      series: null,
+      problems: [],
+    });
+  }
+  repeats.sort((x, y) => x.repeat - y.repeat || x.attempt - y.attempt);
+  // A repeat whose every attempt was interrupted is one that never ran to the end: counted in M.
+  for (let k = 1; k <= c.planned; k++) {
+    const rs = repeats.filter((r) => r.repeat === k);
+    if (rs.length && rs.every((r) => r.status === 'interrupted')) {
+      repeats.push({ ...rs[rs.length - 1], id: `${c.name} r${k}`, attempt: 0, dir: '', status: 'not-run', reasons: ['every attempt was interrupted'], files: [], series: null, db: null, host: null, problems: [] });
+    }
+  }
+  repeats.sort((x, y) => x.repeat - y.repeat || (x.attempt || 1e9) - (y.attempt || 1e9));
+
+  const figures: RepeatFigures[] = repeats.map((r) => ({
+    passed: r.status === 'passed',
+    interrupted: r.status === 'interrupted',
+    figures: r.status === 'not-run' ? {} : figuresOf(r),
+  }));
+  const summary = summarizeRepeats(figures);
+  const notPublished = repeats.filter((r) => r.status === 'not-published');
+  const finished = repeats.filter((r) => r.status === 'passed' || r.status === 'failed' || r.status === 'not-published');
+  const whyNot: string[] = [];
+  if (unplanned) whyNot.push(`not in the spec: found in the evidence only (${repeats.length} attempt folder(s))`);
+  if (finished.length === 0) whyNot.push('no repeat ran to its end');
+  for (const r of notPublished) whyNot.push(`r${r.repeat}: ${r.reasons.join('; ')}`);
+
+  const passing = repeats.filter((r) => r.status === 'passed');
+  const reads: ReadFigures[] = [];
+  for (const ep of PROBE_SCENARIOS) {
+    const key50 = `read ${ep} p50_ms`;
+    if (!(key50 in summary.figures)) continue;
+    reads.push({ endpoint: ep, p50_ms: summary.figures[key50], p99_ms: summary.figures[`read ${ep} p99_ms`] ?? null, repeats: passing.filter((r) => r.report?.probe.endpoints[ep]).length });
+  }
+  const sumOver = (k: 'freeze_seconds' | 'windows') => (passing.length ? passing.reduce((s, r) => s + (r.report ? r.report[k].length : 0), 0) : null);
+  return {
+    name: c.name,
+    kind: c.kind,
+    events_per_second: c.eventsPerSecond,
+    batch: c.batch,
+    requests_per_second: c.batch > 0 ? r3(c.eventsPerSecond / c.batch) : 0,
+    p99_limit_ms: c.p99LimitMs,
+    planned: c.planned,
+    unplanned,
+    published: whyNot.length === 0,
+    why_not: whyNot,
+    summary,
+    repeats,
+    reads,
+    stops: buildStops(passing.length ? passing : repeats.filter((r) => r.status === 'failed'), passing.length ? 'passing' : 'failed'),
+    freeze_seconds_total: sumOver('freeze_seconds'),
+    windows_total: sumOver('windows'),
+  };
+}
+
+/** Min/median/max of per-repeat values (diagnostics: the same median as every other summary). */
+function figure(values: Array<number | null | undefined>): FigureSummary | null {
+  const v = values.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+  return v.length ? { median: r3(median(v)), min: Math.min(...v), max: Math.max(...v), n: v.length } : null;
+}
+
+function buildStops(basis: RepeatModel[], kind: 'passing' | 'failed'): StopsModel {
+  const withDb = basis.filter((r) => r.db);
+  const totals = new Map<string, number>();
+  let all = 0;
+  for (const r of withDb) {
+    for (const w of r.db!.waits) totals.set(w.event, (totals.get(w.event) ?? 0) + w.count);
+    all += r.db!.backend_samples;
+  }
+  const top = [...totals.entries()]
+    .sort(([ea, a], [eb, b]) => b - a || (ea < eb ? -1 : ea > eb ? 1 : 0))
+    .slice(0, 5)
+    .map(([event, count]) => ({ event, count: r3(count), share: all > 0 ? Math.round((count / all) * 10000) / 10000 : 0 }));
+  const dbCpus = basis.map((r) => dbCpu(r.db)).filter((x): x is Spread => x !== null);
+  const hostCpus = basis.map((r) => r.host?.cpu_busy_pct).filter((x): x is Spread => !!x);
+  const hostIo = basis.map((r) => r.host?.iowait_pct).filter((x): x is Spread => !!x);
+  const spreadOf = (xs: Spread[]): Spread | null => (xs.length ? { median: r3(median(xs.map((x) => x.median))), max: Math.max(...xs.map((x) => x.max)) } : null);
+  return {
+    basis: basis.length ? kind : 'none',
+    repeats: basis.length,
+    db_sampled: withDb.length,
+    host_sampled: basis.filter((r) => r.host).length,
+    top_waits: top,
+    wal_bytes_per_event: figure(withDb.map((r) => r.db!.wal?.bytes_per_event)),
+    wal_records_per_event: figure(withDb.map((r) => r.db!.wal?.records_per_event)),
+    wal_fpi_per_event: figure(withDb.map((r) => r.db!.wal?.fpi_per_event)),
+    wal_mb_per_s: figure(withDb.map((r) => (r.db!.wal?.bytes_per_s == null ? null : r3(r.db!.wal.bytes_per_s / 1e6)))),
+    db_cpu_pct: spreadOf(dbCpus),
+    host_cpu_pct: spreadOf(hostCpus),
+    host_iowait_pct: spreadOf(hostIo),
+  };
+}
+
+function buildCeiling(ev: Evidence): CeilingModel | null {
+  const c = ev.spec.ceiling;
+  if (!c) return null;
+  const attempts = ev.ceiling.map((a) => deriveRepeat(a, null, ev.spec));
+  const last = attempts[attempts.length - 1];
+  const base = { workers: c.workers, batch: c.batch, seconds: c.seconds, attempts };
+  if (!last) return { ...base, status: 'not-run', why: ['no ceiling evidence: the campaign stopped before the ceiling ran'], dir: null, report: null, notes: [] };
+  if (last.status === 'interrupted') return { ...base, status: 'interrupted', why: last.reasons, dir: last.dir, report: null, notes: [] };
+  if (last.status === 'not-published') return { ...base, status: 'not-published', why: last.reasons, dir: last.dir, report: last.report, notes: last.gate_reasons };
+  // A closed loop is a ceiling, not a service level: its gate findings are notes, not a verdict.
+  return { ...base, status: 'measured', why: [], dir: last.dir, report: last.report, notes: last.reasons };
+}
+
+function buildDenominator(ev: Evidence, ceiling: CeilingModel | null): DenominatorModel | null {
+  if (!ev.spec.denominator) return null;
+  const evps = ceiling?.status === 'measured' && ceiling.report ? ceiling.report.delivered_rate : null;
+  const legs = (ev.denominator?.legs ?? []).map((l) => ({
+    ...l,
+    description: l.description ?? l.leg,
+    // Only a leg of the ceiling's own row shape (rows per transaction = its batch) is its denominator.
+    ratio: l.rows_verified && evps !== null && l.rows_per_s > 0 && l.batch === ceiling?.batch ? Math.round((evps / l.rows_per_s) * 1000) / 1000 : null,
+  }));
+  return { legs, ceiling_evps: evps };
+}
+
+function evidenceDates(ev: Evidence): ReportModel['dates'] {
+  const times: string[] = [];
+  for (const s of ev.steps) times.push(s.startedAt, s.endedAt);
+  for (const l of ev.log) times.push(l.at);
+  for (const a of [...ev.attempts, ...ev.ceiling]) {
+    if (a.load?.started_at) times.push(a.load.started_at);
+    if (a.load?.ended_at) times.push(a.load.ended_at);
+  }
+  const valid = times.filter((t) => !Number.isNaN(Date.parse(t))).map((t) => new Date(Date.parse(t)).toISOString());
+  if (!valid.length) return { first: null, last: null, days: [] };
+  valid.sort();
+  const first = valid[0];
+  const last = valid[valid.length - 1];
+  const days: string[] = [];
+  for (let d = Date.parse(first.slice(0, 10)); d <= Date.parse(last.slice(0, 10)); d += 86_400_000) days.push(new Date(d).toISOString().slice(0, 10));
+  return { first, last, days };
+}
+
+function buildConditions(ev: Evidence): Conditions {
+  const spec = ev.spec;
+  const fromRig = ev.rig?.postgresParameters;
+  const dbParams = fromRig ?? (spec.database as Record<string, string | number | boolean>);
+  const database = Object.keys(dbParams)
+    .sort()
+    .map((k) => [k, String(dbParams[k])] as [string, string]);
+  if (ev.rig?.postgresVersion) database.unshift(['server_version', ev.rig.postgresVersion]);
+  const provision = ev.steps.find((s) => s.step === 'provision');
+  const teardown = [...ev.steps].reverse().find((s) => s.step === 'teardown' && s.status === 'ok');
+  let billed: Conditions['billed'] = null;
+  if (provision) {
+    const lastTime = [...ev.steps.map((s) => s.endedAt), ...ev.log.map((l) => l.at)].sort().pop() ?? provision.endedAt;
+    const to = teardown ? teardown.endedAt : lastTime;
+    const hours = Math.max(0, (Date.parse(to) - Date.parse(provision.startedAt)) / 3_600_000);
+    billed = {
+      from: provision.startedAt,
+      to,
+      hours: Math.round(hours * 10000) / 10000,
+      basis: teardown ? 'provision start to teardown end' : 'provision start to the last recorded time (no completed teardown: the rig may still be billing)',
+    };
+  }
+  const s = spec.sustained;
+  const protocol = s
+    ? `${s.repeats} × ${s.repeatSeconds} s per configuration, ${s.cooldownSeconds} s cool-down, open loop (${s.maxInFlight} request slots), drift limit ×${s.driftLimit}, read probe ${s.probe.rate > 0 ? `${s.probe.rate} req/s, p99 budget ${s.probe.p99BudgetMs} ms` : 'off'}`
+    : spec.ladder
+      ? `ladder: rates ${spec.ladder.rates.map(fmtN).join(', ')} ev/s at batch ${spec.ladder.batch}, ${spec.ladder.rungs} × ${spec.ladder.rungSeconds} s per rung, ${spec.ladder.cooldownSeconds} s cool-down`
+      : 'no measurement planned';
+  return {
+    target: spec.target,
+    hardware: ev.rig?.hardware ?? spec.hardware.description,
+    cost_per_hour: spec.hardware.costPerHour,
+    billed,
+    total_cost: billed ? Math.round(billed.hours * spec.hardware.costPerHour * 100) / 100 : null,
+    database,
+    database_source: fromRig ? 'rig.json' : 'spec.json',
+    service: Object.entries(spec.service).map(([k, v]) => [k, String(v)] as [string, string]),
+    seed: { customers: spec.seed.customers, history_rows: spec.seed.historyRows },
+    protocol,
+    calibration: ev.calibration
+      ? { calibrated: ev.calibration.calibrated, cases: ev.calibration.cases.map((c) => ({ name: c.name, passed: c.passed, detail: c.detail ?? '' })) }
+      : null,
+  };
+}
+
+function method(spec: CampaignSpec, configs: ConfigurationModel[]): string[] {
+  const out: string[] = [];
+  out.push('Open loop: requests are offered on a fixed schedule whatever the server does; drops are counted and reported. Closed-loop figures appear only as ceilings, never as service levels.');
+  if (spec.sustained) {
+    const limits = configs.filter((c) => !c.unplanned && c.p99_limit_ms !== null).map((c) => `${c.name} ${c.p99_limit_ms} ms`).join(', ');
+    out.push(
+      `Every sustained repeat is gated: p99 within the configuration's limit (${limits}); 0 dropped and 0 failed; rows written == events claimed; Σ quantity gained == Σ quantity acknowledged; ≥ ${fmtN(MIN_SAMPLES)} samples; drift (last-third p99 / first-third p99) under ×${spec.sustained.driftLimit}.${
+        spec.sustained.probe.rate > 0 ? ` The read probe has its own p99 budget (${spec.sustained.probe.p99BudgetMs} ms); over budget, or a failed read, marks the repeat DEGRADED and fails it. Probe samples never pool into ingest latency.` : ''
+      }`,
+    );
+  }
+  if (spec.ladder) out.push('Ladder rungs pass on the ingest gate alone: delivered rate, drops and reconciliation; drift is noted beside them.');
+  out.push(
+    'A repeat whose rows in the database do not match the events its client had acknowledged (or whose rows were never counted) is not published; nor is one whose recorded verdict differs from the one re-derived here from its raw samples.',
+  );
+  out.push(
+    'A single latency is the median over the passing repeats; a range is their min–max; failed repeats are in neither. A configuration is reported at the count that passed (4/5 is written 4/5); interrupted attempts are listed and never counted.',
+  );
+  out.push(
+    `Tails, two-grained: a window is ≥ ${WINDOW_MIN_BUCKETS} consecutive 10-s buckets with p99 > ${WINDOW_FACTOR}× the run's median bucket p99; a freeze-second has its worst request > ${FREEZE_WORST_US / 1000} ms and > ${FREEZE_SLOW_FRACTION * 100} % of its requests over ${FREEZE_SLOW_US / 1000} ms. "Worst 10-s p99" is the single worst 10-second bucket, not a p99 of the run.`,
+  );
+  out.push('Latency is done − sent per request (nearest-rank percentiles on exact values); a request belongs to the second of its intended time.');
+  if (spec.denominator) out.push('Every throughput figure has a denominator: pgbench on the same database and row shape gives the database\'s own floor; legs whose rows were not verified are not used.');
+  return out;
+}
+
+function headline(configs: ConfigurationModel[], ceiling: CeilingModel | null, denominator: DenominatorModel | null, ev: Evidence): string[] {
+  const out: string[] = [];
+  for (const c of configs) {
+    if (!c.published) {
+      out.push(`${c.name}: not published (${c.why_not[0]}${c.why_not.length > 1 ? `; and ${c.why_not.length - 1} more` : ''}).`);
+      continue;
+    }
+    const p99 = c.summary.figures.p99_ms;
+    const rate = c.summary.figures.delivered_evps;
+    const what = c.kind === 'rung' ? 'rung' : 'sustained';
+    if (c.summary.passed === 0) {
+      out.push(`${c.name} (${fmtN(c.events_per_second)} ev/s at batch ${c.batch}): ${what}, passed ${c.summary.label}.`);
+    } else {
+      out.push(
+        `${c.name}: ${fmtN(Math.round(rate?.median ?? 0))} ev/s at batch ${c.batch}, p99 ${p99 ? p99.median.toFixed(1) : '—'} ms, passed ${c.summary.label}${c.summary.held ? '' : ' (not held: not every repeat passed)'}.`,
+      );
+    }
+  }
+  if (ceiling?.status === 'measured' && ceiling.report) {
+    const legs = denominator?.legs.filter((l) => l.ratio !== null) ?? [];
+    out.push(
+      `Closed-loop ceiling (a ceiling, not a service level): ${fmtN(Math.round(ceiling.report.delivered_rate))} ev/s at batch ${ceiling.batch}${
+        legs.length ? `; ${legs.map((l) => `${Math.round((l.ratio ?? 0) * 100)} % of pgbench ${l.leg}`).join(', ')}` : ''
+      }.`,
+    );
+  }
+  if (ev.result?.status) out.push(`Campaign status: ${ev.result.status}${ev.result.error ? ` (${ev.result.error})` : ''}.`);
+  else out.push('Campaign status: unknown (no result.json: the campaign did not finish).');
+  return out;
+}

@@ -1,0 +1,126 @@
+// The page's charts as ECharts option objects (plain JSON: no functions), built from the model. The
+// HTML embeds ECharts itself and these options, so the page draws them offline. Pure and
+// deterministic: the same model gives the same options, key for key.
+//
+// Per repeat:
+//   latency     per-second p50 and p99 (ms); windows shaded; freeze-seconds marked as points
+//   throughput  offered vs delivered requests per second, drops as bars
+//   waits       backends per wait event over time, stacked (DB sampler)
+//   wal         WAL MB/s and records/s over time (DB sampler)
+// DB charts exist only when the repeat has DB samples ("not sampled" otherwise, said in the page).
+import type { DbSummary } from './db-summary';
+import type { ReportModel, RepeatModel, RepeatSeries } from './model';
+
+export type ChartKind = 'latency' | 'throughput' | 'waits' | 'wal';
+
+export interface Chart {
+  /** DOM id of its container: chart-<n>, in page order. */
+  id: string;
+  kind: ChartKind;
+  /** The repeat it belongs to ("batched r2-a1", or "ceiling"). */
+  owner: string;
+  option: Record<string, unknown>;
+}
+
+const GRID = { left: 56, right: 56, top: 44, bottom: 36 };
+const pairs = (t: number[], v: Array<number | null>) => t.map((x, i) => [x, v[i]]);
+
+function base(title: string, yName: string, maxX: number | null): Record<string, unknown> {
+  return {
+    animation: false,
+    title: { text: title, left: 0, top: 0, textStyle: { fontSize: 13, fontWeight: 'normal' } },
+    tooltip: { trigger: 'axis' },
+    grid: GRID,
+    xAxis: { type: 'value', name: 's', min: 0, ...(maxX !== null ? { max: maxX } : {}) },
+    yAxis: { type: 'value', name: yName },
+  };
+}
+
+export function latencyOption(owner: string, s: RepeatSeries): Record<string, unknown> {
+  const p99At = new Map(s.t_s.map((t, i) => [t, s.p99_ms[i]]));
+  return {
+    ...base(`${owner}: latency per second`, 'ms', s.t_s.length),
+    legend: { top: 0, right: 0, data: ['p50', 'p99', 'freeze-second', 'window'] },
+    series: [
+      { name: 'p50', type: 'line', showSymbol: false, lineStyle: { width: 1 }, data: pairs(s.t_s, s.p50_ms) },
+      {
+        name: 'p99',
+        type: 'line',
+        showSymbol: false,
+        lineStyle: { width: 1 },
+        data: pairs(s.t_s, s.p99_ms),
+        markArea: { silent: true, itemStyle: { color: 'rgba(214, 39, 40, 0.15)' }, data: s.windows.map(([a, b]) => [{ xAxis: a, name: 'window' }, { xAxis: b }]) },
+      },
+      { name: 'freeze-second', type: 'scatter', symbol: 'diamond', symbolSize: 9, itemStyle: { color: '#d62728' }, data: s.freeze_seconds.map((t) => [t, p99At.get(t) ?? null]) },
+      // An empty series carries the "window" legend entry for the shaded areas.
+      { name: 'window', type: 'line', data: [], itemStyle: { color: 'rgba(214, 39, 40, 0.35)' } },
+    ],
+  };
+}
+
+export function throughputOption(owner: string, s: RepeatSeries): Record<string, unknown> {
+  return {
+    ...base(`${owner}: offered vs delivered`, 'requests/s', s.t_s.length),
+    legend: { top: 0, right: 0, data: ['offered', 'delivered (2xx)', 'dropped'] },
+    series: [
+      { name: 'offered', type: 'line', showSymbol: false, step: 'end', lineStyle: { width: 1, type: 'dashed' }, data: pairs(s.t_s, s.offered_rps) },
+      { name: 'delivered (2xx)', type: 'line', showSymbol: false, step: 'end', lineStyle: { width: 1 }, data: pairs(s.t_s, s.delivered_rps) },
+      { name: 'dropped', type: 'bar', itemStyle: { color: '#d62728' }, data: pairs(s.t_s, s.dropped) },
+    ],
+  };
+}
+
+export function waitsOption(owner: string, db: DbSummary, maxX: number | null): Record<string, unknown> {
+  return {
+    ...base(`${owner}: wait events (backends, stacked)`, 'backends', maxX),
+    legend: { top: 0, right: 0, type: 'scroll', width: '55%' },
+    series: db.series.waits.map((w) => ({
+      name: w.event,
+      type: 'line',
+      stack: 'waits',
+      areaStyle: {},
+      showSymbol: false,
+      lineStyle: { width: 0.5 },
+      data: pairs(db.series.t_s, w.values),
+    })),
+  };
+}
+
+export function walOption(owner: string, db: DbSummary, maxX: number | null): Record<string, unknown> {
+  const o = base(`${owner}: WAL rate`, 'MB/s', maxX);
+  return {
+    ...o,
+    yAxis: [
+      { type: 'value', name: 'MB/s' },
+      { type: 'value', name: 'records/s', splitLine: { show: false } },
+    ],
+    legend: { top: 0, right: 0, data: ['WAL MB/s', 'WAL records/s'] },
+    series: [
+      { name: 'WAL MB/s', type: 'line', showSymbol: true, symbolSize: 3, data: db.series.wal_mb_per_s },
+      { name: 'WAL records/s', type: 'line', yAxisIndex: 1, showSymbol: false, lineStyle: { width: 1, type: 'dotted' }, data: db.series.wal_records_per_s },
+    ],
+  };
+}
+
+/** The charts of one repeat (or of the ceiling), ids assigned by the caller's counter. */
+export function repeatCharts(r: RepeatModel, owner: string, next: () => string): Chart[] {
+  const out: Chart[] = [];
+  if (!r.series) return out;
+  const maxX = r.series.t_s.length;
+  out.push({ id: next(), kind: 'latency', owner, option: latencyOption(owner, r.series) });
+  out.push({ id: next(), kind: 'throughput', owner, option: throughputOption(owner, r.series) });
+  if (r.db && r.db.series.waits.length) out.push({ id: next(), kind: 'waits', owner, option: waitsOption(owner, r.db, maxX) });
+  if (r.db && r.db.series.wal_mb_per_s.length) out.push({ id: next(), kind: 'wal', owner, option: walOption(owner, r.db, maxX) });
+  return out;
+}
+
+/** Every chart of the page, in page order, keyed by the repeat they belong to. */
+export function pageCharts(m: ReportModel): Map<string, Chart[]> {
+  let n = 0;
+  const next = () => `chart-${n++}`;
+  const out = new Map<string, Chart[]>();
+  for (const c of m.configurations) for (const r of c.repeats) if (r.series) out.set(r.id, repeatCharts(r, r.id, next));
+  const last = m.ceiling?.attempts[m.ceiling.attempts.length - 1];
+  if (last?.series) out.set('ceiling', repeatCharts(last, 'ceiling', next));
+  return out;
+}

@@ -1,0 +1,258 @@
+// The page's tables as plain strings, built once from the model and rendered by markdown.ts,
+// html.ts and text.ts alike, so the three formats can never disagree on a figure. Pure.
+//
+// Number formatting is written out here rather than left to toLocaleString: the output must be the
+// same bytes on every machine, whatever its locale or ICU build.
+import type { FigureSummary } from '../../protocol/reporting';
+import type { Spread } from './db-summary';
+import type { RunReport } from '../../protocol/run-report';
+import type { ConfigurationModel, ReportModel, RepeatModel } from './model';
+
+export interface Row {
+  cells: string[];
+  /** A CSS class for the HTML (passed, failed, not-published, interrupted, not-run). */
+  cls?: string;
+}
+export interface Table {
+  header: string[];
+  rows: Row[];
+}
+
+const DASH = '—';
+
+/** 12345.6 -> "12,346"; 99.87 -> "99.9"; 0.123 -> "0.123". */
+export function num(x: number | null | undefined, digits?: number): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return DASH;
+  const d = digits ?? (Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : Math.abs(x) >= 1 ? 2 : 3);
+  const s = x.toFixed(d);
+  const [int, frac] = s.split('.');
+  const neg = int.startsWith('-');
+  const body = (neg ? int.slice(1) : int).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${neg ? '-' : ''}${body}${frac ? `.${frac}` : ''}`;
+}
+
+export function ms(x: number | null | undefined): string {
+  return x === null || x === undefined ? DASH : `${num(x, 1)} ms`;
+}
+
+/** "8.2 ms (7.9–9.0)": the median, then the range when it is one. */
+export function medianRange(f: FigureSummary | null, unit: string, digits = 1): string {
+  if (!f) return DASH;
+  const u = unit ? ` ${unit}` : '';
+  const m = `${num(f.median, digits)}${u}`;
+  const lo = num(f.min, digits);
+  const hi = num(f.max, digits);
+  return lo === hi ? m : `${m} (${lo}–${hi})`;
+}
+
+export function range(f: FigureSummary | null, unit: string, digits = 1): string {
+  if (!f) return DASH;
+  const u = unit ? ` ${unit}` : '';
+  const lo = num(f.min, digits);
+  const hi = num(f.max, digits);
+  return lo === hi ? `${lo}${u}` : `${lo}–${hi}${u}`;
+}
+
+function spread(s: Spread | null, unit: string): string {
+  return s ? `${num(s.median, 0)}${unit} (max ${num(s.max, 0)}${unit})` : DASH;
+}
+
+export function bytes(x: number | null | undefined): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return DASH;
+  if (x >= 1e9) return `${num(x / 1e9, 2)} GB`;
+  if (x >= 1e6) return `${num(x / 1e6, 1)} MB`;
+  if (x >= 1e3) return `${num(x / 1e3, 1)} kB`;
+  return `${num(x, 0)} B`;
+}
+
+export const STATUS_WORD: Record<RepeatModel['status'], string> = {
+  passed: 'PASS',
+  failed: 'FAIL',
+  'not-published': 'NOT PUBLISHED',
+  interrupted: 'INTERRUPTED',
+  'not-run': 'NOT RUN',
+};
+
+export function passedLabel(c: ConfigurationModel): string {
+  const s = c.summary;
+  return `${s.label}${s.interrupted ? ` (+${s.interrupted} interrupted, not counted)` : ''}`;
+}
+
+/** One row per configuration: the spec's "At a glance". */
+export function glanceTable(m: ReportModel): Table {
+  const header = ['configuration', 'events/s', 'batch', 'requests/s', 'p50', 'p99', 'passed', 'worst 10-s p99', 'freeze-seconds', 'windows', 'drift'];
+  const rows: Row[] = m.configurations.map((c) => {
+    const f = c.summary.figures;
+    const name = `${c.name}${c.kind === 'rung' ? ' (ladder rung)' : ''}: ${num(c.events_per_second, 0)} ev/s offered`;
+    if (!c.published) return { cells: [name, 'not published', num(c.batch, 0), DASH, DASH, DASH, passedLabel(c), DASH, DASH, DASH, DASH], cls: 'not-published' };
+    const passing = c.repeats.filter((r) => r.status === 'passed' && r.report);
+    const perRepeat = (k: 'freeze_seconds' | 'windows') => {
+      const xs = passing.map((r) => r.report![k].length);
+      const lo = Math.min(...xs);
+      const hi = Math.max(...xs);
+      return xs.length > 1 && lo !== hi ? ` (${lo}–${hi} per repeat)` : '';
+    };
+    const drift = f.drift ? `×${range(f.drift, '', 2)}` : DASH;
+    return {
+      cells: [
+        name,
+        medianRange(f.delivered_evps ?? null, '', 0),
+        num(c.batch, 0),
+        medianRange(f.delivered_rps ?? null, '', 1),
+        medianRange(f.p50_ms ?? null, 'ms'),
+        medianRange(f.p99_ms ?? null, 'ms'),
+        passedLabel(c),
+        f.worst_10s_p99_ms ? `${num(f.worst_10s_p99_ms.max, 1)} ms` : DASH,
+        c.freeze_seconds_total === null ? DASH : `${c.freeze_seconds_total}${perRepeat('freeze_seconds')}`,
+        c.windows_total === null ? DASH : `${c.windows_total}${perRepeat('windows')}`,
+        drift,
+      ],
+      cls: c.summary.held ? 'passed' : 'failed',
+    };
+  });
+  return { header, rows };
+}
+
+/** The closed-loop ceiling beside the database's own floor. */
+export function ceilingTable(m: ReportModel): Table | null {
+  if (!m.ceiling && !m.denominator) return null;
+  const header = ['what', 'figure', 'ceiling as a share of it'];
+  const rows: Row[] = [];
+  const c = m.ceiling;
+  if (c) {
+    const what = `closed-loop maximum, ${c.workers} workers, batch ${c.batch} (not a service level)`;
+    if (c.status === 'measured' && c.report) {
+      rows.push({ cells: [what, `${num(c.report.delivered_rate, 0)} ev/s (p50 ${ms(c.report.p50_ms)} / p99 ${ms(c.report.p99_ms)})`, DASH], cls: 'passed' });
+    } else {
+      rows.push({ cells: [what, `${c.status.replace('-', ' ')}: ${c.why.join('; ')}`, DASH], cls: c.status });
+    }
+  }
+  const d = m.denominator;
+  if (d) {
+    if (!d.legs.length) rows.push({ cells: ["the database's own floor (pgbench)", 'not measured: no denominator/legs.json', DASH], cls: 'not-run' });
+    for (const l of d.legs) {
+      const what = `pgbench ${l.leg}: ${l.description} (${l.clients} clients, ${l.batch} row${l.batch === 1 ? '' : 's'}/transaction)`;
+      const fig = `${num(l.rows_per_s, 0)} rows/s (${num(l.tps, 0)} transactions/s)${l.rows_verified ? '' : ', rows NOT verified'}`;
+      rows.push({ cells: [what, fig, l.ratio === null ? DASH : `${num(l.ratio * 100, 0)} %`], cls: l.rows_verified ? 'passed' : 'not-published' });
+    }
+  }
+  return { header, rows };
+}
+
+/** Reads under load, per endpoint (medians over passing repeats). */
+export function readsTable(m: ReportModel): Table | null {
+  const rows: Row[] = [];
+  for (const c of m.configurations) {
+    if (!c.published) continue;
+    for (const r of c.reads) rows.push({ cells: [c.name, r.endpoint.replace(/^probe:/, ''), medianRange(r.p50_ms, 'ms'), medianRange(r.p99_ms, 'ms'), String(r.repeats)] });
+  }
+  if (!rows.length) return null;
+  return { header: ['configuration', 'endpoint', 'p50', 'p99', 'passing repeats'], rows };
+}
+
+/** What stops it: wait events, WAL per event, CPU. */
+export function stopsTable(m: ReportModel): Table {
+  const rows: Row[] = m.configurations.map((c) => {
+    const s = c.stops;
+    if (s.basis === 'none') return { cells: [c.name, 'no finished repeat', DASH, DASH, DASH, DASH, DASH] };
+    const basis = `${s.repeats} ${s.basis} repeat${s.repeats === 1 ? '' : 's'}`;
+    const waits = s.db_sampled ? s.top_waits.map((w) => `${w.event} ${num(w.share * 100, 0)} %`).join(', ') || 'none waiting' : 'not sampled';
+    const wal = s.db_sampled && s.wal_bytes_per_event
+      ? `${medianRange(s.wal_bytes_per_event, 'B', 0)}, ${medianRange(s.wal_records_per_event, 'records', 1)}, ${medianRange(s.wal_fpi_per_event, 'FPI', 2)}`
+      : 'not sampled';
+    return {
+      cells: [
+        c.name,
+        basis,
+        waits,
+        wal,
+        s.wal_mb_per_s ? medianRange(s.wal_mb_per_s, 'MB/s', 2) : s.db_sampled ? DASH : 'not sampled',
+        s.db_cpu_pct ? spread(s.db_cpu_pct, ' %') : 'not sampled',
+        s.host_cpu_pct ? `${spread(s.host_cpu_pct, ' %')}${s.host_iowait_pct ? `, iowait ${num(s.host_iowait_pct.median, 1)} %` : ''}` : 'not sampled',
+      ],
+    };
+  });
+  return { header: ['configuration', 'from', 'top wait events (share of sampled backends)', 'WAL per event', 'WAL rate', 'DB CPU', 'host CPU busy'], rows };
+}
+
+/** Every attempt of one configuration, with its verdict and every failed gate's reason. */
+export function runsTable(c: ConfigurationModel): Table {
+  const header = ['repeat', 'verdict', 'delivered ev/s', 'p50', 'p99', 'worst 10-s p99', 'freeze-s', 'windows', 'drift', 'dropped', 'failed', 'rows (DB / claimed)', 'why'];
+  const rows: Row[] = c.repeats.map((r) => {
+    const rep = r.report;
+    const label = r.attempt ? `r${r.repeat}-a${r.attempt}` : `r${r.repeat}`;
+    const rowsCell = rep && rep.gate.checks.find((k) => k.name === 'rows') ? rowsOf(r) : DASH;
+    const why = r.status === 'passed' ? '' : [...r.reasons, ...r.gate_reasons.map((g) => `also failed: ${g}`)].join('; ');
+    return {
+      cells: [
+        label,
+        STATUS_WORD[r.status],
+        rep ? num(rep.delivered_rate, 0) : DASH,
+        rep ? ms(rep.p50_ms) : DASH,
+        rep ? ms(rep.p99_ms) : DASH,
+        rep ? ms(rep.worst_10s_p99_ms) : DASH,
+        rep ? String(rep.freeze_seconds.length) : DASH,
+        rep ? String(rep.windows.length) : DASH,
+        rep?.drift != null ? `×${num(rep.drift, 2)}` : DASH,
+        rep ? num(rep.dropped, 0) : DASH,
+        rep ? num(rep.failed, 0) : DASH,
+        rowsCell,
+        why,
+      ],
+      cls: r.status,
+    };
+  });
+  return { header, rows };
+}
+
+function rowsOf(r: RepeatModel): string {
+  const claimed = r.report!.events_claimed;
+  const check = r.checks.find((k) => k.name === 'rows');
+  if (!check || check.passed === null) return `? / ${num(claimed, 0)}`;
+  const m = /rows written (\d+)/.exec(check.detail);
+  return `${m ? num(Number(m[1]), 0) : '?'} / ${num(claimed, 0)}`;
+}
+
+export function conditionsTable(m: ReportModel): Table {
+  const c = m.conditions;
+  const rows: Row[] = [
+    { cells: ['target', c.target] },
+    { cells: ['hardware', c.hardware] },
+    { cells: ['dates', m.dates.first ? `${m.dates.days.join(', ')} (first record ${m.dates.first}, last ${m.dates.last})` : 'no dated record in the evidence'] },
+    { cells: ['protocol', c.protocol] },
+    { cells: ['seed', `${num(c.seed.history_rows, 0)} history rows, ${num(c.seed.customers, 0)} customers, one tenant`] },
+    { cells: ['service', c.service.map(([k, v]) => `${k} ${v}`).join(', ')] },
+    { cells: [`database parameters (${c.database_source})`, c.database.map(([k, v]) => `${k}=${v}`).join(', ') || DASH] },
+    { cells: ['cost', costText(m)] },
+    {
+      cells: [
+        'calibration',
+        c.calibration
+          ? `${c.calibration.calibrated ? 'CALIBRATED' : 'NOT CALIBRATED'}: ${c.calibration.cases.map((k) => `${k.name} ${k.passed ? 'ok' : 'FAIL'}`).join(', ')}`
+          : m.steps.some((s) => s.step === 'calibrate')
+            ? 'no calibration/calibration.json'
+            : 'not run',
+      ],
+    },
+  ];
+  return { header: ['condition', 'value'], rows };
+}
+
+export function costText(m: ReportModel): string {
+  const c = m.conditions;
+  const rate = `$${num(c.cost_per_hour, 2)}/hour`;
+  if (!c.billed) return `${rate}; total unknown (no provision step recorded)`;
+  return `${rate} × ${num(c.billed.hours, 2)} h (${c.billed.basis}) = $${num(c.total_cost, 2)}`;
+}
+
+export function stepsTable(m: ReportModel): Table {
+  return {
+    header: ['step', 'status', 'started', 'seconds', 'summary'],
+    rows: m.steps.map((s) => ({ cells: [s.step, s.status, s.started_at, num(s.seconds, 0), s.summary], cls: s.status === 'ok' ? 'passed' : s.status === 'skipped' ? 'not-run' : 'failed' })),
+  };
+}
+
+/** One sentence on the ceiling's measurement. */
+export function ceilingLine(r: RunReport): string {
+  return `Delivered ${num(r.delivered_rate, 0)} ev/s (${num(r.delivered_rate_rps, 1)} requests/s), p50 ${ms(r.p50_ms)}, p99 ${ms(r.p99_ms)}, ${num(r.samples, 0)} samples, ${num(r.failed, 0)} failed, ${num(r.dropped, 0)} dropped.`;
+}

@@ -1,0 +1,19 @@
+// The At-a-glance table for a terminal (`rig rehearse` ends with it): fixed-width columns, the
+// not-published reasons under it, and the ceiling beside its denominator. Pure.
+import type { ReportModel } from './model';
+import { ceilingTable, glanceTable, type Table } from './tables';
+
+export function textTable(t: Table): string {
+  const widths = t.header.map((h, i) => Math.max(h.length, ...t.rows.map((r) => (r.cells[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(t.header), line(widths.map((w) => '-'.repeat(w))), ...t.rows.map((r) => line(r.cells))].join('\n');
+}
+
+export function renderAtAGlanceText(m: ReportModel): string {
+  const out = [`${m.campaign.name} (${m.campaign.id}): at a glance`, '', textTable(glanceTable(m))];
+  for (const c of m.configurations) if (!c.published) out.push(`  ${c.name} not published: ${c.why_not.join('; ')}`);
+  const ceil = ceilingTable(m);
+  if (ceil) out.push('', textTable(ceil));
+  if (m.baseline) out.push('', m.baseline.summary);
+  return out.join('\n') + '\n';
+}

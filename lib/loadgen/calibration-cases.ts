@@ -1,0 +1,154 @@
+// The six calibration cases: a server behaviour whose truth is known, the load offered to it, and
+// what the instrument must report. Each check compares the stream's analysis and gate with the
+// calibration server's exact counts, so what is checked is the whole instrument: schedule, sample
+// stream, reader, statistics and gates.
+import type { RunAnalysis } from '../protocol/analysis';
+import type { GateVerdict } from '../protocol/gates';
+import type { ProbeVerdict } from '../protocol/verdicts';
+import type { Behaviour, Tally } from './calibration-server';
+import type { LoadSummary } from './generator';
+
+export interface CaseContext {
+  analysis: RunAnalysis;
+  gate: GateVerdict;
+  probe: ProbeVerdict;
+  tally: Tally;
+  summary: LoadSummary;
+}
+
+export interface CaseOutcome {
+  /** What was measured, in one line. */
+  facts: string;
+  /** Empty when the instrument reported what it should. */
+  problems: string[];
+}
+
+export interface CalibrationCase {
+  id: number;
+  name: string;
+  behaviour: Behaviour;
+  load: { rate: number; batch: number; seconds: number; maxInFlight: number; probeRate?: number };
+  /** The p99 limit of the sustained gate applied (the case's "configuration"). */
+  p99LimitMs: number | null;
+  check(c: CaseContext): CaseOutcome;
+}
+
+const ms = (us: number | null) => (us === null ? '—' : `${(us / 1000).toFixed(2)} ms`);
+const failedChecks = (g: GateVerdict) => g.checks.filter((c) => c.passed === false).map((c) => c.name);
+const checkOf = (g: GateVerdict, name: string) => g.checks.find((c) => c.name === name);
+
+/** 400 requests/s: light enough for a 2-core machine that also runs the server, >= 1,000 samples in 3 s. */
+const RPS = 400;
+
+export const CALIBRATION_CASES: readonly CalibrationCase[] = [
+  {
+    id: 1,
+    name: 'constant 5 ms service time',
+    behaviour: { serviceMs: 5 },
+    load: { rate: RPS * 5, batch: 5, seconds: 9, maxInFlight: 64, probeRate: 3 },
+    p99LimitMs: 250,
+    check({ analysis: a, gate, probe, tally }) {
+      const i = a.ingest;
+      const problems: string[] = [];
+      const p50 = (i.p50_us ?? NaN) / 1000;
+      if (!(Math.abs(p50 - 5) <= 0.5)) problems.push(`p50 ${p50.toFixed(2)} ms, expected 5 ms ± 0.5`);
+      const ratio = i.offered_rate_rps > 0 ? i.delivered_rate_rps / i.offered_rate_rps : 0;
+      if (!(Math.abs(1 - ratio) <= 0.005)) problems.push(`delivered ${(ratio * 100).toFixed(2)} % of offered, expected within 0.5 %`);
+      if (!gate.passed) problems.push(`the gate failed: ${gate.reasons.join('; ')}`);
+      if (!gate.reconciled || tally.rows !== i.events_claimed) problems.push(`reconciliation: ${tally.rows} rows stored vs ${i.events_claimed} claimed`);
+      if (probe.state !== 'OK') problems.push(`probe ${probe.state}: ${probe.reasons.join('; ')}`);
+      return {
+        facts: `p50 ${p50.toFixed(2)} ms (5 ± 0.5), delivered ${(ratio * 100).toFixed(2)} % of offered, gate ${gate.passed ? 'PASS' : 'FAIL'} (${tally.rows} rows reconciled), probe ${probe.state}`,
+        problems,
+      };
+    },
+  },
+  {
+    id: 2,
+    name: 'one 1-second freeze',
+    // At 400/s, requests #1200..#1599 are the ones intended in second 3: the arrival of the first starts
+    // a 1-second stall that holds all their answers.
+    behaviour: { serviceMs: 2, freeze: { fromRequest: RPS * 3, toRequest: RPS * 4, ms: 1000 } },
+    load: { rate: RPS * 5, batch: 5, seconds: 6, maxInFlight: 1000 },
+    p99LimitMs: null,
+    check({ analysis: a }) {
+      const i = a.ingest;
+      const problems: string[] = [];
+      if (i.freeze_seconds.length !== 1 || i.freeze_seconds[0] !== 3) problems.push(`freeze-seconds [${i.freeze_seconds.join(', ')}], expected exactly [3]`);
+      if (i.dropped !== 0) problems.push(`${i.dropped} dropped, expected 0 (enough slots for the freeze)`);
+      const s3 = i.per_second[3];
+      return { facts: `freeze-seconds [${i.freeze_seconds.join(', ')}] (expected [3]); second 3: worst ${ms(s3?.max_us ?? null)}, ${s3?.over_50ms ?? 0}/${s3?.samples ?? 0} over 50 ms`, problems };
+    },
+  },
+  {
+    id: 3,
+    name: 'capacity below the offered rate',
+    // One request at a time, 5 ms each: 200 requests/s of capacity against 400 offered, 8 slots.
+    behaviour: { serviceMs: 5, concurrency: 1 },
+    load: { rate: RPS * 5, batch: 5, seconds: 4, maxInFlight: 8 },
+    p99LimitMs: null,
+    check({ analysis: a, gate, tally }) {
+      const i = a.ingest;
+      const problems: string[] = [];
+      if (i.dropped === 0) problems.push('0 dropped, expected drops');
+      if (i.sent + i.dropped !== i.offered) problems.push(`sent ${i.sent} + dropped ${i.dropped} != offered ${i.offered}`);
+      if (tally.requests !== i.sent) problems.push(`the server received ${tally.requests} requests, the stream says ${i.sent} were sent`);
+      if (!failedChecks(gate).includes('dropped')) problems.push(`the gate did not fail on drops (failed: ${failedChecks(gate).join(', ') || 'none'})`);
+      return { facts: `${i.dropped} of ${i.offered} dropped, ${i.sent} sent = ${tally.requests} received; gate fails on: ${failedChecks(gate).join(', ')}`, problems };
+    },
+  },
+  {
+    id: 4,
+    name: '1 % of requests answered 500',
+    behaviour: { serviceMs: 2, failEvery: 100 },
+    load: { rate: RPS * 5, batch: 5, seconds: 5, maxInFlight: 64 },
+    p99LimitMs: null,
+    check({ analysis: a, gate, tally }) {
+      const i = a.ingest;
+      const problems: string[] = [];
+      const expected = Math.floor(tally.requests / 100);
+      if (tally.answered500 !== expected) problems.push(`the server answered ${tally.answered500} 500s, expected ${expected}`);
+      if (i.failed !== tally.answered500) problems.push(`${i.failed} failed in the stream, the server answered ${tally.answered500} 500s`);
+      if (!failedChecks(gate).includes('failed')) problems.push('the gate did not fail on failures');
+      if (checkOf(gate, 'rows')?.passed !== true || checkOf(gate, 'quantity')?.passed !== true) problems.push('reconciliation should hold (a 500 stores nothing and is not claimed)');
+      return { facts: `${i.failed} failed = ${tally.answered500} answered 500 (1 in 100 of ${tally.requests}); gate fails on: ${failedChecks(gate).join(', ')}`, problems };
+    },
+  },
+  {
+    id: 5,
+    name: 'one event in 1,000 acknowledged but not stored',
+    behaviour: { serviceMs: 2, skipStoreEvery: 1000 },
+    load: { rate: RPS * 10, batch: 10, seconds: 4, maxInFlight: 64 },
+    p99LimitMs: null,
+    check({ analysis: a, gate, tally }) {
+      const i = a.ingest;
+      const problems: string[] = [];
+      const missingRows = i.events_claimed - tally.rows;
+      const missingQty = i.quantity_claimed - tally.quantity;
+      if (tally.skippedRows !== Math.floor(i.events_claimed / 1000) || tally.skippedRows === 0) {
+        problems.push(`the server skipped ${tally.skippedRows} of ${i.events_claimed}, expected ${Math.floor(i.events_claimed / 1000)}`);
+      }
+      if (missingRows !== tally.skippedRows) problems.push(`missing rows ${missingRows}, the server skipped ${tally.skippedRows}`);
+      if (missingQty !== tally.skippedQuantity) problems.push(`missing quantity ${missingQty}, the server skipped ${tally.skippedQuantity}`);
+      const rows = checkOf(gate, 'rows');
+      const qty = checkOf(gate, 'quantity');
+      if (rows?.passed !== false || !rows.detail.includes(`missing ${tally.skippedRows}`)) problems.push(`rows check: ${rows?.detail}`);
+      if (qty?.passed !== false || !qty.detail.includes(`missing ${tally.skippedQuantity}`)) problems.push(`quantity check: ${qty?.detail}`);
+      return { facts: `missing ${missingRows} rows and ${missingQty} quantity (server skipped ${tally.skippedRows} / ${tally.skippedQuantity}); gate fails on: ${failedChecks(gate).join(', ')}`, problems };
+    },
+  },
+  {
+    id: 6,
+    name: 'service time rising steadily',
+    behaviour: { serviceRamp: { fromMs: 2, toMs: 40, overS: 6 } },
+    load: { rate: 300 * 5, batch: 5, seconds: 6, maxInFlight: 128 },
+    p99LimitMs: null,
+    check({ analysis: a, gate }) {
+      const d = a.ingest.drift;
+      const problems: string[] = [];
+      if (d.ratio === null || d.ratio <= 1.5) problems.push(`drift ${d.ratio === null ? '—' : `x${d.ratio.toFixed(2)}`}, expected over x1.5`);
+      if (!failedChecks(gate).includes('drift')) problems.push('the gate did not fail on drift');
+      return { facts: `drift x${d.ratio?.toFixed(2) ?? '—'} (first-third p99 ${ms(d.first_p99_us)}, last-third ${ms(d.last_p99_us)}); gate fails on: ${failedChecks(gate).join(', ')}`, problems };
+    },
+  },
+];

@@ -1,0 +1,74 @@
+// Entry point of the load generator's child process (spawned by run-load.ts). Its own event loop
+// serves only the schedule and the replies.
+//
+// In:  the resolved options as the first IPC message {type:'start', options}; the API key in env
+//      RIG_LOADGEN_API_KEY (never in argv, where `ps` would show it).
+// Out: one JSON line a second on stdout ({type:'progress',...}) and a last one ({type:'summary',...}).
+// It watches its parent: the IPC channel closing, or the parent pid changing, means the parent is
+// gone, and the child stops offering load at once (then flushes its stream and exits), so no orphan
+// keeps loading a server. SIGINT/SIGTERM: same, and the summary says the run was cut short.
+// Exit codes: 0 completed, 3 cut short, 1 error.
+import { Generator, type LoadSummary, type ProgressLine } from './generator';
+import type { ResolvedLoadOptions } from './options';
+import { warmUp } from './warmup';
+
+function emit(line: ProgressLine | LoadSummary): void {
+  try {
+    process.stdout.write(`${JSON.stringify(line)}\n`);
+  } catch {
+    // the parent is gone; the stream on disk is what matters
+  }
+}
+
+process.stdout.on('error', () => undefined);
+
+let gen: Generator | null = null;
+let started = false;
+let stopReason: string | null = null;
+
+function stop(reason: string): void {
+  stopReason ??= reason;
+  if (gen) gen.stop(reason);
+  else if (!started) process.exit(3); // no options yet: nothing to flush
+  // else: warming up; the generator is stopped as soon as it exists (see start)
+}
+
+const parentPid = process.ppid;
+const watch = setInterval(() => {
+  if (process.ppid !== parentPid) stop('parent process gone');
+}, 200);
+watch.unref();
+process.on('disconnect', () => stop('parent process gone'));
+process.on('SIGINT', () => stop('SIGINT'));
+process.on('SIGTERM', () => stop('SIGTERM'));
+
+async function start(options: ResolvedLoadOptions): Promise<void> {
+  const key = process.env.RIG_LOADGEN_API_KEY ?? process.env.RIG_API_KEY ?? '';
+  started = true;
+  await warmUp(options, options.warmupSeconds);
+  gen = new Generator(options, key, emit);
+  if (stopReason) gen.stop(stopReason);
+  const summary = await gen.run();
+  emit(summary);
+  process.exit(summary.interrupted ? 3 : 0);
+}
+
+process.once('message', (m: unknown) => {
+  const msg = m as { type?: string; options?: ResolvedLoadOptions };
+  if (msg?.type !== 'start' || !msg.options) {
+    process.stderr.write(`loadgen child: expected {type:'start', options} as the first message\n`);
+    process.exit(1);
+  }
+  // The channel stays open (its 'disconnect' is how the parent's death is seen) but must not keep
+  // this process alive on its own.
+  process.channel?.unref();
+  start(msg.options).catch((err: unknown) => {
+    process.stderr.write(`loadgen child: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });
+});
+
+if (!process.send) {
+  process.stderr.write('loadgen child: must be started by runLoad() (lib/loadgen/run-load.ts), with an IPC channel\n');
+  process.exit(1);
+}

@@ -1,0 +1,510 @@
+// The load generator's engine. It runs in its own child process (child.ts), so its event loop serves
+// nothing but the schedule and the replies.
+//
+// Open loop: request n's intended time is start + n x interval, from a monotonic clock, never "last
+// send + interval", so a 10-minute run does not drift. A timer wakes the scheduler when the next
+// request is due (Node timers have 1-ms granularity); each wake-up sends every request whose time has
+// come, catching up by intended time after any delay. A request whose time comes while all request
+// slots are busy is DROPPED: never sent, written to the stream with status -1. There is no busy spin:
+// between due times the process sleeps.
+//
+// Closed loop (ceilings only): V workers, each sending its next request when its reply arrives.
+//
+// Probe: its own schedule at PROBE_RATE, its own slots and connections, cycling through the usage
+// aggregate of a random customer, the invoice list and the customer list.
+//
+// Callbacks are kept light on purpose: undici's core handler interface (onConnect/onHeaders/onData/
+// onComplete/onError) is used directly, one small object per request, no promise per request and no
+// header parsing (the newer controller-style handler is wrapped and parses headers on every response).
+//
+// Times: `intended` is the schedule; `sent` is when undici writes the request to its socket (onConnect),
+// so a wait for a free connection is schedule lag, not server time; `done` is when the reply has ended
+// (or the request failed). Connections: see connection-pool.ts.
+import type { Client } from 'undici';
+import * as hdr from 'hdr-histogram-js';
+import { AGGREGATE_PATH, CUSTOMERS_PATH, HEALTH_PATH, INGEST_PATH, INVOICES_PATH } from '../protocol/hardcount-api';
+import { isOk } from '../protocol/sample-row';
+import { BodyMaker } from './body';
+import { ConnectionPool } from './connection-pool';
+import type { ResolvedLoadOptions } from './options';
+import { hash32 } from './prng';
+import { SampleWriter } from './sample-writer';
+
+const INGEST_CODE = 0;
+const PROBE_CODES = [1, 2, 3]; // probe:aggregate, probe:invoices, probe:customers
+const PROBE_SALT = 0x27d4eb2f;
+
+/** One line a second on stdout. Counts are of that second (wall clock since start). */
+export interface ProgressLine {
+  type: 'progress';
+  /** Seconds since the start of the repeat at the end of this interval. */
+  second: number;
+  offered: number;
+  sent: number;
+  done: number;
+  dropped: number;
+  failed: number;
+  /** p99 (ms) of the ingest requests completed this second (HDR, 3 significant digits); null if none. */
+  p99_ms: number | null;
+  in_flight: number;
+  probe: { sent: number; done: number; failed: number; dropped: number } | null;
+}
+
+export interface LoadSummary {
+  type: 'summary';
+  run_tag: string;
+  mode: 'open' | 'closed';
+  stream: string;
+  rows: number;
+  /** Open loop: requests the schedule held for the whole duration. */
+  scheduled: number;
+  offered: number;
+  sent: number;
+  ok: number;
+  failed: number;
+  dropped: number;
+  events_sent: number;
+  quantity_sent: number;
+  /** Events and quantity in requests answered 2xx. */
+  events_ok: number;
+  quantity_ok: number;
+  probe: { offered: number; sent: number; ok: number; failed: number; dropped: number };
+  /** HDR approximations for the live view; verdicts use the exact stream analysis. */
+  latency_p50_ms: number | null;
+  latency_p99_ms: number | null;
+  schedule_lag_p50_ms: number | null;
+  schedule_lag_p99_ms: number | null;
+  cpu_user_us: number;
+  cpu_system_us: number;
+  cpu_us_per_request: number | null;
+  elapsed_s: number;
+  interrupted: boolean;
+  reason: string | null;
+}
+
+type Emit = (line: ProgressLine | LoadSummary) => void;
+
+/** One request in flight; it is also undici's handler for it. */
+class InFlight {
+  status = 0;
+  finished = false;
+  /** When undici wrote it to the socket; -1 until then. */
+  sent = -1;
+  client: Client | null = null;
+  constructor(
+    readonly gen: Generator,
+    readonly code: number,
+    readonly intended: number,
+    readonly events: number,
+    readonly quantity: number,
+    readonly worker: number,
+  ) {}
+  onConnect(): void {
+    if (this.sent < 0) this.gen.onSent(this);
+  }
+  onHeaders(statusCode: number): boolean {
+    this.status = statusCode;
+    return true;
+  }
+  onData(): boolean {
+    return true;
+  }
+  onComplete(): void {
+    this.gen.complete(this, this.status);
+  }
+  onError(): void {
+    this.gen.complete(this, 0);
+  }
+}
+
+const MAX_TRACKED_US = 3_600_000_000;
+
+function histogram() {
+  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: MAX_TRACKED_US, numberOfSignificantValueDigits: 3 });
+}
+
+export class Generator {
+  private readonly t0 = { ms: 0 };
+  private readonly writer: SampleWriter;
+  private readonly bodies: BodyMaker;
+  private readonly pool: ConnectionPool;
+  private readonly probePool: ConnectionPool | null;
+  private readonly ingestPath: string;
+  private readonly probeBase: string;
+  private readonly headers: string[];
+  private readonly durationUs: number;
+  private readonly total: number;
+  private readonly probeTotal: number;
+  private next = 0;
+  private probeNext = 0;
+  private inFlight = 0;
+  private probeInFlight = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private probeTimer: NodeJS.Timeout | null = null;
+  private progressTimer: NodeJS.Timeout | null = null;
+  private endTimer: NodeJS.Timeout | null = null;
+  private stopping = false;
+  private done = false;
+  private interrupted = false;
+  private reason: string | null = null;
+  private drained: (() => void) | null = null;
+  private finished: Promise<LoadSummary> | null = null;
+  private cpu0: NodeJS.CpuUsage = { user: 0, system: 0 };
+  // totals
+  private offered = 0;
+  private sent = 0;
+  private ok = 0;
+  private failed = 0;
+  private dropped = 0;
+  private eventsSent = 0;
+  private quantitySent = 0;
+  private eventsOk = 0;
+  private quantityOk = 0;
+  private readonly probeTotals = { offered: 0, sent: 0, ok: 0, failed: 0, dropped: 0 };
+  // this second
+  private sec = { offered: 0, sent: 0, done: 0, dropped: 0, failed: 0 };
+  private secProbe = { sent: 0, done: 0, failed: 0, dropped: 0 };
+  private second = 0;
+  private readonly secHist = histogram();
+  private readonly latHist = histogram();
+  private readonly lagHist = histogram();
+
+  constructor(
+    private readonly o: ResolvedLoadOptions,
+    apiKey: string,
+    private readonly emit: Emit,
+  ) {
+    const u = new URL(o.url);
+    const prefix = u.pathname.replace(/\/+$/, '');
+    this.ingestPath = prefix + INGEST_PATH;
+    this.probeBase = prefix;
+    this.headers = ['content-type', 'application/json', 'authorization', `Bearer ${apiKey}`];
+    const clientOpts = { pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000, connect: { timeout: 10_000 } };
+    this.pool = new ConnectionPool(u.origin, o.maxInFlight, clientOpts);
+    this.probePool = o.probeRate > 0 ? new ConnectionPool(u.origin, o.probeMaxInFlight, clientOpts) : null;
+    this.bodies = new BodyMaker({ runTag: o.runTag, meter: o.meter, customers: o.customers, batch: o.batch, seed: o.seed, quantityMax: o.quantityMax });
+    this.durationUs = Math.round(o.seconds * 1e6);
+    this.total = o.mode === 'open' ? countBefore(o.requestRate, this.durationUs) : 0;
+    this.probeTotal = o.probeRate > 0 ? countBefore(o.probeRate, this.durationUs) : 0;
+    this.writer = new SampleWriter(o.out);
+  }
+
+  /** Microseconds since the start of the repeat (monotonic). */
+  nowUs(): number {
+    return Math.floor((performance.now() - this.t0.ms) * 1000);
+  }
+
+  /** Opens connections, then runs the repeat to its end (or until stop()). */
+  run(): Promise<LoadSummary> {
+    this.finished ??= this.runInner();
+    return this.finished;
+  }
+
+  /** Cuts the run short: nothing more is offered; in-flight requests get graceSeconds, then are aborted. */
+  stop(reason: string): void {
+    if (this.stopping) return;
+    this.interrupted = true;
+    this.reason = reason;
+    this.beginDrain(this.o.graceSeconds);
+  }
+
+  private async runInner(): Promise<LoadSummary> {
+    await this.warm();
+    if (this.stopping) return this.finish();
+    this.t0.ms = performance.now();
+    this.cpu0 = process.cpuUsage();
+    const drained = new Promise<void>((resolve) => (this.drained = resolve));
+    this.progressTimer = setTimeout(() => this.tickProgress(), 1000);
+    if (this.o.mode === 'open') this.pump();
+    else for (let w = 0; w < this.o.workers; w++) this.workerNext(w);
+    if (this.probePool) this.probePump();
+    this.endTimer = setTimeout(this.endCheck, Math.ceil(this.o.seconds * 1000));
+    await drained;
+    return this.finish();
+  }
+
+  private async warm(): Promise<void> {
+    await this.pool.warm(this.o.warmConnections, this.probeBase + HEALTH_PATH);
+    if (this.probePool) await this.probePool.warm(Math.min(2, this.o.probeMaxInFlight), this.probeBase + HEALTH_PATH);
+  }
+
+  // ---- open loop ----
+
+  private intendedUs(n: number): number {
+    return Math.floor((n * 1e6) / this.o.requestRate);
+  }
+
+  /**
+   * Sends every request due at this wake-up. `now` is read once: requests that fall due while this
+   * batch is being sent wait for the next turn of the event loop (setImmediate when already late), so
+   * replies are read in between. Re-reading the clock inside the loop would let a slow stretch (a cold
+   * JIT, a GC) keep the loop sending for hundreds of ms without ever reading a reply, a spiral into
+   * drops that measures the generator instead of the server.
+   */
+  private pump = (): void => {
+    this.timer = null;
+    if (this.stopping) return;
+    const now = this.nowUs();
+    while (this.next < this.total) {
+      const intended = this.intendedUs(this.next);
+      if (intended > now) break;
+      this.fire(this.next, intended);
+      this.next++;
+    }
+    if (this.next < this.total) this.timer = this.wake(this.pump, this.intendedUs(this.next));
+  };
+
+  /** A timer for the next due time; setImmediate (as a 0-ms wake) when it is already due. */
+  private wake(fn: () => void, dueUs: number): NodeJS.Timeout | null {
+    const waitMs = (dueUs - this.nowUs()) / 1000;
+    if (waitMs <= 0) {
+      setImmediate(() => {
+        if (!this.stopping) fn();
+      });
+      return null;
+    }
+    return setTimeout(fn, waitMs < 1 ? 1 : Math.floor(waitMs));
+  }
+
+  private fire(n: number, intended: number): void {
+    this.offered++;
+    this.sec.offered++;
+    if (this.inFlight >= this.o.maxInFlight) {
+      this.dropped++;
+      this.sec.dropped++;
+      this.writer.row(INGEST_CODE, intended, 0, 0, -1, this.o.batch, 0);
+      return;
+    }
+    this.send(n, intended, -1);
+  }
+
+  private send(n: number, intended: number, worker: number): void {
+    const body = this.bodies.make(n);
+    const req = new InFlight(this, INGEST_CODE, worker >= 0 ? this.nowUs() : intended, this.o.batch, body.quantity, worker);
+    this.inFlight++;
+    this.eventsSent += this.o.batch;
+    this.quantitySent += body.quantity;
+    this.pool.dispatch(
+      {
+        path: this.ingestPath,
+        method: 'POST',
+        headers: this.headers,
+        body: body.json,
+        headersTimeout: this.o.requestTimeoutSeconds * 1000,
+        bodyTimeout: this.o.requestTimeoutSeconds * 1000,
+      },
+      req,
+    );
+  }
+
+  /** undici is writing the request to its socket now. */
+  onSent(r: InFlight): void {
+    r.sent = this.nowUs();
+    if (r.client) (r.code === INGEST_CODE ? this.pool : this.probePool)?.connected(r.client);
+    if (r.code === INGEST_CODE) {
+      this.sent++;
+      this.sec.sent++;
+      this.lagHist.recordValue(Math.min(r.sent - r.intended, MAX_TRACKED_US));
+    } else {
+      this.probeTotals.sent++;
+      this.secProbe.sent++;
+    }
+  }
+
+  // ---- closed loop ----
+
+  private workerNext(w: number): void {
+    if (this.stopping || this.nowUs() >= this.durationUs) return;
+    this.offered++;
+    this.sec.offered++;
+    this.send(this.next++, 0, w);
+  }
+
+  // ---- probe ----
+
+  private probeIntendedUs(k: number): number {
+    return Math.floor((k * 1e6) / this.o.probeRate);
+  }
+
+  private probePump = (): void => {
+    this.probeTimer = null;
+    if (this.stopping || !this.probePool) return;
+    const now = this.nowUs();
+    while (this.probeNext < this.probeTotal) {
+      const intended = this.probeIntendedUs(this.probeNext);
+      if (intended > now) break;
+      this.probeFire(this.probeNext, intended);
+      this.probeNext++;
+    }
+    if (this.probeNext < this.probeTotal) this.probeTimer = this.wake(this.probePump, this.probeIntendedUs(this.probeNext));
+  };
+
+  private probeFire(k: number, intended: number): void {
+    const code = PROBE_CODES[k % 3];
+    this.probeTotals.offered++;
+    if (this.probeInFlight >= this.o.probeMaxInFlight) {
+      this.probeTotals.dropped++;
+      this.secProbe.dropped++;
+      this.writer.row(code, intended, 0, 0, -1, 0, 0);
+      return;
+    }
+    let path: string;
+    if (code === 1) {
+      const c = this.o.customers[hash32(this.o.seed ^ PROBE_SALT, k) % this.o.customers.length];
+      const from = new Date(Date.now() - 30 * 86_400_000).toISOString();
+      path = `${this.probeBase}${AGGREGATE_PATH}?customer_id=${encodeURIComponent(c)}&from=${encodeURIComponent(from)}`;
+    } else if (code === 2) path = this.probeBase + INVOICES_PATH;
+    else path = this.probeBase + CUSTOMERS_PATH;
+    const req = new InFlight(this, code, intended, 0, 0, -1);
+    this.probeInFlight++;
+    (this.probePool as ConnectionPool).dispatch(
+      { path, method: 'GET', headers: this.headers, headersTimeout: this.o.requestTimeoutSeconds * 1000, bodyTimeout: this.o.requestTimeoutSeconds * 1000 },
+      req,
+    );
+  }
+
+  // ---- completion ----
+
+  complete(r: InFlight, status: number): void {
+    if (r.finished) return;
+    r.finished = true;
+    const done = this.nowUs();
+    if (r.sent < 0) {
+      // Failed before it was ever written (connect error, aborted while waiting): a transport error
+      // at this moment; it still held a slot, so it is a row like any other.
+      this.onSent(r);
+      status = 0;
+    }
+    if (r.client) (r.code === INGEST_CODE ? this.pool : this.probePool)?.release(r.client);
+    this.writer.row(r.code, r.intended, r.sent, done, status, r.events, r.quantity);
+    const good = isOk(status);
+    if (r.code === INGEST_CODE) {
+      this.inFlight--;
+      this.sec.done++;
+      const lat = Math.min(done - r.sent, MAX_TRACKED_US);
+      this.secHist.recordValue(lat);
+      this.latHist.recordValue(lat);
+      if (good) {
+        this.ok++;
+        this.eventsOk += r.events;
+        this.quantityOk += r.quantity;
+      } else {
+        this.failed++;
+        this.sec.failed++;
+      }
+      if (r.worker >= 0 && !this.stopping) this.workerNext(r.worker);
+    } else {
+      this.probeInFlight--;
+      this.secProbe.done++;
+      if (good) this.probeTotals.ok++;
+      else {
+        this.probeTotals.failed++;
+        this.secProbe.failed++;
+      }
+    }
+    if (this.stopping && this.inFlight === 0 && this.probeInFlight === 0) this.drained?.();
+  }
+
+  // ---- progress, end ----
+
+  private tickProgress = (): void => {
+    this.second++;
+    const p99 = this.secHist.totalCount ? this.secHist.getValueAtPercentile(99) / 1000 : null;
+    this.emit({
+      type: 'progress',
+      second: this.second,
+      ...this.sec,
+      p99_ms: p99,
+      in_flight: this.inFlight,
+      probe: this.probePool ? { ...this.secProbe } : null,
+    });
+    this.sec = { offered: 0, sent: 0, done: 0, dropped: 0, failed: 0 };
+    this.secProbe = { sent: 0, done: 0, failed: 0, dropped: 0 };
+    this.secHist.reset();
+    if (this.done) return;
+    // Aligned to whole seconds since start, so one-second lines do not drift either.
+    this.progressTimer = setTimeout(this.tickProgress, Math.max(1, (this.second + 1) * 1000 - (performance.now() - this.t0.ms)));
+  };
+
+  /**
+   * At the end of the duration: send whatever is still due (every scheduled request's intended time is
+   * before the end, so none is lost to a timer firing early or late), then drain.
+   */
+  private endCheck = (): void => {
+    this.endTimer = null;
+    const now = this.nowUs();
+    if (now < this.durationUs) {
+      this.endTimer = setTimeout(this.endCheck, Math.max(1, Math.ceil((this.durationUs - now) / 1000)));
+      return;
+    }
+    if (this.o.mode === 'open') this.pump();
+    this.probePump();
+    this.beginDrain(this.o.drainSeconds);
+  };
+
+  private beginDrain(seconds: number): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    for (const t of [this.timer, this.probeTimer, this.endTimer]) if (t) clearTimeout(t);
+    this.timer = this.probeTimer = this.endTimer = null;
+    if (this.inFlight === 0 && this.probeInFlight === 0) {
+      this.drained?.();
+      return;
+    }
+    // Whatever has not answered by then is aborted: undici calls onError, the row is written as a
+    // transport error (status 0), so the stream still accounts for every request that was sent.
+    setTimeout(() => {
+      const err = new Error(this.interrupted ? 'run cut short' : 'no answer before the drain deadline');
+      void this.pool.destroy(err).catch(() => undefined);
+      if (this.probePool) void this.probePool.destroy(err).catch(() => undefined);
+    }, seconds * 1000).unref();
+  }
+
+  private async finish(): Promise<LoadSummary> {
+    this.stopping = true;
+    this.done = true;
+    if (this.progressTimer) clearTimeout(this.progressTimer);
+    const cpu = process.cpuUsage(this.cpu0);
+    const elapsed = this.t0.ms ? (performance.now() - this.t0.ms) / 1000 : 0;
+    await Promise.allSettled([this.pool.close(), this.probePool?.close()]);
+    await this.writer.close();
+    const q = (h: ReturnType<typeof histogram>, p: number) => (h.totalCount ? h.getValueAtPercentile(p) / 1000 : null);
+    return {
+      type: 'summary',
+      run_tag: this.o.runTag,
+      mode: this.o.mode,
+      stream: this.o.out,
+      rows: this.writer.rows,
+      scheduled: this.total,
+      offered: this.offered,
+      sent: this.sent,
+      ok: this.ok,
+      failed: this.failed,
+      dropped: this.dropped,
+      events_sent: this.eventsSent,
+      quantity_sent: this.quantitySent,
+      events_ok: this.eventsOk,
+      quantity_ok: this.quantityOk,
+      probe: { ...this.probeTotals },
+      latency_p50_ms: q(this.latHist, 50),
+      latency_p99_ms: q(this.latHist, 99),
+      schedule_lag_p50_ms: q(this.lagHist, 50),
+      schedule_lag_p99_ms: q(this.lagHist, 99),
+      cpu_user_us: cpu.user,
+      cpu_system_us: cpu.system,
+      cpu_us_per_request: this.sent ? (cpu.user + cpu.system) / this.sent : null,
+      elapsed_s: Math.round(elapsed * 1000) / 1000,
+      interrupted: this.interrupted,
+      reason: this.reason,
+    };
+  }
+}
+
+/** How many n >= 0 have floor(n * 1e6 / rate) < durationUs. */
+function countBefore(rate: number, durationUs: number): number {
+  let n = Math.ceil((durationUs * rate) / 1e6);
+  while (n > 0 && Math.floor(((n - 1) * 1e6) / rate) >= durationUs) n--;
+  while (Math.floor((n * 1e6) / rate) < durationUs) n++;
+  return n;
+}
+

@@ -1,0 +1,173 @@
+// The load generator's options, checked before anything is sent. Each error names the field (with
+// its `rig measure` flag) and the fix, so a bad configuration never costs a run.
+import { MAX_BATCH } from '../protocol/hardcount-api';
+import { seedFromString } from './prng';
+
+export interface LoadOptions {
+  /** Root URL of a Hardcount-compatible API, e.g. http://127.0.0.1:8080 */
+  url: string;
+  /** Bearer key; default env RIG_API_KEY. Never written anywhere. */
+  apiKey?: string;
+  /** 'open' (default): a fixed schedule whatever the server does. 'closed': V workers (a ceiling). */
+  mode?: 'open' | 'closed';
+  /** Offered events per second (open loop). requests/s = rate / batch. */
+  rate?: number;
+  /** Events per request, 1..1000. */
+  batch: number;
+  /** Length of the repeat in seconds (>= 1). */
+  seconds: number;
+  /** Open loop: request slots (like k6's maximum VUs); a request whose time comes with none free is dropped. */
+  maxInFlight?: number;
+  /** Closed loop: workers, each waiting for its reply before its next request. */
+  workers?: number;
+  /** Probe requests per second (0 = no probe). */
+  probeRate?: number;
+  probeMaxInFlight?: number;
+  /** Customers' external ids the events are spread over; default: the target's own list (pre-flight). */
+  customers?: string[];
+  /** Meter key of every event; default 'api_calls'. */
+  meter?: string;
+  /** Run tag in every event's properties.rig_run; default generated. [A-Za-z0-9._:-]{1,64}. */
+  runTag?: string;
+  /** Seed of quantities and customer choice; default derived from the run tag. */
+  seed?: number;
+  /** Quantities are drawn from [1, quantityMax]; default 100. */
+  quantityMax?: number;
+  /** Where the gzip CSV sample stream goes. */
+  out: string;
+  /** After the schedule ends, how long in-flight requests may still finish (default 10 s). */
+  drainSeconds?: number;
+  /** When cut short (signal, parent gone), how long in-flight requests may still finish (default 1 s). */
+  graceSeconds?: number;
+  /** A request with no answer after this long is a transport error (default 30 s). */
+  requestTimeoutSeconds?: number;
+  /**
+   * Seconds the child first drives its own code against a loopback responder of its own, so the
+   * measured run starts with an optimised generator (default 1; the target sees none of it).
+   */
+  warmupSeconds?: number;
+  /** Connections opened before the first request (default: enough for ~20 ms of requests, at most maxInFlight). */
+  warmConnections?: number;
+}
+
+/** Options with every default resolved, as the child receives them (minus the key, which goes by env). */
+export interface ResolvedLoadOptions extends Required<Omit<LoadOptions, 'apiKey' | 'rate' | 'maxInFlight' | 'workers'>> {
+  rate: number;
+  maxInFlight: number;
+  workers: number;
+  requestRate: number;
+}
+
+export class LoadOptionsError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'LoadOptionsError';
+  }
+}
+
+const TAG_RE = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export function defaultRunTag(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `rig-${stamp}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** Checks every field and fills the defaults. Throws LoadOptionsError naming the first bad field. */
+export function resolveLoadOptions(o: LoadOptions): ResolvedLoadOptions {
+  const bad = (field: string, flag: string, msg: string) => new LoadOptionsError(field, `${field} (${flag}) ${msg}`);
+  const mode = o.mode ?? 'open';
+  if (mode !== 'open' && mode !== 'closed') throw bad('mode', '--closed-loop', `must be 'open' or 'closed', got '${String(mode)}'`);
+  let url: URL;
+  try {
+    url = new URL(o.url);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
+  } catch {
+    throw bad('url', '--url', `must be an http(s) URL like http://127.0.0.1:8080, got '${o.url}'`);
+  }
+  const batch = o.batch;
+  if (!Number.isInteger(batch) || batch < 1 || batch > MAX_BATCH) {
+    throw bad('batch', '--batch', `must be a whole number of events per request within 1..${MAX_BATCH}, got ${batch}: e.g. --batch 10`);
+  }
+  if (!(Number.isFinite(o.seconds) && o.seconds >= 1)) {
+    throw bad('seconds', '--seconds', `must be at least 1 second, got ${o.seconds}: e.g. --seconds 600 for a sustained repeat`);
+  }
+  let rate = 0;
+  let workers = 0;
+  if (mode === 'open') {
+    rate = o.rate ?? NaN;
+    if (!(Number.isFinite(rate) && rate > 0)) {
+      throw bad('rate', '--rate', `must be > 0 events per second, got ${o.rate}: e.g. --rate 1000 (requests/s = rate / batch)`);
+    }
+    if (rate / batch > 100_000) throw bad('rate', '--rate', `asks for ${rate / batch} requests/s; one generator offers at most 100,000: raise --batch or split the rate over load hosts`);
+  } else {
+    workers = o.workers ?? NaN;
+    if (!Number.isInteger(workers) || workers < 1 || workers > 10_000) {
+      throw bad('workers', '--workers', `must be a whole number of closed-loop workers within 1..10000, got ${o.workers}: e.g. --workers 16`);
+    }
+  }
+  const requestRate = mode === 'open' ? rate / batch : 0;
+  const maxInFlight = o.maxInFlight ?? (mode === 'open' ? defaultMaxInFlight(requestRate) : workers);
+  if (!Number.isInteger(maxInFlight) || maxInFlight < 1 || maxInFlight > 20_000) {
+    throw bad('maxInFlight', '--max-in-flight', `must be a whole number of request slots within 1..20000, got ${o.maxInFlight}`);
+  }
+  const probeRate = o.probeRate ?? 0;
+  if (!(Number.isFinite(probeRate) && probeRate >= 0 && probeRate <= 1000)) {
+    throw bad('probeRate', '--probe-rate', `must be within 0..1000 requests per second (0 = no probe), got ${o.probeRate}`);
+  }
+  const probeMaxInFlight = o.probeMaxInFlight ?? Math.max(4, Math.ceil(probeRate * 2));
+  if (!Number.isInteger(probeMaxInFlight) || probeMaxInFlight < 1) throw bad('probeMaxInFlight', '--probe-max-in-flight', `must be a whole number >= 1, got ${o.probeMaxInFlight}`);
+  if (o.customers !== undefined) checkCustomers(o.customers);
+  const meter = o.meter ?? 'api_calls';
+  if (typeof meter !== 'string' || meter.length === 0) throw bad('meter', '--meter', 'must be a meter key of the tenant, e.g. --meter api_calls');
+  const runTag = o.runTag ?? defaultRunTag();
+  if (!TAG_RE.test(runTag)) throw bad('runTag', '--run-tag', `must match ${TAG_RE.source}, got '${runTag}'`);
+  const quantityMax = o.quantityMax ?? 100;
+  if (!Number.isInteger(quantityMax) || quantityMax < 1 || quantityMax > 1_000_000) throw bad('quantityMax', '--quantity-max', `must be a whole number within 1..1000000, got ${o.quantityMax}`);
+  if (typeof o.out !== 'string' || o.out.length === 0) throw bad('out', '--out', 'must name where the sample stream is written');
+  const seconds = (v: number | undefined, dflt: number, field: string, flag: string) => {
+    const x = v ?? dflt;
+    if (!(Number.isFinite(x) && x >= 0)) throw bad(field, flag, `must be >= 0 seconds, got ${v}`);
+    return x;
+  };
+  const warm = o.warmConnections ?? Math.min(maxInFlight, Math.max(2, Math.ceil(requestRate * 0.02)), 256);
+  return {
+    url: url.origin + url.pathname.replace(/\/+$/, ''),
+    mode,
+    rate,
+    batch,
+    seconds: o.seconds,
+    maxInFlight,
+    workers,
+    probeRate,
+    probeMaxInFlight,
+    customers: o.customers ?? [],
+    meter,
+    runTag,
+    seed: o.seed ?? seedFromString(runTag),
+    quantityMax,
+    out: o.out,
+    drainSeconds: seconds(o.drainSeconds, 10, 'drainSeconds', '--drain-seconds'),
+    graceSeconds: seconds(o.graceSeconds, 1, 'graceSeconds', '--grace-seconds'),
+    requestTimeoutSeconds: seconds(o.requestTimeoutSeconds, 30, 'requestTimeoutSeconds', '--request-timeout-seconds') || 30,
+    warmConnections: Math.min(warm, maxInFlight),
+    warmupSeconds: seconds(o.warmupSeconds, 1, 'warmupSeconds', '--warmup-seconds'),
+    requestRate,
+  };
+}
+
+export function checkCustomers(customers: unknown): asserts customers is string[] {
+  if (!Array.isArray(customers) || customers.length === 0 || customers.some((c) => typeof c !== 'string' || c.length === 0)) {
+    throw new LoadOptionsError('customers', 'customers (--customers) must list at least one customer external id: give --customers FILE (one id per line, or a JSON array)');
+  }
+}
+
+/**
+ * One second of requests, within [32, 2000]: the server may stall for about a second before the
+ * generator starts dropping. More slots than that would hide a stall as queueing.
+ */
+export function defaultMaxInFlight(requestRate: number): number {
+  return Math.min(2000, Math.max(32, Math.ceil(requestRate)));
+}

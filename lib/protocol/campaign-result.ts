@@ -1,0 +1,131 @@
+// The records a campaign produces, as plain data: what activities return to the workflow (small
+// summaries and paths, never raw samples) and what result.json holds. Types only: the workflow,
+// the activities and the report all read the same shapes.
+
+export type StepName =
+  | 'calibrate'
+  | 'clean-check'
+  | 'provision'
+  | 'watchdog'
+  | 'bring-up'
+  | 'seed'
+  | 'sustained'
+  | 'ladder'
+  | 'ceiling'
+  | 'denominator'
+  | 'teardown'
+  | 'clean-check-after'
+  | 'report';
+
+export type StepStatus = 'ok' | 'refused' | 'failed' | 'skipped' | 'cancelled';
+
+export interface StepOutcome {
+  step: StepName;
+  status: StepStatus;
+  /** ISO times from the workflow's clock. */
+  startedAt: string;
+  endedAt: string;
+  /** One line for the log and the report: what happened, or the refusal's reason. */
+  summary: string;
+}
+
+/** What provisioning made, as the rest of the campaign needs it. No secrets: those stay in the rig folder. */
+export interface RigHandle {
+  campaignId: string;
+  target: 'local';
+  /** Task queue of the data-plane worker that can reach this rig (load, seeding, pgbench). */
+  dataQueue: string;
+  /** Base URL of the service under test. */
+  serviceUrl: string;
+  /** Database host:port, for display. */
+  database: string;
+  /** Folder holding the rig's own files (cluster, logs, the 0600 secrets file). */
+  rigDir: string;
+  /** Hardware line for the report. */
+  hardware: string;
+  parameters: Record<string, string | number | boolean>;
+}
+
+/** The compact verdict of one repeat (the full statistics are in its verdict.json). */
+export interface RepeatSummary {
+  configuration: string;
+  /** 1-based repeat index within the configuration. */
+  index: number;
+  /** 1-based attempt; an attempt that a crash interrupted is listed in `interrupted`. */
+  attempt: number;
+  runTag: string;
+  kind: 'sustained' | 'rung' | 'ceiling';
+  passed: boolean;
+  /** Every gate that failed, in words (empty when passed). */
+  reasons: string[];
+  samples: number;
+  dropped: number;
+  failed: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  worst10sP99Ms: number | null;
+  drift: number | null;
+  deliveredRate: number;
+  freezeSeconds: number;
+  windows: number;
+  reconciled: boolean;
+  probe?: { verdict: 'ok' | 'DEGRADED'; p99Ms: number | null };
+  /** Evidence folder of this attempt, relative to the campaign's results folder. */
+  dir: string;
+  cutShort: boolean;
+}
+
+/** An attempt that a worker crash (or a cancellation) interrupted: recorded, never counted. */
+export interface InterruptedAttempt {
+  configuration: string;
+  index: number;
+  /** null when the attempt number is not known (a cancellation that stopped the running attempt). */
+  attempt: number | null;
+  runTag: string | null;
+  dir: string | null;
+  reason: string;
+}
+
+export interface ConfigurationOutcome {
+  name: string;
+  eventsPerSecond: number;
+  batch: number;
+  passed: number;
+  total: number;
+  /** Held only when every repeat passed. */
+  held: boolean;
+}
+
+export type CampaignStatus = 'held' | 'not-held' | 'failed' | 'aborted' | 'cancelled';
+
+export interface CampaignResult {
+  campaignId: string;
+  name: string;
+  target: 'local';
+  status: CampaignStatus;
+  /** The failure or refusal that stopped the campaign, if one did. */
+  error?: string;
+  steps: StepOutcome[];
+  repeats: RepeatSummary[];
+  interrupted: InterruptedAttempt[];
+  configurations: ConfigurationOutcome[];
+  ceiling?: RepeatSummary;
+  denominator?: DenominatorSummary;
+  /** Whether the rig was torn down, kept, or left to the watchdog. */
+  rig: 'destroyed' | 'kept' | 'not-provisioned' | 'teardown-failed';
+  /** The clean-check after teardown: "clean", or what it found. */
+  cleanAfter?: string;
+  resultsDir: string;
+  reportPath?: string;
+}
+
+export interface DenominatorLegSummary {
+  leg: string;
+  rowsPerSecond: number;
+  rowsVerified: boolean;
+}
+
+export interface DenominatorSummary {
+  legs: DenominatorLegSummary[];
+  dir: string;
+}

@@ -1,0 +1,34 @@
+// A repeat's analysis judged: the gate of its kind, the probe's verdict, the repeat's verdict and its
+// report. One function, so `rig measure`, `rig analyze`, calibration and the campaign judge alike.
+import type { RunAnalysis } from './analysis';
+import { ceilingGate, ladderGate, sustainedGate, type GateVerdict, type Reconciliation } from './gates';
+import { runReport, type RunReport } from './run-report';
+import { DEFAULT_PROBE_P99_MS, probeVerdict, repeatVerdict, type RepeatVerdict } from './verdicts';
+
+export interface EvaluateOptions {
+  /** sustained (default): the full gate; ladder: a rung; ceiling: closed loop. */
+  kind?: GateVerdict['kind'];
+  p99LimitMs?: number | null;
+  driftLimit?: number;
+  minSamples?: number;
+  reconciliation?: Reconciliation | null;
+  probeP99Ms?: number;
+  interrupted?: boolean;
+}
+
+export interface Evaluation {
+  verdict: RepeatVerdict;
+  report: RunReport;
+}
+
+export function evaluateRun(a: RunAnalysis, o: EvaluateOptions = {}): Evaluation {
+  const kind = o.kind ?? 'sustained';
+  const gate =
+    kind === 'ladder'
+      ? ladderGate(a.ingest, { driftLimit: o.driftLimit, reconciliation: o.reconciliation })
+      : kind === 'ceiling'
+        ? ceilingGate(a.ingest, { driftLimit: o.driftLimit, minSamples: o.minSamples })
+        : sustainedGate(a.ingest, { p99LimitMs: o.p99LimitMs, driftLimit: o.driftLimit, minSamples: o.minSamples, reconciliation: o.reconciliation });
+  const verdict = repeatVerdict(gate, probeVerdict(a.probe, o.probeP99Ms ?? DEFAULT_PROBE_P99_MS), o.interrupted ?? false);
+  return { verdict, report: runReport(a, verdict) };
+}

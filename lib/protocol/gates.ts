@@ -1,0 +1,189 @@
+// The gates, stated once (spec: "Method and the gates"). A verdict lists EVERY check that failed, not
+// the first one: a repeat that dropped requests and drifted says both.
+//
+// Sustained repeat, passes only when all hold:
+//   threshold  p99 <= the configuration's p99 limit (the k6 thresholds of the original rig)
+//   dropped    0 requests dropped
+//   failed     0 requests failed (transport error, 4xx, 5xx)
+//   rows       rows written (counted in the DB by run tag) == events claimed (acknowledged 2xx)
+//   quantity   sum of quantity gained in the DB == sum of quantity the client had acknowledged
+//   samples    >= 1,000 latency samples
+//   drift      last-third p99 / first-third p99 < the drift limit (default 1.5)
+// Ladder rung (a quick step of the rate sweep): delivered rate, drops and reconciliation only; drift
+// is noted beside it, not gated.
+//
+// A check that could not be made (no p99 limit configured, no database counts given) is `null`, named
+// in `unchecked`, and does not fail the verdict; but such a verdict is not `reconciled`, and a run that
+// cannot be reconciled is not published.
+import type { IngestAnalysis } from './analysis';
+import { DEFAULT_DRIFT_LIMIT } from './drift';
+
+export const MIN_SAMPLES = 1000;
+/** A rung holds when it delivered at least (1 - this) of what it offered. */
+export const DEFAULT_DELIVERED_TOLERANCE = 0.005;
+
+export type CheckName = 'threshold' | 'dropped' | 'failed' | 'rows' | 'quantity' | 'samples' | 'drift' | 'delivered';
+
+export interface GateCheck {
+  name: CheckName;
+  /** null: not checked (missing input), see GateVerdict.unchecked. */
+  passed: boolean | null;
+  detail: string;
+}
+
+export interface GateVerdict {
+  kind: 'sustained' | 'ladder' | 'ceiling';
+  /** Every check that was made passed. */
+  passed: boolean;
+  /** Reconciliation (rows and quantity) was checked; only then may the figure be published. */
+  reconciled: boolean;
+  /** `name: detail` of each failed check, in check order. */
+  reasons: string[];
+  checks: GateCheck[];
+  unchecked: CheckName[];
+  /** Facts reported beside the verdict without gating it (drift on a ladder rung). */
+  notes: string[];
+}
+
+/** What the database gained for this repeat's run tag. */
+export interface Reconciliation {
+  rows_written: number;
+  quantity_gained: number;
+}
+
+export interface SustainedGateOptions {
+  /** The configuration's p99 limit in ms; null/undefined: no threshold configured. */
+  p99LimitMs?: number | null;
+  driftLimit?: number;
+  minSamples?: number;
+  reconciliation?: Reconciliation | null;
+}
+
+export interface LadderGateOptions {
+  deliveredTolerance?: number;
+  driftLimit?: number;
+  reconciliation?: Reconciliation | null;
+}
+
+export function sustainedGate(a: IngestAnalysis, opts: SustainedGateOptions = {}): GateVerdict {
+  const driftLimit = opts.driftLimit ?? DEFAULT_DRIFT_LIMIT;
+  const minSamples = opts.minSamples ?? MIN_SAMPLES;
+  const checks: GateCheck[] = [
+    thresholdCheck(a, opts.p99LimitMs ?? null),
+    droppedCheck(a),
+    failedCheck(a),
+    ...reconciliationChecks(a, opts.reconciliation ?? null),
+    {
+      name: 'samples',
+      passed: a.samples >= minSamples,
+      detail: a.samples >= minSamples ? `${a.samples} samples` : `${a.samples} samples, fewer than the ${minSamples} required`,
+    },
+    driftCheck(a, driftLimit),
+  ];
+  return verdict('sustained', checks, []);
+}
+
+/**
+ * A closed-loop ceiling is not a service level and has no rate to hold: it is only checked for being
+ * a valid measurement (no failed requests, enough samples); drift is noted.
+ */
+export function ceilingGate(a: IngestAnalysis, opts: { driftLimit?: number; minSamples?: number } = {}): GateVerdict {
+  const minSamples = opts.minSamples ?? MIN_SAMPLES;
+  const checks: GateCheck[] = [
+    failedCheck(a),
+    { name: 'samples', passed: a.samples >= minSamples, detail: `${a.samples} samples${a.samples >= minSamples ? '' : `, fewer than the ${minSamples} required`}` },
+  ];
+  const d = driftCheck(a, opts.driftLimit ?? DEFAULT_DRIFT_LIMIT);
+  const v = verdict('ceiling', checks, [`drift (noted, not gated on a ceiling): ${d.detail}`]);
+  return { ...v, reconciled: false };
+}
+
+export function ladderGate(a: IngestAnalysis, opts: LadderGateOptions = {}): GateVerdict {
+  const tol = opts.deliveredTolerance ?? DEFAULT_DELIVERED_TOLERANCE;
+  const need = (1 - tol) * a.offered_rate_rps;
+  const deliveredOk = a.offered > 0 && a.delivered_rate_rps >= need;
+  const checks: GateCheck[] = [
+    {
+      name: 'delivered',
+      passed: deliveredOk,
+      detail: `delivered ${fmt(a.delivered_rate_rps)} req/s (${fmt(a.delivered_rate_evps)} ev/s) of ${fmt(a.offered_rate_rps)} req/s offered${
+        deliveredOk ? '' : `, below the ${fmt((1 - tol) * 100)} % required`
+      }`,
+    },
+    droppedCheck(a),
+    ...reconciliationChecks(a, opts.reconciliation ?? null),
+  ];
+  const d = driftCheck(a, opts.driftLimit ?? DEFAULT_DRIFT_LIMIT);
+  return verdict('ladder', checks, [`drift (noted, not gated on a rung): ${d.detail}`]);
+}
+
+function verdict(kind: GateVerdict['kind'], checks: GateCheck[], notes: string[]): GateVerdict {
+  const failed = checks.filter((c) => c.passed === false);
+  const unchecked = checks.filter((c) => c.passed === null).map((c) => c.name);
+  return {
+    kind,
+    passed: failed.length === 0,
+    reconciled: !unchecked.includes('rows') && !unchecked.includes('quantity'),
+    reasons: failed.map((c) => `${c.name}: ${c.detail}`),
+    checks,
+    unchecked,
+    notes,
+  };
+}
+
+function thresholdCheck(a: IngestAnalysis, limitMs: number | null): GateCheck {
+  if (limitMs === null) return { name: 'threshold', passed: null, detail: 'no p99 limit configured' };
+  if (a.p99_us === null) return { name: 'threshold', passed: false, detail: `no latency samples to hold p99 <= ${fmt(limitMs)} ms` };
+  const p99 = a.p99_us / 1000;
+  return { name: 'threshold', passed: p99 <= limitMs, detail: `p99 ${fmt(p99)} ms ${p99 <= limitMs ? '<=' : '>'} limit ${fmt(limitMs)} ms` };
+}
+
+function droppedCheck(a: IngestAnalysis): GateCheck {
+  return {
+    name: 'dropped',
+    passed: a.dropped === 0,
+    detail: a.dropped === 0 ? '0 dropped' : `${a.dropped} of ${a.offered} requests dropped (no free slot when their time came)`,
+  };
+}
+
+function failedCheck(a: IngestAnalysis): GateCheck {
+  return { name: 'failed', passed: a.failed === 0, detail: a.failed === 0 ? '0 failed' : `${a.failed} of ${a.sent} sent requests failed (no 2xx)` };
+}
+
+function reconciliationChecks(a: IngestAnalysis, r: Reconciliation | null): GateCheck[] {
+  if (r === null) {
+    return [
+      { name: 'rows', passed: null, detail: `not reconciled: ${a.events_claimed} events claimed, rows written unknown` },
+      { name: 'quantity', passed: null, detail: `not reconciled: ${a.quantity_claimed} quantity claimed, quantity gained unknown` },
+    ];
+  }
+  return [
+    diffCheck('rows', 'rows written', r.rows_written, 'events claimed', a.events_claimed),
+    diffCheck('quantity', 'quantity gained', r.quantity_gained, 'quantity sent (acknowledged)', a.quantity_claimed),
+  ];
+}
+
+function diffCheck(name: CheckName, gotLabel: string, got: number, wantLabel: string, want: number): GateCheck {
+  if (got === want) return { name, passed: true, detail: `${gotLabel} ${got} == ${wantLabel} ${want}` };
+  const d = want - got;
+  return { name, passed: false, detail: `${gotLabel} ${got} != ${wantLabel} ${want} (${d > 0 ? `missing ${d}` : `${-d} extra`})` };
+}
+
+function driftCheck(a: IngestAnalysis, limit: number): GateCheck {
+  const d = a.drift;
+  if (d.ratio === null) {
+    const why = d.third_s === 0 ? `the run is ${a.duration_s} s, too short for thirds` : 'a third of the run has no latency samples';
+    return { name: 'drift', passed: false, detail: `no drift figure: ${why}` };
+  }
+  const ok = d.ratio < limit;
+  return {
+    name: 'drift',
+    passed: ok,
+    detail: `x${d.ratio.toFixed(2)} (last-third p99 ${fmt((d.last_p99_us as number) / 1000)} ms / first-third p99 ${fmt((d.first_p99_us as number) / 1000)} ms) ${ok ? '<' : '>='} limit x${limit}`,
+  };
+}
+
+/** Compact number for messages: at most 3 decimals, no trailing zeros. */
+export function fmt(x: number): string {
+  return Number.isInteger(x) ? String(x) : String(Number(x.toFixed(3)));
+}

@@ -1,0 +1,113 @@
+// The report of one repeat, as `rig analyze --json` prints it and `rig measure` writes it to
+// verdict.json: the analysis in milliseconds, the ingest gate, the probe verdict and the repeat's
+// verdict. Also its human-readable rendering. Pure.
+import type { RunAnalysis } from './analysis';
+import type { GateVerdict } from './gates';
+import type { ProbeVerdict, RepeatVerdict } from './verdicts';
+
+export interface RunReport {
+  duration_s: number;
+  samples: number;
+  offered: number;
+  sent: number;
+  ok: number;
+  dropped: number;
+  failed: number;
+  /** events/s offered and delivered (acknowledged 2xx). */
+  offered_rate: number;
+  delivered_rate: number;
+  offered_rate_rps: number;
+  delivered_rate_rps: number;
+  events_claimed: number;
+  quantity_claimed: number;
+  p50_ms: number | null;
+  p99_ms: number | null;
+  max_ms: number | null;
+  co_p50_ms: number | null;
+  co_p99_ms: number | null;
+  schedule_lag_p50_ms: number | null;
+  schedule_lag_p99_ms: number | null;
+  median_10s_p99_ms: number | null;
+  worst_10s_p99_ms: number | null;
+  drift: number | null;
+  drift_first_third_p99_ms: number | null;
+  drift_last_third_p99_ms: number | null;
+  freeze_seconds: number[];
+  freeze_cadence_s: number | null;
+  windows: Array<[number, number]>;
+  probe: {
+    verdict: ProbeVerdict['state'];
+    budget_ms: number;
+    reasons: string[];
+    endpoints: Record<string, { samples: number; failed: number; dropped: number; p50_ms: number | null; p99_ms: number | null; over_budget: boolean }>;
+  };
+  gate: GateVerdict;
+  verdict: { passed: boolean; interrupted: boolean; reasons: string[] };
+}
+
+const ms = (us: number | null): number | null => (us === null ? null : round3(us / 1000));
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+export function runReport(a: RunAnalysis, v: RepeatVerdict): RunReport {
+  const i = a.ingest;
+  const endpoints: RunReport['probe']['endpoints'] = {};
+  for (const e of v.probe.endpoints) {
+    endpoints[e.scenario] = { samples: e.samples, failed: e.failed, dropped: e.dropped, p50_ms: e.p50_ms, p99_ms: e.p99_ms, over_budget: e.over_budget };
+  }
+  return {
+    duration_s: a.duration_s,
+    samples: i.samples,
+    offered: i.offered,
+    sent: i.sent,
+    ok: i.ok,
+    dropped: i.dropped,
+    failed: i.failed,
+    offered_rate: round3(i.offered_rate_evps),
+    delivered_rate: round3(i.delivered_rate_evps),
+    offered_rate_rps: round3(i.offered_rate_rps),
+    delivered_rate_rps: round3(i.delivered_rate_rps),
+    events_claimed: i.events_claimed,
+    quantity_claimed: i.quantity_claimed,
+    p50_ms: ms(i.p50_us),
+    p99_ms: ms(i.p99_us),
+    max_ms: ms(i.max_us),
+    co_p50_ms: ms(i.co_p50_us),
+    co_p99_ms: ms(i.co_p99_us),
+    schedule_lag_p50_ms: ms(i.schedule_lag_p50_us),
+    schedule_lag_p99_ms: ms(i.schedule_lag_p99_us),
+    median_10s_p99_ms: ms(i.median_bucket_p99_us),
+    worst_10s_p99_ms: ms(i.worst_10s_p99_us),
+    drift: i.drift.ratio === null ? null : round3(i.drift.ratio),
+    drift_first_third_p99_ms: ms(i.drift.first_p99_us),
+    drift_last_third_p99_ms: ms(i.drift.last_p99_us),
+    freeze_seconds: i.freeze_seconds,
+    freeze_cadence_s: i.freeze_cadence_s,
+    windows: i.windows,
+    probe: { verdict: v.probe.state, budget_ms: v.probe.budget_ms, reasons: v.probe.reasons, endpoints },
+    gate: v.ingest,
+    verdict: { passed: v.passed, interrupted: v.interrupted, reasons: v.reasons },
+  };
+}
+
+/** The report for a terminal: figures first, then every check, then the verdict line. */
+export function formatRunReport(r: RunReport): string {
+  const n = (x: number | null, unit = ' ms') => (x === null ? '—' : `${x}${unit}`);
+  const lines = [
+    `duration ${r.duration_s} s: offered ${r.offered} requests (${r.offered_rate} ev/s), sent ${r.sent}, ok ${r.ok}, failed ${r.failed}, dropped ${r.dropped}`,
+    `delivered ${r.delivered_rate} ev/s (${r.delivered_rate_rps} req/s); claimed ${r.events_claimed} events, quantity ${r.quantity_claimed}`,
+    `latency p50 ${n(r.p50_ms)}, p99 ${n(r.p99_ms)}, max ${n(r.max_ms)}; corrected p99 ${n(r.co_p99_ms)}; schedule lag p99 ${n(r.schedule_lag_p99_ms)}`,
+    `10-s buckets: median p99 ${n(r.median_10s_p99_ms)}, worst p99 ${n(r.worst_10s_p99_ms)}, windows ${r.windows.length ? r.windows.map(([a, b]) => `${a}-${b + 10}s`).join(', ') : 'none'}`,
+    `freeze-seconds ${r.freeze_seconds.length}${r.freeze_seconds.length ? ` at ${r.freeze_seconds.join(', ')}` : ''}${r.freeze_cadence_s === null ? '' : `, cadence ${r.freeze_cadence_s} s`}; drift ${r.drift === null ? '—' : `x${r.drift}`}`,
+  ];
+  for (const c of r.gate.checks) lines.push(`  ${c.passed === null ? 'n/a ' : c.passed ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`);
+  for (const note of r.gate.notes) lines.push(`  note ${note}`);
+  if (r.probe.verdict !== 'OFF') {
+    for (const [name, e] of Object.entries(r.probe.endpoints)) {
+      lines.push(`  probe ${name}: ${e.samples} samples, p50 ${n(e.p50_ms)}, p99 ${n(e.p99_ms)} (budget ${r.probe.budget_ms} ms)${e.failed ? `, ${e.failed} failed` : ''}${e.dropped ? `, ${e.dropped} dropped` : ''}`);
+    }
+    lines.push(`  probe verdict: ${r.probe.verdict}`);
+  }
+  const unchecked = r.gate.unchecked.length ? ` (not checked: ${r.gate.unchecked.join(', ')})` : '';
+  lines.push(`${r.verdict.interrupted ? 'CUT SHORT' : r.verdict.passed ? 'PASS' : 'FAIL'}${unchecked}${r.verdict.reasons.length ? `: ${r.verdict.reasons.join('; ')}` : ''}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,193 @@
+// The campaign spec: everything a campaign does, as data. Validated with zod before anything is
+// provisioned (by `rig campaign start`, and again as the workflow's first act, since a spec can also
+// arrive through `temporal workflow start --input-file`). No secret is ever part of it: API keys and
+// database passwords are made and kept inside activities.
+import { z } from 'zod';
+
+const numberOf = (what: string) =>
+  z.number({ error: (iss) => (iss.input === undefined ? `${what} is required` : `${what} must be a number`) });
+const positiveInt = (what: string) => numberOf(what).int(`${what} must be a whole number`).positive(`${what} must be > 0`);
+const nonNegativeInt = (what: string) => numberOf(what).int(`${what} must be a whole number`).min(0, `${what} must be >= 0`);
+const name = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, 'lower-case letters, digits, ".", "_" and "-", starting with a letter or digit');
+
+/** One sustained configuration: a rate, a batch size and the p99 threshold its repeats are gated on. */
+export const ConfigurationSpec = z.strictObject({
+  name,
+  eventsPerSecond: positiveInt('eventsPerSecond'),
+  batch: positiveInt('batch').max(1000, 'batch must be <= 1000 (the service limit)'),
+  p99LimitMs: z.number().positive('p99LimitMs must be > 0'),
+});
+
+export const ProbeSpec = z.strictObject({
+  /** Read requests per second while ingest runs; 0 = no probe. */
+  rate: z.number().min(0).default(0),
+  p99BudgetMs: z.number().positive().default(500),
+});
+
+export const SustainedSpec = z.strictObject({
+  repeats: positiveInt('repeats').max(100),
+  repeatSeconds: positiveInt('repeatSeconds'),
+  cooldownSeconds: nonNegativeInt('cooldownSeconds'),
+  configurations: z.array(ConfigurationSpec).min(1, 'at least one configuration'),
+  probe: ProbeSpec.default({ rate: 0, p99BudgetMs: 500 }),
+  /** p99 of the last third over p99 of the first third must stay under this. */
+  driftLimit: z.number().gt(1).default(1.5),
+  /** Request slots of the open-loop generator (k6's maxVUs); a request with no free slot is dropped. */
+  maxInFlight: positiveInt('maxInFlight').default(512),
+});
+
+export const LadderSpec = z.strictObject({
+  /** Offered rates in events/s, climbed in order. */
+  rates: z.array(positiveInt('rates[]')).min(1),
+  batch: positiveInt('batch').max(1000),
+  rungSeconds: positiveInt('rungSeconds').default(90),
+  rungs: positiveInt('rungs').default(2),
+  cooldownSeconds: nonNegativeInt('cooldownSeconds').default(10),
+  maxInFlight: positiveInt('maxInFlight').default(512),
+});
+
+export const CeilingSpec = z.strictObject({
+  workers: positiveInt('workers'),
+  batch: positiveInt('batch').max(1000),
+  seconds: positiveInt('seconds'),
+});
+
+export const DenominatorSpec = z.strictObject({
+  batch: positiveInt('batch').max(1000),
+  clients: positiveInt('clients'),
+  seconds: positiveInt('seconds'),
+});
+
+/** postgresql.conf parameters the campaign sets (local cluster; an RDS parameter group on AWS). */
+export const DatabaseSpec = z.strictObject({
+  shared_buffers: z.string().default('256MB'),
+  min_wal_size: z.string().default('80MB'),
+  max_wal_size: z.string().default('1GB'),
+  autovacuum_vacuum_insert_scale_factor: z.number().min(0).max(100).default(0.2),
+  wal_compression: z.enum(['off', 'pglz', 'lz4', 'zstd', 'on']).default('off'),
+});
+
+/** Switches of the reference service that reproduce the spec's walls (#818, #823, #819). */
+export const ServiceSpec = z.strictObject({
+  lastUsed: z.enum(['per-minute', 'every-request']).default('per-minute'),
+  insert: z.enum(['per-event', 'multi-row']).default('per-event'),
+  aggregate: z.enum(['scan', 'rollup']).default('scan'),
+});
+
+export const SeedSpec = z.strictObject({
+  customers: positiveInt('customers').max(100_000).default(200),
+  historyRows: nonNegativeInt('historyRows'),
+  /** Seconds to wait for autovacuum/analyze to go idle after the seed. */
+  settleTimeoutSeconds: positiveInt('settleTimeoutSeconds').default(600),
+});
+
+/** What the report says about the hardware (cost is per hour, in USD). */
+export const HardwareSpec = z.strictObject({
+  description: z.string().default('this machine'),
+  costPerHour: z.number().min(0).default(0),
+});
+
+export const CampaignSpec = z
+  .strictObject({
+    /** Editors' pointer to schema/campaign.schema.json; ignored by the rig. */
+    $schema: z.string().optional(),
+    name,
+    target: z.enum(['local'], { error: 'target must be "local" (the AWS target is not built yet)' }),
+    /** What happens to the rig at the end: destroy (default), keep, or keep it only when the campaign failed. */
+    end: z.enum(['destroy', 'keep', 'keep-on-failure']).default('destroy'),
+    /** The watchdog tears everything down this many minutes after provisioning unless disarmed. */
+    watchdogMinutes: positiveInt('watchdogMinutes').default(240),
+    calibrate: z.boolean().default(true),
+    database: DatabaseSpec.default(DatabaseSpec.parse({})),
+    service: ServiceSpec.default(ServiceSpec.parse({})),
+    seed: SeedSpec,
+    sustained: SustainedSpec.optional(),
+    ladder: LadderSpec.optional(),
+    ceiling: CeilingSpec.optional(),
+    denominator: DenominatorSpec.optional(),
+    hardware: HardwareSpec.default(HardwareSpec.parse({})),
+  })
+  .refine((s) => Boolean(s.sustained) !== Boolean(s.ladder), {
+    message: 'give exactly one of "sustained" (gated repeats) or "ladder" (a quick rate sweep)',
+    path: ['sustained'],
+  });
+
+export type CampaignSpec = z.infer<typeof CampaignSpec>;
+export type CampaignSpecInput = z.input<typeof CampaignSpec>;
+export type ConfigurationSpec = z.infer<typeof ConfigurationSpec>;
+
+/** A spec error that names each field and what is allowed there. */
+export class SpecError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`invalid campaign spec:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
+    this.name = 'SpecError';
+  }
+}
+
+function fieldPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '') || '(spec)';
+}
+
+/** Parses and defaults a spec, or throws SpecError naming every bad field. Pure: safe in workflows. */
+export function parseCampaignSpec(input: unknown): CampaignSpec {
+  const res = CampaignSpec.safeParse(input);
+  if (res.success) return res.data;
+  throw new SpecError(
+    res.error.issues.map((issue) => {
+      const where = fieldPath(issue.path);
+      if (issue.code === 'unrecognized_keys') return `${where}: unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+      if (issue.code === 'invalid_value' && 'values' in issue) {
+        return `${where}: ${issue.message} (allowed: ${issue.values.map((v) => JSON.stringify(v)).join(', ')})`;
+      }
+      if (issue.code === 'invalid_type' && issue.message.includes('received undefined')) return `${where}: required`;
+      return `${where}: ${issue.message}`;
+    }),
+  );
+}
+
+/** The two built-in profiles. */
+export const PROFILES: Record<'rehearsal' | 'full', CampaignSpecInput> = {
+  // About five minutes end to end on a laptop: proves the whole pipeline, measures nothing to publish.
+  rehearsal: {
+    name: 'rehearsal',
+    target: 'local',
+    watchdogMinutes: 30,
+    seed: { customers: 200, historyRows: 200_000, settleTimeoutSeconds: 120 },
+    sustained: {
+      repeats: 3,
+      repeatSeconds: 30,
+      cooldownSeconds: 5,
+      configurations: [
+        { name: 'single', eventsPerSecond: 200, batch: 1, p99LimitMs: 50 },
+        { name: 'batched', eventsPerSecond: 1000, batch: 10, p99LimitMs: 100 },
+      ],
+      probe: { rate: 2, p99BudgetMs: 500 },
+    },
+    ceiling: { workers: 8, batch: 500, seconds: 20 },
+    denominator: { batch: 500, clients: 8, seconds: 20 },
+  },
+  // The spec's protocol: 20M rows of history, 5 x 10-minute repeats with 2-minute cool-downs.
+  full: {
+    name: 'full',
+    target: 'local',
+    watchdogMinutes: 600,
+    database: { shared_buffers: '4GB', min_wal_size: '16GB', max_wal_size: '32GB', autovacuum_vacuum_insert_scale_factor: 0.02 },
+    seed: { customers: 200, historyRows: 20_000_000, settleTimeoutSeconds: 1800 },
+    sustained: {
+      repeats: 5,
+      repeatSeconds: 600,
+      cooldownSeconds: 120,
+      configurations: [
+        { name: 'single', eventsPerSecond: 200, batch: 1, p99LimitMs: 50 },
+        { name: 'batched', eventsPerSecond: 1000, batch: 10, p99LimitMs: 100 },
+      ],
+      probe: { rate: 5, p99BudgetMs: 500 },
+    },
+    ceiling: { workers: 16, batch: 500, seconds: 90 },
+    denominator: { batch: 500, clients: 16, seconds: 60 },
+  },
+};

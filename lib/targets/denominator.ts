@@ -1,0 +1,183 @@
+// The denominator: pgbench on the same database and row shape, into the fixtures' partition, so that
+// "the service does N events/s" always stands beside "the database alone does M rows/s". Three legs
+// (pgbench-script.ts). Each leg tags its rows and then checks that the table gained exactly the rows
+// pgbench says it committed, in the intended partition and none in the other; it refuses to run when
+// the fixtures are in the other mode. Passwords reach pgbench through PGPASSWORD, never its argv.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { PgCluster } from './local/pg-cluster';
+import { assertMode, detectFixtures } from './fixtures-scope';
+import { parsePgbench, type PgbenchSummary } from './pgbench-output';
+import { LEGS, legScript, rowsPerTransaction, type LegName, type PgbenchProtocol } from './pgbench-script';
+import { reconcile } from './reconcile';
+import type { ProgressFn } from './target';
+
+/** Runs pgbench somewhere (locally as the cluster's OS user; on AWS, on the load host). */
+export interface PgbenchRunner {
+  /** A folder the runner can read script files from. */
+  scriptDir(): string;
+  run(args: string[], env: Record<string, string>): Promise<{ stdout: string; stderr: string }>;
+  cleanup(): void;
+}
+
+/** pgbench from the cluster's own bin folder, run as the cluster's OS user (PgCluster.exec). */
+export function localPgbenchRunner(clusterDir: string): PgbenchRunner {
+  const cluster = PgCluster.attach(clusterDir);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-pgbench-'));
+  fs.chmodSync(dir, 0o755); // the cluster's OS user reads the scripts (they hold no secret)
+  return {
+    scriptDir: () => dir,
+    run: (args, env) => cluster.exec('pgbench', args, { env: { ...process.env, HOME: os.tmpdir(), LC_ALL: 'C', ...env } }),
+    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+export interface DenominatorOptions {
+  /** Owner and app role URLs, with passwords (kept in this process). */
+  ownerUrl: string;
+  appUrl: string;
+  runner: PgbenchRunner;
+  /** C: pgbench clients (the spec: 16). */
+  clients: number;
+  /** T: seconds per leg. */
+  seconds: number;
+  /** B: rows per transaction (the spec: 500). */
+  batch: number;
+  /** Asked-for mode; refused when it is not the fixtures'. Default: the fixtures' mode. */
+  livemode?: boolean;
+  tenantId?: string;
+  meterKey?: string;
+  legs?: readonly LegName[];
+  /** Prefix of the legs' run tags (default a random one). */
+  tag?: string;
+  /**
+   * pgbench -M, default 'prepared': the service runs its INSERTs as named prepared statements, so the
+   * database's own ceiling is measured the same way (simple mode re-plans every INSERT: ~20 % slower at
+   * batch 500, ~2x at batch 1 on the 2-core machine).
+   */
+  protocol?: PgbenchProtocol;
+  onProgress?: ProgressFn;
+}
+
+export interface LegResult {
+  leg: LegName;
+  tag: string;
+  role: string;
+  protocol: PgbenchProtocol;
+  clients: number;
+  seconds: number;
+  batch: number;
+  transactions: number;
+  failed: number;
+  tps: number;
+  latencyAvgMs: number;
+  /** transactions x rows per transaction / measured duration (pgbench's tps x rows per transaction). */
+  rowsPerSec: number;
+  expectedRows: number;
+  countedRows: number;
+  otherModeRows: number;
+}
+
+export interface DenominatorResult {
+  tenantId: string;
+  livemode: boolean;
+  legs: LegResult[];
+}
+
+function connParts(url: string): { host: string; port: string; user: string; password: string; database: string } {
+  const u = new URL(url);
+  return {
+    host: u.hostname,
+    port: u.port || '5432',
+    user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    database: decodeURIComponent(u.pathname.replace(/^\//, '')),
+  };
+}
+
+export async function denominator(opts: DenominatorOptions): Promise<DenominatorResult> {
+  for (const [k, v] of [
+    ['clients', opts.clients],
+    ['seconds', opts.seconds],
+    ['batch', opts.batch],
+  ] as const) {
+    if (!Number.isInteger(v) || v < 1) throw new Error(`denominator: ${k} must be a positive integer, not ${v}`);
+  }
+  const say = opts.onProgress ?? (() => {});
+  const owner = new pg.Client({ connectionString: opts.ownerUrl, application_name: 'rig-denominator' });
+  await owner.connect();
+  try {
+    const scope = await detectFixtures(owner, { tenantId: opts.tenantId, meterKey: opts.meterKey });
+    const livemode = assertMode(scope, opts.livemode, 'the pgbench denominator');
+    const legs = opts.legs ?? LEGS;
+    let keyHash: string | undefined;
+    if (legs.includes('rls-1row')) {
+      keyHash = (
+        await owner.query<{ key_hash: string }>('SELECT key_hash FROM api_keys WHERE tenant_id = $1 AND livemode = $2 ORDER BY id LIMIT 1', [
+          scope.tenantId,
+          livemode,
+        ])
+      ).rows[0]?.key_hash;
+      if (!keyHash) throw new Error(`the rls-1row leg needs an API key of tenant ${scope.tenantId} with livemode=${livemode}: run bring-up (fixtures) first`);
+    }
+    const prefix = opts.tag ?? `pgb-${crypto.randomBytes(4).toString('hex')}`;
+    const protocol = opts.protocol ?? 'prepared';
+    const results: LegResult[] = [];
+    for (const leg of legs) {
+      const tag = `${prefix}-${leg}`;
+      const script = path.join(opts.runner.scriptDir(), `${tag}.sql`);
+      fs.writeFileSync(script, legScript(leg, { scope, tag, batch: opts.batch, keyHash, protocol }), { mode: 0o644 });
+      const conn = connParts(leg === 'rls-1row' ? opts.appUrl : opts.ownerUrl);
+      const threads = Math.max(1, Math.min(opts.clients, os.cpus().length));
+      const args = ['-n', '-M', protocol, '-c', String(opts.clients), '-j', String(threads), '-T', String(opts.seconds), '-f', script, '-h', conn.host, '-p', conn.port, '-U', conn.user, conn.database];
+      const env: Record<string, string> = { PGPASSWORD: conn.password, PGAPPNAME: `rig-pgbench-${leg}` };
+      // Owner legs: the set_livemode trigger reads app.livemode; set it for the session at connect. The
+      // RLS leg sets it per transaction from the key, as the service does.
+      if (leg !== 'rls-1row') env.PGOPTIONS = `-c app.livemode=${livemode}`;
+      say(`pgbench ${leg} (-M ${protocol}): ${opts.clients} clients, ${opts.seconds} s, batch ${opts.batch}`);
+      let out: { stdout: string; stderr: string };
+      try {
+        out = await opts.runner.run(args, env);
+      } catch (err) {
+        throw new Error(`pgbench leg ${leg} failed: ${(err as Error).message}`);
+      }
+      const s: PgbenchSummary = parsePgbench(out.stdout);
+      if (s.failed > 0) throw new Error(`pgbench leg ${leg}: ${s.failed} transactions failed:\n${out.stderr.slice(-2000)}`);
+      const perTx = rowsPerTransaction(leg, opts.batch);
+      const expectedRows = s.transactions * perTx;
+      const rec = await reconcile(owner, { runTag: tag, livemode, tenantId: scope.tenantId });
+      if (rec.rows !== expectedRows || rec.otherModeRows !== 0) {
+        throw new Error(
+          `pgbench leg ${leg} does not reconcile: pgbench committed ${s.transactions} transactions x ${perTx} rows = ${expectedRows}, ` +
+            `the livemode=${livemode} partition gained ${rec.rows} rows tagged ${tag}, the other partition ${rec.otherModeRows}`,
+        );
+      }
+      const result: LegResult = {
+        leg,
+        tag,
+        role: conn.user,
+        protocol,
+        clients: opts.clients,
+        seconds: opts.seconds,
+        batch: opts.batch,
+        transactions: s.transactions,
+        failed: s.failed,
+        tps: s.tps,
+        latencyAvgMs: s.latencyAvgMs,
+        rowsPerSec: s.tps * perTx,
+        expectedRows,
+        countedRows: rec.rows,
+        otherModeRows: rec.otherModeRows,
+      };
+      say(`pgbench ${leg}: ${Math.round(result.rowsPerSec)} rows/s (${s.tps.toFixed(1)} tps, latency avg ${s.latencyAvgMs} ms), ${rec.rows} rows verified`);
+      results.push(result);
+    }
+    return { tenantId: scope.tenantId, livemode, legs: results };
+  } finally {
+    await owner.end();
+    opts.runner.cleanup();
+  }
+}

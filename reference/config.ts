@@ -1,0 +1,77 @@
+// The service's configuration: the three switches reproduce the spec's walls and their fixes, so a
+// campaign can measure either side of each.
+
+export type LastUsedMode = 'per-minute' | 'every-request';
+export type InsertMode = 'per-event' | 'multi-row';
+export type AggregateMode = 'scan' | 'rollup';
+
+export interface ServiceConfig {
+  /** The app role's URL (password inside; never logged). */
+  databaseUrl: string;
+  /** 0 = a free port. Default 0. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Connections in the request pool. Default 20 (the spec's pool; 60 was measured worse). */
+  poolSize?: number;
+  /**
+   * per-minute (default): #818's fix, api_keys.last_used_at written at most once a minute per key.
+   * every-request: the hot row, one UPDATE of the key's row per request, held until commit.
+   */
+  lastUsed?: LastUsedMode;
+  /**
+   * per-event (default): one `WITH rate AS (SELECT … provider_cost_rates …) INSERT …` per event, as measured.
+   * multi-row: one INSERT per batch (#823's lever).
+   */
+  insert?: InsertMode;
+  /**
+   * scan (default): count + sum GROUP BY meter over the customer's rows (#819, linear in events).
+   * rollup: read usage_daily_rollup (whole days) plus a scan of partial edge days; the ingest path
+   * maintains the rollup in the same transaction.
+   */
+  aggregate?: AggregateMode;
+}
+
+export type ResolvedConfig = Required<ServiceConfig>;
+
+export function resolveConfig(c: ServiceConfig): ResolvedConfig {
+  const r: ResolvedConfig = {
+    databaseUrl: c.databaseUrl,
+    port: c.port ?? 0,
+    host: c.host ?? '127.0.0.1',
+    poolSize: c.poolSize ?? 20,
+    lastUsed: c.lastUsed ?? 'per-minute',
+    insert: c.insert ?? 'per-event',
+    aggregate: c.aggregate ?? 'scan',
+  };
+  if (!r.databaseUrl) throw new Error('databaseUrl (HC_DATABASE_URL) is required');
+  if (!Number.isInteger(r.port) || r.port < 0 || r.port > 65535) throw new Error(`port ${r.port} is not a TCP port`);
+  if (!Number.isInteger(r.poolSize) || r.poolSize < 1) throw new Error(`pool size ${r.poolSize} is not a positive integer`);
+  oneOf('lastUsed (HC_LAST_USED)', r.lastUsed, ['per-minute', 'every-request']);
+  oneOf('insert (HC_INSERT)', r.insert, ['per-event', 'multi-row']);
+  oneOf('aggregate (HC_AGGREGATE)', r.aggregate, ['scan', 'rollup']);
+  return r;
+}
+
+function oneOf(name: string, value: string, allowed: string[]): void {
+  if (!allowed.includes(value)) throw new Error(`${name} must be one of ${allowed.join(', ')}, not ${JSON.stringify(value)}`);
+}
+
+/** HC_* environment variables -> config. Throws (without echoing HC_DATABASE_URL) when one is invalid. */
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+  const int = (name: string): number | undefined => {
+    const v = env[name];
+    if (v === undefined || v === '') return undefined;
+    if (!/^\d+$/.test(v)) throw new Error(`${name} must be a non-negative integer, not ${JSON.stringify(v)}`);
+    return Number(v);
+  };
+  return resolveConfig({
+    databaseUrl: env.HC_DATABASE_URL ?? '',
+    port: int('HC_PORT'),
+    host: env.HC_HOST || undefined,
+    poolSize: int('HC_POOL_SIZE'),
+    lastUsed: (env.HC_LAST_USED || undefined) as LastUsedMode | undefined,
+    insert: (env.HC_INSERT || undefined) as InsertMode | undefined,
+    aggregate: (env.HC_AGGREGATE || undefined) as AggregateMode | undefined,
+  });
+}

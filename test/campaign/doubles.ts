@@ -1,0 +1,105 @@
+// Test doubles of the rig's activities, for tests of workflow logic alone on the time-skipping
+// server (timers, retries, compensation). They record their calls; nothing here measures anything.
+// The real activities are exercised end to end in the rehearsal tests.
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type * as contract from '../../activities/contract';
+import type { RepeatSummary } from '../../lib/protocol/campaign-result';
+
+export interface Call {
+  name: string;
+  /** Server time (skipped time on the test server) the attempt was scheduled at. */
+  scheduledMs: number;
+  input: unknown;
+}
+
+export interface DoubleOptions {
+  dataQueue: string;
+  /** Repeats (configuration, index) that fail their gate. */
+  failing?: Array<[string, number]>;
+  /** Step whose activity refuses. */
+  refuse?: 'bringUp';
+}
+
+export function activityDoubles(opts: DoubleOptions) {
+  const calls: Call[] = [];
+  const note = (name: string, input: unknown) =>
+    calls.push({ name, input, scheduledMs: Context.current().info.currentAttemptScheduledTimestampMs });
+  const activities = {
+    async openCampaign(i: contract.OpenCampaignInput): Promise<contract.OpenCampaignOutput> {
+      note('openCampaign', i);
+      // The time-skipping server has none of the rig's search attributes registered.
+      return { resultsDir: '/nonexistent', missingSearchAttributes: ['RigCampaign', 'RigTarget', 'RigStep', 'RigStatus'] };
+    },
+    async calibrateInstrument(i: contract.CampaignRef): Promise<contract.StepSummary> {
+      note('calibrateInstrument', i);
+      return { summary: 'CALIBRATED (6/6)' };
+    },
+    async cleanCheck(i: contract.CleanCheckInput): Promise<contract.CleanCheckOutput> {
+      note('cleanCheck', i);
+      return { clean: true, summary: 'clean' };
+    },
+    async provisionRig(i: contract.ProvisionInput) {
+      note('provisionRig', i);
+      return {
+        campaignId: i.campaignId,
+        target: 'local' as const,
+        dataQueue: opts.dataQueue,
+        serviceUrl: 'http://127.0.0.1:1',
+        database: '127.0.0.1:2',
+        rigDir: '/nonexistent',
+        hardware: 'double',
+        parameters: {},
+      };
+    },
+    async teardownRig(i: contract.TeardownInput): Promise<contract.StepSummary> {
+      note('teardownRig', i);
+      return { summary: 'removed' };
+    },
+    async bringUp(i: contract.BringUpInput): Promise<contract.StepSummary> {
+      note('bringUp', i);
+      if (opts.refuse === 'bringUp') throw ApplicationFailure.nonRetryable('app role cannot SELECT usage_events', 'BringupRefusal');
+      return { summary: 'verified' };
+    },
+    async seedHistory(i: contract.SeedInput): Promise<contract.StepSummary> {
+      note('seedHistory', i);
+      return { summary: `${i.rows} rows` };
+    },
+    async runRepeat(i: contract.RepeatInput): Promise<contract.RepeatOutput> {
+      note('runRepeat', i);
+      const fails = (opts.failing ?? []).some(([c, k]) => c === i.configuration.name && k === i.index);
+      const summary: RepeatSummary = {
+        configuration: i.configuration.name,
+        index: i.index,
+        attempt: Context.current().info.attempt,
+        runTag: `${i.campaignId}.${i.configuration.name}.r${i.index}`,
+        kind: i.kind,
+        passed: !fails,
+        reasons: fails ? ['dropped: 455 requests dropped (must be 0)'] : [],
+        samples: 10_000,
+        dropped: fails ? 455 : 0,
+        failed: 0,
+        p50Ms: 10 + i.index,
+        p99Ms: 20 + i.index,
+        worst10sP99Ms: 30,
+        drift: 1,
+        deliveredRate: i.configuration.eventsPerSecond,
+        freezeSeconds: 0,
+        windows: 0,
+        reconciled: true,
+        dir: `repeats/${i.configuration.name}/r${i.index}-a1`,
+        cutShort: false,
+      };
+      return { summary, interrupted: [] };
+    },
+    async runDenominator(i: contract.DenominatorInput): Promise<contract.DenominatorOutput> {
+      note('runDenominator', i);
+      return { legs: [{ leg: 'one-row', rowsPerSecond: 1000, rowsVerified: true }], dir: 'denominator' };
+    },
+    async finishCampaign(i: contract.FinishInput): Promise<contract.FinishOutput> {
+      note('finishCampaign', i);
+      return { resultsDir: '/nonexistent', reportPath: '/nonexistent/report.md' };
+    },
+  };
+  return { activities, calls };
+}

@@ -1,0 +1,103 @@
+// The campaign's workflow logic on the time-skipping server, with test-double activities: a
+// full-length series (2 configurations x 5 x 10 min, 2-minute cool-downs) finishes in seconds with
+// the right timer sequence; a failed repeat is a result (4/5 stays 4/5); a refusal stops the
+// campaign and teardown still runs; a bad spec fails before any activity.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { timeSkippingEnv } from '../harness/temporal';
+import { activityDoubles } from './doubles';
+import { PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
+import type { CampaignResult } from '../../lib/protocol/campaign-result';
+
+let env: TestWorkflowEnvironment;
+before(async () => {
+  env = await timeSkippingEnv();
+});
+after(async () => {
+  await env?.teardown();
+});
+
+async function runCampaign(spec: unknown, id: string, doubles: ReturnType<typeof activityDoubles>) {
+  const workers = await Promise.all(
+    ['rig', 'rig-data-test'].map((taskQueue) =>
+      Worker.create({
+        connection: env.nativeConnection,
+        taskQueue,
+        workflowsPath: require.resolve('../../workflows'),
+        activities: doubles.activities,
+      }),
+    ),
+  );
+  const run = env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] }) as Promise<CampaignResult>;
+  const [w1, w2] = workers;
+  return w1.runUntil(w2.runUntil(run));
+}
+
+test('a full-length series runs 10 repeats with 2-minute cool-down timers between them, in skipped time', async () => {
+  const doubles = activityDoubles({ dataQueue: 'rig-data-test', failing: [['batched', 5]] });
+  const spec: CampaignSpecInput = { ...PROFILES.full, seed: { ...PROFILES.full.seed, historyRows: 1000 } };
+  const started = process.hrtime.bigint();
+  const result = await runCampaign(spec, 'full-series', doubles);
+  console.log(`full-length series: ${(Number(process.hrtime.bigint() - started) / 1e6).toFixed(0)} ms of wall time`);
+
+  const repeats = doubles.calls.filter((c) => c.name === 'runRepeat' && (c.input as { kind: string }).kind === 'sustained');
+  assert.equal(repeats.length, 10);
+  // Each repeat is scheduled one cool-down after the previous one completed (the doubles take no time).
+  for (let i = 1; i < repeats.length; i++) {
+    assert.ok(repeats[i].scheduledMs - repeats[i - 1].scheduledMs >= 120_000, `a full cool-down before repeat ${i + 1}`);
+  }
+  const history = await env.client.workflow.getHandle('full-series').fetchHistory();
+  const timers = (history.events ?? []).filter((e) => e.timerStartedEventAttributes);
+  assert.equal(timers.length, 9, 'nine cool-downs between ten repeats, none after the last');
+  for (const t of timers) assert.equal(Number(t.timerStartedEventAttributes!.startToFireTimeout!.seconds), 120);
+  assert.ok((history.events?.length ?? 0) <= 2000, `history of ${history.events?.length} events`);
+
+  assert.deepEqual(
+    result.configurations.map((c) => [c.name, c.passed, c.total, c.held]),
+    [
+      ['single', 5, 5, true],
+      ['batched', 4, 5, false],
+    ],
+  );
+  assert.equal(result.status, 'not-held');
+  assert.equal(result.rig, 'destroyed');
+  const order = doubles.calls.map((c) => c.name);
+  assert.deepEqual(order.slice(0, 6), ['openCampaign', 'calibrateInstrument', 'cleanCheck', 'provisionRig', 'bringUp', 'seedHistory']);
+  assert.deepEqual(order.slice(-4), ['runDenominator', 'teardownRig', 'cleanCheck', 'finishCampaign']);
+  // The watchdog was disarmed after the clean teardown.
+  const wd = await env.client.workflow.getHandle('full-series.watchdog').result();
+  assert.equal((wd as { state: string }).state, 'disarmed');
+});
+
+test('a bring-up refusal stops the campaign with the reason, and teardown still runs', async () => {
+  const doubles = activityDoubles({ dataQueue: 'rig-data-test', refuse: 'bringUp' });
+  await assert.rejects(runCampaign(PROFILES.rehearsal, 'refused', doubles), (err: unknown) => {
+    assert.ok(err instanceof WorkflowFailedError);
+    assert.match(String(err.cause?.message), /app role cannot SELECT usage_events/);
+    return true;
+  });
+  const names = doubles.calls.map((c) => c.name);
+  assert.ok(!names.includes('seedHistory'), 'nothing after the refusal');
+  assert.ok(!names.includes('runRepeat'));
+  assert.ok(names.includes('teardownRig'), 'teardown ran');
+  assert.ok(names.includes('finishCampaign'), 'the result was recorded');
+});
+
+test('a bad spec fails before any activity runs, naming the field', async () => {
+  for (const [spec, field] of [
+    [{ ...PROFILES.rehearsal, seed: undefined }, /seed: required|seed/],
+    [{ ...PROFILES.rehearsal, target: 'gcp' }, /target: .*allowed: "local"/],
+    [{ ...PROFILES.rehearsal, sustained: { ...PROFILES.rehearsal.sustained!, configurations: [{ name: 'x', eventsPerSecond: -5, batch: 1, p99LimitMs: 5 }] } }, /sustained\.configurations\[0\]\.eventsPerSecond: eventsPerSecond must be > 0/],
+  ] as const) {
+    const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
+    await assert.rejects(runCampaign(spec, `bad-${Math.random().toString(36).slice(2)}`, doubles), (err: unknown) => {
+      assert.ok(err instanceof WorkflowFailedError);
+      assert.match(String(err.cause?.message), field);
+      return true;
+    });
+    assert.equal(doubles.calls.length, 0, 'no activity ran');
+  }
+});

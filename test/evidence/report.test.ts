@@ -1,0 +1,250 @@
+// The report: rebuilt from the folder alone, byte-identical for the same evidence, stopped by any
+// file that differs from the manifest, and honest about every repeat that is not a clean pass.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { buildManifest, EvidenceIntegrityError, verifyManifest } from '../../lib/evidence';
+import { buildReport, renderHtml, renderJson, renderMarkdown, renderAtAGlanceText, type ReportModel } from '../../lib/evidence/report';
+import { rig } from '../harness/rig-cli';
+import { makeFixtureCampaign, type Fixture } from './fixture-campaign';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-report-test-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+let fx: Fixture;
+let model: ReportModel;
+
+before(async () => {
+  fx = await makeFixtureCampaign({
+    seed: 11,
+    root,
+    plans: [
+      { config: 'single', repeat: 2, stallsAt: [30] },
+      { config: 'single', repeat: 3, drift: true },
+      { config: 'single', repeat: 4, drops: 5 },
+      { config: 'batched', repeat: 2, interruptedFirst: true },
+      { config: 'batched', repeat: 3, reconcile: 'missing' },
+      { config: 'batched', repeat: 4, reconcile: 'rows-lost' },
+      { config: 'batched', repeat: 5, tamperVerdict: true },
+    ],
+  });
+  model = await buildReport(fx.dir);
+});
+
+function copyTree(from: string, to: string): void {
+  fs.cpSync(from, to, { recursive: true });
+}
+
+test('the same evidence gives a byte-identical report, in every format, wherever the folder lives', async () => {
+  const again = await buildReport(fx.dir);
+  assert.equal(renderMarkdown(again), renderMarkdown(model));
+  assert.equal(renderHtml(again), renderHtml(model));
+  assert.equal(renderJson(again), renderJson(model));
+  // Copied elsewhere under another folder name: still the same bytes (nothing machine- or path-bound).
+  const copy = path.join(root, 'copied-elsewhere');
+  copyTree(fx.dir, copy);
+  assert.equal(renderHtml(await buildReport(copy)), renderHtml(model));
+  // No "generated at": the only dates are the evidence's own.
+  const md = renderMarkdown(model);
+  const today = new Date().toISOString().slice(0, 10);
+  assert.ok(!md.includes(today) || today === '2026-08-16');
+  assert.match(md, /run on 2026-08-16/);
+  // Through the command line, twice.
+  const a = await rig(['report', fx.dir]);
+  const b = await rig(['report', fx.dir]);
+  assert.equal(a.code, 0, a.stderr);
+  assert.equal(a.stdout, b.stdout);
+  assert.equal(a.stdout, renderMarkdown(model));
+  // Reading the evidence changed nothing in it.
+  assert.equal((await verifyManifest(fx.dir)).ok, true);
+});
+
+test('one changed byte in a sample stream stops the report, naming that file', async () => {
+  const copy = path.join(root, 'tampered');
+  copyTree(fx.dir, copy);
+  const rel = 'repeats/single/r2-a1/samples.csv.gz';
+  const file = path.join(copy, rel);
+  const bytes = fs.readFileSync(file);
+  bytes[Math.floor(bytes.length / 2)] ^= 0x01;
+  fs.writeFileSync(file, bytes);
+  await assert.rejects(buildReport(copy), (err: unknown) => err instanceof EvidenceIntegrityError && err.files.length === 1 && err.files[0] === rel);
+  const res = await rig(['report', copy, '--format', 'html']);
+  assert.equal(res.code, 3);
+  assert.equal(res.stdout, '', 'nothing is reported');
+  assert.match(res.stderr, new RegExp(`${rel.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: sha256 [0-9a-f]{64} does not match the manifest`));
+});
+
+test('failed, unreconciled and interrupted repeats appear as such, and never in a median', () => {
+  const single = model.configurations.find((c) => c.name === 'single')!;
+  assert.deepEqual(single.repeats.map((r) => `${r.repeat}-${r.attempt}:${r.status}`), ['1-1:passed', '2-1:passed', '3-1:failed', '4-1:failed', '5-1:passed']);
+  assert.match(single.repeats[2].reasons.join(), /^drift: x\d/);
+  assert.match(single.repeats[3].reasons.join(), /^dropped: 5 of \d+ requests dropped/);
+  assert.equal(single.summary.label, '3/5');
+  assert.equal(single.published, true);
+  assert.equal(single.repeats[1].report!.freeze_seconds.length, 1, 'the planted stall is a freeze-second');
+
+  const batched = model.configurations.find((c) => c.name === 'batched')!;
+  assert.deepEqual(batched.repeats.map((r) => `${r.repeat}-${r.attempt}:${r.status}`), ['1-1:passed', '2-1:interrupted', '2-2:passed', '3-1:not-published', '4-1:not-published', '5-1:not-published']);
+  const byRepeat = (k: number, a = 1) => batched.repeats.find((r) => r.repeat === k && r.attempt === a)!;
+  assert.match(byRepeat(2).reasons[0], /worker lost/);
+  assert.match(byRepeat(3).reasons[0], /^not reconciled: no reconcile\.json/);
+  assert.match(byRepeat(4).reasons.join(), /not reconciled: rows written \d+ != events claimed \d+ \(missing 30\)/);
+  assert.match(byRepeat(5).reasons.join(), /verdict\.json records p99 [\d.]+ ms, the samples give [\d.]+ ms/);
+  assert.equal(batched.summary.label, '2/5', 'not-published repeats count in M, never in N; the interrupted attempt in neither');
+  assert.equal(batched.summary.interrupted, 1);
+  assert.equal(batched.published, false);
+  assert.equal(batched.why_not.length, 3);
+
+  // Medians and ranges are over the passing repeats only.
+  for (const c of [single, batched]) {
+    const passing = c.repeats.filter((r) => r.status === 'passed').map((r) => r.report!.p99_ms as number).sort((x, y) => x - y);
+    const f = c.summary.figures.p99_ms!;
+    assert.equal(f.n, passing.length);
+    assert.equal(f.min, passing[0]);
+    assert.equal(f.max, passing[passing.length - 1]);
+    const mid = passing.length >> 1;
+    assert.equal(f.median, passing.length % 2 ? passing[mid] : (passing[mid - 1] + passing[mid]) / 2);
+  }
+
+  const md = renderMarkdown(model);
+  assert.match(md, /\| batched: 1,000 ev\/s offered \| not published \|/);
+  assert.match(md, /\| r2-a1 \| INTERRUPTED \|/);
+  assert.match(md, /\| r3-a1 \| NOT PUBLISHED \|/);
+  assert.match(md, /\| r3-a1 \| FAIL \|.*drift: x/);
+  assert.match(md, /## Not published\n\n- configuration batched: r3: not reconciled/);
+  assert.match(md, /- repeat batched r4-a1: not reconciled: rows written/);
+  assert.match(md, /2\/5 \(\+1 interrupted, not counted\)/);
+});
+
+test('the page carries the spec\'s sections: conditions with cost, the ceiling beside its denominator, what this does not show', () => {
+  const md = renderMarkdown(model);
+  for (const h of ['## Result', '## At a glance', '### Closed-loop ceiling and the database\'s own floor', '### Reads under load', '### What stops it', '## Method', '## Conditions', '## Runs', '## Not published', '## What this does not show']) {
+    assert.ok(md.includes(`\n${h}\n`), `missing section ${h}`);
+  }
+  assert.match(md, /\| cost \| \$0\.50\/hour × 0\.\d+ h \(provision start to teardown end\) = \$0\.\d\d \|/);
+  assert.match(md, /\| database parameters \(rig\.json\) \| server_version=16\.4, autovacuum_vacuum_insert_scale_factor=0\.2/);
+  assert.match(md, /\| pgbench owner-1row: one-row INSERTs per transaction, as the owner .* \| 52,700 rows\/s \(105 transactions\/s\) \| \d+ % \|/);
+  assert.match(md, /\| pgbench rls-1row: .* \| 41,000 rows\/s .* \| \d+ % \|/);
+  assert.match(md, /\| single \| aggregate \| [\d.]+ ms/);
+  assert.match(md, /IO:WALSync \d+ %/);
+  assert.match(md, /1,\d{3} B .*7\.\d records/);
+  assert.match(md, /- Steady state only\./);
+  assert.match(md, /"Sustained" means 5 × 1 min with a 5 s cool-down between/);
+  assert.equal(model.dates.days.join(), '2026-08-16');
+  const text = renderAtAGlanceText(model);
+  assert.match(text, /^fixture \(fixture-11\): at a glance\n\nconfiguration +events\/s/);
+  assert.match(text, /batched not published: r3: not reconciled/);
+});
+
+test('the ceiling is set beside the legs of its own row shape only', async () => {
+  const copy = path.join(root, 'other-shape');
+  copyTree(fx.dir, copy);
+  const legsFile = path.join(copy, 'denominator/legs.json');
+  const legs = JSON.parse(fs.readFileSync(legsFile, 'utf8')) as { legs: Array<{ batch: number; rows_verified: boolean }> };
+  legs.legs[0].batch = 1; // a one-row-per-transaction leg is no denominator for a batch-500 ceiling
+  legs.legs[1].rows_verified = false; // nor is a leg whose rows were not found
+  fs.writeFileSync(legsFile, JSON.stringify(legs));
+  fs.rmSync(path.join(copy, 'manifest.json'));
+  await buildManifest(copy);
+  const m = await buildReport(copy);
+  assert.deepEqual(m.denominator!.legs.map((l) => l.ratio === null), [true, true, false]);
+  assert.ok(m.unpublished.some((u) => u.what === 'denominator leg rls-1row'));
+  assert.ok(m.ceiling!.report!.delivered_rate > 0);
+  assert.equal(m.denominator!.legs[2].ratio, Math.round((m.ceiling!.report!.delivered_rate / 150_000) * 1000) / 1000);
+});
+
+test('missing optional evidence reads "not sampled", never a guess', async () => {
+  const bare = await makeFixtureCampaign({
+    seed: 5,
+    root,
+    campaignId: 'bare',
+    repeats: 2,
+    repeatSeconds: 20,
+    probe: false,
+    ceiling: false,
+    denominator: false,
+    configurations: [{ name: 'only', eventsPerSecond: 500, batch: 5, p99LimitMs: 100 }],
+    plans: [
+      { config: 'only', repeat: 1, noDbSamples: true, noHostSamples: true },
+      { config: 'only', repeat: 2, noDbSamples: true, noHostSamples: true },
+    ],
+  });
+  fs.rmSync(path.join(bare.dir, 'rig.json'));
+  fs.rmSync(path.join(bare.dir, 'manifest.json'));
+  const res = await rig(['report', bare.dir, '--seal']);
+  assert.equal(res.code, 0, res.stderr);
+  assert.match(res.stderr, /sealed .*manifest\.json lists \d+ files/);
+  const md = res.stdout;
+  assert.match(md, /\| only \| 2 passing repeats \| not sampled \| not sampled \| not sampled \| not sampled \| not sampled \|/);
+  assert.match(md, /No read probe ran/);
+  assert.match(md, /rig\.json: not in the evidence/);
+  assert.match(md, /\| database parameters \(spec\.json\) \|/);
+  const html = renderHtml(await buildReport(bare.dir));
+  assert.match(html, /Wait events and WAL: not sampled/);
+  assert.doesNotMatch(html, /data-kind="waits"/);
+  // Sealing twice is refused: a manifest is never rebuilt over evidence that may have changed.
+  const again = await rig(['report', bare.dir, '--seal']);
+  assert.equal(again.code, 2);
+  assert.match(again.stderr, /already sealed/);
+});
+
+test('a ladder campaign: rungs pass on the ingest gate alone, drift is noted beside them', async () => {
+  const lad = await makeFixtureCampaign({
+    seed: 31,
+    root,
+    campaignId: 'ladder',
+    ceiling: false,
+    denominator: false,
+    ladder: { rates: [500, 2000, 4000], batch: 10, rungs: 2, rungSeconds: 30 },
+    plans: [
+      { config: 'rung-2000', repeat: 1, drift: true },
+      { config: 'rung-4000', repeat: 2, drops: 40 },
+    ],
+  });
+  const m = await buildReport(lad.dir);
+  assert.deepEqual(
+    m.configurations.map((c) => `${c.name}:${c.kind}:${c.summary.label}:${c.published}`),
+    ['rung-500:rung:2/2:true', 'rung-2000:rung:2/2:true', 'rung-4000:rung:1/2:true'],
+  );
+  const drifting = m.configurations[1].repeats[0];
+  assert.equal(drifting.status, 'passed');
+  assert.ok(drifting.report!.drift! >= 1.5, `drift ${drifting.report!.drift}`);
+  assert.match(drifting.report!.gate.notes.join(), /^drift \(noted, not gated on a rung\): x\d/);
+  assert.match(m.configurations[2].repeats[1].reasons.join('; '), /dropped: 40 of \d+ requests dropped/);
+  const md = renderMarkdown(m);
+  assert.match(md, /\| rung-2000 \(ladder rung\): 2,000 ev\/s offered \| 2,000 \| 10 \|/);
+  assert.match(md, /Ladder rungs pass on the ingest gate alone/);
+  assert.match(md, /ladder: rates 500, 2,000, 4,000 ev\/s at batch 10, 2 × 30 s per rung/);
+});
+
+test('a file added after sealing is named and not used', async () => {
+  const copy = path.join(root, 'with-extra');
+  copyTree(fx.dir, copy);
+  fs.writeFileSync(path.join(copy, 'repeats/single/r1-a1/reconcile-fixed.json'), '{}');
+  const m = await buildReport(copy);
+  assert.ok(m.warnings.some((w) => w === 'repeats/single/r1-a1/reconcile-fixed.json: present but not in the manifest (added after the campaign was sealed); not used'));
+});
+
+test('rig report: formats, --out, ids under RIG_RESULTS, and usage errors', async () => {
+  const out = path.join(root, 'page.html');
+  const res = await rig(['report', fx.campaignId, '--format', 'html', '--out', out], { RIG_RESULTS: root });
+  assert.equal(res.code, 0, res.stderr);
+  assert.equal(res.stdout, '');
+  assert.equal(fs.readFileSync(out, 'utf8'), renderHtml(model));
+  const json = await rig(['report', fx.dir, '--format', 'json']);
+  assert.equal(json.code, 0, json.stderr);
+  const parsed = JSON.parse(json.stdout) as ReportModel;
+  assert.equal(parsed.format, 'rig-report/1');
+  assert.equal(parsed.configurations.length, 2);
+  const bad = await rig(['report', fx.dir, '--format', 'pdf']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--format must be one of md, html, json/);
+  const missing = await rig(['report', 'no-such-campaign'], { RIG_RESULTS: root });
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /neither a folder nor a campaign id/);
+  const help = await rig(['report', '--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /exit 3 +the evidence does not match its manifest/);
+});

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { analyzeSamples, type IngestAnalysis } from '../../lib/protocol/analysis';
+import { ceilingGate, ladderGate, sustainedGate } from '../../lib/protocol/gates';
+import { cols, dropped, second } from './fixtures';
+
+/** 12 s at 100 requests/s (1,200 samples), 10 events of quantity 7 each, latency by second. */
+function run(latencyMs: (s: number, k: number) => number = () => 5, extra: Parameters<typeof cols>[0] = []): IngestAnalysis {
+  const rows = [];
+  for (let s = 0; s < 12; s++) rows.push(...second(s, 100, (k) => latencyMs(s, k), { events: 10, quantity: 70 }));
+  return analyzeSamples(cols([...rows, ...extra])).ingest;
+}
+
+test('a clean, reconciled repeat passes every check', () => {
+  const a = run();
+  assert.equal(a.events_claimed, 12_000);
+  assert.equal(a.quantity_claimed, 84_000);
+  const g = sustainedGate(a, { p99LimitMs: 10, reconciliation: { rows_written: 12_000, quantity_gained: 84_000 } });
+  assert.equal(g.passed, true);
+  assert.equal(g.reconciled, true);
+  assert.deepEqual(g.reasons, []);
+  assert.deepEqual(g.unchecked, []);
+  assert.deepEqual(g.checks.map((c) => [c.name, c.passed]), [
+    ['threshold', true],
+    ['dropped', true],
+    ['failed', true],
+    ['rows', true],
+    ['quantity', true],
+    ['samples', true],
+    ['drift', true],
+  ]);
+});
+
+test('every failing check is reported, in order, not just the first', () => {
+  // drift: last third (s 8-11) at 40 ms vs 5 ms; one drop; two 500s
+  const a = run((s) => (s >= 8 ? 40 : 5), [dropped(3.3, { events: 10 })]);
+  const rows = [];
+  for (let s = 0; s < 12; s++) {
+    const sec = second(s, 100, () => (s >= 8 ? 40 : 5), { events: 10, quantity: 70 });
+    if (s === 1) sec[0].status = sec[1].status = 500; // two failures
+    rows.push(...sec);
+  }
+  const withFailures = analyzeSamples(cols([...rows, dropped(3.3, { events: 10 })])).ingest;
+  assert.equal(a.dropped, 1);
+  const g = sustainedGate(withFailures, { p99LimitMs: 20, reconciliation: { rows_written: 11_970, quantity_gained: 83_700 } });
+  assert.equal(g.passed, false);
+  assert.deepEqual(g.checks.filter((c) => c.passed === false).map((c) => c.name), ['threshold', 'dropped', 'failed', 'rows', 'quantity', 'drift']);
+  assert.equal(g.reasons.length, 6);
+  // claimed: 1,198 requests x 10 = 11,980 events, quantity 83,860; the DB is short of 10 rows and 160
+  assert.match(g.reasons[0], /^threshold: p99 40 ms > limit 20 ms$/);
+  assert.match(g.reasons[1], /^dropped: 1 of 1201 requests dropped/);
+  assert.match(g.reasons[2], /^failed: 2 of 1200 sent requests failed/);
+  assert.equal(g.reasons[3], 'rows: rows written 11970 != events claimed 11980 (missing 10)');
+  assert.equal(g.reasons[4], 'quantity: quantity gained 83700 != quantity sent (acknowledged) 83860 (missing 160)');
+  assert.match(g.reasons[5], /^drift: x8\.00 \(last-third p99 40 ms \/ first-third p99 5 ms\) >= limit x1\.5$/);
+});
+
+test('more rows than claimed is reported as extra', () => {
+  const g = sustainedGate(run(), { reconciliation: { rows_written: 12_003, quantity_gained: 84_000 } });
+  assert.deepEqual(g.reasons, ['rows: rows written 12003 != events claimed 12000 (3 extra)']);
+});
+
+test('without database counts reconciliation is unchecked: not failed, but not reconciled', () => {
+  const g = sustainedGate(run());
+  assert.equal(g.passed, true);
+  assert.equal(g.reconciled, false);
+  assert.deepEqual(g.unchecked, ['threshold', 'rows', 'quantity']);
+});
+
+test('fewer than 1,000 samples fails; drift needs thirds', () => {
+  const short = analyzeSamples(cols(second(0, 100, () => 5).concat(second(1, 100, () => 5)))).ingest;
+  const g = sustainedGate(short);
+  assert.deepEqual(g.checks.filter((c) => c.passed === false).map((c) => c.name), ['samples', 'drift']);
+  assert.match(g.reasons[0], /200 samples, fewer than the 1000 required/);
+  assert.match(g.reasons[1], /the run is 2 s, too short for thirds/);
+});
+
+test('an all-dropped repeat fails threshold, drops, samples and drift at once', () => {
+  const a = analyzeSamples(cols(Array.from({ length: 30 }, (_, i) => dropped(i / 10)))).ingest;
+  const g = sustainedGate(a, { p99LimitMs: 50, reconciliation: { rows_written: 0, quantity_gained: 0 } });
+  assert.deepEqual(g.checks.map((c) => [c.name, c.passed]), [
+    ['threshold', false],
+    ['dropped', false],
+    ['failed', true],
+    ['rows', true],
+    ['quantity', true],
+    ['samples', false],
+    ['drift', false],
+  ]);
+  assert.match(g.reasons[0], /no latency samples/);
+  assert.match(g.reasons[3], /a third of the run has no latency samples/);
+});
+
+test('the drift limit is configurable and strict (ratio < limit)', () => {
+  const a = run((s) => (s >= 8 ? 7.5 : 5)); // x1.5 exactly
+  assert.equal(a.drift.ratio, 1.5);
+  assert.equal(sustainedGate(a).checks.find((c) => c.name === 'drift')?.passed, false);
+  assert.equal(sustainedGate(a, { driftLimit: 1.6 }).checks.find((c) => c.name === 'drift')?.passed, true);
+});
+
+test('a ladder rung: delivered rate, drops and reconciliation only; drift noted, not gated', () => {
+  const a = run((s) => (s >= 8 ? 40 : 5));
+  const g = ladderGate(a, { reconciliation: { rows_written: 12_000, quantity_gained: 84_000 } });
+  assert.equal(g.kind, 'ladder');
+  assert.equal(g.passed, true);
+  assert.deepEqual(g.checks.map((c) => c.name), ['delivered', 'dropped', 'rows', 'quantity']);
+  assert.match(g.notes[0], /^drift \(noted, not gated on a rung\): x8\.00/);
+  // a rung that delivered less than 99.5 % of its offer fails on delivery
+  const lossy = analyzeSamples(cols(second(0, 100, () => 5).concat(second(1, 100, () => 5).map((r, k) => (k < 2 ? { ...r, status: 503 } : r))))).ingest;
+  const l = ladderGate(lossy);
+  assert.deepEqual(l.checks.filter((c) => c.passed === false).map((c) => c.name), ['delivered']);
+  assert.match(l.reasons[0], /delivered 99 req\/s .* of 100 req\/s offered, below the 99\.5 % required/);
+});
+
+test('a ceiling is checked for failures and samples only', () => {
+  const g = ceilingGate(run((s) => (s >= 8 ? 40 : 5)));
+  assert.equal(g.kind, 'ceiling');
+  assert.equal(g.passed, true);
+  assert.equal(g.reconciled, false);
+  assert.deepEqual(g.checks.map((c) => c.name), ['failed', 'samples']);
+});

@@ -1,0 +1,104 @@
+// Pure parts of the service: the HC_* environment, the API key format, and how the rollup strategy
+// splits a window into whole days and scanned edges.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { rollupPlan } from '../../reference/aggregate';
+import { configFromEnv } from '../../reference/config';
+import { bearerKey, hashApiKey, newApiKey } from '../../reference/keys';
+
+test('configFromEnv: defaults are the measured configuration (per-event, per-minute, scan, pool 20, loopback)', () => {
+  assert.deepEqual(configFromEnv({ HC_DATABASE_URL: 'postgres://a:b@h/d' }), {
+    databaseUrl: 'postgres://a:b@h/d',
+    port: 0,
+    host: '127.0.0.1',
+    poolSize: 20,
+    lastUsed: 'per-minute',
+    insert: 'per-event',
+    aggregate: 'scan',
+  });
+  const all = configFromEnv({
+    HC_DATABASE_URL: 'postgres://x',
+    HC_PORT: '8080',
+    HC_HOST: '0.0.0.0',
+    HC_POOL_SIZE: '60',
+    HC_LAST_USED: 'every-request',
+    HC_INSERT: 'multi-row',
+    HC_AGGREGATE: 'rollup',
+  });
+  assert.deepEqual(
+    [all.port, all.host, all.poolSize, all.lastUsed, all.insert, all.aggregate],
+    [8080, '0.0.0.0', 60, 'every-request', 'multi-row', 'rollup'],
+  );
+});
+
+test('configFromEnv refuses bad values, naming the variable and never echoing the database URL', () => {
+  const url = 'postgres://hardcount_app:sekrit-pw@h/d';
+  const cases: Array<[Record<string, string>, RegExp]> = [
+    [{}, /HC_DATABASE_URL/],
+    [{ HC_DATABASE_URL: url, HC_PORT: 'x' }, /HC_PORT/],
+    [{ HC_DATABASE_URL: url, HC_PORT: '70000' }, /not a TCP port/],
+    [{ HC_DATABASE_URL: url, HC_POOL_SIZE: '0' }, /pool size/],
+    [{ HC_DATABASE_URL: url, HC_LAST_USED: 'sometimes' }, /HC_LAST_USED/],
+    [{ HC_DATABASE_URL: url, HC_INSERT: 'bulk' }, /HC_INSERT/],
+    [{ HC_DATABASE_URL: url, HC_AGGREGATE: 'cache' }, /HC_AGGREGATE/],
+  ];
+  for (const [env, re] of cases) {
+    assert.throws(
+      () => configFromEnv(env),
+      (err: Error) => re.test(err.message) && !err.message.includes('sekrit-pw'),
+      JSON.stringify(env),
+    );
+  }
+});
+
+test('API keys: prefixed by mode, stored as sha256 hex, read from a Bearer header only', () => {
+  const live = newApiKey(true);
+  assert.match(live, /^hc_live_[A-Za-z0-9_-]{43}$/);
+  assert.match(newApiKey(false), /^hc_test_/);
+  assert.notEqual(newApiKey(true), live);
+  assert.equal(hashApiKey('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  assert.equal(bearerKey(`Bearer ${live}`), live);
+  assert.equal(bearerKey(`bearer  ${live} `), live);
+  for (const h of [undefined, '', 'Bearer', 'Basic abc', `Bearer ${live} extra`]) assert.equal(bearerKey(h), undefined);
+});
+
+test('rollupPlan: whole UTC days from the rollup, partial days at the edges scanned, no whole day = scan only', () => {
+  const d = (s: string) => new Date(s);
+  assert.deepEqual(rollupPlan(), [null, null, true, null, null, null, null]);
+  assert.deepEqual(rollupPlan(d('2026-08-11T00:00:00Z'), d('2026-08-13T00:00:00Z')), [
+    '2026-08-11',
+    '2026-08-13',
+    true,
+    null,
+    null,
+    null,
+    null,
+  ]);
+  assert.deepEqual(rollupPlan(d('2026-08-11T06:00:00Z'), d('2026-08-13T18:00:00Z')), [
+    '2026-08-12',
+    '2026-08-13',
+    true,
+    '2026-08-11T06:00:00.000Z',
+    '2026-08-12T00:00:00.000Z',
+    '2026-08-13T00:00:00.000Z',
+    '2026-08-13T18:00:00.000Z',
+  ]);
+  assert.deepEqual(rollupPlan(d('2026-08-12T01:00:00Z'), d('2026-08-12T20:00:00Z')), [
+    null,
+    null,
+    false,
+    '2026-08-12T01:00:00.000Z',
+    '2026-08-12T20:00:00.000Z',
+    null,
+    null,
+  ]);
+  assert.deepEqual(rollupPlan(d('2026-08-12T01:00:00Z'), undefined), [
+    '2026-08-13',
+    null,
+    true,
+    '2026-08-12T01:00:00.000Z',
+    '2026-08-13T00:00:00.000Z',
+    null,
+    null,
+  ]);
+});

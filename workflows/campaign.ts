@@ -1,0 +1,407 @@
+// benchCampaign: the Hardcount bench protocol (run.sh of the spec) as one durable workflow.
+//
+// calibrate -> clean-check -> watchdog -> provision -> bring-up -> seed -> sustained (or ladder)
+// -> ceiling -> denominator -> teardown -> clean-check again -> report.
+//
+// Deterministic: no I/O, clocks or randomness outside Temporal's APIs; large data stays in evidence
+// files (activities return paths and small summaries); no secret is ever an argument or a result.
+import {
+  ActivityCancellationType,
+  ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowCancellationType,
+  ParentClosePolicy,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  proxyActivities,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
+  type ActivityOptions,
+} from '@temporalio/workflow';
+import type * as activities from '../activities';
+import type {
+  CampaignResult,
+  CampaignStatus,
+  ConfigurationOutcome,
+  DenominatorSummary,
+  InterruptedAttempt,
+  RepeatSummary,
+  RigHandle,
+  StepName,
+  StepOutcome,
+} from '../lib/protocol/campaign-result';
+import { parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput } from '../lib/protocol/spec';
+import { failureReason, isRefusal } from './failures';
+import { abortSignal, disarmSignal, progressQuery, type CampaignProgress } from './messages';
+import { RigCampaign, RigStatus, RigStep, RigTarget } from './search-attributes';
+import { rigWatchdog } from './watchdog';
+
+export const CONTROL_QUEUE = 'rig';
+
+/** Retries for steps that are safe to repeat; refusals are non-retryable and stop at once. */
+const retry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 };
+
+function control(opts: Partial<ActivityOptions>) {
+  return proxyActivities<typeof activities>({ taskQueue: CONTROL_QUEUE, startToCloseTimeout: '10 minutes', retry, ...opts });
+}
+
+export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignResult> {
+  // A bad spec fails here, before any activity, naming each field.
+  let spec: CampaignSpec;
+  try {
+    spec = parseCampaignSpec(input);
+  } catch (err) {
+    if (err instanceof SpecError) throw ApplicationFailure.nonRetryable(err.message, 'InvalidSpec', err.issues);
+    throw err;
+  }
+  const campaignId = workflowInfo().workflowId;
+  const startedMs = Date.now();
+  const steps: StepOutcome[] = [];
+  const repeats: RepeatSummary[] = [];
+  const interrupted: InterruptedAttempt[] = [];
+  let ceiling: RepeatSummary | undefined;
+  let denominator: DenominatorSummary | undefined;
+  let rig: RigHandle | undefined;
+  let aborting = false;
+
+  const progress: CampaignProgress = {
+    campaignId,
+    step: 'start',
+    status: 'running',
+    startedAt: new Date(startedMs).toISOString(),
+    elapsedSeconds: 0,
+    secondsLeft: plannedSeconds(spec),
+    lastVerdicts: [],
+    aborting: false,
+  };
+  setHandler(progressQuery, () => ({ ...progress, elapsedSeconds: Math.round((Date.now() - startedMs) / 1000) }));
+  setHandler(abortSignal, (reason?: string) => {
+    aborting = true;
+    progress.aborting = true;
+    log.info('abort requested: finishing the current repeat, then tearing down', { reason });
+  });
+  // Upserting a search attribute the cluster lacks fails every workflow task, so they are set only
+  // once openCampaign has seen them registered (otherwise it logs the commands that register them).
+  let searchAttributes = false;
+  const setSearchAttributes = (pairs: Parameters<typeof upsertSearchAttributes>[0] & unknown[]) => {
+    if (searchAttributes) upsertSearchAttributes(pairs);
+  };
+
+  async function step<T>(name: StepName, fn: () => Promise<T>, summarize: (r: T) => string): Promise<T> {
+    progress.step = name;
+    setSearchAttributes([{ key: RigStep, value: name }]);
+    const startedAt = new Date().toISOString();
+    try {
+      const r = await fn();
+      steps.push({ step: name, status: 'ok', startedAt, endedAt: new Date().toISOString(), summary: summarize(r) });
+      return r;
+    } catch (err) {
+      const status = isCancellation(err) ? 'cancelled' : isRefusal(err) ? 'refused' : 'failed';
+      steps.push({ step: name, status, startedAt, endedAt: new Date().toISOString(), summary: failureReason(err) });
+      throw err;
+    }
+  }
+
+  const ctl = control({});
+  let failure: unknown;
+  let provisioned = false;
+  const watchdogId = `${campaignId}.watchdog`;
+  try {
+    const opened = await ctl.openCampaign({ campaignId, spec });
+    searchAttributes = opened.missingSearchAttributes.length === 0;
+    setSearchAttributes([
+      { key: RigCampaign, value: campaignId },
+      { key: RigTarget, value: spec.target },
+      { key: RigStep, value: 'start' },
+      { key: RigStatus, value: 'running' },
+    ]);
+    if (spec.calibrate) {
+      const calibrateActs = control({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' });
+      await step('calibrate', () => calibrateActs.calibrateInstrument({ campaignId }), (r) => r.summary);
+    }
+    await step('clean-check', () => ctl.cleanCheck({ campaignId, target: spec.target, phase: 'before' }), (r) => r.summary);
+
+    // The watchdog starts before anything is made: a crash halfway through provisioning is covered.
+    const deadlineMs = Date.now() + spec.watchdogMinutes * 60_000;
+    await step(
+      'watchdog',
+      () =>
+        startChild(rigWatchdog, {
+          workflowId: watchdogId,
+          args: [{ campaignId, target: spec.target, deadlineMs }],
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          cancellationType: ChildWorkflowCancellationType.ABANDON,
+        }),
+      () => `armed until ${new Date(deadlineMs).toISOString()}`,
+    );
+
+    provisioned = true; // from here on, teardown runs whatever happens (it is idempotent)
+    const provisionActs = control({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute' });
+    rig = await step('provision', () => provisionActs.provisionRig({ campaignId, spec }), (r) => `${r.hardware}; service ${r.serviceUrl}; database ${r.database}`);
+    const theRig = rig;
+
+    const data = (opts: Partial<ActivityOptions>) => proxyActivities<typeof activities>({ taskQueue: theRig.dataQueue, startToCloseTimeout: '10 minutes', retry, ...opts });
+    await step('bring-up', () => data({ startToCloseTimeout: '5 minutes' }).bringUp({ campaignId, rig: theRig, customers: spec.seed.customers }), (r) => r.summary);
+    await step(
+      'seed',
+      () =>
+        data({ startToCloseTimeout: `${spec.seed.settleTimeoutSeconds + 3600 + Math.ceil(spec.seed.historyRows / 5000)} seconds`, heartbeatTimeout: '1 minute' }).seedHistory({
+          campaignId,
+          rig: theRig,
+          rows: spec.seed.historyRows,
+          settleTimeoutSeconds: spec.seed.settleTimeoutSeconds,
+          rebuildRollup: spec.service.aggregate === 'rollup',
+        }),
+      (r) => r.summary,
+    );
+
+    // One repeat = one heartbeating activity. A dead worker is noticed at the heartbeat timeout and the
+    // repeat runs again (a fresh run tag); the interrupted attempt is recorded by the next attempt.
+    const repeatActs = (seconds: number) =>
+      data({
+        startToCloseTimeout: `${seconds + 300} seconds`,
+        heartbeatTimeout: '30 seconds',
+        retry: { initialInterval: '1 second', maximumAttempts: 4, nonRetryableErrorTypes: ['InvalidSpec'] },
+        // A cancelled repeat stops its load and records itself as interrupted before teardown starts.
+        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+      });
+    const record = (out: { summary: RepeatSummary; interrupted: InterruptedAttempt[] }) => {
+      repeats.push(out.summary);
+      interrupted.push(...out.interrupted);
+      progress.lastVerdicts = [...progress.lastVerdicts, pick(out.summary)].slice(-5);
+      progress.secondsLeft = secondsLeftAfter(spec, repeats.length);
+    };
+
+    if (spec.sustained) {
+      const s = spec.sustained;
+      await step(
+        'sustained',
+        async () => {
+          const plan = s.configurations.flatMap((c) => Array.from({ length: s.repeats }, (_, i) => ({ c, k: i + 1 })));
+          for (let i = 0; i < plan.length && !aborting; i++) {
+            const { c, k } = plan[i];
+            progress.configuration = c.name;
+            progress.repeat = { k, n: s.repeats };
+            progress.phase = 'repeat';
+            const out = await repeatActs(s.repeatSeconds).runRepeat({
+              campaignId,
+              rig: theRig,
+              kind: 'sustained',
+              configuration: c,
+              index: k,
+              seconds: s.repeatSeconds,
+              probe: s.probe,
+              driftLimit: s.driftLimit,
+              maxInFlight: s.maxInFlight,
+            });
+            record(out);
+            // Cool-down between repeats: a durable timer, cut short by an abort.
+            if (i < plan.length - 1 && s.cooldownSeconds > 0) {
+              progress.phase = 'cool-down';
+              await condition(() => aborting, s.cooldownSeconds * 1000);
+            }
+          }
+          return outcomes(spec, repeats);
+        },
+        (r) => r.map((c) => `${c.name} ${c.passed}/${c.total}`).join(', '),
+      );
+    } else if (spec.ladder) {
+      const l = spec.ladder;
+      await step(
+        'ladder',
+        async () => {
+          for (let r = 0; r < l.rates.length && !aborting; r++) {
+            for (let k = 1; k <= l.rungs && !aborting; k++) {
+              const configuration = { name: `rung-${l.rates[r]}`, eventsPerSecond: l.rates[r], batch: l.batch, p99LimitMs: Number.MAX_SAFE_INTEGER };
+              progress.configuration = configuration.name;
+              progress.repeat = { k, n: l.rungs };
+              progress.phase = 'repeat';
+              record(
+                await repeatActs(l.rungSeconds).runRepeat({
+                  campaignId,
+                  rig: theRig,
+                  kind: 'rung',
+                  configuration,
+                  index: k,
+                  seconds: l.rungSeconds,
+                  probe: { rate: 0, p99BudgetMs: 500 },
+                  driftLimit: 1.5,
+                  maxInFlight: l.maxInFlight,
+                }),
+              );
+              if (l.cooldownSeconds > 0) {
+                progress.phase = 'cool-down';
+                await condition(() => aborting, l.cooldownSeconds * 1000);
+              }
+            }
+          }
+          return outcomes(spec, repeats);
+        },
+        (r) => r.map((c) => `${c.name} ${c.passed}/${c.total}`).join(', '),
+      );
+    }
+
+    if (spec.ceiling && !aborting) {
+      const c = spec.ceiling;
+      progress.configuration = 'ceiling';
+      progress.repeat = undefined;
+      progress.phase = undefined;
+      ceiling = await step(
+        'ceiling',
+        async () => {
+          const out = await repeatActs(c.seconds).runRepeat({
+            campaignId,
+            rig: theRig,
+            kind: 'ceiling',
+            configuration: { name: 'ceiling', eventsPerSecond: 1, batch: c.batch, p99LimitMs: Number.MAX_SAFE_INTEGER },
+            index: 1,
+            seconds: c.seconds,
+            probe: { rate: 0, p99BudgetMs: 500 },
+            driftLimit: 1.5,
+            maxInFlight: c.workers,
+            closedLoopWorkers: c.workers,
+          });
+          interrupted.push(...out.interrupted);
+          return out.summary;
+        },
+        (r) => `${Math.round(r.deliveredRate)} ev/s closed loop (${c.workers} workers, batch ${c.batch}); p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms`,
+      );
+    }
+    if (spec.denominator && !aborting) {
+      const d = spec.denominator;
+      progress.configuration = 'denominator';
+      progress.secondsLeft = d.seconds * 3;
+      denominator = await step(
+        'denominator',
+        () =>
+          data({ startToCloseTimeout: `${d.seconds * 3 + 600} seconds`, heartbeatTimeout: '1 minute' }).runDenominator({
+            campaignId,
+            rig: theRig,
+            batch: d.batch,
+            clients: d.clients,
+            seconds: d.seconds,
+            hardcountEventsPerSecond: ceiling?.deliveredRate,
+          }),
+        (r) => r.legs.map((l) => `${l.leg} ${Math.round(l.rowsPerSecond)} rows/s${l.rowsVerified ? '' : ' (rows NOT verified)'}`).join('; '),
+      );
+    }
+  } catch (err) {
+    failure = err;
+  }
+
+  // Teardown is the compensation of provisioning: it runs after success, failure and cancellation,
+  // in a scope that a cancellation cannot interrupt.
+  const cancelled = failure !== undefined && isCancellation(failure);
+  const status: CampaignStatus = cancelled
+    ? 'cancelled'
+    : failure !== undefined
+      ? 'failed'
+      : aborting
+        ? 'aborted'
+        : outcomes(spec, repeats).every((c) => c.held)
+          ? 'held'
+          : 'not-held';
+  const result = await CancellationScope.nonCancellable(async (): Promise<CampaignResult> => {
+    let rigState: CampaignResult['rig'] = provisioned ? 'destroyed' : 'not-provisioned';
+    let cleanAfter: string | undefined;
+    const keep = spec.end === 'keep' || (spec.end === 'keep-on-failure' && (status === 'failed' || status === 'cancelled'));
+    if (provisioned && keep) {
+      rigState = 'kept';
+      steps.push(skipped('teardown', `kept (end: ${spec.end}); the watchdog tears it down at its deadline unless extended`));
+    } else if (provisioned) {
+      const teardownActs = control({ startToCloseTimeout: '15 minutes', retry: { ...retry, maximumAttempts: 5 } });
+      try {
+        await step('teardown', () => teardownActs.teardownRig({ campaignId, target: spec.target, by: 'campaign' }), (r) => r.summary);
+        const after = await step('clean-check-after', () => ctl.cleanCheck({ campaignId, target: spec.target, phase: 'after' }), (r) => r.summary);
+        cleanAfter = after.summary;
+        if (after.clean) await getExternalWorkflowHandle(watchdogId).signal(disarmSignal);
+      } catch (err) {
+        rigState = 'teardown-failed';
+        cleanAfter ??= `not checked: ${failureReason(err)}`;
+      }
+    }
+    const res: CampaignResult = {
+      campaignId,
+      name: spec.name,
+      target: spec.target,
+      status: rigState === 'teardown-failed' ? 'failed' : status,
+      error: failure !== undefined ? failureReason(failure) : rigState === 'teardown-failed' ? `teardown failed: ${cleanAfter}` : undefined,
+      steps,
+      repeats,
+      interrupted,
+      configurations: outcomes(spec, repeats),
+      ceiling,
+      denominator,
+      rig: rigState,
+      cleanAfter,
+      resultsDir: '',
+    };
+    try {
+      const fin = await step('report', () => ctl.finishCampaign({ campaignId, result: res }), (r) => r.reportPath ?? 'no report');
+      res.resultsDir = fin.resultsDir;
+      res.reportPath = fin.reportPath;
+    } catch (err) {
+      // The evidence is on disk already (written before it is summarised); only the page is missing.
+      res.status = 'failed';
+      res.error = `${res.error ? res.error + '; ' : ''}report failed: ${failureReason(err)}`;
+    }
+    progress.step = 'done';
+    progress.status = res.status;
+    setSearchAttributes([
+      { key: RigStep, value: 'done' },
+      { key: RigStatus, value: res.status },
+    ]);
+    return res;
+  });
+
+  if (cancelled) throw failure;
+  if (result.status === 'failed') {
+    throw ApplicationFailure.nonRetryable(`campaign ${campaignId} failed: ${result.error}`, 'CampaignFailed', result);
+  }
+  return result;
+}
+
+function skipped(step: StepName, summary: string): StepOutcome {
+  const now = new Date().toISOString();
+  return { step, status: 'skipped', startedAt: now, endedAt: now, summary };
+}
+
+function pick(s: RepeatSummary): CampaignProgress['lastVerdicts'][number] {
+  return { configuration: s.configuration, index: s.index, attempt: s.attempt, passed: s.passed, p99Ms: s.p99Ms, reasons: s.reasons };
+}
+
+/** N/M per configuration, in spec order; held only when every repeat passed. */
+export function outcomes(spec: CampaignSpec, repeats: RepeatSummary[]): ConfigurationOutcome[] {
+  const configs = spec.sustained
+    ? spec.sustained.configurations.map((c) => ({ name: c.name, eventsPerSecond: c.eventsPerSecond, batch: c.batch, total: spec.sustained!.repeats }))
+    : (spec.ladder?.rates ?? []).map((r) => ({ name: `rung-${r}`, eventsPerSecond: r, batch: spec.ladder!.batch, total: spec.ladder!.rungs }));
+  return configs.map((c) => {
+    const ran = repeats.filter((r) => r.configuration === c.name && r.kind !== 'ceiling');
+    const passed = ran.filter((r) => r.passed).length;
+    return { ...c, passed, held: ran.length === c.total && passed === c.total };
+  });
+}
+
+/** Measuring seconds the plan holds (repeats, cool-downs, ceiling, denominator's three legs). */
+function plannedSeconds(spec: CampaignSpec): number {
+  return secondsLeftAfter(spec, 0);
+}
+
+function secondsLeftAfter(spec: CampaignSpec, repeatsDone: number): number {
+  let left = 0;
+  if (spec.sustained) {
+    const n = spec.sustained.configurations.length * spec.sustained.repeats - repeatsDone;
+    left += Math.max(0, n) * spec.sustained.repeatSeconds + Math.max(0, n - 1) * spec.sustained.cooldownSeconds;
+  }
+  if (spec.ladder) {
+    const n = spec.ladder.rates.length * spec.ladder.rungs - repeatsDone;
+    left += Math.max(0, n) * (spec.ladder.rungSeconds + spec.ladder.cooldownSeconds);
+  }
+  left += spec.ceiling?.seconds ?? 0;
+  left += (spec.denominator?.seconds ?? 0) * 3;
+  return left;
+}
