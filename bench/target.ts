@@ -22,6 +22,7 @@ import { WAL_STATS_LAG_MS, walPerEvent, type WalCounters, type WalPerEvent } fro
 import { runLoad } from '../lib/loadgen/run-load';
 import { createFixtures } from '../lib/targets/bringup/fixtures';
 import { denominator, localPgbenchRunner, type LegResult } from '../lib/targets/denominator';
+import type { LegName } from '../lib/targets/pgbench-script';
 import { detectFixtures } from '../lib/targets/fixtures-scope';
 import { rigDbUrls } from '../lib/targets/local/connection';
 import { PgCluster } from '../lib/targets/local/pg-cluster';
@@ -39,6 +40,7 @@ const WORKERS = Number(process.env.BENCH_WORKERS ?? 16);
 const SEED_ROWS = Number(process.env.BENCH_SEED_ROWS ?? 400_000);
 const HISTORY_ROWS = Number(process.env.BENCH_HISTORY_ROWS ?? 1_000_000);
 const BATCH = 500;
+const PASSES = Number(process.env.BENCH_PASSES ?? 2);
 
 const log = (m: string) => console.error(`[bench:target] ${m}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -58,6 +60,7 @@ const PARAMS: RigParameters = {
 
 interface CeilingResult {
   mode: 'per-event' | 'multi-row';
+  pass: number;
   runTag: string;
   seconds: number;
   requestsOk: number;
@@ -70,6 +73,8 @@ interface CeilingResult {
   wal: WalPerEvent;
   breakdown: WalBreakdown;
 }
+
+type LegRun = LegResult & { pass: number; wal: WalPerEvent; breakdown: WalBreakdown };
 
 const lsnNow = (url: string) => su(url, async (c) => (await c.query<{ l: string }>('SELECT pg_current_wal_insert_lsn()::text AS l')).rows[0].l);
 
@@ -149,14 +154,17 @@ async function main(): Promise<void> {
     const dbSampler = await startDbSampler({ url: urls.superuserUrl.replace(/\/postgres$/, '/hardcount'), file: path.join(outDir, 'db-sampler.jsonl') });
     const hostSampler = startHostSampler({ file: path.join(outDir, 'host-sampler.jsonl') });
 
-    // 3. Closed-loop ceilings, batch 500, one per insert mode (hot row fixed: last_used per minute).
+    // 3 + 4. The closed-loop ceilings (batch 500, one per insert mode, hot row fixed: last_used per
+    // minute) and the three pgbench legs, in PASSES passes, forward then reversed, so that a machine
+    // whose background load drifts during the run does not favour whichever phase ran first.
     const ceilings: CeilingResult[] = [];
-    for (const mode of ['per-event', 'multi-row'] as const) {
+    const legs: LegRun[] = [];
+    const runCeiling = async (mode: CeilingResult['mode'], pass: number): Promise<void> => {
       const svc = await restartServiceLocal(campaign, { insert: mode, lastUsed: 'per-minute', poolSize: 20 }, log);
-      const runTag = `ceiling-${mode}-${Date.now()}`;
+      const runTag = `ceiling-${mode}-p${pass}-${Date.now()}`;
       const start = await walAfterQuiet(urls.superuserUrl);
       const startLsn = await lsnNow(urls.superuserUrl);
-      log(`closed loop ${mode}: ${WORKERS} workers, batch ${BATCH}, ${SECONDS} s`);
+      log(`pass ${pass}: closed loop ${mode}: ${WORKERS} workers, batch ${BATCH}, ${SECONDS} s`);
       const load = await runLoad({
         url: svc.serviceUrl,
         apiKey: fixtures.apiKey.reveal(),
@@ -165,7 +173,7 @@ async function main(): Promise<void> {
         batch: BATCH,
         seconds: SECONDS,
         runTag,
-        out: path.join(outDir, `ceiling-${mode}.csv.gz`),
+        out: path.join(outDir, `ceiling-${mode}-p${pass}.csv.gz`),
       });
       const end = await walAfterQuiet(urls.superuserUrl);
       const breakdown = await walBreakdown(urls.clusterDir, startLsn, await lsnNow(urls.superuserUrl));
@@ -176,6 +184,7 @@ async function main(): Promise<void> {
       }
       const c: CeilingResult = {
         mode,
+        pass,
         runTag,
         seconds: s.elapsed_s,
         requestsOk: s.ok,
@@ -189,12 +198,9 @@ async function main(): Promise<void> {
         breakdown,
       };
       ceilings.push(c);
-      log(`closed loop ${mode}: ${fmt(c.eventsPerSec)} ev/s, ${c.wal.recordsPerEvent.toFixed(2)} WAL records/event, ${fmt(c.wal.bytesPerEvent)} B/event`);
-    }
-
-    // 4. The denominator: three pgbench legs, same row shape and partition, WAL per row for each.
-    const legs: Array<LegResult & { wal: WalPerEvent; breakdown: WalBreakdown }> = [];
-    for (const leg of ['owner-1row', 'rls-1row', 'owner-multirow'] as const) {
+      log(`pass ${pass}: closed loop ${mode}: ${fmt(c.eventsPerSec)} ev/s, ${c.wal.recordsPerEvent.toFixed(2)} WAL records/event, ${fmt(c.wal.bytesPerEvent)} B/event`);
+    };
+    const runLeg = async (leg: LegName, pass: number): Promise<void> => {
       const start = await su(urls.superuserUrl, readWal);
       const startLsn = await lsnNow(urls.superuserUrl);
       const d = await denominator({
@@ -206,13 +212,24 @@ async function main(): Promise<void> {
         batch: BATCH,
         livemode: true,
         legs: [leg],
-        onProgress: log,
+        tag: `pgb-p${pass}-${Date.now()}`,
+        onProgress: (m) => log(`pass ${pass}: ${m}`),
       });
       // pgbench's sessions have exited, and a backend publishes its WAL counters as it exits
       await sleep(1500);
       const end = await su(urls.superuserUrl, readWal);
       const breakdown = await walBreakdown(urls.clusterDir, startLsn, await lsnNow(urls.superuserUrl));
-      legs.push({ ...d.legs[0], wal: walPerEvent(start, end, d.legs[0].countedRows), breakdown });
+      legs.push({ ...d.legs[0], pass, wal: walPerEvent(start, end, d.legs[0].countedRows), breakdown });
+    };
+    const phases: Array<(pass: number) => Promise<void>> = [
+      (p) => runCeiling('per-event', p),
+      (p) => runCeiling('multi-row', p),
+      (p) => runLeg('owner-1row', p),
+      (p) => runLeg('rls-1row', p),
+      (p) => runLeg('owner-multirow', p),
+    ];
+    for (let pass = 1; pass <= PASSES; pass++) {
+      for (const phase of pass % 2 === 1 ? phases : [...phases].reverse()) await phase(pass);
     }
     const dbStats = await dbSampler.stop();
     const hostStats = await hostSampler.stop();
@@ -224,7 +241,7 @@ async function main(): Promise<void> {
       machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), loadavg1: { start: loadAtStart, end: os.loadavg()[0] } },
       postgres: pgVersion,
       params: PARAMS,
-      knobs: { seconds: SECONDS, workers: WORKERS, batch: BATCH, seedRows: SEED_ROWS, historyRows: HISTORY_ROWS },
+      knobs: { seconds: SECONDS, workers: WORKERS, batch: BATCH, passes: PASSES, seedRows: SEED_ROWS, historyRows: HISTORY_ROWS },
       seeding: { seedRowsPerSec: seedRates, psqlCopyRowsPerSec: copyRates, history: { rows: history.rows, rowsPerSec: history.rowsPerSec, settleSeconds: history.settle?.seconds } },
       ceilings,
       legs,
@@ -247,70 +264,113 @@ async function main(): Promise<void> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+interface Row {
+  label: string;
+  values: number[];
+  mean: number;
+  detail: string;
+  records: number;
+  bytes: number;
+  fpi: number;
+  breakdown: WalBreakdown[];
+  rows: number[];
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+function row(label: string, runs: Array<{ rate: number; detail: string; wal: WalPerEvent; breakdown: WalBreakdown; rows: number }>): Row {
+  return {
+    label,
+    values: runs.map((r) => r.rate),
+    mean: mean(runs.map((r) => r.rate)),
+    detail: runs.map((r) => r.detail).join('; '),
+    records: mean(runs.map((r) => r.wal.recordsPerEvent)),
+    bytes: mean(runs.map((r) => r.wal.bytesPerEvent)),
+    fpi: mean(runs.map((r) => r.wal.fpiPerEvent)),
+    breakdown: runs.map((r) => r.breakdown),
+    rows: runs.map((r) => r.rows),
+  };
+}
+
+/** Records per row by type over all passes of a phase. */
+function mergedPerEvent(r: Row): string {
+  const counts = new Map<string, number>();
+  for (const b of r.breakdown) for (const x of b.records) counts.set(x.type, (counts.get(x.type) ?? 0) + x.count);
+  const total = [...counts.values()].reduce((a, b) => a + b, 0);
+  const rows = r.rows.reduce((a, b) => a + b, 0);
+  const merged: WalBreakdown = { startLsn: '', endLsn: '', total: { count: total, bytes: 0 }, records: [...counts].map(([type, count]) => ({ type, count, bytes: 0 })).sort((a, b) => b.count - a.count) };
+  return `${(total / rows).toFixed(2)} | ${perEvent(merged, rows).map((x) => `${x.type} ${x.perEvent.toFixed(2)}`).join(', ')}`;
+}
+
 function render(r: {
   startedAt: string;
   machine: { cpus: number; cpuModel?: string; memGiB: number; loadavg1: { start: number; end: number } };
   postgres: string;
   params: RigParameters;
-  knobs: { seconds: number; workers: number; batch: number; seedRows: number; historyRows: number };
+  knobs: { seconds: number; workers: number; batch: number; passes: number; seedRows: number; historyRows: number };
   seeding: { seedRowsPerSec: number[]; psqlCopyRowsPerSec: number[] };
   ceilings: CeilingResult[];
-  legs: Array<LegResult & { wal: WalPerEvent; breakdown: WalBreakdown }>;
+  legs: LegRun[];
 }): string {
-  const leg = (name: string) => r.legs.find((l) => l.leg === name)!;
-  const one = leg('owner-1row');
-  const rls = leg('rls-1row');
-  const multi = leg('owner-multirow');
+  const ceilingRow = (mode: CeilingResult['mode']) =>
+    row(
+      `closed loop, insert=${mode} (service)`,
+      r.ceilings
+        .filter((c) => c.mode === mode)
+        .map((c) => ({ rate: c.eventsPerSec, detail: `${c.p50ms ?? '?'} / ${c.p99ms ?? '?'} ms`, wal: c.wal, breakdown: c.breakdown, rows: c.reconciledRows })),
+    );
+  const legRow = (leg: LegName) => {
+    const runs = r.legs.filter((l) => l.leg === leg);
+    return row(
+      `pgbench ${leg} (${runs[0].role}, -M ${runs[0].protocol})`,
+      runs.map((l) => ({ rate: l.rowsPerSec, detail: `${l.tps.toFixed(1)} tps, ${l.latencyAvgMs} ms`, wal: l.wal, breakdown: l.breakdown, rows: l.countedRows })),
+    );
+  };
+  const perEv = ceilingRow('per-event');
+  const multiMode = ceilingRow('multi-row');
+  const one = legRow('owner-1row');
+  const rls = legRow('rls-1row');
+  const multi = legRow('owner-multirow');
   const lines: string[] = [];
   lines.push(
     `Run ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC by \`npm run bench:target\`: ${r.machine.cpus} cores (${r.machine.cpuModel ?? '?'}), ${r.machine.memGiB} GiB, ` +
       `PostgreSQL ${r.postgres}, everything on one machine (service, database, load generator, pgbench). ` +
       `Settings: ${Object.entries(r.params.db ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(', ')}. ` +
-      `${r.knobs.workers} closed-loop workers / pgbench clients, batch ${r.knobs.batch}, ${r.knobs.seconds} s each, on a table seeded with ${fmt(r.knobs.historyRows)} rows. ` +
-      'Every row below reconciled exactly (rows and Σ quantity by run tag, in the live partition). ' +
+      `${r.knobs.workers} closed-loop workers / pgbench clients, batch ${r.knobs.batch}, ${r.knobs.seconds} s each, on a table seeded with ${fmt(r.knobs.historyRows)} rows; ` +
+      `${r.knobs.passes} passes over the five phases (forward, then reversed); rows/s is the mean of the passes, each pass in brackets, and the ratios are of the means. ` +
+      'Every phase reconciled exactly (rows and Σ quantity by run tag, in the live partition). ' +
       `The machine is shared (1-min load average ${r.machine.loadavg1.start.toFixed(1)} at the start, ${r.machine.loadavg1.end.toFixed(1)} at the end): ` +
-      'absolute rates move between runs by tens of percent; the ratios within one run are the figure to read.',
+      'absolute rates move between runs by tens of percent; read the ratios within one run.',
     '',
-    '| what | rows/s | vs one-row leg | vs RLS leg | vs multi-row leg | p50 / p99 (ms) or tps, latency avg | WAL records/row | WAL B/row | FPI/row |',
+    '| what | rows/s (passes) | vs one-row leg | vs RLS leg | vs multi-row leg | p50 / p99, or tps + latency avg | WAL records/row | WAL B/row | FPI/row |',
     '|---|---:|---:|---:|---:|---|---:|---:|---:|',
   );
-  for (const c of r.ceilings) {
+  const all = [perEv, multiMode, one, rls, multi];
+  for (const x of all) {
     lines.push(
-      `| closed loop, insert=${c.mode} (service) | ${fmt(c.eventsPerSec)} | ${pct(c.eventsPerSec, one.rowsPerSec)} | ${pct(c.eventsPerSec, rls.rowsPerSec)} | ${pct(c.eventsPerSec, multi.rowsPerSec)} | ${c.p50ms ?? '?'} / ${c.p99ms ?? '?'} | ${c.wal.recordsPerEvent.toFixed(2)} | ${fmt(c.wal.bytesPerEvent)} | ${c.wal.fpiPerEvent.toFixed(3)} |`,
-    );
-  }
-  for (const l of r.legs) {
-    lines.push(
-      `| pgbench ${l.leg} (${l.role}, -M ${l.protocol}) | ${fmt(l.rowsPerSec)} | ${pct(l.rowsPerSec, one.rowsPerSec)} | ${pct(l.rowsPerSec, rls.rowsPerSec)} | ${pct(l.rowsPerSec, multi.rowsPerSec)} | ${l.tps.toFixed(1)} tps, ${l.latencyAvgMs} ms | ${l.wal.recordsPerEvent.toFixed(2)} | ${fmt(l.wal.bytesPerEvent)} | ${l.wal.fpiPerEvent.toFixed(3)} |`,
+      `| ${x.label} | ${fmt(x.mean)} (${x.values.map(fmt).join(', ')}) | ${pct(x.mean, one.mean)} | ${pct(x.mean, rls.mean)} | ${pct(x.mean, multi.mean)} | ${x.detail} | ${x.records.toFixed(2)} | ${fmt(x.bytes)} | ${x.fpi.toFixed(3)} |`,
     );
   }
   lines.push(
     '',
-    'WAL records per row by type (pg_waldump --stats=record over each phase; types under 0.02 per row summed as other):',
+    'WAL records per row by type (pg_waldump --stats=record over each phase, all passes; types under 0.02 per row summed as other):',
     '',
     '| phase | records/row | by type |',
     '|---|---:|---|',
+    ...all.map((x) => `| ${x.label} | ${mergedPerEvent(x)} |`),
   );
-  const phases: Array<[string, WalBreakdown, number]> = [
-    ...r.ceilings.map((c) => [`closed loop, insert=${c.mode}`, c.breakdown, c.reconciledRows] as [string, WalBreakdown, number]),
-    ...r.legs.map((l) => [`pgbench ${l.leg}`, l.breakdown, l.countedRows] as [string, WalBreakdown, number]),
-  ];
-  for (const [name, b, rows] of phases) {
-    lines.push(`| ${name} | ${(b.total.count / rows).toFixed(2)} | ${perEvent(b, rows).map((x) => `${x.type} ${x.perEvent.toFixed(2)}`).join(', ')} |`);
-  }
   const s = median(r.seeding.seedRowsPerSec);
   const p = median(r.seeding.psqlCopyRowsPerSec);
   lines.push(
     '',
-    '| seeding (COPY into the five-index table, emptied + CHECKPOINT before each) | rows/s per round | vs psql \\copy |',
+    '| seeding (COPY into the five-index table, emptied + CHECKPOINT before each) | rows/s per round | median vs psql \\copy |',
     '|---|---|---:|',
     `| \`rig seed\` (pg-copy-streams, rows generated on the fly) | ${r.seeding.seedRowsPerSec.map(fmt).join(', ')} | ${pct(s, p)} |`,
     `| \`psql \\copy\` of the same rows from a file | ${r.seeding.psqlCopyRowsPerSec.map(fmt).join(', ')} | 100 % |`,
     '',
     'Targets: multi-row mode >= 150 % of the one-row leg and >= 50 % of the multi-row leg; no mode above 6.5 WAL records/event with the hot row fixed; seeding >= 80 % of `psql \\copy`. ' +
-      `This run: multi-row mode ${pct(r.ceilings.find((c) => c.mode === 'multi-row')!.eventsPerSec, one.rowsPerSec)} of the one-row leg and ` +
-      `${pct(r.ceilings.find((c) => c.mode === 'multi-row')!.eventsPerSec, multi.rowsPerSec)} of the multi-row leg; ` +
-      `WAL records/event ${r.ceilings.map((c) => `${c.mode} ${c.wal.recordsPerEvent.toFixed(2)}`).join(', ')}; seeding ${pct(s, p)} of \\copy. ` +
+      `This run: multi-row mode ${pct(multiMode.mean, one.mean)} of the one-row leg and ${pct(multiMode.mean, multi.mean)} of the multi-row leg; ` +
+      `WAL records/event per-event ${perEv.records.toFixed(2)}, multi-row ${multiMode.records.toFixed(2)}; seeding ${pct(s, p)} of \\copy. ` +
       "WAL per row is pg_stat_wal's delta over the phase (read after every backend published its counters) divided by the reconciled rows; it includes autovacuum's and the checkpointer's share.",
   );
   return lines.join('\n');

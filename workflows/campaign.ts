@@ -34,6 +34,7 @@ import type {
   StepName,
   StepOutcome,
 } from '../lib/protocol/campaign-result';
+import { campaignIdOf } from '../lib/protocol/campaign-id';
 import { parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput } from '../lib/protocol/spec';
 import { failureReason, isRefusal } from './failures';
 import { abortSignal, disarmSignal, progressQuery, type CampaignProgress } from './messages';
@@ -58,7 +59,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     if (err instanceof SpecError) throw ApplicationFailure.nonRetryable(err.message, 'InvalidSpec', err.issues);
     throw err;
   }
-  const campaignId = workflowInfo().workflowId;
+  const workflowId = workflowInfo().workflowId;
+  const campaignId = campaignIdOf(workflowId);
   const startedMs = Date.now();
   const steps: StepOutcome[] = [];
   const repeats: RepeatSummary[] = [];
@@ -109,7 +111,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   const ctl = control({});
   let failure: unknown;
   let provisioned = false;
-  const watchdogId = `${campaignId}.watchdog`;
+  const watchdogId = `${workflowId}.watchdog`;
   try {
     const opened = await ctl.openCampaign({ campaignId, spec });
     searchAttributes = opened.missingSearchAttributes.length === 0;

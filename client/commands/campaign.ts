@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { campaignIdOf } from '../../lib/protocol/campaign-id';
+import { followLog } from '../../lib/evidence/follow';
 import { resultsDir } from '../../lib/tools/paths';
 import { abortSignal } from '../../workflows/messages';
 import { watchCampaign } from '../campaign-watch';
@@ -122,30 +124,21 @@ async function list(client: import('@temporalio/client').Client, all: boolean): 
 
 async function logs(id: string | undefined, follow: boolean): Promise<number> {
   if (!id) throw new Error('rig campaign logs needs a campaign id');
-  const file = path.join(resultsDir(), id, 'campaign.log');
-  if (!fs.existsSync(file)) {
-    console.error(`no log at ${file} (is RIG_RESULTS the folder the worker writes to?)`);
+  const dir = path.join(resultsDir(), campaignIdOf(id));
+  if (!follow && !fs.existsSync(path.join(dir, 'campaign.log'))) {
+    console.error(`no log at ${dir}/campaign.log (is RIG_RESULTS the folder the worker writes to?)`);
     return 1;
   }
-  let offset = 0;
-  const drain = () => {
-    const size = fs.statSync(file).size;
-    if (size > offset) {
-      const fd = fs.openSync(file, 'r');
-      const buf = Buffer.alloc(size - offset);
-      fs.readSync(fd, buf, 0, buf.length, offset);
-      fs.closeSync(fd);
-      process.stdout.write(buf);
-      offset = size;
-    }
-  };
-  drain();
-  if (!follow) return 0;
-  const resultFile = path.join(resultsDir(), id, 'result.json');
-  while (!fs.existsSync(resultFile)) {
-    await new Promise((r) => setTimeout(r, 500));
-    drain();
+  // Follow until the campaign has written its result (or Ctrl-C).
+  const stop = new AbortController();
+  const done = setInterval(() => {
+    if (fs.existsSync(path.join(dir, 'result.json'))) setTimeout(() => stop.abort(), 1000);
+  }, 500);
+  process.once('SIGINT', () => stop.abort());
+  try {
+    await followLog(dir, (line) => console.log(line), stop.signal, { follow });
+  } finally {
+    clearInterval(done);
   }
-  drain();
   return 0;
 }

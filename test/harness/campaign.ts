@@ -1,17 +1,19 @@
 // A whole campaign environment for end-to-end tests: a Temporal dev server made by `rig dev up`'s own
 // code (so it can be restarted on the same database), state and results in a temporary folder, and
 // rig workers either in this process or as `rig worker` child processes (which a test may SIGKILL).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after } from 'node:test';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { progressQuery, type CampaignProgress } from '../../workflows/messages';
 import './temporal';
 import { devDown, devUp, type DevServerOptions } from '../../client/dev-server';
 import { cleanCheckLocal } from '../../lib/targets/local';
 import type { CleanCheckResult } from '../../lib/targets/target';
 import { freePort } from '../../lib/tools/free-port';
+import { toolPath } from '../../lib/tools/binaries';
 import type { CampaignSpecInput } from '../../lib/protocol/spec';
 import { createRigWorkers } from '../../worker/run-worker';
 
@@ -25,11 +27,13 @@ export interface CampaignEnv {
   childEnv: NodeJS.ProcessEnv;
   dev: DevServerOptions;
   restartServer(): Promise<void>;
-  /** A worker in this process; resolves a stop function. */
-  inProcessWorker(): Promise<() => Promise<void>>;
+  /** A worker in this process (default: both queues); resolves a stop function. */
+  inProcessWorker(taskQueues?: string[]): Promise<() => Promise<void>>;
   /** `rig worker` as a child process (kill it with SIGKILL to simulate a crash). */
   childWorker(): Promise<ChildProcess>;
   cleanCheck(): Promise<CleanCheckResult>;
+  /** Asserts `rig check --target local` would say clean, listing any leftover in the failure. */
+  assertClean(): Promise<void>;
 }
 
 /** One environment per test file; torn down (workers, server, folder) when the file ends. */
@@ -66,8 +70,8 @@ export async function campaignEnv(): Promise<CampaignEnv> {
       await devDown(dev);
       await devUp(dev);
     },
-    async inProcessWorker() {
-      const { connection: native, workers } = await createRigWorkers({ env: { address, namespace: 'default' } });
+    async inProcessWorker(taskQueues?: string[]) {
+      const { connection: native, workers } = await createRigWorkers({ env: { address, namespace: 'default' }, taskQueues });
       const running = Promise.all(workers.map((w) => w.run()));
       const stop = async () => {
         workers.forEach((w) => {
@@ -96,6 +100,10 @@ export async function campaignEnv(): Promise<CampaignEnv> {
       return child;
     },
     cleanCheck: () => cleanCheckLocal(),
+    async assertClean() {
+      const r = await cleanCheckLocal();
+      if (r.status !== 'clean') throw new Error(`not clean: ${JSON.stringify(r, null, 1)}`);
+    },
   };
 }
 
@@ -126,9 +134,38 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
       const v = await fn();
       if (v) return v;
     } catch (err) {
+      if ((err as { fatal?: boolean }).fatal) throw err;
       lastErr = err;
     }
     await new Promise((r) => setTimeout(r, everyMs));
   }
   throw new Error(`timed out waiting for ${what}${lastErr ? ` (last error: ${(lastErr as Error).message})` : ''}`);
+}
+
+/** Waits until the campaign's progress satisfies `pred`; fails at once, with why, if the campaign closes first. */
+export async function waitForProgress(handle: WorkflowHandle, what: string, pred: (p: CampaignProgress) => boolean, timeoutMs = 180_000): Promise<void> {
+  await waitFor(what, async () => {
+    const desc = await handle.describe();
+    if (desc.status.name !== 'RUNNING') {
+      const why = await handle.result().then(
+        (r) => JSON.stringify(r).slice(0, 2000),
+        (e: Error & { cause?: Error }) => `${e.message}: ${e.cause?.message ?? ''}`,
+      );
+      throw Object.assign(new Error(`the campaign closed (${desc.status.name}) before ${what}: ${why}`), { fatal: true });
+    }
+    return pred(await handle.query(progressQuery));
+  }, timeoutMs);
+}
+
+/**
+ * Saves a finished campaign's history as the `temporal` CLI prints it, under test-output/histories/.
+ * test/fixtures/histories/ holds copies that CI replays (test/campaign/replay.test.ts): copy a fresh
+ * one there when the workflow changes on purpose.
+ */
+export function saveHistory(address: string, workflowId: string, name: string): string {
+  const out = path.join(root, 'test-output', 'histories', `${name}.json`);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const json = execFileSync(toolPath('temporal'), ['workflow', 'show', '--workflow-id', workflowId, '--address', address, '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
+  fs.writeFileSync(out, json);
+  return out;
 }

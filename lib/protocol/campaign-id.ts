@@ -1,0 +1,7 @@
+// A campaign's id is its workflow id, made safe as a folder name (evidence, rig folders, ledgers).
+// Ids Temporal makes itself (a schedule appends an RFC 3339 time: "weekly-2026-11-30T03:00:00Z")
+// carry characters a folder name should not, so they are mapped once, here, for every reader.
+export function campaignIdOf(workflowId: string): string {
+  const safe = workflowId.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '');
+  return (safe || 'campaign').slice(0, 80);
+}

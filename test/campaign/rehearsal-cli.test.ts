@@ -1,0 +1,60 @@
+// The rehearsal campaign end to end on the dev server, started the way the README says with the
+// `temporal` CLI and examples/rehearsal.json: every step ran, the report exists and rebuilds from the
+// evidence, no secret is in the workflow's history, and `rig check --target local` is clean after.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { CampaignResult, StepName } from '../../lib/protocol/campaign-result';
+import { rigPaths } from '../../lib/targets/local/rig-paths';
+import type { RigSecrets } from '../../lib/targets/local/secrets';
+import { toolPath } from '../../lib/tools/binaries';
+import { campaignEnv, saveHistory, waitFor } from '../harness/campaign';
+import { rig } from '../harness/rig-cli';
+
+const root = path.resolve(__dirname, '..', '..');
+
+test('the rehearsal profile, started with `temporal workflow start`, runs every step and leaves nothing', async () => {
+  const env = await campaignEnv();
+  await env.inProcessWorker();
+  const id = 'cli-rehearsal';
+  execFileSync(toolPath('temporal'), [
+    'workflow', 'start', '--type', 'benchCampaign', '--task-queue', 'rig', '--workflow-id', id,
+    '--input-file', path.join(root, 'examples', 'rehearsal.json'), '--address', env.address,
+  ]);
+
+  // The secrets exist only in the rig's 0600 file while the rig lives: read them to look for them later.
+  const secretsFile = rigPaths(id).secretsFile;
+  const secrets = await waitFor('the API key', async () => {
+    if (!fs.existsSync(secretsFile)) return undefined;
+    const s = JSON.parse(fs.readFileSync(secretsFile, 'utf8')) as RigSecrets;
+    return s.apiKey ? s : undefined;
+  }, 600_000, 500);
+  assert.equal(fs.statSync(secretsFile).mode & 0o777, 0o600);
+
+  const result = (await env.client.workflow.getHandle(id).result()) as CampaignResult;
+  const steps = new Map(result.steps.map((s) => [s.step, s]));
+  const expected: StepName[] = ['calibrate', 'clean-check', 'watchdog', 'provision', 'bring-up', 'seed', 'sustained', 'ceiling', 'denominator', 'teardown', 'clean-check-after', 'report'];
+  for (const name of expected) assert.equal(steps.get(name)?.status, 'ok', `${name}: ${steps.get(name)?.summary}`);
+  assert.ok(['held', 'not-held'].includes(result.status), result.status);
+  assert.equal(result.repeats.length, 6);
+  assert.equal(result.denominator?.legs.length, 3);
+
+  // The page is there, and `rig report` rebuilds it from the folder alone, byte for byte.
+  const html = path.join(result.resultsDir, 'report.html');
+  const md = path.join(result.resultsDir, 'report.md');
+  assert.ok(fs.existsSync(html) && fs.existsSync(md));
+  const rebuilt = await rig(['report', result.resultsDir, '--format', 'md'], env.childEnv);
+  assert.equal(rebuilt.code, 0, rebuilt.stderr);
+  assert.equal(rebuilt.stdout, fs.readFileSync(md, 'utf8'));
+
+  // No secret in history: the API key and every database password are absent.
+  const historyFile = saveHistory(env.address, id, 'rehearsal');
+  const history = fs.readFileSync(historyFile, 'utf8');
+  for (const [name, value] of Object.entries(secrets)) {
+    if (typeof value === 'string' && value) assert.ok(!history.includes(value), `${name} appears in the history`);
+  }
+  assert.ok(!fs.existsSync(secretsFile), 'the secrets went with the rig');
+  await env.assertClean();
+});
