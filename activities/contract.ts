@@ -71,6 +71,8 @@ export interface RepeatInput extends RigInput {
   maxInFlight: number;
   /** Closed loop with this many workers (the ceiling); open loop when absent. */
   closedLoopWorkers?: number;
+  /** `rig step` only: the attempt number to use (Temporal's own attempt counter otherwise). */
+  attempt?: number;
 }
 
 export interface RepeatOutput {

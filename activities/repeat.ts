@@ -38,7 +38,7 @@ export function runTagFor(campaignId: string, config: string, index: number, att
   return `${h}.${config.slice(0, 36)}.r${index}.a${att}`;
 }
 
-function attemptDir(input: RepeatInput, att: number): string {
+export function attemptDir(input: Pick<RepeatInput, 'kind' | 'configuration' | 'index'>, att: number): string {
   return input.kind === 'ceiling' ? `ceiling/r1-a${att}` : repeatDir(input.configuration.name, input.index, att);
 }
 
@@ -93,7 +93,7 @@ function logSlice(file: string | undefined, offset: number): string {
 }
 
 export async function runRepeat(input: RepeatInput): Promise<RepeatOutput> {
-  const att = attempt();
+  const att = input.attempt ?? attempt();
   const store = EvidenceStore.forCampaign(input.campaignId);
   const interrupted = findInterrupted(store, input, att);
   const dir = attemptDir(input, att);
@@ -136,8 +136,11 @@ export async function runRepeat(input: RepeatInput): Promise<RepeatOutput> {
     );
   } finally {
     await Promise.all([dbSampler.stop(), hostSampler.stop()]);
-    store.commit(`${dir}/${DB_SAMPLES}`, dbTmp);
-    store.commit(`${dir}/${HOST_SAMPLES}`, hostTmp);
+    // A sampler writes its first row one interval in: a repeat cut short before that has none.
+    for (const [rel, tmp] of [[`${dir}/${DB_SAMPLES}`, dbTmp], [`${dir}/${HOST_SAMPLES}`, hostTmp]]) {
+      if (fs.existsSync(tmp)) store.commit(rel, tmp);
+      else store.writeText(rel, '');
+    }
     const slice = logSlice(pgLog, pgLogOffset);
     store.writeText(`${dir}/${POSTGRES_LOG}`, slice);
   }

@@ -6,7 +6,9 @@ import { EvidenceStore } from '../lib/evidence/store';
 import { RIG_FILE } from '../lib/evidence/layout';
 import type { RigHandle } from '../lib/protocol/campaign-result';
 import { localTarget } from '../lib/targets/local';
+import { completeRecord, connectionFromRecord } from '../lib/targets/local/connection';
 import { readRigRecord } from '../lib/targets/local/rig-record';
+import type { CampaignSpec } from '../lib/protocol/spec';
 import type { CleanCheckResult, Leftover } from '../lib/targets/target';
 import type { CleanCheckInput, CleanCheckOutput, ProvisionInput, StepSummary, TeardownInput } from './contract';
 import { heartbeat } from './context';
@@ -53,19 +55,8 @@ export async function provisionRig(input: ProvisionInput): Promise<RigHandle> {
     },
     (line) => heartbeat(line),
   );
-  const rec = readRigRecord(campaignId);
-  const cpus = os.cpus();
-  const hardware = `${spec.hardware.description} (${cpus.length} × ${cpus[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, local PostgreSQL cluster)`;
-  const handle: RigHandle = {
-    campaignId,
-    target: 'local',
-    dataQueue: localDataQueue(),
-    serviceUrl: res.serviceUrl,
-    database: `${res.db.host}:${res.db.port}/${res.db.database}`,
-    rigDir: rec?.cluster.dir ?? '',
-    hardware,
-    parameters: rec?.postgresParameters ?? {},
-  };
+  const handle = rigHandle(campaignId, spec);
+  const hardware = handle.hardware;
   // Written once; a retried provision that reused the rig writes the same bytes again.
   store.writeJson(RIG_FILE, {
     target: 'local',
@@ -78,6 +69,23 @@ export async function provisionRig(input: ProvisionInput): Promise<RigHandle> {
   });
   store.appendLog('info', `provisioned: service ${res.serviceUrl}, database ${handle.database}${res.reused ? ' (an existing rig was found and reused)' : ''}`);
   return handle;
+}
+
+/** How the campaign reaches a provisioned local rig (no secrets); also used by `rig step` on a kept rig. */
+export function rigHandle(campaignId: string, spec: Pick<CampaignSpec, 'hardware'>): RigHandle {
+  const conn = connectionFromRecord(completeRecord(campaignId));
+  const rec = readRigRecord(campaignId);
+  const cpus = os.cpus();
+  return {
+    campaignId,
+    target: 'local',
+    dataQueue: localDataQueue(),
+    serviceUrl: conn.serviceUrl,
+    database: `${conn.db.host}:${conn.db.port}/${conn.db.database}`,
+    rigDir: rec?.cluster.dir ?? '',
+    hardware: `${spec.hardware.description} (${cpus.length} × ${cpus[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, local PostgreSQL cluster)`,
+    parameters: rec?.postgresParameters ?? {},
+  };
 }
 
 export async function teardownRig(input: TeardownInput): Promise<StepSummary> {

@@ -11,14 +11,13 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { devDown, devUp, type DevServerOptions } from '../client/dev-server';
+import { startCampaignServer } from '../test/harness/campaign-server';
 import { PROFILES, type CampaignSpecInput } from '../lib/protocol/spec';
 import type { CampaignResult } from '../lib/protocol/campaign-result';
 import { toolPath } from '../lib/tools/binaries';
-import { freePort } from '../lib/tools/free-port';
 import { createRigWorkers } from '../worker/run-worker';
 import { progressQuery, type CampaignProgress } from '../workflows/messages';
 import { activityDoubles } from '../test/campaign/doubles';
@@ -97,15 +96,8 @@ async function historyEvents(): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-bench-campaign-'));
-  fs.chmodSync(dir, 0o755);
-  process.env.RIG_STATE_DIR = path.join(dir, 'state');
-  process.env.RIG_RESULTS = path.join(dir, 'results');
-  const dev: DevServerOptions = { ip: '127.0.0.1', port: await freePort(), uiPort: await freePort(), dir: path.join(dir, 'temporal') };
-  await devUp(dev);
-  const address = `127.0.0.1:${dev.port}`;
-  const connection = await Connection.connect({ address });
-  const client = new Client({ connection });
+  const server = await startCampaignServer('rig-bench-campaign-');
+  const { address, client } = server;
   try {
     console.error('measuring: overhead per repeat (5 repeats x 5 s, 2-s cool-downs)...');
     const o = await overheadPerRepeat(client, address);
@@ -125,9 +117,7 @@ async function main(): Promise<void> {
     console.log(w.map((n) => '-'.repeat(n)).join('-|-'));
     for (const r of rows) console.log(r.map((c, i) => c.padEnd(w[i])).join(' | '));
   } finally {
-    await connection.close();
-    await devDown(dev);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await server.close();
   }
 }
 

@@ -22,6 +22,7 @@ const commands: Record<string, () => Command> = {
   rehearse: () => require('./commands/rehearse'),
   schedule: () => require('./commands/schedule'),
   seed: () => require('./commands/seed'),
+  step: () => require('./commands/step'),
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

@@ -95,6 +95,11 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
 
   async function step<T>(name: StepName, fn: () => Promise<T>, summarize: (r: T) => string): Promise<T> {
     progress.step = name;
+    if (!['sustained', 'ladder', 'ceiling', 'denominator'].includes(name)) {
+      progress.configuration = undefined;
+      progress.repeat = undefined;
+      progress.phase = undefined;
+    }
     setSearchAttributes([{ key: RigStep, value: name }]);
     const startedAt = new Date().toISOString();
     try {

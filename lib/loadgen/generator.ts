@@ -139,8 +139,9 @@ export class Generator {
   private probeNext = 0;
   private inFlight = 0;
   private probeInFlight = 0;
-  private timer: NodeJS.Timeout | null = null;
-  private probeTimer: NodeJS.Timeout | null = null;
+  private timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  private probeTimer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  private pumping = false;
   private progressTimer: NodeJS.Timeout | null = null;
   private endTimer: NodeJS.Timeout | null = null;
   private stopping = false;
@@ -235,15 +236,19 @@ export class Generator {
   }
 
   /**
-   * Sends every request due at this wake-up. `now` is read once: requests that fall due while this
-   * batch is being sent wait for the next turn of the event loop (setImmediate when already late), so
-   * replies are read in between. Re-reading the clock inside the loop would let a slow stretch (a cold
-   * JIT, a GC) keep the loop sending for hundreds of ms without ever reading a reply, a spiral into
-   * drops that measures the generator instead of the server.
+   * Sends every request due now. `now` is read once: requests that fall due while this batch is being
+   * sent wait for the next turn of the event loop (setImmediate when already late), so replies are
+   * read in between. Re-reading the clock inside the loop would let a slow stretch (a cold JIT, a GC)
+   * keep the loop sending for hundreds of ms without ever reading a reply, a spiral into drops that
+   * measures the generator instead of the server.
+   *
+   * Called by its timer, and also after each reply (complete()): under load replies arrive far more
+   * often than the 1-ms timer granularity, so a due request goes out at the next event rather than at
+   * the next millisecond. That costs a clock read per reply, not a spin: nothing runs between events.
    */
   private pump = (): void => {
-    this.timer = null;
-    if (this.stopping) return;
+    if (this.pumping || this.stopping) return;
+    this.pumping = true;
     const now = this.nowUs();
     while (this.next < this.total) {
       const intended = this.intendedUs(this.next);
@@ -251,18 +256,19 @@ export class Generator {
       this.fire(this.next, intended);
       this.next++;
     }
-    if (this.next < this.total) this.timer = this.wake(this.pump, this.intendedUs(this.next));
+    this.pumping = false;
+    if (this.next < this.total && this.timer === null) this.timer = this.wake(this.onTimer, this.intendedUs(this.next));
   };
 
-  /** A timer for the next due time; setImmediate (as a 0-ms wake) when it is already due. */
-  private wake(fn: () => void, dueUs: number): NodeJS.Timeout | null {
+  private onTimer = (): void => {
+    this.timer = null;
+    this.pump();
+  };
+
+  /** A timer for the next due time; setImmediate (a 0-ms wake) when it is already due. */
+  private wake(fn: () => void, dueUs: number): NodeJS.Timeout | NodeJS.Immediate {
     const waitMs = (dueUs - this.nowUs()) / 1000;
-    if (waitMs <= 0) {
-      setImmediate(() => {
-        if (!this.stopping) fn();
-      });
-      return null;
-    }
+    if (waitMs <= 0) return setImmediate(fn);
     return setTimeout(fn, waitMs < 1 ? 1 : Math.floor(waitMs));
   }
 
@@ -392,7 +398,9 @@ export class Generator {
         this.failed++;
         this.sec.failed++;
       }
-      if (r.worker >= 0 && !this.stopping) this.workerNext(r.worker);
+      if (r.worker >= 0) {
+        if (!this.stopping) this.workerNext(r.worker);
+      } else if (!this.pumping && this.next < this.total && this.intendedUs(this.next) <= done) this.pump();
     } else {
       this.probeInFlight--;
       this.secProbe.done++;
@@ -445,7 +453,8 @@ export class Generator {
   private beginDrain(seconds: number): void {
     if (this.stopping) return;
     this.stopping = true;
-    for (const t of [this.timer, this.probeTimer, this.endTimer]) if (t) clearTimeout(t);
+    for (const t of [this.timer, this.probeTimer]) if (t) clear(t);
+    if (this.endTimer) clearTimeout(this.endTimer);
     this.timer = this.probeTimer = this.endTimer = null;
     if (this.inFlight === 0 && this.probeInFlight === 0) {
       this.drained?.();
@@ -498,6 +507,11 @@ export class Generator {
       reason: this.reason,
     };
   }
+}
+
+function clear(t: NodeJS.Timeout | NodeJS.Immediate): void {
+  if ('hasRef' in t && 'refresh' in t) clearTimeout(t as NodeJS.Timeout);
+  else clearImmediate(t as NodeJS.Immediate);
 }
 
 /** How many n >= 0 have floor(n * 1e6 / rate) < durationUs. */

@@ -3,16 +3,15 @@
 // rig workers either in this process or as `rig worker` child processes (which a test may SIGKILL).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after } from 'node:test';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { progressQuery, type CampaignProgress } from '../../workflows/messages';
 import './temporal';
+import { startCampaignServer } from './campaign-server';
 import { devDown, devUp, type DevServerOptions } from '../../client/dev-server';
 import { cleanCheckLocal } from '../../lib/targets/local';
 import type { CleanCheckResult } from '../../lib/targets/target';
-import { freePort } from '../../lib/tools/free-port';
 import { toolPath } from '../../lib/tools/binaries';
 import type { CampaignSpecInput } from '../../lib/protocol/spec';
 import { createRigWorkers } from '../../worker/run-worker';
@@ -38,16 +37,8 @@ export interface CampaignEnv {
 
 /** One environment per test file; torn down (workers, server, folder) when the file ends. */
 export async function campaignEnv(): Promise<CampaignEnv> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-e2e-'));
-  fs.chmodSync(dir, 0o755);
-  // Activities in this process read these at call time.
-  process.env.RIG_STATE_DIR = path.join(dir, 'state');
-  process.env.RIG_RESULTS = path.join(dir, 'results');
-  const dev: DevServerOptions = { ip: '127.0.0.1', port: await freePort(), uiPort: await freePort(), dir: path.join(dir, 'temporal') };
-  await devUp(dev);
-  const address = `127.0.0.1:${dev.port}`;
-  const connection = await Connection.connect({ address });
-  const client = new Client({ connection });
+  const server = await startCampaignServer();
+  const { dir, dev, address, client } = server;
   const childEnv = { ...process.env, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default' };
   const stops: Array<() => Promise<void>> = [];
   const children = new Set<ChildProcess>();
@@ -55,9 +46,7 @@ export async function campaignEnv(): Promise<CampaignEnv> {
   after(async () => {
     for (const c of children) c.kill('SIGKILL');
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
-    await connection.close().catch(() => undefined);
-    await devDown(dev);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await server.close();
   });
 
   return {
