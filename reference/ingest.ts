@@ -1,30 +1,38 @@
 // POST /v1/usage-events inside a request transaction: resolve external ids to rows (all or nothing:
-// an unknown customer or meter refuses the batch before anything is written), insert, price each event
-// from provider_cost_rates as it is inserted, and count replays (ON CONFLICT DO NOTHING) as duplicates.
+// an unknown customer or meter refuses the batch before anything is written), find which idempotency
+// keys the tenant already has, insert the new events with plain INSERTs, pricing each from
+// provider_cost_rates as it is inserted, and count replays (and repeats inside the batch) as duplicates.
+//
+// Why not INSERT ... ON CONFLICT DO NOTHING: speculative insertion logs a Heap/HEAP_CONFIRM record for
+// every row on top of the heap insert, one WAL record per event (7.5 -> 6.5 records/event at batch
+// 500), and WAL per event is what every rate of the spec scales with (#823). A plain INSERT after a
+// lookup writes the same rows without it. What that costs is a race: a concurrent request can commit
+// one of our keys between our lookup and our INSERT, which then fails with unique_violation; the whole
+// request transaction is then rolled back and run again (ingestRequest), and the retry's lookup sees
+// the key as a duplicate.
 import type pg from 'pg';
 import type { IngestResponse } from '../lib/protocol/hardcount-api';
 import type { InsertMode } from './config';
 import { HttpError } from './http-util';
-import type { KeyContext } from './request-tx';
+import type { KeyContext, RequestPath } from './request-tx';
 import { addToDelta, applyRollupDelta, type RollupDelta } from './rollup';
 import type { ValidEvent } from './validate';
 
-// One statement per event, as the spec measured it (36.1M calls for 36.1M events): each prices its event
-// through a rate CTE, and each takes its own foreign-key FOR KEY SHARE lookups on customers, meters and
-// the tenant row. That per-event cost (~1.2 KB of WAL, 7.7 records) is what #823 would cut.
-const PER_EVENT_SQL = `WITH rate AS (
+// One statement per new event, as the spec measured it (36.1M calls for 36.1M events): each prices its
+// event through a rate CTE, and each takes its own foreign-key FOR KEY SHARE lookups on customers,
+// meters and the tenant row (one Heap/LOCK per parent row and transaction, plus a MultiXact when
+// another request holds the same row: the remaining per-event cost #823 names for hot parent rows).
+const PER_EVENT_INSERT = `WITH rate AS (
     SELECT unit_cost FROM provider_cost_rates
      WHERE tenant_id = $1::bigint AND meter_id = $3::bigint AND valid_from <= now()
      ORDER BY valid_from DESC LIMIT 1
   )
   INSERT INTO usage_events (tenant_id, customer_id, meter_id, quantity, idempotency_key, properties, cost)
-  SELECT $1::bigint, $2::bigint, $3::bigint, $4::bigint, $5::text, $6::jsonb, $4::bigint * (SELECT unit_cost FROM rate)
-  ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
-  RETURNING id`;
+  SELECT $1::bigint, $2::bigint, $3::bigint, $4::bigint, $5::text, $6::jsonb, $4::bigint * (SELECT unit_cost FROM rate)`;
 
-// #823's lever (HC_INSERT=multi-row): the whole batch in one statement, priced by a lateral rate lookup
-// per row. Same rows, same cost, same duplicate rule (the first occurrence of a key wins).
-const MULTI_ROW_SQL = `INSERT INTO usage_events (tenant_id, customer_id, meter_id, quantity, idempotency_key, properties, cost)
+// #823's lever (HC_INSERT=multi-row): the batch's new events in one statement, priced by a lateral rate
+// lookup per row, inserted in batch order. Same rows, same cost.
+const MULTI_ROW_INSERT = `INSERT INTO usage_events (tenant_id, customer_id, meter_id, quantity, idempotency_key, properties, cost)
   SELECT $1::bigint, v.c, v.m, v.q, v.k, v.p, v.q * r.unit_cost
     FROM jsonb_to_recordset($2::jsonb) AS v(o int, c bigint, m bigint, q bigint, k text, p jsonb)
     LEFT JOIN LATERAL (
@@ -32,13 +40,46 @@ const MULTI_ROW_SQL = `INSERT INTO usage_events (tenant_id, customer_id, meter_i
        WHERE pr.tenant_id = $1::bigint AND pr.meter_id = v.m AND pr.valid_from <= now()
        ORDER BY pr.valid_from DESC LIMIT 1
     ) r ON true
-   ORDER BY v.o
-  ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
-  RETURNING customer_id::text AS c, meter_id::text AS m, quantity::text AS q`;
+   ORDER BY v.o`;
 
-const RESOLVE_SQL = `SELECT 'c' AS kind, id::text AS id, external_id AS name FROM customers WHERE external_id = ANY($1::text[])
+// The last resort (see ingestRequest): the same statements with the unique index as arbiter.
+const ON_CONFLICT = `
+  ON CONFLICT (tenant_id, idempotency_key) DO NOTHING`;
+
+const SQL = {
+  perEvent: { name: 'hc_insert_event', text: `${PER_EVENT_INSERT}\n  RETURNING id` },
+  perEventArbiter: { name: 'hc_insert_event_arbiter', text: `${PER_EVENT_INSERT}${ON_CONFLICT}\n  RETURNING id` },
+  multiRow: { name: 'hc_insert_batch', text: `${MULTI_ROW_INSERT}\n  RETURNING customer_id::text AS c, meter_id::text AS m, quantity::text AS q` },
+  multiRowArbiter: {
+    name: 'hc_insert_batch_arbiter',
+    text: `${MULTI_ROW_INSERT}${ON_CONFLICT}\n  RETURNING customer_id::text AS c, meter_id::text AS m, quantity::text AS q`,
+  },
+};
+
+// One round trip resolves the batch: its customers, its meters (with each meter's current unit cost)
+// and which of its idempotency keys the tenant already has. That last part is served by the unique
+// index usage_events_idempotency (tenant_id, idempotency_key), under row-level security like the rest.
+const RESOLVE_SQL = `SELECT 'c' AS kind, id::text AS id, external_id AS name, NULL::text AS unit_cost
+    FROM customers WHERE external_id = ANY($1::text[])
   UNION ALL
-  SELECT 'm', id::text, key FROM meters WHERE key = ANY($2::text[])`;
+  SELECT 'm', m.id::text, m.key,
+         (SELECT pr.unit_cost::text FROM provider_cost_rates pr
+           WHERE pr.tenant_id = $3::bigint AND pr.meter_id = m.id AND pr.valid_from <= now()
+           ORDER BY pr.valid_from DESC LIMIT 1)
+    FROM meters m WHERE m.key = ANY($2::text[])
+  UNION ALL
+  SELECT 'k', NULL, idempotency_key, NULL
+    FROM usage_events WHERE tenant_id = $3::bigint AND idempotency_key = ANY($4::text[])`;
+
+/**
+ * Plain-INSERT attempts of one request before the last resort. The second attempt covers the race
+ * with a concurrent request (its lookup sees the key committed). A key that still conflicts is one the
+ * lookup cannot see: the same tenant's other mode (the constraint is per tenant, row-level security
+ * per tenant and mode). The third attempt then runs the statements with ON CONFLICT DO NOTHING, whose
+ * arbiter check is not bound by row-level security, which is the answer ingest always gave (a
+ * duplicate); only such a request pays the HEAP_CONFIRM records.
+ */
+const PLAIN_ATTEMPTS = 2;
 
 export interface IngestOptions {
   insert: InsertMode;
@@ -46,42 +87,92 @@ export interface IngestOptions {
   rollup: boolean;
 }
 
+/** POST /v1/usage-events: the request transaction for the key `keyHash`, run again on an idempotency race. */
+export async function ingestRequest(
+  path: RequestPath,
+  keyHash: string,
+  events: ValidEvent[],
+  opts: IngestOptions,
+): Promise<IngestResponse> {
+  for (let attempt = 1; ; attempt++) {
+    const arbiter = attempt > PLAIN_ATTEMPTS;
+    try {
+      return await path.run(keyHash, (client, key) => ingest(client, key, events, opts, arbiter));
+    } catch (err) {
+      // RequestPath.run rolled the transaction back: nothing of this attempt was written.
+      if (arbiter || !isIdempotencyConflict(err)) throw err;
+    }
+  }
+}
+
+function isIdempotencyConflict(err: unknown): boolean {
+  const e = err as { code?: string; constraint?: string };
+  return e.code === '23505' && e.constraint === 'usage_events_idempotency';
+}
+
+/**
+ * The ingest work inside one request transaction. `arbiter`: insert every event with ON CONFLICT DO
+ * NOTHING (the last resort of ingestRequest) instead of plain INSERTs of the events the lookup found new.
+ */
 export async function ingest(
   client: pg.PoolClient,
   key: KeyContext,
   events: ValidEvent[],
   opts: IngestOptions,
+  arbiter = false,
 ): Promise<IngestResponse> {
-  // Row-level security limits both lookups to the key's tenant and mode: a customer of another tenant,
+  // Row-level security limits the lookups to the key's tenant and mode: a customer of another tenant,
   // or of the other mode, is unknown here.
   const customerNames = [...new Set(events.map((e) => e.customer))];
   const meterNames = [...new Set(events.map((e) => e.meter))];
-  const found = await client.query<{ kind: 'c' | 'm'; id: string; name: string }>({
+  const keys = [...new Set(events.map((e) => e.idempotencyKey))];
+  const found = await client.query<{ kind: 'c' | 'm' | 'k'; id: string | null; name: string; unit_cost: string | null }>({
     name: 'hc_resolve',
     text: RESOLVE_SQL,
-    values: [customerNames, meterNames],
+    values: [customerNames, meterNames, key.tenantId, keys],
   });
   const customers = new Map<string, string>();
-  const meters = new Map<string, string>();
-  for (const r of found.rows) (r.kind === 'c' ? customers : meters).set(r.name, r.id);
+  const meters = new Map<string, { id: string; unitCost: string | null }>();
+  const taken = new Set<string>();
+  for (const r of found.rows) {
+    if (r.kind === 'c') customers.set(r.name, r.id!);
+    else if (r.kind === 'm') meters.set(r.name, { id: r.id!, unitCost: r.unit_cost });
+    else taken.add(r.name);
+  }
   const resolved = events.map((e, i) => {
     const c = customers.get(e.customer);
     if (c === undefined) throw new HttpError(422, `unknown customer ${JSON.stringify(e.customer)}`, `events[${i}].customer_id`);
     const m = meters.get(e.meter);
     if (m === undefined) throw new HttpError(422, `unknown meter ${JSON.stringify(e.meter)}`, `events[${i}].meter`);
-    return { ...e, customerId: c, meterId: m };
+    return { ...e, customerId: c, meterId: m.id, unitCost: m.unitCost };
   });
+  // New: not in the table, and the first occurrence of its key in the batch (the first one wins).
+  const isNew: boolean[] = new Array(resolved.length);
+  if (arbiter) isNew.fill(true);
+  else {
+    const seen = new Set<string>();
+    for (let i = 0; i < resolved.length; i++) {
+      const k = resolved[i].idempotencyKey;
+      isNew[i] = !taken.has(k) && !seen.has(k);
+      seen.add(k);
+    }
+  }
 
   const delta: RollupDelta = new Map();
   let created = 0;
   if (opts.insert === 'per-event') {
+    const stmt = arbiter ? SQL.perEventArbiter : SQL.perEvent;
     for (let i = 0; i < resolved.length; i++) {
       const e = resolved[i];
+      if (!isNew[i]) {
+        // ON CONFLICT computed a duplicate's row, cost included, before finding the conflict: keep its answer.
+        if (costOverflows(e.quantity, e.unitCost)) throw costError(`events[${i}].quantity`);
+        continue;
+      }
       let res: pg.QueryResult;
       try {
         res = await client.query({
-          name: 'hc_insert_event',
-          text: PER_EVENT_SQL,
+          ...stmt,
           values: [key.tenantId, e.customerId, e.meterId, e.quantity, e.idempotencyKey, e.properties],
         });
       } catch (err) {
@@ -93,33 +184,48 @@ export async function ingest(
       }
     }
   } else {
+    if (resolved.some((e, i) => !isNew[i] && costOverflows(e.quantity, e.unitCost))) throw costError('events');
     // properties travel as JSON text inside the batch document; jsonb_to_recordset parses them once.
-    const doc =
-      '[' +
-      resolved
-        .map(
-          (e, i) =>
-            `{"o":${i},"c":${e.customerId},"m":${e.meterId},"q":${e.quantity},"k":${JSON.stringify(e.idempotencyKey)},"p":${e.properties}}`,
-        )
-        .join(',') +
-      ']';
-    let res: pg.QueryResult<{ c: string; m: string; q: string }>;
-    try {
-      res = await client.query({ name: 'hc_insert_batch', text: MULTI_ROW_SQL, values: [key.tenantId, doc] });
-    } catch (err) {
-      throw pricingError(err, 'events');
+    const parts: string[] = [];
+    for (let i = 0; i < resolved.length; i++) {
+      if (!isNew[i]) continue;
+      const e = resolved[i];
+      parts.push(`{"o":${i},"c":${e.customerId},"m":${e.meterId},"q":${e.quantity},"k":${JSON.stringify(e.idempotencyKey)},"p":${e.properties}}`);
     }
-    created = res.rowCount ?? 0;
-    if (opts.rollup) for (const r of res.rows) addToDelta(delta, r.c, r.m, Number(r.q));
+    if (parts.length > 0) {
+      let res: pg.QueryResult<{ c: string; m: string; q: string }>;
+      try {
+        res = await client.query({ ...(arbiter ? SQL.multiRowArbiter : SQL.multiRow), values: [key.tenantId, `[${parts.join(',')}]`] });
+      } catch (err) {
+        throw pricingError(err, 'events');
+      }
+      created = res.rowCount ?? 0;
+      if (opts.rollup) for (const r of res.rows) addToDelta(delta, r.c, r.m, Number(r.q));
+    }
   }
   if (opts.rollup) await applyRollupDelta(client, key.tenantId, delta);
   return { accepted: events.length, created, duplicates: events.length - created };
 }
 
+const COST_LIMIT = 10n ** 20n; // numeric(20,10) holds |cost| < 10^10, i.e. < 10^20 in units of 10^-10
+
+/**
+ * Would quantity x unit_cost overflow cost's numeric(20,10), as the INSERT would find? unit_cost is a
+ * numeric(20,10) itself and quantity an integer, so the product is exact at scale 10 (no rounding).
+ */
+export function costOverflows(quantity: number, unitCost: string | null): boolean {
+  if (unitCost === null) return false; // no rate: the cost is NULL
+  const [whole, frac = ''] = unitCost.replace(/^-/, '').split('.');
+  const scaled = BigInt(whole + frac.padEnd(10, '0'));
+  return BigInt(quantity) * scaled >= COST_LIMIT;
+}
+
+function costError(field: string): HttpError {
+  return new HttpError(422, 'quantity too large: its cost overflows numeric(20,10)', field);
+}
+
 /** A quantity whose cost overflows numeric(20,10) is the client's input, not a server fault. */
 function pricingError(err: unknown, field: string): unknown {
-  if ((err as { code?: string }).code === '22003') {
-    return new HttpError(422, 'quantity too large: its cost overflows numeric(20,10)', field);
-  }
+  if ((err as { code?: string }).code === '22003') return costError(field);
   return err;
 }

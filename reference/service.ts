@@ -15,7 +15,7 @@ import { aggregate, parseAggregateQuery } from './aggregate';
 import { resolveConfig, type ResolvedConfig, type ServiceConfig } from './config';
 import { health } from './health';
 import { HttpError, readBody, sendJson } from './http-util';
-import { ingest } from './ingest';
+import { ingestRequest } from './ingest';
 import { bearerKey, hashApiKey } from './keys';
 import { listCustomers, listInvoices, parseLimit } from './lists';
 import { RequestPath } from './request-tx';
@@ -66,9 +66,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         const keyHash = auth(req);
         // Validation needs no database: a bad batch is refused before a connection is taken.
         const events = parseIngestBody(await readBody(req, MAX_BODY_BYTES));
-        const out = await path.run(keyHash, (client, key) =>
-          ingest(client, key, events, { insert: cfg.insert, rollup: cfg.aggregate === 'rollup' }),
-        );
+        const out = await ingestRequest(path, keyHash, events, { insert: cfg.insert, rollup: cfg.aggregate === 'rollup' });
         sendJson(res, 201, out);
       },
     },

@@ -57,7 +57,7 @@ function spawnChild(o: ResolvedLoadOptions, apiKey: string, onProgress: ((p: Pro
   return new Promise((resolve, reject) => {
     // RIG_LOADGEN_NODE_ARGS: extra node flags for the child only (e.g. --cpu-prof when profiling it).
     const extra = (process.env.RIG_LOADGEN_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-    const child = spawn(process.execPath, [...extra, '--require', TSX_CJS, CHILD], {
+    const child = spawn(process.execPath, ['--expose-gc', ...extra, '--require', TSX_CJS, CHILD], {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       env: { ...process.env, RIG_LOADGEN_API_KEY: apiKey },
     });

@@ -43,7 +43,15 @@ export interface RunReport {
   };
   gate: GateVerdict;
   verdict: { passed: boolean; interrupted: boolean; reasons: string[] };
+  /** About the instrument itself, not the server (e.g. a generator too late to keep its schedule). */
+  instrument_warnings: string[];
 }
+
+/**
+ * Above this schedule-lag p99 the generator itself was late (CPU-starved host, a cold process): its
+ * drops and latencies may be its own. Reported, never gated: the gate still judges what happened.
+ */
+export const LATE_GENERATOR_LAG_P99_MS = 10;
 
 const ms = (us: number | null): number | null => (us === null ? null : round3(us / 1000));
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -86,7 +94,16 @@ export function runReport(a: RunAnalysis, v: RepeatVerdict): RunReport {
     probe: { verdict: v.probe.state, budget_ms: v.probe.budget_ms, reasons: v.probe.reasons, endpoints },
     gate: v.ingest,
     verdict: { passed: v.passed, interrupted: v.interrupted, reasons: v.reasons },
+    instrument_warnings: instrumentWarnings(a),
   };
+}
+
+function instrumentWarnings(a: RunAnalysis): string[] {
+  const lag = a.ingest.schedule_lag_p99_us;
+  if (lag === null || lag / 1000 <= LATE_GENERATOR_LAG_P99_MS) return [];
+  return [
+    `the generator was late: schedule lag p99 ${round3(lag / 1000)} ms (> ${LATE_GENERATOR_LAG_P99_MS} ms); drops and latency may be the load host's own (CPU taken by other work?), not the server's`,
+  ];
 }
 
 /** The report for a terminal: figures first, then every check, then the verdict line. */
@@ -107,6 +124,7 @@ export function formatRunReport(r: RunReport): string {
     }
     lines.push(`  probe verdict: ${r.probe.verdict}`);
   }
+  for (const w of r.instrument_warnings) lines.push(`  WARNING ${w}`);
   const unchecked = r.gate.unchecked.length ? ` (not checked: ${r.gate.unchecked.join(', ')})` : '';
   lines.push(`${r.verdict.interrupted ? 'CUT SHORT' : r.verdict.passed ? 'PASS' : 'FAIL'}${unchecked}${r.verdict.reasons.length ? `: ${r.verdict.reasons.join('; ')}` : ''}`);
   return lines.join('\n');

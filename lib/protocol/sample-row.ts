@@ -147,6 +147,9 @@ export class SampleColumns {
 
 function checkRow(intended: number, sent: number, done: number, status: number, events: number, quantity: number, line: number): void {
   if (!Number.isInteger(intended) || intended < 0) throw new SampleFormatError(line, `intended_us must be a non-negative integer, got ${intended}`);
+  if (intended > MAX_TIME_US) tooLate(line, 'intended_us', intended);
+  if (sent > MAX_TIME_US) tooLate(line, 'sent_us', sent);
+  if (done > MAX_TIME_US) tooLate(line, 'done_us', done);
   if (!Number.isInteger(status) || !(status === STATUS_DROPPED || status === STATUS_TRANSPORT_ERROR || (status >= 100 && status <= 599))) {
     throw new SampleFormatError(line, `status must be -1 (dropped), 0 (transport error) or an HTTP status 100-599, got ${status}`);
   }
@@ -161,6 +164,10 @@ function checkRow(intended: number, sent: number, done: number, status: number, 
   if (done < sent) throw new SampleFormatError(line, `done_us ${done} is before sent_us ${sent}`);
 }
 
+function tooLate(line: number, name: string, v: number): never {
+  throw new SampleFormatError(line, `${name} ${v} is more than 7 days after the start of the repeat`);
+}
+
 const COMMA = 44;
 const MINUS = 45;
 const ZERO = 48;
@@ -168,6 +175,11 @@ const NINE = 57;
 const CR = 13;
 const SCENARIO_BYTES = SCENARIOS.map((s) => Buffer.from(s, 'latin1'));
 const MAX_DIGITS = 15; // below 2^53: every value stays an exact integer in a double
+/**
+ * No time in a repeat is a week from its start. A larger value is a corrupt row, refused by name,
+ * not a duration to allocate a bucket for every second of.
+ */
+export const MAX_TIME_US = 7 * 86_400 * 1e6;
 
 /**
  * Parses bytes [start, end) (one line, without its '\n') into `into`. Throws SampleFormatError naming

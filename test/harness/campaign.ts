@@ -148,10 +148,10 @@ export async function waitForProgress(handle: WorkflowHandle, what: string, pred
 
 /**
  * Saves a finished campaign's history as the `temporal` CLI prints it, under test-output/histories/.
- * test/fixtures/histories/ holds copies that CI replays (test/campaign/replay.test.ts): copy a fresh
- * one there when the workflow changes on purpose.
+ * test/fixtures/histories/ holds copies that CI replays (test/campaign/replay.test.ts), named by
+ * workflow id (replay needs the same id): copy a fresh one there when the workflow changes on purpose.
  */
-export function saveHistory(address: string, workflowId: string, name: string): string {
+export function saveHistory(address: string, workflowId: string, name = workflowId): string {
   const out = path.join(root, 'test-output', 'histories', `${name}.json`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const json = execFileSync(toolPath('temporal'), ['workflow', 'show', '--workflow-id', workflowId, '--address', address, '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });

@@ -49,6 +49,8 @@ test('a corrupt row is an error naming its line and what is wrong', () => {
     ['ingest,1,2,3,201,1,x', /quantity is not an integer: 'x'/],
     ['ingest,1234567890123456,2,3,201,1,1', /more than 15 digits/],
     ['ingest,1,2,3,201,1,-', /quantity is not an integer: '-'/],
+    ['ingest,900000000000000,900000000000000,900000000000001,201,1,1', /intended_us 900000000000000 is more than 7 days after the start/],
+    ['ingest,1,2,604800000001,201,1,1', /done_us 604800000001 is more than 7 days/],
   ];
   for (const [line, re] of cases) {
     assert.throws(

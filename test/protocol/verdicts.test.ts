@@ -60,3 +60,12 @@ test('an interrupted repeat never passes, whatever its gate', () => {
   assert.equal(v.interrupted, true);
   assert.match(v.reasons.at(-1) ?? '', /interrupted/);
 });
+
+test('a generator that could not keep its schedule is named in the report, without changing the gate', () => {
+  const rows = [];
+  for (let s = 0; s < 12; s++) rows.push(...second(s, 100, () => 5, { lagMs: s === 5 ? 40 : 0 }));
+  const late = evaluateRun(analyzeSamples(cols(rows)));
+  assert.equal(late.report.instrument_warnings.length, 1);
+  assert.match(late.report.instrument_warnings[0], /^the generator was late: schedule lag p99 40 ms/);
+  assert.equal(evaluateRun(stream(10)).report.instrument_warnings.length, 0);
+});

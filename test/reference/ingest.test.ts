@@ -6,15 +6,18 @@ import { before, test } from 'node:test';
 import pg from 'pg';
 import { MAX_BATCH, MAX_BODY_BYTES, type AggregateResponse, type IngestResponse } from '../../lib/protocol/hardcount-api';
 import { createFixtures, type Fixtures } from '../../lib/targets/bringup/fixtures';
-import { startService, type RunningService } from '../../reference/service';
+import { APPLICATION_NAME, startService, type RunningService } from '../../reference/service';
 import { hardcountDb, type HardcountDb } from '../harness/hardcount';
-import { api, ev } from './api-client';
+import { api, ev, type ApiAnswer } from './api-client';
+import { parseWaldumpStats } from '../../lib/evidence/wal-breakdown';
 
 let db: HardcountDb;
 let fx: Fixtures;
 let svc: RunningService;
 let owner: pg.Client;
 let client: ReturnType<typeof api>;
+/** The same tenant through a second service with HC_INSERT=multi-row. */
+let multiClient: ReturnType<typeof api>;
 
 // One cluster for the file (made at the top level: see test/harness/hardcount.ts).
 const dbReady = hardcountDb();
@@ -25,6 +28,9 @@ before(async () => {
   svc = await startService({ databaseUrl: db.appUrl });
   db.defer(() => svc.close());
   client = api(svc.url, fx.apiKey.reveal());
+  const multiSvc = await startService({ databaseUrl: db.appUrl, insert: 'multi-row' });
+  db.defer(() => multiSvc.close());
+  multiClient = api(multiSvc.url, fx.apiKey.reveal());
   owner = new pg.Client({ connectionString: db.ownerUrl });
   await owner.connect();
   db.defer(() => owner.end());
@@ -307,3 +313,166 @@ test('concurrent requests: 40 batches of 25 in flight at once are all written ex
   for (let r = 0; r < 40; r++) for (let i = 0; i < 25; i++) expected += r + i;
   assert.deepEqual(sum.rows[0], { n: '1000', q: String(expected) });
 });
+
+// --- idempotency without speculative insertion, in both insert modes ---
+
+const MODES = ['per-event', 'multi-row'] as const;
+const modeClient = (mode: (typeof MODES)[number]) => (mode === 'per-event' ? client : multiClient);
+
+for (const mode of MODES) {
+  test(`${mode}: a key repeated inside a batch and across batches: the first occurrence wins, the rest are duplicates`, async () => {
+    const c = modeClient(mode);
+    const tag = `dup-${mode}`;
+    const k = (s: string) => `${tag}-${s}`;
+    const first = await c.post<IngestResponse>('/v1/usage-events', {
+      events: [
+        ev('cus_0001', 1, k('a'), { rig_run: tag }),
+        ev('cus_0002', 2, k('b'), { rig_run: tag }),
+        ev('cus_0003', 3, k('a'), { rig_run: tag }), // same batch, same key: a duplicate
+        ev('cus_0004', 4, k('c'), { rig_run: tag }),
+        ev('cus_0005', 5, k('b'), { rig_run: tag }),
+      ],
+    });
+    assert.equal(first.status, 201);
+    assert.deepEqual(first.body, { accepted: 5, created: 3, duplicates: 2 });
+    // a replay (other content) beside a new key given twice
+    const second = await c.post<IngestResponse>('/v1/usage-events', {
+      events: [ev('cus_0006', 60, k('c'), { rig_run: tag }), ev('cus_0007', 7, k('d'), { rig_run: tag }), ev('cus_0008', 8, k('d'), { rig_run: tag })],
+    });
+    assert.deepEqual(second.body, { accepted: 3, created: 1, duplicates: 2 });
+    // nothing new at all: 201, nothing written
+    const replay = await c.post<IngestResponse>('/v1/usage-events', {
+      events: [ev('cus_0009', 9, k('a'), { rig_run: tag }), ev('cus_0009', 9, k('d'), { rig_run: tag }), ev('cus_0009', 9, k('a'), { rig_run: tag })],
+    });
+    assert.equal(replay.status, 201);
+    assert.deepEqual(replay.body, { accepted: 3, created: 0, duplicates: 3 });
+    const rows = await rowsTagged(tag);
+    assert.deepEqual(
+      rows.map((r) => [r.idempotency_key, r.customer, r.quantity, r.cost]),
+      [
+        [k('a'), 'cus_0001', '1', '0.0025000000'],
+        [k('b'), 'cus_0002', '2', '0.0050000000'],
+        [k('c'), 'cus_0004', '4', '0.0100000000'],
+        [k('d'), 'cus_0007', '7', '0.0175000000'],
+      ],
+    );
+  });
+
+  test(`${mode}: two concurrent requests with the same idempotency key write one row; both answer 201, one created, one duplicate`, async () => {
+    const c = modeClient(mode);
+    const tag = `race-${mode}`;
+    const shared = `${tag}-shared`;
+    // Hold both requests at their INSERT (SHARE blocks the INSERT's ROW EXCLUSIVE lock, not the SELECTs
+    // before it), so that each has looked its keys up before either inserts: they really race.
+    const locker = new pg.Client({ connectionString: db.ownerUrl });
+    await locker.connect();
+    const sup = new pg.Client({ connectionString: db.superUrl });
+    await sup.connect();
+    let posts: Array<Promise<ApiAnswer<IngestResponse>>>;
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE usage_events IN SHARE MODE');
+      posts = [
+        c.post<IngestResponse>('/v1/usage-events', {
+          events: [ev('cus_0001', 11, shared, { rig_run: tag }), ev('cus_0002', 12, `${tag}-one`, { rig_run: tag })],
+        }),
+        c.post<IngestResponse>('/v1/usage-events', {
+          events: [ev('cus_0003', 13, `${tag}-two`, { rig_run: tag }), ev('cus_0004', 14, shared, { rig_run: tag })],
+        }),
+      ];
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const w = await sup.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
+          [APPLICATION_NAME],
+        );
+        if (w.rows[0].n === 2) break;
+        if (Date.now() > deadline) throw new Error(`the two requests did not both reach their INSERT (${w.rows[0].n} waiting)`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    } finally {
+      await locker.query('COMMIT').catch(() => undefined);
+      await locker.end();
+      await sup.end();
+    }
+    const answers = await Promise.all(posts);
+    assert.deepEqual(answers.map((a) => a.status), [201, 201], JSON.stringify(answers.map((a) => a.body)));
+    const bodies = answers.map((a) => a.body).sort((x, y) => y.created - x.created);
+    assert.deepEqual(bodies, [
+      { accepted: 2, created: 2, duplicates: 0 },
+      { accepted: 2, created: 1, duplicates: 1 },
+    ]);
+    const rows = await rowsTagged(tag);
+    assert.equal(rows.length, 3);
+    assert.equal(rows.filter((r) => r.idempotency_key === shared).length, 1, 'exactly one row for the shared key');
+    const winner = answers.findIndex((a) => a.body.created === 2);
+    const sharedRow = rows.find((r) => r.idempotency_key === shared)!;
+    assert.deepEqual([sharedRow.customer, sharedRow.quantity], winner === 0 ? ['cus_0001', '11'] : ['cus_0004', '14']);
+    assert.deepEqual(rows.map((r) => r.idempotency_key).filter((k) => k !== shared).sort(), [`${tag}-one`, `${tag}-two`]);
+  });
+
+  test(`${mode}: a duplicate whose cost would overflow still refuses the batch, as the INSERT ... ON CONFLICT did`, async () => {
+    // ON CONFLICT DO NOTHING computed every row (its cost included) before finding the conflict, so a
+    // replayed key carrying a quantity whose cost overflows numeric(20,10) refused the whole batch.
+    const c = modeClient(mode);
+    const tag = `dupover-${mode}`;
+    const ok = await c.post<IngestResponse>('/v1/usage-events', { events: [ev('cus_0001', 1, `${tag}-a`, { rig_run: tag })] });
+    assert.deepEqual(ok.body, { accepted: 1, created: 1, duplicates: 0 });
+    const field = (i: number) => (mode === 'per-event' ? `events[${i}].quantity` : 'events');
+    const replayed = await c.post<{ field: string }>('/v1/usage-events', {
+      events: [ev('cus_0002', 2, `${tag}-b`, { rig_run: tag }), ev('cus_0001', Number.MAX_SAFE_INTEGER, `${tag}-a`, { rig_run: tag })],
+    });
+    assert.equal(replayed.status, 422);
+    assert.equal(replayed.body.field, field(1));
+    const inBatch = await c.post<{ field: string }>('/v1/usage-events', {
+      events: [ev('cus_0002', 2, `${tag}-c`, { rig_run: tag }), ev('cus_0003', Number.MAX_SAFE_INTEGER, `${tag}-c`, { rig_run: tag })],
+    });
+    assert.equal(inBatch.status, 422);
+    assert.equal(inBatch.body.field, field(1));
+    // the first overflowing event is the one named, duplicate or not
+    const both = await c.post<{ field: string }>('/v1/usage-events', {
+      events: [
+        ev('cus_0002', 2, `${tag}-d`, { rig_run: tag }),
+        ev('cus_0001', Number.MAX_SAFE_INTEGER, `${tag}-a`, { rig_run: tag }),
+        ev('cus_0003', Number.MAX_SAFE_INTEGER, `${tag}-e`, { rig_run: tag }),
+      ],
+    });
+    assert.equal(both.status, 422);
+    assert.equal(both.body.field, field(1));
+    // a duplicate whose cost fits is just a duplicate
+    const fits = await c.post<IngestResponse>('/v1/usage-events', {
+      events: [ev('cus_0001', 4_000_000_000_000 - 1, `${tag}-a`, { rig_run: tag }), ev('cus_0002', 2, `${tag}-b`, { rig_run: tag })],
+    });
+    assert.deepEqual(fits.body, { accepted: 2, created: 1, duplicates: 1 });
+    assert.deepEqual((await rowsTagged(tag)).map((r) => [r.idempotency_key, r.quantity]), [
+      [`${tag}-a`, '1'],
+      [`${tag}-b`, '2'],
+    ]);
+  });
+
+  test(`${mode}: ingest writes no speculative insertion (no Heap/HEAP_CONFIRM in the WAL)`, async () => {
+    // INSERT ... ON CONFLICT logs a HEAP_CONFIRM record per row on top of the heap insert (one WAL
+    // record per event, ~14 % of the event's records); WAL per event is what every rate scales with.
+    const c = modeClient(mode);
+    const tag = `wal-${mode}`;
+    const sup = new pg.Client({ connectionString: db.superUrl });
+    await sup.connect();
+    try {
+      const lsn = async () => (await sup.query<{ l: string }>('SELECT pg_current_wal_insert_lsn()::text AS l')).rows[0].l;
+      const start = await lsn();
+      const res = await c.post<IngestResponse>('/v1/usage-events', {
+        events: Array.from({ length: 40 }, (_, i) => ev(`cus_000${1 + (i % 9)}`, i, `${tag}-${i % 30}`, { rig_run: tag })),
+      });
+      assert.deepEqual(res.body, { accepted: 40, created: 30, duplicates: 10 });
+      const end = await lsn();
+      await sup.query('SELECT pg_switch_wal()'); // flushes everything up to `end` for pg_waldump
+      const out = await db.cluster.exec('pg_waldump', ['--stats=record', '-p', `${db.cluster.dataDir}/pg_wal`, '-s', start, '-e', end]);
+      const b = parseWaldumpStats(out.stdout, start, end);
+      const count = (type: string) => b.records.find((r) => r.type === type)?.count ?? 0;
+      assert.equal(count('Heap/HEAP_CONFIRM'), 0, JSON.stringify(b.records));
+      assert.equal(count('Heap/INSERT') + count('Heap/INSERT+INIT'), 30, JSON.stringify(b.records));
+    } finally {
+      await sup.end();
+    }
+  });
+}

@@ -18,6 +18,8 @@ let bLive: Fixtures;
 let A: ReturnType<typeof api>;
 let AT: ReturnType<typeof api>;
 let B: ReturnType<typeof api>;
+/** A's test key through a second service with HC_INSERT=multi-row. */
+let ATmulti: ReturnType<typeof api>;
 
 type Page = { data: Array<{ id: string; livemode: boolean; customer_id?: string }>; has_more: boolean };
 
@@ -33,6 +35,9 @@ before(async () => {
   A = api(svc.url, aLive.apiKey.reveal());
   AT = api(svc.url, aTest.apiKey.reveal());
   B = api(svc.url, bLive.apiKey.reveal());
+  const multi = await startService({ databaseUrl: db.appUrl, insert: 'multi-row' });
+  db.defer(() => multi.close());
+  ATmulti = api(multi.url, aTest.apiKey.reveal());
   owner = new pg.Client({ connectionString: db.ownerUrl });
   await owner.connect();
   db.defer(() => owner.end());
@@ -137,4 +142,32 @@ test('livemode isolation: a live key never sees test-mode rows, and a test key n
 
   assert.equal((await AT.get<{ livemode: boolean }>('/healthz')).body.livemode, false);
   assert.equal((await A.get<{ livemode: boolean }>('/healthz')).body.livemode, true);
+});
+
+test('idempotency keys are per tenant, not per mode: a live key replayed by the test key is a duplicate, in both insert modes', async () => {
+  // The unique constraint is (tenant_id, idempotency_key), and row-level security hides the other mode's
+  // rows from the request path: the replay must still be found, not answered 500 or written twice.
+  const live = await A.post<IngestResponse>('/v1/usage-events', {
+    events: [ev('cus_0001', 5, 'xmode-1'), ev('cus_0002', 6, 'xmode-2')],
+  });
+  assert.deepEqual(live.body, { accepted: 2, created: 2, duplicates: 0 });
+  for (const [name, c] of [
+    ['per-event', AT],
+    ['multi-row', ATmulti],
+  ] as const) {
+    const replay = await c.post<IngestResponse>('/v1/usage-events', {
+      events: [ev('cus_0001', 1, 'xmode-1'), ev('cus_0002', 2, `xmode-new-${name}`), ev('cus_0001', 3, 'xmode-2')],
+    });
+    assert.equal(replay.status, 201, `${name}: ${JSON.stringify(replay.body)}`);
+    assert.deepEqual(replay.body, { accepted: 3, created: 1, duplicates: 2 }, name);
+  }
+  const rows = await owner.query<{ idempotency_key: string; livemode: boolean; quantity: string }>(
+    `SELECT idempotency_key, livemode, quantity::text AS quantity FROM usage_events WHERE idempotency_key LIKE 'xmode-%' ORDER BY 1`,
+  );
+  assert.deepEqual(rows.rows, [
+    { idempotency_key: 'xmode-1', livemode: true, quantity: '5' },
+    { idempotency_key: 'xmode-2', livemode: true, quantity: '6' },
+    { idempotency_key: 'xmode-new-multi-row', livemode: false, quantity: '2' },
+    { idempotency_key: 'xmode-new-per-event', livemode: false, quantity: '2' },
+  ]);
 });
