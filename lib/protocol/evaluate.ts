@@ -27,7 +27,7 @@ export function evaluateRun(a: RunAnalysis, o: EvaluateOptions = {}): Evaluation
     kind === 'ladder'
       ? ladderGate(a.ingest, { driftLimit: o.driftLimit, reconciliation: o.reconciliation })
       : kind === 'ceiling'
-        ? ceilingGate(a.ingest, { driftLimit: o.driftLimit, minSamples: o.minSamples })
+        ? ceilingGate(a.ingest, { driftLimit: o.driftLimit, minSamples: o.minSamples, reconciliation: o.reconciliation })
         : sustainedGate(a.ingest, { p99LimitMs: o.p99LimitMs, driftLimit: o.driftLimit, minSamples: o.minSamples, reconciliation: o.reconciliation });
   const verdict = repeatVerdict(gate, probeVerdict(a.probe, o.probeP99Ms ?? DEFAULT_PROBE_P99_MS), o.interrupted ?? false);
   return { verdict, report: runReport(a, verdict) };

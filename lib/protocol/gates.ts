@@ -87,15 +87,21 @@ export function sustainedGate(a: IngestAnalysis, opts: SustainedGateOptions = {}
  * A closed-loop ceiling is not a service level and has no rate to hold: it is only checked for being
  * a valid measurement (no failed requests, enough samples); drift is noted.
  */
-export function ceilingGate(a: IngestAnalysis, opts: { driftLimit?: number; minSamples?: number } = {}): GateVerdict {
+/**
+ * A closed-loop ceiling: a maximum, not a service level, so no threshold, drops or drift gate it
+ * (drift is noted). Its figure is published only when reconciled: with a reconciliation its rows and
+ * quantity are checked like a repeat's; without one the gate says it was not reconciled.
+ */
+export function ceilingGate(a: IngestAnalysis, opts: { driftLimit?: number; minSamples?: number; reconciliation?: Reconciliation | null } = {}): GateVerdict {
   const minSamples = opts.minSamples ?? MIN_SAMPLES;
   const checks: GateCheck[] = [
     failedCheck(a),
+    ...(opts.reconciliation ? reconciliationChecks(a, opts.reconciliation) : []),
     { name: 'samples', passed: a.samples >= minSamples, detail: `${a.samples} samples${a.samples >= minSamples ? '' : `, fewer than the ${minSamples} required`}` },
   ];
   const d = driftCheck(a, opts.driftLimit ?? DEFAULT_DRIFT_LIMIT);
   const v = verdict('ceiling', checks, [`drift (noted, not gated on a ceiling): ${d.detail}`]);
-  return { ...v, reconciled: false };
+  return { ...v, reconciled: Boolean(opts.reconciliation) };
 }
 
 export function ladderGate(a: IngestAnalysis, opts: LadderGateOptions = {}): GateVerdict {

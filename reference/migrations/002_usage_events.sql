@@ -14,7 +14,8 @@ CREATE TABLE usage_events (
   cost            numeric(20, 10),
   occurred_at     timestamptz NOT NULL DEFAULT now(),
   created_at      timestamptz NOT NULL DEFAULT now(),
-  -- A replay of a key writes nothing: the service inserts ON CONFLICT (tenant_id, idempotency_key) DO NOTHING.
+  -- A replay of a key writes nothing: the service looks a batch's keys up in this index and inserts only
+  -- the new ones (reference/ingest.ts says why not ON CONFLICT DO NOTHING).
   CONSTRAINT usage_events_idempotency UNIQUE (tenant_id, idempotency_key)
 );
 -- #819: the per-customer aggregate (count + sum GROUP BY meter) walks this index, linearly in the

@@ -112,10 +112,18 @@ test('a ladder rung: delivered rate, drops and reconciliation only; drift noted,
   assert.match(l.reasons[0], /delivered 99 req\/s .* of 100 req\/s offered, below the 99\.5 % required/);
 });
 
-test('a ceiling is checked for failures and samples only', () => {
-  const g = ceilingGate(run((s) => (s >= 8 ? 40 : 5)));
+test('a ceiling is checked for failures and samples only, and reconciled when counts are given', () => {
+  const a = run((s) => (s >= 8 ? 40 : 5));
+  const g = ceilingGate(a);
   assert.equal(g.kind, 'ceiling');
   assert.equal(g.passed, true);
   assert.equal(g.reconciled, false);
   assert.deepEqual(g.checks.map((c) => c.name), ['failed', 'samples']);
+  const ok = ceilingGate(a, { reconciliation: { rows_written: a.events_claimed, quantity_gained: a.quantity_claimed } });
+  assert.equal(ok.reconciled, true);
+  assert.equal(ok.passed, true);
+  assert.deepEqual(ok.checks.map((c) => c.name), ['failed', 'rows', 'quantity', 'samples']);
+  const short = ceilingGate(a, { reconciliation: { rows_written: a.events_claimed - 3, quantity_gained: a.quantity_claimed } });
+  assert.equal(short.passed, false);
+  assert.match(short.reasons[0], /^rows: rows written \d+ != events claimed \d+ \(missing 3\)/);
 });
