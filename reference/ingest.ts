@@ -4,8 +4,8 @@
 // provider_cost_rates as it is inserted, and count replays (and repeats inside the batch) as duplicates.
 //
 // Why not INSERT ... ON CONFLICT DO NOTHING: speculative insertion logs a Heap/HEAP_CONFIRM record for
-// every row on top of the heap insert, one more WAL record per event (measured at batch 500: 7.50 ->
-// 6.50 records/event per-event, 7.35 -> 6.35 multi-row), and WAL per event is what every rate of the
+// every row on top of the heap insert, one more WAL record per event (bench:target, batch 500: 7.51 ->
+// 6.51 records/event per-event, 7.37 -> 6.36 multi-row), and WAL per event is what every rate of the
 // spec scales with (#823). A plain INSERT after a lookup writes the same rows without it. What that
 // costs is a race: a concurrent request can commit one of our keys between our lookup and our INSERT,
 // which then fails with unique_violation; the whole request transaction is then rolled back and run
