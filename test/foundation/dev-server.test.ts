@@ -67,7 +67,12 @@ test('rig dev: a completed workflow survives a server restart; search attributes
 });
 
 test('rig dev down stops nothing it did not start', async () => {
-  const down = await rig(['dev', 'down'], { RIG_STATE_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'rig-dev-none-')) });
-  assert.equal(down.code, 0);
-  assert.match(down.stdout, /no dev server started by `rig dev up` is running/);
+  const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-dev-none-'));
+  try {
+    const down = await rig(['dev', 'down'], { RIG_STATE_DIR: empty });
+    assert.equal(down.code, 0);
+    assert.match(down.stdout, /no dev server started by `rig dev up` is running/);
+  } finally {
+    fs.rmSync(empty, { recursive: true, force: true });
+  }
 });
