@@ -26,27 +26,39 @@ const commands: Record<string, () => Command> = {
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 
-function usage(): string {
+function usage(withSummaries: boolean): string {
+  const names = Object.keys(commands).sort();
   return [
     'usage: rig <command> [options]   (rig <command> --help for its options)',
     '',
     'commands:',
-    ...Object.keys(commands).map((name) => `  ${name}`),
+    ...names.map((name) => (withSummaries ? `  ${name.padEnd(12)} ${commands[name]().summary}` : `  ${name}`)),
   ].join('\n');
+}
+
+/** node:util parseArgs rejects unknown or malformed flags with these codes: a usage error, exit 2. */
+function isUsageError(err: unknown): boolean {
+  const code = (err as { code?: string }).code ?? '';
+  return code.startsWith('ERR_PARSE_ARGS_');
 }
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     if (name && rest[0] && commands[rest[0]]) return commands[rest[0]]().run(['--help']);
-    console.log(usage());
-    for (const [cmd, load] of Object.entries(commands)) console.log(`  ${cmd.padEnd(10)} ${load().summary}`);
+    console.log(usage(true));
     return name ? 0 : 2;
   }
   const load = commands[name];
   if (!load) {
-    console.error(`rig: unknown command '${name}'\n\n${usage()}`);
+    console.error(`rig: unknown command '${name}'\n\n${usage(false)}`);
     return 2;
   }
-  return load().run(rest);
+  try {
+    return await load().run(rest);
+  } catch (err) {
+    if (!isUsageError(err)) throw err;
+    console.error(`rig ${name}: ${(err as Error).message} (rig ${name} --help lists the options)`);
+    return 2;
+  }
 }
