@@ -177,7 +177,9 @@ test('teardown after a crash halfway: the rig folder removed under a running rig
   const pm = PgCluster.attach(rec.cluster.dir).postmasterPid()!;
   fs.rmSync(rigPaths(id).dir, { recursive: true, force: true });
   const down = await teardownLocal(id);
-  assert.ok(down.removed.some((x) => x.startsWith('cluster')));
+  // PostgreSQL itself shuts down (within a minute) once its lock file is gone: by the time teardown
+  // looks, the postmaster may already have stopped. Either way the ledger entry is closed.
+  assert.ok([...down.removed, ...down.alreadyGone].some((x) => x.startsWith('cluster')), JSON.stringify(down));
   assert.ok(down.removed.some((x) => x.startsWith('service-1')));
   assert.equal(isAlive(pm), false);
   assert.equal(isAlive(rec.service!.pid), false);
