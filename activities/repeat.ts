@@ -21,9 +21,9 @@ import { EvidenceStore } from '../lib/evidence/store';
 import { analyzeFile } from '../lib/loadgen/analyze-file';
 import { readCustomersFile } from '../lib/loadgen/customers';
 import { runLoad, type ProgressLine } from '../lib/loadgen/run-load';
-import type { InterruptedAttempt, RepeatSummary } from '../lib/protocol/campaign-result';
+import type { InterruptedAttempt } from '../lib/protocol/campaign-result';
+import { summarizeRepeat } from '../lib/protocol/repeat-summary';
 import { evaluateRun } from '../lib/protocol/evaluate';
-import type { RunReport } from '../lib/protocol/run-report';
 import { detectFixtures } from '../lib/targets/fixtures-scope';
 import { readSecrets, rigDbUrls } from '../lib/targets/local';
 import { readRigRecord } from '../lib/targets/local/rig-record';
@@ -193,34 +193,12 @@ export async function runRepeat(input: RepeatInput): Promise<RepeatOutput> {
   store.writeJson(`${dir}/${VERDICT}`, report);
   const gate = verdict.ingest;
 
-  const summary: RepeatSummary = {
-    configuration: input.configuration.name,
-    index: input.index,
-    attempt: att,
-    runTag,
-    kind: input.kind,
-    passed: verdict.passed,
-    reasons: verdict.reasons,
-    samples: report.samples,
-    dropped: report.dropped,
-    failed: report.failed,
-    p50Ms: report.p50_ms,
-    p99Ms: report.p99_ms,
-    worst10sP99Ms: report.worst_10s_p99_ms,
-    drift: report.drift,
-    deliveredRate: report.delivered_rate,
-    freezeSeconds: report.freeze_seconds.length,
-    windows: report.windows.length,
-    reconciled: gate.reconciled && rec.rows === report.events_claimed && rec.quantity === report.quantity_claimed,
-    probe: input.probe.rate > 0 ? { verdict: report.probe.verdict === 'DEGRADED' ? 'DEGRADED' : 'ok', p99Ms: maxProbeP99(report) } : undefined,
-    dir,
-    cutShort: load.interrupted,
-  };
+  const summary = summarizeRepeat(
+    { configuration: input.configuration.name, index: input.index, attempt: att, runTag, kind: input.kind, dir, cutShort: load.interrupted },
+    report,
+    verdict,
+    { probe: input.probe.rate > 0, reconciled: gate.reconciled && rec.rows === report.events_claimed && rec.quantity === report.quantity_claimed },
+  );
   store.logVerdict(summary);
   return { summary, interrupted };
-}
-
-function maxProbeP99(r: RunReport): number | null {
-  const v = Object.values(r.probe.endpoints).map((e) => e.p99_ms).filter((x): x is number => x !== null);
-  return v.length ? Math.max(...v) : null;
 }

@@ -6,7 +6,7 @@
 //   the protocol's header): an open-loop schedule at the configuration's rate, log-normal service
 //   times, a read probe over the three endpoints; planted faults change the rows, not the verdicts;
 // - verdict.json: computed from those rows by lib/protocol exactly as `rig measure` does
-//   (analyzeSamples -> sustainedGate -> probeVerdict -> repeatVerdict -> runReport), with the
+//   (analyzeSamples -> evaluateRun: the gate of its kind, the probe verdict, the report), with the
 //   reconciliation the activity would have seen;
 // - reconcile.json: the database's count for the run tag (planted: missing, or rows lost);
 // - db-samples.jsonl / host-samples.jsonl: 5-s sampler rows (waits, cumulative WAL, CPU by process);
@@ -20,11 +20,10 @@ import { repeatDir, stepFile } from '../../lib/evidence/layout';
 import type { CalibrationFile, DbSampleRow, DenominatorFile, HostSampleRow, LoadFile, ReconcileFile, RigFile, StepRecord } from '../../lib/evidence/records';
 import { analyzeSamples } from '../../lib/protocol/analysis';
 import type { CampaignResult, ConfigurationOutcome, InterruptedAttempt, RepeatSummary, StepName } from '../../lib/protocol/campaign-result';
-import { ladderGate, sustainedGate } from '../../lib/protocol/gates';
-import { runReport } from '../../lib/protocol/run-report';
+import { evaluateRun } from '../../lib/protocol/evaluate';
+import { summarizeRepeat } from '../../lib/protocol/repeat-summary';
 import { SAMPLE_HEADER, SampleColumns, formatSampleRow, type SampleRow } from '../../lib/protocol/sample-row';
 import { parseCampaignSpec, type CampaignSpec, type CampaignSpecInput } from '../../lib/protocol/spec';
-import { probeVerdict, repeatVerdict } from '../../lib/protocol/verdicts';
 
 /** What to plant in one repeat (matched by configuration name and 1-based repeat index). */
 export interface RepeatPlan {
@@ -368,37 +367,23 @@ export async function makeFixtureCampaign(o: FixtureOptions): Promise<Fixture> {
         const haveRecon = plan?.reconcile !== 'missing';
         if (haveRecon) store.writeJson(`${rel}/reconcile.json`, recon);
         const analysis = analyzeSamples(SampleColumns.fromRows(out.rows), { durationS: repeatSeconds });
-        // What activities/repeat.ts applies: the sustained gate, or for a ladder rung the ingest gate.
-        const gate = spec.sustained
-          ? sustainedGate(analysis.ingest, { p99LimitMs: c.p99LimitMs, driftLimit: spec.sustained.driftLimit, reconciliation: haveRecon ? recon : null })
-          : ladderGate(analysis.ingest, { driftLimit: 1.5, reconciliation: haveRecon ? recon : null });
-        const verdict = repeatVerdict(gate, probeVerdict(analysis.probe, spec.sustained?.probe.p99BudgetMs ?? 500));
-        const report = runReport(analysis, verdict);
+        // The same judgement activities/repeat.ts makes (lib/protocol/evaluate.ts).
+        const { verdict, report } = evaluateRun(analysis, {
+          kind: spec.sustained ? 'sustained' : 'ladder',
+          p99LimitMs: spec.sustained ? c.p99LimitMs : null,
+          driftLimit: spec.sustained?.driftLimit ?? 1.5,
+          reconciliation: haveRecon ? recon : null,
+          probeP99Ms: spec.sustained?.probe.p99BudgetMs ?? 500,
+        });
+        const gate = verdict.ingest;
         if (plan?.tamperVerdict && report.p99_ms !== null) report.p99_ms = Math.round((report.p99_ms - 1) * 1000) / 1000;
         store.writeJson(`${rel}/verdict.json`, report);
-        const summary: RepeatSummary = {
-          configuration: c.name,
-          index: k,
-          attempt: a,
-          runTag,
-          kind: spec.sustained ? 'sustained' : 'rung',
-          passed: verdict.passed,
-          reasons: verdict.reasons,
-          samples: report.samples,
-          dropped: report.dropped,
-          failed: report.failed,
-          p50Ms: report.p50_ms,
-          p99Ms: report.p99_ms,
-          worst10sP99Ms: report.worst_10s_p99_ms,
-          drift: report.drift,
-          deliveredRate: report.delivered_rate,
-          freezeSeconds: report.freeze_seconds.length,
-          windows: report.windows.length,
-          reconciled: gate.reconciled,
-          probe: { verdict: report.probe.verdict === 'DEGRADED' ? 'DEGRADED' : 'ok', p99Ms: report.probe.endpoints['probe:aggregate']?.p99_ms ?? null },
-          dir: rel,
-          cutShort: false,
-        };
+        const summary = summarizeRepeat(
+          { configuration: c.name, index: k, attempt: a, runTag, kind: spec.sustained ? 'sustained' : 'rung', dir: rel, cutShort: false },
+          report,
+          verdict,
+          { probe: true, reconciled: gate.reconciled },
+        );
         summaries.push(summary);
         store.logVerdict(summary, iso(clock + 1000));
         clock += (cooldown + 2) * 1000;
@@ -422,21 +407,21 @@ export async function makeFixtureCampaign(o: FixtureOptions): Promise<Fixture> {
       const r = rng(o.seed ^ hashStr('ceiling'));
       const out = closedLoopRows(r, cs.workers, cs.batch, cs.seconds);
       const runTag = `${campaignId}-ceiling`;
-      // As activities/repeat.ts lays it out: ceiling/r1-aA, gated on the ingest gate (a ceiling is no service level).
+      // As activities/repeat.ts lays it out and judges it: ceiling/r1-aA, the ceiling's own gate (no service level).
       const cdir = 'ceiling/r1-a1';
       store.writeBytes(`${cdir}/samples.csv.gz`, gz(out.rows));
       store.writeJson(`${cdir}/load.json`, { mode: 'closed', started_at: iso(clock), ended_at: iso(clock + cs.seconds * 1000), cut_short: false, run_tag: runTag, batch: cs.batch, seconds: cs.seconds, workers: cs.workers } satisfies LoadFile);
       const recon: ReconcileFile = { run_tag: runTag, rows_written: out.eventsClaimed, quantity_gained: out.quantityClaimed, livemode: true };
       store.writeJson(`${cdir}/reconcile.json`, recon);
       const analysis = analyzeSamples(SampleColumns.fromRows(out.rows), { durationS: cs.seconds });
-      const cgate = ladderGate(analysis.ingest, { driftLimit: 1.5, reconciliation: recon });
-      const report = runReport(analysis, repeatVerdict(cgate, probeVerdict(analysis.probe)));
+      const { verdict, report } = evaluateRun(analysis, { kind: 'ceiling', driftLimit: 1.5, reconciliation: recon });
       store.writeJson(`${cdir}/verdict.json`, report);
-      ceilingSummary = {
-        configuration: 'ceiling', index: 1, attempt: 1, runTag, kind: 'ceiling', passed: report.verdict.passed, reasons: report.verdict.reasons, samples: report.samples,
-        dropped: report.dropped, failed: report.failed, p50Ms: report.p50_ms, p99Ms: report.p99_ms, worst10sP99Ms: report.worst_10s_p99_ms, drift: report.drift,
-        deliveredRate: report.delivered_rate, freezeSeconds: report.freeze_seconds.length, windows: report.windows.length, reconciled: true, dir: cdir, cutShort: false,
-      };
+      ceilingSummary = summarizeRepeat(
+        { configuration: 'ceiling', index: 1, attempt: 1, runTag, kind: 'ceiling', dir: cdir, cutShort: false },
+        report,
+        verdict,
+        { probe: false, reconciled: verdict.ingest.reconciled },
+      );
     });
   }
   if (spec.denominator) {
