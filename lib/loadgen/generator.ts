@@ -377,14 +377,24 @@ export class Generator {
   complete(r: InFlight, status: number): void {
     if (r.finished) return;
     r.finished = true;
-    const done = this.nowUs();
-    if (r.sent < 0) {
+    const unsent = r.sent < 0;
+    if (unsent) {
       // Failed before it was ever written (connect error, aborted while waiting): a transport error
       // at this moment; it still held a slot, so it is a row like any other.
       this.onSent(r);
       status = 0;
     }
-    if (r.client) (r.code === INGEST_CODE ? this.pool : this.probePool)?.release(r.client);
+    // Read after onSent: `sent` is taken first, so done >= sent holds (the reader refuses a row
+    // finished before it was sent, and with it the whole stream).
+    const done = this.nowUs();
+    const pool = r.code === INGEST_CODE ? this.pool : this.probePool;
+    if (r.client && unsent) {
+      // A failed connect calls this from inside undici's own error loop over that client's queue:
+      // handing the client its next request now trips undici's assertion that the queue is empty
+      // and kills the generator. The client takes work again on the next turn of the event loop.
+      const c = r.client;
+      setImmediate(() => pool?.release(c));
+    } else if (r.client) pool?.release(r.client);
     this.writer.row(r.code, r.intended, r.sent, done, status, r.events, r.quantity);
     const good = isOk(status);
     if (r.code === INGEST_CODE) {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { after, before, test } from 'node:test';
 import { analyzeFile } from '../../lib/loadgen/analyze-file';
+import { evaluateRun } from '../../lib/protocol/evaluate';
 import { CalibrationServer } from '../../lib/loadgen/calibration-server';
 import { runLoad, type ProgressLine } from '../../lib/loadgen/run-load';
 import { readSampleFile } from '../../lib/loadgen/sample-reader';
@@ -127,6 +128,35 @@ test('a connection the server drops is a transport error: status 0, counted as f
     assert.ok(analysis.ingest.failed > 0);
   } finally {
     rude.close();
+  }
+});
+
+test('a server that starts refusing connections mid-run: the stream is valid and the repeat fails on `failed`', async () => {
+  // Its own server, stopped one second in: open connections are cut, new ones refused, so later
+  // requests fail before undici ever writes them (the path where `sent` is set at completion).
+  const doomed = new CalibrationServer({ apiKey: 'k', customers });
+  const doomedUrl = await doomed.start();
+  doomed.configure({ serviceMs: 1 });
+  let stopped: Promise<void> | undefined;
+  try {
+    const res = await runLoad(
+      { url: doomedUrl, apiKey: 'k', rate: 300, batch: 1, seconds: 3, out: path.join(dir, 'refused.csv.gz'), runTag: 'refused-1', warmupSeconds: 0 },
+      (p) => {
+        if (p.second === 1) stopped ??= doomed.stop();
+      },
+    );
+    await stopped;
+    const c = await readSampleFile(res.stream); // throws if any row has done_us before sent_us
+    assert.equal(c.length, 900);
+    for (let i = 0; i < c.length; i++) if (c.status[i] !== STATUS_DROPPED) assert.ok(c.done[i] >= c.sent[i], `row ${i}`);
+    const { analysis } = await analyzeFile(res.stream, { durationS: 3 });
+    assert.ok(analysis.ingest.failed > 0, 'requests after the stop failed');
+    const t = doomed.tally('refused-1');
+    const { verdict } = evaluateRun(analysis, { p99LimitMs: 1000, reconciliation: { rows_written: t.rows, quantity_gained: t.quantity } });
+    assert.equal(verdict.passed, false);
+    assert.ok(verdict.ingest.reasons.some((r) => r.startsWith('failed: ')), verdict.ingest.reasons.join('; '));
+  } finally {
+    await (stopped ?? doomed.stop());
   }
 });
 
