@@ -10,7 +10,7 @@ import type { CampaignResult, StepName } from '../../lib/protocol/campaign-resul
 import { rigPaths } from '../../lib/targets/local/rig-paths';
 import type { RigSecrets } from '../../lib/targets/local/secrets';
 import { toolPath } from '../../lib/tools/binaries';
-import { campaignEnv, saveHistory, waitFor } from '../harness/campaign';
+import { campaignEnv, saveHistory, waitOnCampaign } from '../harness/campaign';
 import { rig } from '../harness/rig-cli';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -25,15 +25,17 @@ test('the rehearsal profile, started with `temporal workflow start`, runs every 
   ]);
 
   // The secrets exist only in the rig's 0600 file while the rig lives: read them to look for them later.
+  // The wait fails as soon as the campaign closes (a failed calibration, say), with its failure.
+  const handle = env.client.workflow.getHandle(id);
   const secretsFile = rigPaths(id).secretsFile;
-  const secrets = await waitFor('the API key', async () => {
+  const secrets = await waitOnCampaign(handle, 'the API key', async () => {
     if (!fs.existsSync(secretsFile)) return undefined;
     const s = JSON.parse(fs.readFileSync(secretsFile, 'utf8')) as RigSecrets;
     return s.apiKey ? s : undefined;
   }, 600_000, 500);
   assert.equal(fs.statSync(secretsFile).mode & 0o777, 0o600);
 
-  const result = (await env.client.workflow.getHandle(id).result()) as CampaignResult;
+  const result = (await handle.result()) as CampaignResult;
   const steps = new Map(result.steps.map((s) => [s.step, s]));
   const expected: StepName[] = ['calibrate', 'clean-check', 'watchdog', 'provision', 'bring-up', 'seed', 'sustained', 'ceiling', 'denominator', 'teardown', 'clean-check-after', 'report'];
   for (const name of expected) assert.equal(steps.get(name)?.status, 'ok', `${name}: ${steps.get(name)?.summary}`);

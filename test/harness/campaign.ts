@@ -131,19 +131,32 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
   throw new Error(`timed out waiting for ${what}${lastErr ? ` (last error: ${(lastErr as Error).message})` : ''}`);
 }
 
+/**
+ * Polls `fn` like waitFor, but on a campaign: every poll first asks Temporal whether the workflow is
+ * still running, and fails at once, with its result or failure in the message, when it has closed.
+ * Every wait on a campaign in the tests goes through here, so none can outlive its workflow.
+ */
+export async function waitOnCampaign<T>(handle: WorkflowHandle, what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 180_000, everyMs = 250): Promise<T> {
+  return waitFor(what, async () => {
+    await failIfClosed(handle, what);
+    return fn();
+  }, timeoutMs, everyMs);
+}
+
+/** Throws a fatal error (waitFor stops polling) naming how the campaign ended, if it has. */
+export async function failIfClosed(handle: WorkflowHandle, what: string): Promise<void> {
+  const desc = await handle.describe();
+  if (desc.status.name === 'RUNNING') return;
+  const why = await handle.result().then(
+    (r) => JSON.stringify(r).slice(0, 2000),
+    (e: Error & { cause?: Error }) => `${e.message}: ${e.cause?.message ?? ''}`,
+  );
+  throw Object.assign(new Error(`the campaign ${handle.workflowId} closed (${desc.status.name}) before ${what}: ${why}`), { fatal: true });
+}
+
 /** Waits until the campaign's progress satisfies `pred`; fails at once, with why, if the campaign closes first. */
 export async function waitForProgress(handle: WorkflowHandle, what: string, pred: (p: CampaignProgress) => boolean, timeoutMs = 180_000): Promise<void> {
-  await waitFor(what, async () => {
-    const desc = await handle.describe();
-    if (desc.status.name !== 'RUNNING') {
-      const why = await handle.result().then(
-        (r) => JSON.stringify(r).slice(0, 2000),
-        (e: Error & { cause?: Error }) => `${e.message}: ${e.cause?.message ?? ''}`,
-      );
-      throw Object.assign(new Error(`the campaign closed (${desc.status.name}) before ${what}: ${why}`), { fatal: true });
-    }
-    return pred(await handle.query(progressQuery));
-  }, timeoutMs);
+  await waitOnCampaign(handle, what, async () => pred(await handle.query(progressQuery)), timeoutMs);
 }
 
 /**
