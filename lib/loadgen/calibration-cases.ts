@@ -1,8 +1,13 @@
-// The six calibration cases: a server behaviour whose truth is known, the load offered to it, and
-// what the instrument must report. Each check compares the stream's analysis and gate with the
-// calibration server's exact counts, so what is checked is the whole instrument: schedule, sample
-// stream, reader, statistics and gates.
+// The calibration cases: a server behaviour whose truth is known, the load offered to it, and what
+// the instrument must report. Each check compares the stream's analysis and gate with the
+// calibration server's exact counts and its per-request times (the truth, joined to the stream by
+// request number in lib/protocol/calibration-truth.ts), so what is checked is the whole instrument:
+// schedule, sample stream, reader, statistics and gates.
+//
+// Case 0 (the floor) measures what the instrument itself adds on this host, against a 0-ms server;
+// case 1 is judged against it. The other cases are judged on counts, as before.
 import type { RunAnalysis } from '../protocol/analysis';
+import { CALIBRATION_TOLERANCES as TOL, fmtMs, judgeAgainstFloor, judgeFloor, type FloorFigures, type TruthFigures } from '../protocol/calibration-truth';
 import type { GateVerdict } from '../protocol/gates';
 import type { ProbeVerdict } from '../protocol/verdicts';
 import type { Behaviour, Tally } from './calibration-server';
@@ -14,6 +19,12 @@ export interface CaseContext {
   probe: ProbeVerdict;
   tally: Tally;
   summary: LoadSummary;
+  /** The server's times joined to the stream's rows. */
+  truth: TruthFigures;
+  /** The floor measured by case 0 in this calibration (null before it, or when it did not run). */
+  floor: FloorFigures | null;
+  /** The smallest p99 limit the instrument must be fine enough for (ms). */
+  p99LimitMs: number;
 }
 
 export interface CaseOutcome {
@@ -21,6 +32,8 @@ export interface CaseOutcome {
   facts: string;
   /** Empty when the instrument reported what it should. */
   problems: string[];
+  /** Case 0 only: the floor it measured. */
+  floor?: FloorFigures | null;
 }
 
 export interface CalibrationCase {
@@ -30,8 +43,13 @@ export interface CalibrationCase {
   load: { rate: number; batch: number; seconds: number; maxInFlight: number; probeRate?: number };
   /** The p99 limit of the sustained gate applied (the case's "configuration"). */
   p99LimitMs: number | null;
+  /** Judged against the floor: case 0 runs first whenever this case is chosen. */
+  needsFloor?: boolean;
   check(c: CaseContext): CaseOutcome;
 }
+
+/** The id of the floor case. */
+export const FLOOR_CASE = 0;
 
 const ms = (us: number | null) => (us === null ? '—' : `${(us / 1000).toFixed(2)} ms`);
 const failedChecks = (g: GateVerdict) => g.checks.filter((c) => c.passed === false).map((c) => c.name);
@@ -42,6 +60,24 @@ const RPS = 400;
 
 export const CALIBRATION_CASES: readonly CalibrationCase[] = [
   {
+    id: FLOOR_CASE,
+    name: 'instrument floor (0 ms service time)',
+    behaviour: { serviceMs: 0 },
+    // 300 requests/s for 8 s: 2,400 samples (a p99 that is the 24th worst, not one outlier), at a
+    // rate near case 1's, so the floor is the instrument's cost in the conditions case 1 runs in.
+    load: { rate: 300 * 5, batch: 5, seconds: 8, maxInFlight: 64 },
+    p99LimitMs: null,
+    check({ analysis: a, truth, p99LimitMs }) {
+      const i = a.ingest;
+      const { floor, problems } = judgeFloor(truth, p99LimitMs);
+      if (i.dropped !== 0 || i.failed !== 0) problems.push(`${i.dropped} dropped and ${i.failed} failed, expected 0 (a 0-ms server answers everything)`);
+      const facts = floor
+        ? `floor p50 ${floor.p50_ms.toFixed(2)} ms, p99 ${floor.p99_ms.toFixed(2)} ms = ${(floor.share_of_limit * 100).toFixed(1)} % of the p99 limit ${p99LimitMs} ms (at most ${TOL.floorShareOfLimit * 100} %), ${floor.samples} requests`
+        : 'no floor';
+      return { facts, problems, floor };
+    },
+  },
+  {
     id: 1,
     name: 'constant 5 ms service time',
     behaviour: { serviceMs: 5 },
@@ -49,18 +85,18 @@ export const CALIBRATION_CASES: readonly CalibrationCase[] = [
     // on time (what is calibrated is the instrument, not how busy the machine is).
     load: { rate: 200 * 5, batch: 5, seconds: 9, maxInFlight: 64, probeRate: 3 },
     p99LimitMs: 250,
-    check({ analysis: a, gate, probe, tally }) {
+    needsFloor: true,
+    check({ analysis: a, gate, probe, tally, truth, floor }) {
       const i = a.ingest;
-      const problems: string[] = [];
-      const p50 = (i.p50_us ?? NaN) / 1000;
-      if (!(Math.abs(p50 - 5) <= 0.5)) problems.push(`p50 ${p50.toFixed(2)} ms, expected 5 ms ± 0.5`);
+      // Judged against what the server really did and the floor, not against "5 ms" (see calibration-truth.ts).
+      const problems = judgeAgainstFloor(truth, 5, floor);
       const ratio = i.offered_rate_rps > 0 ? i.delivered_rate_rps / i.offered_rate_rps : 0;
       if (!(Math.abs(1 - ratio) <= 0.005)) problems.push(`delivered ${(ratio * 100).toFixed(2)} % of offered, expected within 0.5 %`);
       if (!gate.passed) problems.push(`the gate failed: ${gate.reasons.join('; ')}`);
       if (!gate.reconciled || tally.rows !== i.events_claimed) problems.push(`reconciliation: ${tally.rows} rows stored vs ${i.events_claimed} claimed`);
       if (probe.state !== 'OK') problems.push(`probe ${probe.state}: ${probe.reasons.join('; ')}`);
       return {
-        facts: `p50 ${p50.toFixed(2)} ms (5 ± 0.5), delivered ${(ratio * 100).toFixed(2)} % of offered, gate ${gate.passed ? 'PASS' : 'FAIL'} (${tally.rows} rows reconciled), probe ${probe.state}`,
+        facts: `server p50 ${fmtMs(truth.server_p50_ms)} (5 ± ${TOL.serverP50Ms}), client p50 ${ms(i.p50_us)}, excess p50 ${fmtMs(truth.excess_p50_ms)} p99 ${fmtMs(truth.excess_p99_ms)} (floor ${floor ? `${floor.p50_ms.toFixed(2)} / ${floor.p99_ms.toFixed(2)} ms` : '—'}), delivered ${(ratio * 100).toFixed(2)} % of offered, gate ${gate.passed ? 'PASS' : 'FAIL'} (${tally.rows} rows reconciled), probe ${probe.state}`,
         problems,
       };
     },

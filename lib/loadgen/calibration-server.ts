@@ -6,6 +6,12 @@
 // It keeps exact counts per run tag (requests, rows stored, quantity stored, 500s answered, events
 // acknowledged but not stored) so reconciliation is checked against what was really kept.
 //
+// It also keeps the truth of time: per ingest request, its arrival (the 'request' event) and the
+// moment its answer was written (res.end returned), on this process's monotonic clock. The client's
+// latency minus this server time is what the instrument itself adds (calibrate.ts joins the two by
+// request number). Calibration runs this class in a process of its own
+// (calibration-server-main.ts), so neither the generator nor the parent's work delays its clock.
+//
 // Service time is held to the deadline precisely: a timer sleeps to within a millisecond of it and
 // the last fraction is waited out with setImmediate (Node timers have 1-ms granularity, which alone
 // would add ~0.5 ms to every "5 ms" request). That short wait is the only busy part, and only while a
@@ -61,6 +67,16 @@ export interface Tally {
   duplicates: number;
 }
 
+/** One ingest request as the server saw it. Times: performance.now() of the server process, ms. */
+export interface TruthRow {
+  /** The request number n of its idempotency keys `<run tag>-<n>-<position>`; -1 when unreadable. */
+  request: number;
+  arrival: number;
+  /** When res.end() returned for its answer. */
+  written: number;
+  status: number;
+}
+
 export interface CalibrationServerOptions {
   apiKey: string;
   customers: string[];
@@ -87,6 +103,7 @@ export class CalibrationServer {
   private busy = 0;
   private readonly queue: Array<() => void> = [];
   private readonly tallies = new Map<string, Tally>();
+  private readonly truths = new Map<string, TruthRow[]>();
   private readonly keys = new Map<string, Set<string>>();
   private readonly usage = new Map<string, Map<string, { count: number; sum: number }>>();
   private readonly sockets = new Set<import('node:net').Socket>();
@@ -126,6 +143,13 @@ export class CalibrationServer {
 
   tally(runTag: string): Tally {
     return { ...(this.tallies.get(runTag) ?? emptyTally()) };
+  }
+
+  /** The run tag's per-request truth, handed over once (then forgotten: a calibration has ~20k requests). */
+  takeTruth(runTag: string): TruthRow[] {
+    const rows = this.truths.get(runTag) ?? [];
+    this.truths.delete(runTag);
+    return rows;
   }
 
   async stop(): Promise<void> {
@@ -187,7 +211,7 @@ export class CalibrationServer {
       // Service starts at arrival, or, when the server is at its concurrency, when a slot frees.
       const serve = (start: number) => {
         this.busy++;
-        at(start + this.serviceMs(arrival), () => this.answer(res, index, parsed, tally));
+        at(start + this.serviceMs(arrival), () => this.answer(res, index, parsed, tally, arrival));
       };
       if (b.concurrency !== undefined && this.busy >= b.concurrency) this.queue.push(() => serve(performance.now()));
       else serve(arrival);
@@ -203,15 +227,18 @@ export class CalibrationServer {
     return b.serviceMs ?? 0;
   }
 
-  private answer(res: http.ServerResponse, index: number, batch: ParsedBatch, tally: Tally): void {
+  private answer(res: http.ServerResponse, index: number, batch: ParsedBatch, tally: Tally, arrival: number): void {
     const b = this.behaviour;
     if (b.freeze && index >= b.freeze.fromRequest && index < b.freeze.toRequest && performance.now() < this.freezeUntil) {
-      at(this.freezeUntil, () => this.answer(res, index, batch, tally));
+      at(this.freezeUntil, () => this.answer(res, index, batch, tally, arrival));
       return;
     }
+    let truth = this.truths.get(batch.tag);
+    if (!truth) this.truths.set(batch.tag, (truth = []));
     if (b.failEvery && (index + 1) % b.failEvery === 0) {
       tally.answered500++;
       json(res, 500, { error: 'calibration: programmed failure' } satisfies ErrorResponse);
+      truth.push({ request: batch.request, arrival, written: performance.now(), status: 500 });
     } else {
       let created = 0;
       let duplicates = 0;
@@ -241,6 +268,7 @@ export class CalibrationServer {
         m.set(e.meter, u);
       }
       json(res, 201, { accepted: batch.events.length, created, duplicates } satisfies IngestResponse);
+      truth.push({ request: batch.request, arrival, written: performance.now(), status: 201 });
     }
     this.busy--;
     const next = this.queue.shift();
@@ -271,6 +299,8 @@ interface ParsedEvent {
 interface ParsedBatch {
   /** The first event's run tag: the request is counted under it. */
   tag: string;
+  /** n of the first event's key `<tag>-<n>-<position>` (lib/loadgen/body.ts); -1 when it has another shape. */
+  request: number;
   events: ParsedEvent[];
 }
 class BatchError extends Error {
@@ -303,7 +333,14 @@ function parseBatch(text: string): ParsedBatch {
     if (i === 0) tag = t;
     out.push({ customer_id: e.customer_id, meter: e.meter, quantity: e.quantity, idempotency_key: e.idempotency_key, tag: t });
   });
-  return { tag, events: out };
+  return { tag, request: requestNumber(tag, out[0].idempotency_key), events: out };
+}
+
+/** The request number in a generator's idempotency key `<run tag>-<n>-<position>`, or -1. */
+export function requestNumber(tag: string, key: string): number {
+  if (!key.startsWith(`${tag}-`)) return -1;
+  const m = /^(\d+)-\d+$/.exec(key.slice(tag.length + 1));
+  return m ? Number(m[1]) : -1;
 }
 
 function json(res: http.ServerResponse, status: number, body: unknown): void {

@@ -48,9 +48,25 @@ async function start(options: ResolvedLoadOptions): Promise<void> {
   await warmUp(options, options.warmupSeconds);
   gen = new Generator(options, key, emit);
   if (stopReason) gen.stop(stopReason);
+  lateForTests();
   const summary = await gen.run();
   emit(summary);
   process.exit(summary.interrupted ? 3 : 0);
+}
+
+/**
+ * TEST-ONLY: RIG_TEST_LATE_GENERATOR="blockMs:everyMs" blocks this event loop blockMs every everyMs
+ * (a generator that is really late), so a test can check that calibration refuses it. Honoured only
+ * when RIG_TESTING=1 (set by `npm test`); otherwise ignored.
+ */
+function lateForTests(): void {
+  const m = /^(\d+):(\d+)$/.exec(process.env.RIG_TEST_LATE_GENERATOR ?? '');
+  if (!m || process.env.RIG_TESTING !== '1') return;
+  const [blockMs, everyMs] = [Number(m[1]), Number(m[2])];
+  setInterval(() => {
+    const until = performance.now() + blockMs;
+    while (performance.now() < until); // the block itself
+  }, everyMs).unref();
 }
 
 process.once('message', (m: unknown) => {
