@@ -27,6 +27,14 @@ export interface StepSummary {
   summary: string;
 }
 
+export interface CalibrateInput extends CampaignRef {
+  /**
+   * The smallest p99 limit (ms) of the spec's sustained configurations: the instrument's floor p99
+   * may be at most 10 % of it. Default 50 when absent (histories recorded before it was passed).
+   */
+  p99LimitMs?: number;
+}
+
 export interface CleanCheckInput extends CampaignRef {
   target: 'local';
   /** Before provisioning a dirty account refuses; after teardown the result is reported. */
@@ -79,6 +87,27 @@ export interface RepeatOutput {
   summary: RepeatSummary;
   /** Earlier attempts of this repeat that a crash interrupted (found by this attempt). */
   interrupted: InterruptedAttempt[];
+}
+
+export interface WarmupInput extends RigInput {
+  /** The configuration (or the ladder's first rung) whose rate and batch the warm-up offers. */
+  configuration: ConfigurationSpec;
+  seconds: number;
+  maxInFlight: number;
+}
+
+export interface WarmupOutput {
+  /** One line for the step log: what was offered and answered, and that nothing of it is counted. */
+  summary: string;
+  /** warmup/<config>/aA */
+  dir: string;
+  runTag: string;
+  sent: number;
+  ok: number;
+  failed: number;
+  dropped: number;
+  p99Ms: number | null;
+  rowsReconciled: number;
 }
 
 export interface DenominatorInput extends RigInput {

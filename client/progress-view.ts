@@ -12,7 +12,8 @@ export function duration(seconds: number): string {
 
 export function progressLine(p: CampaignProgress): string {
   const parts = [`[${p.step}]`];
-  if (p.configuration) parts.push(p.repeat ? `${p.configuration} repeat ${p.repeat.k}/${p.repeat.n}${p.phase === 'cool-down' ? ' done, cooling down' : ''}` : p.configuration);
+  if (p.configuration && p.phase === 'warm-up') parts.push(`${p.configuration} warm-up (not measured)`);
+  else if (p.configuration) parts.push(p.repeat ? `${p.configuration} repeat ${p.repeat.k}/${p.repeat.n}${p.phase === 'cool-down' ? ' done, cooling down' : ''}` : p.configuration);
   parts.push(`elapsed ${duration(p.elapsedSeconds)}`);
   if (p.secondsLeft > 0) parts.push(`~${duration(p.secondsLeft)} of measuring left`);
   const last = p.lastVerdicts[p.lastVerdicts.length - 1];

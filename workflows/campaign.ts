@@ -15,6 +15,7 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -35,13 +36,19 @@ import type {
   StepOutcome,
 } from '../lib/protocol/campaign-result';
 import { campaignIdOf } from '../lib/protocol/campaign-id';
-import { parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput } from '../lib/protocol/spec';
+import { parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
 import { failureReason, isRefusal } from './failures';
 import { abortSignal, disarmSignal, progressQuery, type CampaignProgress } from './messages';
 import { RigCampaign, RigStatus, RigStep, RigTarget } from './search-attributes';
 import { rigWatchdog } from './watchdog';
 
 export const CONTROL_QUEUE = 'rig';
+
+/**
+ * patched() ids: each marks a change to the commands this workflow issues, so that campaigns already
+ * in flight (and the recorded histories in test/fixtures/histories) replay the path they took.
+ */
+const WARMUP_PATCH = 'warm-up-before-first-repeat';
 
 /** Retries for steps that are safe to repeat; refusals are non-retryable and stop at once. */
 const retry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 };
@@ -93,14 +100,17 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     if (searchAttributes) upsertSearchAttributes(pairs);
   };
 
-  async function step<T>(name: StepName, fn: () => Promise<T>, summarize: (r: T) => string): Promise<T> {
-    progress.step = name;
-    if (!['sustained', 'ladder', 'ceiling', 'denominator'].includes(name)) {
-      progress.configuration = undefined;
-      progress.repeat = undefined;
-      progress.phase = undefined;
+  /** Runs one step and records its outcome; `within` a series step, progress keeps showing the series. */
+  async function step<T>(name: StepName, fn: () => Promise<T>, summarize: (r: T) => string, within = false): Promise<T> {
+    if (!within) {
+      progress.step = name;
+      if (!['sustained', 'ladder', 'ceiling', 'denominator'].includes(name)) {
+        progress.configuration = undefined;
+        progress.repeat = undefined;
+        progress.phase = undefined;
+      }
+      setSearchAttributes([{ key: RigStep, value: name }]);
     }
-    setSearchAttributes([{ key: RigStep, value: name }]);
     const startedAt = new Date().toISOString();
     try {
       const r = await fn();
@@ -176,6 +186,26 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
         // A cancelled repeat stops its load and records itself as interrupted before teardown starts.
         cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
       });
+    // Before a configuration's first repeat (a ladder's first rung): its own rate and batch against the
+    // target, unmeasured, then a cool-down. A warm-up that shows a broken target refuses (WarmupRefusal)
+    // and stops the campaign before any measured repeat.
+    const warmUp = async (configuration: ConfigurationSpec, seconds: number, maxInFlight: number, cooldownSeconds: number) => {
+      if (seconds <= 0 || !patched(WARMUP_PATCH)) return;
+      progress.configuration = configuration.name;
+      progress.repeat = undefined;
+      progress.phase = 'warm-up';
+      const acts = data({
+        startToCloseTimeout: `${seconds + 300} seconds`,
+        heartbeatTimeout: '30 seconds',
+        retry: { initialInterval: '1 second', maximumAttempts: 3 },
+        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+      });
+      await step('warm-up', () => acts.warmUp({ campaignId, rig: theRig, configuration, seconds, maxInFlight }), (r) => r.summary, true);
+      if (cooldownSeconds > 0 && !aborting) {
+        progress.phase = 'cool-down';
+        await condition(() => aborting, cooldownSeconds * 1000);
+      }
+    };
     const record = (out: { summary: RepeatSummary; interrupted: InterruptedAttempt[] }) => {
       repeats.push(out.summary);
       interrupted.push(...out.interrupted);
@@ -191,6 +221,10 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
           const plan = s.configurations.flatMap((c) => Array.from({ length: s.repeats }, (_, i) => ({ c, k: i + 1 })));
           for (let i = 0; i < plan.length && !aborting; i++) {
             const { c, k } = plan[i];
+            if (k === 1) {
+              await warmUp(c, s.warmupSeconds, s.maxInFlight, s.cooldownSeconds);
+              if (aborting) break;
+            }
             progress.configuration = c.name;
             progress.repeat = { k, n: s.repeats };
             progress.phase = 'repeat';
@@ -221,9 +255,11 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       await step(
         'ladder',
         async () => {
+          const rung = (rate: number): ConfigurationSpec => ({ name: `rung-${rate}`, eventsPerSecond: rate, batch: l.batch, p99LimitMs: Number.MAX_SAFE_INTEGER });
+          await warmUp(rung(l.rates[0]), l.warmupSeconds, l.maxInFlight, l.cooldownSeconds);
           for (let r = 0; r < l.rates.length && !aborting; r++) {
             for (let k = 1; k <= l.rungs && !aborting; k++) {
-              const configuration = { name: `rung-${l.rates[r]}`, eventsPerSecond: l.rates[r], batch: l.batch, p99LimitMs: Number.MAX_SAFE_INTEGER };
+              const configuration = rung(l.rates[r]);
               progress.configuration = configuration.name;
               progress.repeat = { k, n: l.rungs };
               progress.phase = 'repeat';
@@ -303,18 +339,22 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   // Teardown is the compensation of provisioning: it runs after success, failure and cancellation,
   // in a scope that a cancellation cannot interrupt.
   const cancelled = failure !== undefined && isCancellation(failure);
+  // Without calibration nothing measured is a verdict: such a campaign is never "held".
   const status: CampaignStatus = cancelled
     ? 'cancelled'
     : failure !== undefined
       ? 'failed'
       : aborting
         ? 'aborted'
-        : outcomes(spec, repeats).every((c) => c.held)
-          ? 'held'
-          : 'not-held';
+        : !spec.calibrate
+          ? 'uncalibrated'
+          : outcomes(spec, repeats).every((c) => c.held)
+            ? 'held'
+            : 'not-held';
   const result = await CancellationScope.nonCancellable(async (): Promise<CampaignResult> => {
     let rigState: CampaignResult['rig'] = provisioned ? 'destroyed' : 'not-provisioned';
     let cleanAfter: string | undefined;
+    let dirtyAfter = false;
     const keep = spec.end === 'keep' || (spec.end === 'keep-on-failure' && (status === 'failed' || status === 'cancelled'));
     if (provisioned && keep) {
       rigState = 'kept';
@@ -325,18 +365,25 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
         await step('teardown', () => teardownActs.teardownRig({ campaignId, target: spec.target, by: 'campaign' }), (r) => r.summary);
         const after = await step('clean-check-after', () => ctl.cleanCheck({ campaignId, target: spec.target, phase: 'after' }), (r) => r.summary);
         cleanAfter = after.summary;
+        dirtyAfter = !after.clean;
+        // Left dirty, the watchdog stays armed: it tries again at its deadline.
         if (after.clean) await getExternalWorkflowHandle(watchdogId).signal(disarmSignal);
       } catch (err) {
         rigState = 'teardown-failed';
         cleanAfter ??= `not checked: ${failureReason(err)}`;
       }
     }
+    // Leftovers after teardown outrank whatever was measured (a failure or a cancellation keeps its own
+    // status, and its error names them too).
+    const dirty = dirtyAfter ? `the clean-check after teardown found leftovers: ${cleanAfter}` : undefined;
     const res: CampaignResult = {
       campaignId,
       name: spec.name,
       target: spec.target,
-      status: rigState === 'teardown-failed' ? 'failed' : status,
-      error: failure !== undefined ? failureReason(failure) : rigState === 'teardown-failed' ? `teardown failed: ${cleanAfter}` : undefined,
+      status: rigState === 'teardown-failed' ? 'failed' : dirty && status !== 'failed' && status !== 'cancelled' ? 'dirty' : status,
+      error:
+        [failure !== undefined ? failureReason(failure) : rigState === 'teardown-failed' ? `teardown failed: ${cleanAfter}` : undefined, dirty].filter(Boolean).join('; ') ||
+        undefined,
       steps,
       repeats,
       interrupted,
@@ -401,12 +448,18 @@ function plannedSeconds(spec: CampaignSpec): number {
 function secondsLeftAfter(spec: CampaignSpec, repeatsDone: number): number {
   let left = 0;
   if (spec.sustained) {
-    const n = spec.sustained.configurations.length * spec.sustained.repeats - repeatsDone;
-    left += Math.max(0, n) * spec.sustained.repeatSeconds + Math.max(0, n - 1) * spec.sustained.cooldownSeconds;
+    const s = spec.sustained;
+    const n = s.configurations.length * s.repeats - repeatsDone;
+    left += Math.max(0, n) * s.repeatSeconds + Math.max(0, n - 1) * s.cooldownSeconds;
+    // A warm-up and its cool-down before each configuration not yet begun.
+    const notBegun = s.configurations.filter((_, j) => j * s.repeats >= repeatsDone).length;
+    if (s.warmupSeconds > 0) left += notBegun * (s.warmupSeconds + s.cooldownSeconds);
   }
   if (spec.ladder) {
-    const n = spec.ladder.rates.length * spec.ladder.rungs - repeatsDone;
-    left += Math.max(0, n) * (spec.ladder.rungSeconds + spec.ladder.cooldownSeconds);
+    const l = spec.ladder;
+    const n = l.rates.length * l.rungs - repeatsDone;
+    left += Math.max(0, n) * (l.rungSeconds + l.cooldownSeconds);
+    if (l.warmupSeconds > 0 && repeatsDone === 0) left += l.warmupSeconds + l.cooldownSeconds;
   }
   left += spec.ceiling?.seconds ?? 0;
   left += (spec.denominator?.seconds ?? 0) * 3;

@@ -1,16 +1,16 @@
 // Signals and queries of the rig's workflows, shared by the workflows and the client.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { RepeatSummary, StepName } from '../lib/protocol/campaign-result';
+import type { CampaignStatus, RepeatSummary, StepName } from '../lib/protocol/campaign-result';
 
 export interface CampaignProgress {
   campaignId: string;
   step: StepName | 'start' | 'done';
-  status: 'running' | 'held' | 'not-held' | 'failed' | 'aborted' | 'cancelled';
+  status: 'running' | CampaignStatus;
   configuration?: string;
   /** Repeat k of N of the current configuration. */
   repeat?: { k: number; n: number };
-  /** Within a series: measuring, or waiting out the cool-down timer. */
-  phase?: 'repeat' | 'cool-down';
+  /** Within a series: warming the target (not measured), measuring, or waiting out the cool-down timer. */
+  phase?: 'warm-up' | 'repeat' | 'cool-down';
   startedAt: string;
   elapsedSeconds: number;
   /** Estimate of the measuring time still ahead (repeats, cool-downs, ceiling, denominator). */

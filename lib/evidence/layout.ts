@@ -13,6 +13,10 @@ export const MANIFEST_FILE = 'manifest.json';
 export const DENOMINATOR_FILE = 'denominator/legs.json';
 export const CEILING_DIR = 'ceiling';
 export const REPEATS_DIR = 'repeats';
+/** Unmeasured load before a configuration's first repeat: warmup/<config>/aA (never counted). */
+export const WARMUP_DIR = 'warmup';
+/** Beside a warm-up's stream: its judgement (lib/protocol/warmup.ts) and figures. */
+export const WARMUP_FILE = 'warmup.json';
 
 /** The page itself: derived from the files above, so never listed in the manifest. */
 export const REPORT_FILES = ['report.md', 'report.html', 'report.json'] as const;
@@ -50,6 +54,19 @@ export function repeatDir(config: string, repeat: number, attempt: number): stri
     throw new RangeError(`repeat and attempt are 1-based whole numbers, got r${repeat}-a${attempt}`);
   }
   return `${REPEATS_DIR}/${config}/r${repeat}-a${attempt}`;
+}
+
+/** warmup/<config>/aA: the warm-up of a configuration (or a ladder's first rung), attempt A (1-based). */
+export function warmupDir(config: string, attempt: number): string {
+  if (!/^[a-z0-9][a-z0-9._-]*$/.test(config)) throw new Error(`configuration name '${config}' cannot name a folder`);
+  if (!(Number.isInteger(attempt) && attempt >= 1)) throw new RangeError(`attempt is a 1-based whole number, got a${attempt}`);
+  return `${WARMUP_DIR}/${config}/a${attempt}`;
+}
+
+/** Parses `warmup/<config>/aA/<file>`; null for any other path. */
+export function parseWarmupPath(rel: string): { config: string; attempt: number; file: string } | null {
+  const m = /^warmup\/([a-z0-9][a-z0-9._-]*)\/a(\d+)\/(.+)$/.exec(rel);
+  return m ? { config: m[1], attempt: Number(m[2]), file: m[3] } : null;
 }
 
 /** Parses `repeats/<config>/rK-aA/<file>`; null for any other path. */

@@ -9,6 +9,7 @@ export type StepName =
   | 'watchdog'
   | 'bring-up'
   | 'seed'
+  | 'warm-up'
   | 'sustained'
   | 'ladder'
   | 'ceiling'
@@ -63,6 +64,10 @@ export interface RepeatSummary {
   failed: number;
   p50Ms: number | null;
   p99Ms: number | null;
+  /** sent - intended p99 (the `instrument` check); optional: histories recorded before it lack it. */
+  scheduleLagP99Ms?: number | null;
+  /** done - intended p99, beside the gated p99 (done - sent); optional like scheduleLagP99Ms. */
+  correctedP99Ms?: number | null;
   worst10sP99Ms: number | null;
   drift: number | null;
   deliveredRate: number;
@@ -96,7 +101,12 @@ export interface ConfigurationOutcome {
   held: boolean;
 }
 
-export type CampaignStatus = 'held' | 'not-held' | 'failed' | 'aborted' | 'cancelled';
+/**
+ * held / not-held: every configuration passed every repeat, or not. uncalibrated: it ran with
+ * `calibrate: false`, so nothing it measured is a verdict, whatever passed. dirty: the clean-check
+ * after teardown found leftovers, whatever was measured (the watchdog stays armed).
+ */
+export type CampaignStatus = 'held' | 'not-held' | 'uncalibrated' | 'dirty' | 'failed' | 'aborted' | 'cancelled';
 
 export interface CampaignResult {
   campaignId: string;

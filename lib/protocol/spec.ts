@@ -38,6 +38,12 @@ export const SustainedSpec = z.strictObject({
   driftLimit: z.number().gt(1).default(1.5),
   /** Request slots of the open-loop generator (k6's maxVUs); a request with no free slot is dropped. */
   maxInFlight: positiveInt('maxInFlight').default(512),
+  /**
+   * Seconds of unmeasured load at each configuration's own rate and batch before its first repeat, so
+   * that repeat 1 does not measure a cold service (its JIT, its pool, its first plans). Kept as
+   * evidence under warmup/, never counted, gated or pooled; 0 switches it off (the protocol as written).
+   */
+  warmupSeconds: nonNegativeInt('warmupSeconds').max(3600).default(10),
 });
 
 export const LadderSpec = z.strictObject({
@@ -48,6 +54,8 @@ export const LadderSpec = z.strictObject({
   rungs: positiveInt('rungs').default(2),
   cooldownSeconds: nonNegativeInt('cooldownSeconds').default(10),
   maxInFlight: positiveInt('maxInFlight').default(512),
+  /** Unmeasured load at the first rung's rate and batch before it climbs (see SustainedSpec); 0 = off. */
+  warmupSeconds: nonNegativeInt('warmupSeconds').max(3600).default(10),
 });
 
 export const CeilingSpec = z.strictObject({
@@ -161,6 +169,7 @@ export const PROFILES: Record<'rehearsal' | 'full', CampaignSpecInput> = {
       repeats: 3,
       repeatSeconds: 30,
       cooldownSeconds: 5,
+      warmupSeconds: 10,
       configurations: [
         { name: 'single', eventsPerSecond: 200, batch: 1, p99LimitMs: 50 },
         { name: 'batched', eventsPerSecond: 1000, batch: 10, p99LimitMs: 100 },
@@ -181,6 +190,7 @@ export const PROFILES: Record<'rehearsal' | 'full', CampaignSpecInput> = {
       repeats: 5,
       repeatSeconds: 600,
       cooldownSeconds: 120,
+      warmupSeconds: 60,
       configurations: [
         { name: 'single', eventsPerSecond: 200, batch: 1, p99LimitMs: 50 },
         { name: 'batched', eventsPerSecond: 1000, batch: 10, p99LimitMs: 100 },

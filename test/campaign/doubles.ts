@@ -3,8 +3,10 @@
 // The real activities are exercised end to end in the rehearsal tests.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import type * as contract from '../../activities/contract';
-import type { RepeatSummary } from '../../lib/protocol/campaign-result';
+import type { CampaignResult, RepeatSummary } from '../../lib/protocol/campaign-result';
 
 export interface Call {
   name: string;
@@ -18,7 +20,9 @@ export interface DoubleOptions {
   /** Repeats (configuration, index) that fail their gate. */
   failing?: Array<[string, number]>;
   /** Step whose activity refuses. */
-  refuse?: 'bringUp';
+  refuse?: 'bringUp' | 'warmUp';
+  /** The clean-check after teardown finds this leftover (the campaign ends dirty). */
+  leftoverAfter?: string;
 }
 
 export function activityDoubles(opts: DoubleOptions) {
@@ -37,6 +41,7 @@ export function activityDoubles(opts: DoubleOptions) {
     },
     async cleanCheck(i: contract.CleanCheckInput): Promise<contract.CleanCheckOutput> {
       note('cleanCheck', i);
+      if (i.phase === 'after' && opts.leftoverAfter) return { clean: false, summary: `dirty: ${opts.leftoverAfter}` };
       return { clean: true, summary: 'clean' };
     },
     async provisionRig(i: contract.ProvisionInput) {
@@ -64,6 +69,14 @@ export function activityDoubles(opts: DoubleOptions) {
     async seedHistory(i: contract.SeedInput): Promise<contract.StepSummary> {
       note('seedHistory', i);
       return { summary: `${i.rows} rows` };
+    },
+    async warmUp(i: contract.WarmupInput): Promise<contract.WarmupOutput> {
+      note('warmUp', i);
+      if (opts.refuse === 'warmUp') {
+        throw ApplicationFailure.nonRetryable(`the warm-up of ${i.configuration.name} shows the target is not ready to measure: nothing answered 2xx: 40 requests sent, 40 failed (40 x 500)`, 'WarmupRefusal');
+      }
+      const dir = `warmup/${i.configuration.name}/a1`;
+      return { summary: `${i.configuration.name}: warmed`, dir, runTag: `${i.campaignId}.${i.configuration.name}.warmup.a1`, sent: 40, ok: 40, failed: 0, dropped: 0, p99Ms: 3, rowsReconciled: 40 };
     },
     async runRepeat(i: contract.RepeatInput): Promise<contract.RepeatOutput> {
       note('runRepeat', i);
@@ -102,4 +115,15 @@ export function activityDoubles(opts: DoubleOptions) {
     },
   };
   return { activities, calls };
+}
+
+/** Runs benchCampaign(spec) to its end on the time-skipping server, with the doubles on both queues. */
+export async function runWithDoubles(env: TestWorkflowEnvironment, spec: unknown, id: string, doubles: ReturnType<typeof activityDoubles>, dataQueue = 'rig-data-test'): Promise<CampaignResult> {
+  const [w1, w2] = await Promise.all(
+    ['rig', dataQueue].map((taskQueue) =>
+      Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities: doubles.activities }),
+    ),
+  );
+  const run = env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] }) as Promise<CampaignResult>;
+  return w1.runUntil(w2.runUntil(run));
 }

@@ -51,7 +51,8 @@ test('a full-length series runs 10 repeats with 2-minute cool-down timers betwee
   }
   const history = await env.client.workflow.getHandle('full-series').fetchHistory();
   const timers = (history.events ?? []).filter((e) => e.timerStartedEventAttributes);
-  assert.equal(timers.length, 9, 'nine cool-downs between ten repeats, none after the last');
+  // Nine cool-downs between ten repeats (none after the last), and one after each configuration's warm-up.
+  assert.equal(timers.length, 11, 'nine cool-downs between ten repeats and one after each of the two warm-ups');
   for (const t of timers) assert.equal(Number(t.timerStartedEventAttributes!.startToFireTimeout!.seconds), 120);
   assert.ok((history.events?.length ?? 0) <= 2000, `history of ${history.events?.length} events`);
 
