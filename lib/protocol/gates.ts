@@ -9,8 +9,15 @@
 //   quantity   sum of quantity gained in the DB == sum of quantity the client had acknowledged
 //   samples    >= 1,000 latency samples
 //   drift      last-third p99 / first-third p99 < the drift limit (default 1.5)
-// Ladder rung (a quick step of the rate sweep): delivered rate, drops and reconciliation only; drift
-// is noted beside it, not gated.
+//   instrument schedule-lag p99 (sent - intended) <= 10 % of the p99 limit, or <= 5 ms with no limit:
+//              latency is gated on done - sent (as k6 does), so a generator that sends late hides the
+//              server's queueing from that figure; a late instrument is never a pass
+// Ladder rung (a quick step of the rate sweep): delivered rate, drops, reconciliation and the
+// instrument (5 ms: a rung has no p99 limit, and a rate that was not offered on time was not tested);
+// drift is noted beside it, not gated.
+// Ceiling: failures, reconciliation, samples; no instrument check: a closed loop has no schedule (a
+// worker's `intended` is the moment it sends, see lib/loadgen/generator.ts), and a slow worker can
+// only lower a maximum, never inflate it.
 //
 // A check that could not be made (no p99 limit configured, no database counts given) is `null`, named
 // in `unchecked`, and does not fail the verdict; but such a verdict is not `reconciled`, and a run that
@@ -21,14 +28,20 @@ import { DEFAULT_DRIFT_LIMIT } from './drift';
 export const MIN_SAMPLES = 1000;
 /** A rung holds when it delivered at least (1 - this) of what it offered. */
 export const DEFAULT_DELIVERED_TOLERANCE = 0.005;
+/** The instrument is late when its schedule-lag p99 exceeds this share of the p99 limit... */
+export const INSTRUMENT_LAG_SHARE = 0.1;
+/** ...or, with no p99 limit (a rung, a configuration without one), this many ms. */
+export const INSTRUMENT_LAG_NO_LIMIT_MS = 5;
 
-export type CheckName = 'threshold' | 'dropped' | 'failed' | 'rows' | 'quantity' | 'samples' | 'drift' | 'delivered';
+export type CheckName = 'threshold' | 'dropped' | 'failed' | 'rows' | 'quantity' | 'samples' | 'drift' | 'delivered' | 'instrument';
 
 export interface GateCheck {
   name: CheckName;
   /** null: not checked (missing input), see GateVerdict.unchecked. */
   passed: boolean | null;
   detail: string;
+  /** The failure in words when `name: detail` would not read well (instrument: "instrument late: ..."). */
+  reason?: string;
 }
 
 export interface GateVerdict {
@@ -79,29 +92,26 @@ export function sustainedGate(a: IngestAnalysis, opts: SustainedGateOptions = {}
       detail: a.samples >= minSamples ? `${a.samples} samples` : `${a.samples} samples, fewer than the ${minSamples} required`,
     },
     driftCheck(a, driftLimit),
+    instrumentCheck(a, opts.p99LimitMs ?? null),
   ];
   return verdict('sustained', checks, []);
 }
 
 /**
- * A closed-loop ceiling is not a service level and has no rate to hold: it is only checked for being
- * a valid measurement (no failed requests, enough samples); drift is noted.
- */
-/**
  * A closed-loop ceiling: a maximum, not a service level, so no threshold, drops or drift gate it
- * (drift is noted). Its figure is published only when reconciled: with a reconciliation its rows and
- * quantity are checked like a repeat's; without one the gate says it was not reconciled.
+ * (drift is noted), and no schedule lag (a closed loop has no schedule). It is a valid ceiling only
+ * with no failed request, enough samples, and its rows and quantity reconciled like a repeat's;
+ * without database counts those two checks are unchecked and the gate is not `reconciled`.
  */
 export function ceilingGate(a: IngestAnalysis, opts: { driftLimit?: number; minSamples?: number; reconciliation?: Reconciliation | null } = {}): GateVerdict {
   const minSamples = opts.minSamples ?? MIN_SAMPLES;
   const checks: GateCheck[] = [
     failedCheck(a),
-    ...(opts.reconciliation ? reconciliationChecks(a, opts.reconciliation) : []),
+    ...reconciliationChecks(a, opts.reconciliation ?? null),
     { name: 'samples', passed: a.samples >= minSamples, detail: `${a.samples} samples${a.samples >= minSamples ? '' : `, fewer than the ${minSamples} required`}` },
   ];
   const d = driftCheck(a, opts.driftLimit ?? DEFAULT_DRIFT_LIMIT);
-  const v = verdict('ceiling', checks, [`drift (noted, not gated on a ceiling): ${d.detail}`]);
-  return { ...v, reconciled: Boolean(opts.reconciliation) };
+  return verdict('ceiling', checks, [`drift (noted, not gated on a ceiling): ${d.detail}`]);
 }
 
 export function ladderGate(a: IngestAnalysis, opts: LadderGateOptions = {}): GateVerdict {
@@ -118,6 +128,7 @@ export function ladderGate(a: IngestAnalysis, opts: LadderGateOptions = {}): Gat
     },
     droppedCheck(a),
     ...reconciliationChecks(a, opts.reconciliation ?? null),
+    instrumentCheck(a, null),
   ];
   const d = driftCheck(a, opts.driftLimit ?? DEFAULT_DRIFT_LIMIT);
   return verdict('ladder', checks, [`drift (noted, not gated on a rung): ${d.detail}`]);
@@ -130,11 +141,38 @@ function verdict(kind: GateVerdict['kind'], checks: GateCheck[], notes: string[]
     kind,
     passed: failed.length === 0,
     reconciled: !unchecked.includes('rows') && !unchecked.includes('quantity'),
-    reasons: failed.map((c) => `${c.name}: ${c.detail}`),
+    reasons: failed.map(checkReason),
     checks,
     unchecked,
     notes,
   };
+}
+
+/** A check in words: its own reason when it has one, else `name: detail`. */
+export function checkReason(c: GateCheck): string {
+  return c.reason ?? `${c.name}: ${c.detail}`;
+}
+
+/** The most schedule lag (p99, ms) a run may have with this p99 limit (null: none configured). */
+export function instrumentLagLimitMs(p99LimitMs: number | null): number {
+  return p99LimitMs === null ? INSTRUMENT_LAG_NO_LIMIT_MS : p99LimitMs * INSTRUMENT_LAG_SHARE;
+}
+
+/**
+ * Was the generator on time? The gated latency starts when a request was sent; a request sent late
+ * waited on the load host, not the server, and that wait is in neither figure the threshold sees. The
+ * corrected p99 (done - intended) is given beside it: what a user arriving on schedule would have seen.
+ */
+function instrumentCheck(a: IngestAnalysis, p99LimitMs: number | null): GateCheck {
+  const limit = instrumentLagLimitMs(p99LimitMs);
+  const basis = p99LimitMs === null ? `no p99 limit: ${fmt(limit)} ms` : `${fmt(INSTRUMENT_LAG_SHARE * 100)} % of the p99 limit ${fmt(p99LimitMs)} ms`;
+  if (a.schedule_lag_p99_us === null) return { name: 'instrument', passed: null, detail: 'no request was sent: no schedule lag to judge' };
+  const lag = a.schedule_lag_p99_us / 1000;
+  if (lag <= limit) return { name: 'instrument', passed: true, detail: `schedule lag p99 ${fmt(lag)} ms <= ${fmt(limit)} ms (${basis})` };
+  const corrected = a.co_p99_us === null ? '—' : `${fmt(a.co_p99_us / 1000)} ms`;
+  const gated = a.p99_us === null ? '—' : `${fmt(a.p99_us / 1000)} ms`;
+  const detail = `schedule lag p99 ${fmt(lag)} ms > ${fmt(limit)} ms (${basis}); the generator sent late, so the gated p99 ${gated} (done - sent) hides queueing: corrected p99 ${corrected} (done - intended)`;
+  return { name: 'instrument', passed: false, detail, reason: `instrument late: ${detail}` };
 }
 
 function thresholdCheck(a: IngestAnalysis, limitMs: number | null): GateCheck {

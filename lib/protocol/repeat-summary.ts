@@ -24,6 +24,8 @@ export function summarizeRepeat(id: RepeatIdentity, report: RunReport, verdict: 
     failed: report.failed,
     p50Ms: report.p50_ms,
     p99Ms: report.p99_ms,
+    scheduleLagP99Ms: report.schedule_lag_p99_ms,
+    correctedP99Ms: report.co_p99_ms,
     worst10sP99Ms: report.worst_10s_p99_ms,
     drift: report.drift,
     deliveredRate: report.delivered_rate,

@@ -2,8 +2,8 @@
 // verdict.json: the analysis in milliseconds, the ingest gate, the probe verdict and the repeat's
 // verdict. Also its human-readable rendering. Pure.
 import type { RunAnalysis } from './analysis';
-import type { GateVerdict } from './gates';
-import type { ProbeVerdict, RepeatVerdict } from './verdicts';
+import { checkReason, type GateVerdict } from './gates';
+import type { ProbeVerdict, RepeatVerdict, VerdictState } from './verdicts';
 
 export interface RunReport {
   duration_s: number;
@@ -23,8 +23,10 @@ export interface RunReport {
   p50_ms: number | null;
   p99_ms: number | null;
   max_ms: number | null;
+  /** Corrected latency (done - intended): what a request arriving on schedule waited. */
   co_p50_ms: number | null;
   co_p99_ms: number | null;
+  /** sent - intended: how late the generator itself was (gated: the `instrument` check). */
   schedule_lag_p50_ms: number | null;
   schedule_lag_p99_ms: number | null;
   median_10s_p99_ms: number | null;
@@ -42,16 +44,9 @@ export interface RunReport {
     endpoints: Record<string, { samples: number; failed: number; dropped: number; p50_ms: number | null; p99_ms: number | null; over_budget: boolean }>;
   };
   gate: GateVerdict;
-  verdict: { passed: boolean; interrupted: boolean; reasons: string[] };
-  /** About the instrument itself, not the server (e.g. a generator too late to keep its schedule). */
-  instrument_warnings: string[];
+  /** state: PASS, FAIL, UNRECONCILED (every check that ran passed, the database was not counted), CUT SHORT. */
+  verdict: { passed: boolean; state: VerdictState; interrupted: boolean; reasons: string[] };
 }
-
-/**
- * Above this schedule-lag p99 the generator itself was late (CPU-starved host, a cold process): its
- * drops and latencies may be its own. Reported, never gated: the gate still judges what happened.
- */
-export const LATE_GENERATOR_LAG_P99_MS = 10;
 
 const ms = (us: number | null): number | null => (us === null ? null : round3(us / 1000));
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -93,17 +88,8 @@ export function runReport(a: RunAnalysis, v: RepeatVerdict): RunReport {
     windows: i.windows,
     probe: { verdict: v.probe.state, budget_ms: v.probe.budget_ms, reasons: v.probe.reasons, endpoints },
     gate: v.ingest,
-    verdict: { passed: v.passed, interrupted: v.interrupted, reasons: v.reasons },
-    instrument_warnings: instrumentWarnings(a),
+    verdict: { passed: v.passed, state: v.state, interrupted: v.interrupted, reasons: v.reasons },
   };
-}
-
-function instrumentWarnings(a: RunAnalysis): string[] {
-  const lag = a.ingest.schedule_lag_p99_us;
-  if (lag === null || lag / 1000 <= LATE_GENERATOR_LAG_P99_MS) return [];
-  return [
-    `the generator was late: schedule lag p99 ${round3(lag / 1000)} ms (> ${LATE_GENERATOR_LAG_P99_MS} ms); drops and latency may be the load host's own (CPU taken by other work?), not the server's`,
-  ];
 }
 
 /** The report for a terminal: figures first, then every check, then the verdict line. */
@@ -116,7 +102,7 @@ export function formatRunReport(r: RunReport): string {
     `10-s buckets: median p99 ${n(r.median_10s_p99_ms)}, worst p99 ${n(r.worst_10s_p99_ms)}, windows ${r.windows.length ? r.windows.map(([a, b]) => `${a}-${b + 10}s`).join(', ') : 'none'}`,
     `freeze-seconds ${r.freeze_seconds.length}${r.freeze_seconds.length ? ` at ${r.freeze_seconds.join(', ')}` : ''}${r.freeze_cadence_s === null ? '' : `, cadence ${r.freeze_cadence_s} s`}; drift ${r.drift === null ? '—' : `x${r.drift}`}`,
   ];
-  for (const c of r.gate.checks) lines.push(`  ${c.passed === null ? 'n/a ' : c.passed ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`);
+  for (const c of r.gate.checks) lines.push(`  ${c.passed === null ? 'n/a ' : c.passed ? 'ok  ' : 'FAIL'} ${checkReason(c)}`);
   for (const note of r.gate.notes) lines.push(`  note ${note}`);
   if (r.probe.verdict !== 'OFF') {
     for (const [name, e] of Object.entries(r.probe.endpoints)) {
@@ -124,8 +110,20 @@ export function formatRunReport(r: RunReport): string {
     }
     lines.push(`  probe verdict: ${r.probe.verdict}`);
   }
-  for (const w of r.instrument_warnings) lines.push(`  WARNING ${w}`);
-  const unchecked = r.gate.unchecked.length ? ` (not checked: ${r.gate.unchecked.join(', ')})` : '';
-  lines.push(`${r.verdict.interrupted ? 'CUT SHORT' : r.verdict.passed ? 'PASS' : 'FAIL'}${unchecked}${r.verdict.reasons.length ? `: ${r.verdict.reasons.join('; ')}` : ''}`);
+  lines.push(verdictLine(r));
   return lines.join('\n');
+}
+
+/**
+ * The last line: the verdict's word, then why. UNRECONCILED names the checks that ran (and passed) and
+ * the ones that did not, so a reader sees what is missing before it could be a PASS.
+ */
+export function verdictLine(r: Pick<RunReport, 'gate' | 'verdict' | 'probe'>): string {
+  const unchecked = r.gate.unchecked;
+  if (r.verdict.state === 'UNRECONCILED') {
+    const ran: string[] = r.gate.checks.filter((c) => c.passed !== null).map((c) => c.name);
+    if (r.probe.verdict === 'OK') ran.push('probe');
+    return `UNRECONCILED: every check that ran passed (${ran.join(', ')}); not checked: ${unchecked.join(', ')}: the database was not counted for this run tag, so this is not a PASS`;
+  }
+  return `${r.verdict.state}${unchecked.length ? ` (not checked: ${unchecked.join(', ')})` : ''}${r.verdict.reasons.length ? `: ${r.verdict.reasons.join('; ')}` : ''}`;
 }

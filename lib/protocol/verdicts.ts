@@ -44,9 +44,20 @@ export function probeVerdict(probe: readonly ProbeEndpointAnalysis[], budgetMs: 
   return { state: reasons.length ? 'DEGRADED' : 'OK', budget_ms: budgetMs, reasons, endpoints };
 }
 
+/**
+ * The one word a repeat's verdict is printed as. UNRECONCILED: every check that ran passed, but the
+ * database was never counted for the run tag, so nothing says the acknowledged events were stored;
+ * it is never a PASS. A run that failed a check is FAIL whether or not it was reconciled.
+ */
+export type VerdictState = 'PASS' | 'FAIL' | 'UNRECONCILED' | 'CUT SHORT';
+
+/** Exit codes of `rig measure` and `rig analyze` (2 is bad input, before any verdict). */
+export const VERDICT_EXIT_CODE: Readonly<Record<VerdictState, number>> = { PASS: 0, FAIL: 1, UNRECONCILED: 3, 'CUT SHORT': 130 };
+
 export interface RepeatVerdict {
-  /** The ingest gate passed and the probe is not DEGRADED. */
+  /** Every ingest check that was made passed and the probe is not DEGRADED (reconciled or not: see state). */
   passed: boolean;
+  state: VerdictState;
   /** The run was cut short (signal, parent gone): it is recorded, never counted as a repeat. */
   interrupted: boolean;
   ingest: GateVerdict;
@@ -58,5 +69,7 @@ export interface RepeatVerdict {
 export function repeatVerdict(ingest: GateVerdict, probe: ProbeVerdict, interrupted = false): RepeatVerdict {
   const reasons = [...ingest.reasons, ...probe.reasons.map((r) => `probe ${r}`)];
   if (interrupted) reasons.push('interrupted: the run was cut short before its end');
-  return { passed: ingest.passed && probe.state !== 'DEGRADED' && !interrupted, interrupted, ingest, probe, reasons };
+  const passed = ingest.passed && probe.state !== 'DEGRADED' && !interrupted;
+  const state: VerdictState = interrupted ? 'CUT SHORT' : !passed ? 'FAIL' : ingest.reconciled ? 'PASS' : 'UNRECONCILED';
+  return { passed, state, interrupted, ingest, probe, reasons };
 }

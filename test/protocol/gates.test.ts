@@ -28,6 +28,7 @@ test('a clean, reconciled repeat passes every check', () => {
     ['quantity', true],
     ['samples', true],
     ['drift', true],
+    ['instrument', true],
   ]);
 });
 
@@ -86,7 +87,9 @@ test('an all-dropped repeat fails threshold, drops, samples and drift at once', 
     ['quantity', true],
     ['samples', false],
     ['drift', false],
+    ['instrument', null],
   ]);
+  assert.deepEqual(g.unchecked, ['instrument']);
   assert.match(g.reasons[0], /no latency samples/);
   assert.match(g.reasons[3], /a third of the run has no latency samples/);
 });
@@ -103,7 +106,7 @@ test('a ladder rung: delivered rate, drops and reconciliation only; drift noted,
   const g = ladderGate(a, { reconciliation: { rows_written: 12_000, quantity_gained: 84_000 } });
   assert.equal(g.kind, 'ladder');
   assert.equal(g.passed, true);
-  assert.deepEqual(g.checks.map((c) => c.name), ['delivered', 'dropped', 'rows', 'quantity']);
+  assert.deepEqual(g.checks.map((c) => c.name), ['delivered', 'dropped', 'rows', 'quantity', 'instrument']);
   assert.match(g.notes[0], /^drift \(noted, not gated on a rung\): x8\.00/);
   // a rung that delivered less than 99.5 % of its offer fails on delivery
   const lossy = analyzeSamples(cols(second(0, 100, () => 5).concat(second(1, 100, () => 5).map((r, k) => (k < 2 ? { ...r, status: 503 } : r))))).ingest;
@@ -118,7 +121,8 @@ test('a ceiling is checked for failures and samples only, and reconciled when co
   assert.equal(g.kind, 'ceiling');
   assert.equal(g.passed, true);
   assert.equal(g.reconciled, false);
-  assert.deepEqual(g.checks.map((c) => c.name), ['failed', 'samples']);
+  assert.deepEqual(g.checks.map((c) => [c.name, c.passed]), [['failed', true], ['rows', null], ['quantity', null], ['samples', true]]);
+  assert.deepEqual(g.unchecked, ['rows', 'quantity']);
   const ok = ceilingGate(a, { reconciliation: { rows_written: a.events_claimed, quantity_gained: a.quantity_claimed } });
   assert.equal(ok.reconciled, true);
   assert.equal(ok.passed, true);

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import { analyzeSamples } from '../../lib/protocol/analysis';
 import { evaluateRun } from '../../lib/protocol/evaluate';
 import { sustainedGate } from '../../lib/protocol/gates';
-import { probeVerdict, repeatVerdict } from '../../lib/protocol/verdicts';
+import { formatRunReport, verdictLine } from '../../lib/protocol/run-report';
+import { probeVerdict, repeatVerdict, VERDICT_EXIT_CODE } from '../../lib/protocol/verdicts';
 import { cols, dropped, req, second } from './fixtures';
 
 /** 12 s of ingest at 100/s, 5 ms; a probe at 1/s cycling three endpoints with the given latencies. */
@@ -61,11 +62,73 @@ test('an interrupted repeat never passes, whatever its gate', () => {
   assert.match(v.reasons.at(-1) ?? '', /interrupted/);
 });
 
-test('a generator that could not keep its schedule is named in the report, without changing the gate', () => {
+test('a stream sent 900 ms late fails "instrument late", though its gated p99 is 5 ms', () => {
+  // Every request sent 900 ms after its intended time, answered 5 ms after it was sent: done - sent
+  // (the gated latency) is 5 ms, done - intended (what a user on schedule saw) is 905 ms.
   const rows = [];
-  for (let s = 0; s < 12; s++) rows.push(...second(s, 100, () => 5, { lagMs: s === 5 ? 40 : 0 }));
-  const late = evaluateRun(analyzeSamples(cols(rows)));
-  assert.equal(late.report.instrument_warnings.length, 1);
-  assert.match(late.report.instrument_warnings[0], /^the generator was late: schedule lag p99 40 ms/);
-  assert.equal(evaluateRun(stream(10)).report.instrument_warnings.length, 0);
+  for (let s = 0; s < 12; s++) rows.push(...second(s, 100, () => 5, { lagMs: 900 }));
+  const a = analyzeSamples(cols(rows));
+  const reconciliation = { rows_written: a.ingest.events_claimed, quantity_gained: a.ingest.quantity_claimed };
+  const { verdict, report } = evaluateRun(a, { p99LimitMs: 50, reconciliation });
+  assert.equal(report.p99_ms, 5);
+  assert.equal(report.schedule_lag_p99_ms, 900);
+  assert.equal(report.co_p99_ms, 905);
+  assert.equal(verdict.passed, false);
+  assert.equal(verdict.state, 'FAIL');
+  assert.deepEqual(verdict.ingest.checks.filter((c) => c.passed === false).map((c) => c.name), ['instrument']);
+  assert.match(
+    verdict.reasons[0],
+    /^instrument late: schedule lag p99 900 ms > 5 ms \(10 % of the p99 limit 50 ms\); .*gated p99 5 ms .*corrected p99 905 ms/,
+  );
+  assert.match(formatRunReport(report), /^FAIL: instrument late: schedule lag p99 900 ms/m);
+});
+
+test('the instrument limit is 10 % of the p99 limit, or 5 ms without one; a ladder rung has none', () => {
+  const lagged = (lagMs: number) => {
+    const rows = [];
+    for (let s = 0; s < 12; s++) rows.push(...second(s, 100, () => 5, { lagMs }));
+    const a = analyzeSamples(cols(rows));
+    return { a, reconciliation: { rows_written: a.ingest.events_claimed, quantity_gained: a.ingest.quantity_claimed } };
+  };
+  const { a: a20, reconciliation: r20 } = lagged(20);
+  const instrument = (e: ReturnType<typeof evaluateRun>) => e.verdict.ingest.checks.find((c) => c.name === 'instrument')?.passed;
+  assert.equal(instrument(evaluateRun(a20, { p99LimitMs: 250, reconciliation: r20 })), true, '20 ms <= 25 ms');
+  assert.equal(instrument(evaluateRun(a20, { p99LimitMs: 100, reconciliation: r20 })), false, '20 ms > 10 ms');
+  assert.equal(instrument(evaluateRun(a20, { reconciliation: r20 })), false, '20 ms > 5 ms (no limit)');
+  const { a: a4, reconciliation: r4 } = lagged(4);
+  assert.equal(instrument(evaluateRun(a4, { reconciliation: r4 })), true, '4 ms <= 5 ms');
+  const rung = evaluateRun(a20, { kind: 'ladder', reconciliation: r20 });
+  assert.equal(rung.verdict.state, 'FAIL');
+  assert.match(rung.verdict.reasons[0], /^instrument late: schedule lag p99 20 ms > 5 ms \(no p99 limit: 5 ms\)/);
+  // a closed loop has no schedule: the ceiling has no instrument check
+  const ceiling = evaluateRun(a20, { kind: 'ceiling', reconciliation: r20 });
+  assert.equal(ceiling.verdict.ingest.checks.some((c) => c.name === 'instrument'), false);
+  assert.equal(ceiling.verdict.state, 'PASS');
+});
+
+test('unreconciled is never PASS: every check that ran passed, the verdict says which did not run', () => {
+  const a = stream(10);
+  const un = evaluateRun(a, { p99LimitMs: 50 });
+  assert.equal(un.verdict.state, 'UNRECONCILED');
+  assert.equal(un.report.verdict.state, 'UNRECONCILED');
+  assert.equal(VERDICT_EXIT_CODE[un.verdict.state], 3);
+  assert.equal(
+    verdictLine(un.report),
+    'UNRECONCILED: every check that ran passed (threshold, dropped, failed, samples, drift, instrument, probe); not checked: rows, quantity: the database was not counted for this run tag, so this is not a PASS',
+  );
+  // the same run reconciled is a PASS (exit 0)
+  const reconciliation = { rows_written: a.ingest.events_claimed, quantity_gained: a.ingest.quantity_claimed };
+  const ok = evaluateRun(a, { p99LimitMs: 50, reconciliation });
+  assert.equal(ok.verdict.state, 'PASS');
+  assert.equal(VERDICT_EXIT_CODE[ok.verdict.state], 0);
+  assert.match(formatRunReport(ok.report), /\nPASS$/);
+  // a failed check is FAIL (exit 1) whether or not the database was counted
+  const failed = evaluateRun(a, { p99LimitMs: 1 });
+  assert.equal(failed.verdict.state, 'FAIL');
+  assert.match(verdictLine(failed.report), /^FAIL \(not checked: rows, quantity\): threshold: p99 5 ms > limit 1 ms$/);
+  // a ceiling without counts is unreconciled too; cut short is CUT SHORT (130)
+  assert.equal(evaluateRun(a, { kind: 'ceiling' }).verdict.state, 'UNRECONCILED');
+  const cut = evaluateRun(a, { p99LimitMs: 50, reconciliation, interrupted: true });
+  assert.equal(cut.verdict.state, 'CUT SHORT');
+  assert.equal(VERDICT_EXIT_CODE[cut.verdict.state], 130);
 });
