@@ -1,23 +1,40 @@
 // calibrate: before anything is provisioned, the instrument measures a calibration server of known
-// behaviour in six cases (lib/loadgen/calibrate.ts). If any case is off, nothing it would measure can
-// be trusted: the campaign refuses.
+// behaviour (lib/loadgen/calibrate.ts): its floor on this host, then six cases judged against the
+// server's own counts and times. If any case is off, or the floor is too coarse for the smallest p99
+// limit the campaign will judge, nothing it would measure can be trusted: the campaign refuses.
+//
+// Evidence: calibration/calibration.json (the verdict per case, the floor, the per-case truth and the
+// tolerances) and, per attempt, calibration/a<A>/ with each case's sample stream and the server's
+// per-request times, so every figure of the file can be re-derived.
 import { CALIBRATION_FILE } from '../lib/evidence/layout';
 import type { CalibrationFile } from '../lib/evidence/records';
 import { EvidenceStore } from '../lib/evidence/store';
 import { runCalibration } from '../lib/loadgen/calibrate';
-import type { CampaignRef, StepSummary } from './contract';
-import { heartbeat } from './context';
+import { floorLine } from '../lib/protocol/calibration-truth';
+import type { CalibrateInput, StepSummary } from './contract';
+import { attempt, heartbeat } from './context';
 import { refusal } from './refusal';
 
-export async function calibrateInstrument(input: CampaignRef): Promise<StepSummary> {
+export async function calibrateInstrument(input: CalibrateInput): Promise<StepSummary> {
   const store = EvidenceStore.forCampaign(input.campaignId);
-  const res = await runCalibration({ onCase: (c) => heartbeat(c.line) });
-  const file: CalibrationFile = { calibrated: res.calibrated, cases: res.cases.map((c) => ({ name: c.name, passed: c.ok, detail: c.line })) };
+  let dir = `calibration/a${attempt()}`;
+  // `rig step` may run the same attempt number again: never write into an earlier run's folder.
+  for (let k = 2; store.exists(dir); k++) dir = `calibration/a${attempt()}-${k}`;
+  const res = await runCalibration({ p99LimitMs: input.p99LimitMs, outDir: store.path(dir), onCase: (c) => heartbeat(c.line) });
+  const file: CalibrationFile = {
+    calibrated: res.calibrated,
+    cases: res.cases.map((c) => ({ id: c.id, name: c.name, passed: c.ok, detail: c.line, truth: c.truth })),
+    floor: res.floor,
+    p99_limit_ms: res.p99LimitMs,
+    tolerances: { ...res.tolerances },
+  };
   store.writeJson(CALIBRATION_FILE, file);
   for (const c of res.cases) store.appendLog(c.ok ? 'info' : 'warning', `calibration ${c.line}`);
-  const summary = `${res.calibrated ? 'CALIBRATED' : 'NOT CALIBRATED'} (${res.passed}/${res.total})`;
+  if (res.floor) store.appendLog('info', `calibration ${floorLine(res.floor)}`);
+  const floor = res.floor ? `; floor p50 ${res.floor.p50_ms.toFixed(2)} ms, p99 ${res.floor.p99_ms.toFixed(2)} ms` : '';
+  const summary = `${res.calibrated ? 'CALIBRATED' : 'NOT CALIBRATED'} (${res.passed}/${res.total})${floor}`;
   if (!res.calibrated) {
-    const off = res.cases.filter((c) => !c.ok).map((c) => `${c.name}: ${c.problems.join('; ')}`);
+    const off = res.cases.filter((c) => !c.ok).map((c) => `case ${c.id} ${c.name}: ${c.problems.join('; ')}`);
     throw refusal('CalibrationRefusal', `the instrument is off, so nothing it measures can be published: ${off.join(' | ')}`);
   }
   return { summary };

@@ -165,14 +165,66 @@ export const DenominatorSchema = z.looseObject({
   ),
 });
 
-/** calibration/calibration.json: the instrument measured against a server of known behaviour. */
+/**
+ * calibration/calibration.json: the instrument measured against a server of known behaviour. Files
+ * written before issue 9 have only `calibrated` and `cases` (name, passed, detail); the rest is
+ * optional so they stay readable. Times in ms; definitions in lib/protocol/calibration-truth.ts.
+ */
 export interface CalibrationFile {
   calibrated: boolean;
-  cases: Array<{ name: string; passed: boolean; detail: string }>;
+  cases: Array<{
+    name: string;
+    passed: boolean;
+    detail: string;
+    id?: number;
+    /** The server's own figures beside the client's, joined per request (TruthFigures). */
+    truth?: CalibrationTruth;
+  }>;
+  /** The instrument's floor on this host: client latency minus server time against a 0-ms server. */
+  floor?: CalibrationFloor | null;
+  /** The smallest p99 limit the floor was judged against. */
+  p99_limit_ms?: number;
+  /** Every tolerance applied (CALIBRATION_TOLERANCES), so the file says what it was judged by. */
+  tolerances?: Record<string, number>;
 }
+export interface CalibrationFloor {
+  samples: number;
+  p50_ms: number;
+  p99_ms: number;
+  p99_limit_ms: number;
+  /** p99_ms / p99_limit_ms. */
+  share_of_limit: number;
+}
+export interface CalibrationTruth {
+  joined: number;
+  client_only: number;
+  server_only: number;
+  server_p50_ms: number | null;
+  server_p99_ms: number | null;
+  client_p50_ms: number | null;
+  client_p99_ms: number | null;
+  excess_p50_ms: number | null;
+  excess_p99_ms: number | null;
+}
+const msOrNull = z.number().nullable();
+const CalibrationTruthSchema = z.looseObject({
+  joined: count,
+  server_p50_ms: msOrNull,
+  server_p99_ms: msOrNull,
+  client_p50_ms: msOrNull,
+  client_p99_ms: msOrNull,
+  excess_p50_ms: msOrNull,
+  excess_p99_ms: msOrNull,
+});
 export const CalibrationSchema = z.looseObject({
   calibrated: z.boolean(),
-  cases: z.array(z.looseObject({ name: z.string(), passed: z.boolean(), detail: z.string().optional() })),
+  cases: z.array(z.looseObject({ name: z.string(), passed: z.boolean(), detail: z.string().optional(), truth: CalibrationTruthSchema.optional() })),
+  floor: z
+    .looseObject({ samples: count, p50_ms: z.number(), p99_ms: z.number(), p99_limit_ms: z.number().positive(), share_of_limit: z.number().min(0) })
+    .nullable()
+    .optional(),
+  p99_limit_ms: z.number().positive().optional(),
+  tolerances: z.record(z.string(), z.number()).optional(),
 });
 
 /**
@@ -215,3 +267,20 @@ export const ResultSchema = z.looseObject({
   steps: z.array(StepRecordSchema),
   interrupted: z.array(z.looseObject({ configuration: z.string(), index: count, attempt: count, dir: z.string(), reason: z.string() })).optional(),
 });
+
+/**
+ * warmup/<config>/aA/warmup.json: the warm-up before a configuration's first repeat, judged
+ * (lib/protocol/warmup.ts). Never a measurement: the report shows its figures marked "warm-up, not
+ * measured", re-derived from its own samples.csv.gz, and never counts, gates or pools them.
+ */
+export interface WarmupFile {
+  configuration: string;
+  run_tag: string;
+  seconds: number;
+  measured: false;
+  ok: boolean;
+  reasons: string[];
+  failed_statuses?: Record<string, number>;
+  summary?: string;
+}
+export const WarmupSchema = z.looseObject({ configuration: z.string(), run_tag: z.string(), seconds: z.number().min(0), ok: z.boolean(), reasons: z.array(z.string()) });

@@ -28,15 +28,12 @@ export const CALIBRATION_TOLERANCES = {
    */
   excessP50Ms: 0.25,
   /**
-   * ... and its p99 the floor's p99 by this much. A p99 of ~1,800 requests is the 18th worst, so it
-   * moves with the host's other work; 1 ms is a fifth of the service time and a fiftieth of the
-   * default p99 limit, while a generator that is really late (blocked 10+ ms at a time) is far over.
-   */
-  excessP99Ms: 1,
-  /**
    * Fine enough is relative to what is judged: the floor's p99 may be at most this share of the
    * smallest p99 limit of the campaign (10 %: an instrument that adds a tenth of the limit to the
-   * tail could turn a pass into a fail on its own).
+   * tail could turn a pass into a fail on its own). Case 1's excess p99 is held to the same share,
+   * not to "the floor's p99 + a constant": a p99 of ~2,000 requests is their 20th worst and moves
+   * with the host's other work between two runs seconds apart (measured on this host while busy:
+   * floor p99 1.3 ms, case 1 excess p99 4.3 ms), so that comparison would judge the host again.
    */
   floorShareOfLimit: 0.1,
   /** The floor case's samples: enough for a p99 that is not one outlier (its 20th worst and more). */
@@ -169,8 +166,9 @@ export function floorLine(f: FloorFigures): string {
 }
 
 /**
- * Case 1: the server's p50 within nominal ± serverP50Ms (the server proves its own accuracy), and the
- * client's excess over the server within the floor plus excessP50Ms (p50) and excessP99Ms (p99).
+ * Case 1: the server's p50 within nominal ± serverP50Ms (the server proves its own accuracy), the
+ * client's excess p50 within the floor's p50 + excessP50Ms, and its excess p99 within the same share
+ * of the smallest p99 limit as the floor's.
  */
 export function judgeAgainstFloor(t: TruthFigures, nominalMs: number, floor: FloorFigures | null): string[] {
   const tol = CALIBRATION_TOLERANCES;
@@ -183,12 +181,14 @@ export function judgeAgainstFloor(t: TruthFigures, nominalMs: number, floor: Flo
     return problems;
   }
   const max50 = r3(floor.p50_ms + tol.excessP50Ms);
-  const max99 = r3(floor.p99_ms + tol.excessP99Ms);
+  const max99 = r3(tol.floorShareOfLimit * floor.p99_limit_ms);
   if (t.excess_p50_ms === null || t.excess_p50_ms > max50) {
-    problems.push(`client excess p50 ${fmtMs(t.excess_p50_ms)} over the server, expected <= floor p50 ${fmtMs(floor.p50_ms)} + ${tol.excessP50Ms} = ${fmtMs(max50)}`);
+    problems.push(`client excess p50 ${fmtMs(t.excess_p50_ms)} over the server, expected <= floor p50 ${fmtMs(floor.p50_ms)} + ${tol.excessP50Ms} ms = ${fmtMs(max50)}`);
   }
   if (t.excess_p99_ms === null || t.excess_p99_ms > max99) {
-    problems.push(`client excess p99 ${fmtMs(t.excess_p99_ms)} over the server, expected <= floor p99 ${fmtMs(floor.p99_ms)} + ${tol.excessP99Ms} = ${fmtMs(max99)}`);
+    problems.push(
+      `client excess p99 ${fmtMs(t.excess_p99_ms)} over the server, expected <= ${pct(tol.floorShareOfLimit)} of the smallest p99 limit ${floor.p99_limit_ms} ms (${fmtMs(max99)})`,
+    );
   }
   return problems;
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { baselineTable } from './baseline';
 import type { ConfigurationModel, ReportModel, RepeatModel } from './model';
 import { pageCharts, type Chart } from './plots';
-import { ceilingLine, ceilingTable, conditionsTable, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
+import { ceilingLine, ceilingTable, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -100,6 +100,8 @@ export function renderHtml(m: ReportModel): string {
   s.push('<section id="at-a-glance"><h2>At a glance</h2>');
   s.push('<p>Rate rows are open loop. A single latency is the median over passing repeats, the range in brackets is their min–max; failed, unpublished and interrupted repeats are in neither.</p>');
   s.push(table(glanceTable(m), 'glance'));
+  const floor = floorText(m);
+  if (floor) s.push(`<p class="instrument-floor">Instrument floor on this host (calibration): ${esc(floor)}.</p>`);
   const notPub = m.configurations.filter((c) => !c.published);
   if (notPub.length) s.push(ul(notPub.map((c) => `${c.name} not published: ${c.why_not.join('; ')}`)));
   const ceil = ceilingTable(m);

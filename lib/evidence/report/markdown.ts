@@ -1,7 +1,7 @@
 // The page as Markdown (report.md, `rig report --format md`). Sections follow the spec's results
 // page: result, at a glance, method, conditions, runs, not published, what this does not show. Pure.
 import type { ReportModel } from './model';
-import { ceilingLine, ceilingTable, conditionsTable, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
+import { ceilingLine, ceilingTable, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { baselineTable } from './baseline';
 
 function cell(s: string): string {
@@ -32,6 +32,8 @@ export function renderMarkdown(m: ReportModel): string {
     'Rate rows are open loop. A single latency is the median over passing repeats, the range in brackets is their min–max; failed, unpublished and interrupted repeats are in neither. The full tables are under Runs.',
   );
   out.push(mdTable(glanceTable(m)));
+  const floor = floorText(m);
+  if (floor) out.push(`Instrument floor on this host (calibration): ${floor}.`);
   const notPub = m.configurations.filter((c) => !c.published);
   if (notPub.length) out.push(bullets(notPub.map((c) => `**${c.name} not published**: ${c.why_not.join('; ')}`)));
   const ceil = ceilingTable(m);

@@ -165,7 +165,12 @@ export interface Conditions {
   service: Array<[string, string]>;
   seed: { customers: number; history_rows: number };
   protocol: string;
-  calibration: { calibrated: boolean; cases: Array<{ name: string; passed: boolean; detail: string }> } | null;
+  calibration: {
+    calibrated: boolean;
+    cases: Array<{ name: string; passed: boolean; detail: string }>;
+    /** The instrument's floor on the host (calibration case 0); null in files written before it existed. */
+    floor: { samples: number; p50_ms: number; p99_ms: number; p99_limit_ms: number; share_of_limit: number } | null;
+  } | null;
 }
 
 export interface ReportModel {
@@ -595,7 +600,11 @@ function buildConditions(ev: Evidence): Conditions {
     seed: { customers: spec.seed.customers, history_rows: spec.seed.historyRows },
     protocol,
     calibration: ev.calibration
-      ? { calibrated: ev.calibration.calibrated, cases: ev.calibration.cases.map((c) => ({ name: c.name, passed: c.passed, detail: c.detail ?? '' })) }
+      ? {
+          calibrated: ev.calibration.calibrated,
+          cases: ev.calibration.cases.map((c) => ({ name: c.name, passed: c.passed, detail: c.detail ?? '' })),
+          floor: ev.calibration.floor ?? null,
+        }
       : null,
   };
 }

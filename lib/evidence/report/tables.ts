@@ -235,7 +235,20 @@ export function conditionsTable(m: ReportModel): Table {
       ],
     },
   ];
+  const floor = floorText(m);
+  if (floor) rows.push({ cells: ['instrument floor', floor] });
   return { header: ['condition', 'value'], rows };
+}
+
+/**
+ * The instrument's floor on this host (calibration case 0): what the client adds to the server's own
+ * time, against a 0-ms server. Shown in Conditions and beside the At-a-glance table, since every
+ * latency on the page carries it. Null when calibration did not run or predates the floor.
+ */
+export function floorText(m: ReportModel): string | null {
+  const f = m.conditions.calibration?.floor;
+  if (!f) return null;
+  return `client latency minus the server's own time against a 0-ms server: p50 ${num(f.p50_ms, 2)} ms, p99 ${num(f.p99_ms, 2)} ms (${num(f.share_of_limit * 100, 1)} % of the smallest p99 limit, ${num(f.p99_limit_ms, 0)} ms; ${num(f.samples, 0)} requests)`;
 }
 
 export function costText(m: ReportModel): string {
