@@ -83,7 +83,7 @@ export interface FloorFigures {
  */
 export function requestOfIntended(intendedUs: number, requestRate: number): number {
   const at = (n: number) => Math.floor((n * 1e6) / requestRate);
-  const guess = Math.ceil((intendedUs * requestRate) / 1e6 - 1e-9);
+  const guess = Math.max(0, Math.ceil((intendedUs * requestRate) / 1e6 - 1e-9));
   for (const n of [guess, guess - 1, guess + 1]) if (n >= 0 && at(n) === intendedUs) return n;
   return -1;
 }
