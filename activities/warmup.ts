@@ -13,7 +13,7 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import { CancelledFailure } from '@temporalio/common';
 import { LOAD, RECONCILE, SAMPLES, WARMUP_FILE, warmupDir } from '../lib/evidence/layout';
-import type { LoadFile, ReconcileFile } from '../lib/evidence/records';
+import type { LoadFile, ReconcileFile, WarmupFile } from '../lib/evidence/records';
 import { EvidenceStore } from '../lib/evidence/store';
 import { analyzeFile } from '../lib/loadgen/analyze-file';
 import { readCustomersFile } from '../lib/loadgen/customers';
@@ -120,7 +120,7 @@ export async function warmUp(input: WarmupInput): Promise<WarmupOutput> {
     reasons: judged.reasons,
     failed_statuses: statuses,
     summary: out.summary,
-  });
+  } satisfies WarmupFile);
   store.appendLog(judged.ok ? 'info' : 'warning', `warm-up ${out.summary}${judged.ok ? '' : `; stops the campaign: ${judged.reasons.join('; ')}`}`);
   if (!judged.ok) {
     throw refusal('WarmupRefusal', `the warm-up of ${c.name} shows the target is not ready to measure: ${judged.reasons.join('; ')}`, { dir });

@@ -9,6 +9,7 @@ import { baselineTable } from './baseline';
 import type { ConfigurationModel, ReportModel, RepeatModel } from './model';
 import { pageCharts, type Chart } from './plots';
 import { ceilingLine, ceilingTable, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
+import { warmupTable } from './warmups';
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -91,7 +92,8 @@ export function renderHtml(m: ReportModel): string {
   s.push(`<title>${esc(m.campaign.name)}: sustained throughput (${esc(m.campaign.id)})</title>`);
   s.push(`<meta name="rig-evidence-manifest-sha256" content="${m.evidence.manifest_sha256}">`);
   s.push(`<style>${CSS}</style></head><body>`);
-  s.push(`<h1>${esc(m.campaign.name)}: sustained throughput</h1>`);
+  s.push(`<h1>${m.campaign.banner ? `${esc(m.campaign.banner.split(' (')[0])}: ` : ''}${esc(m.campaign.name)}: sustained throughput</h1>`);
+  if (m.campaign.banner) s.push(`<p class="failed"><strong>${esc(m.campaign.banner)}.</strong></p>`);
   s.push(
     `<p>Campaign <code>${esc(m.campaign.id)}</code>, run on ${esc(days)}. Every figure on this page is re-derived from the retained evidence (${m.evidence.files} files, ${m.evidence.bytes} bytes, manifest sha256 <code>${m.evidence.manifest_sha256}</code>), not from a console.</p>`,
   );
@@ -118,6 +120,7 @@ export function renderHtml(m: ReportModel): string {
   s.push('<section id="conditions"><h2>Conditions</h2>' + table(conditionsTable(m), 'conditions-table') + '</section>');
 
   s.push('<section id="runs"><h2>Runs</h2>');
+  if (m.warmups.length) s.push('<h3 id="warm-up">Warm-up, not measured</h3>' + table(warmupTable(m.warmups), 'warmup-table'));
   for (const c of m.configurations) s.push(configSection(c, charts));
   if (m.ceiling) {
     const c = m.ceiling;

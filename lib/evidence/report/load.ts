@@ -35,7 +35,9 @@ import {
   SAMPLES,
   SPEC_FILE,
   VERDICT,
+  WARMUP_FILE,
   parseRepeatPath,
+  parseWarmupPath,
 } from '../layout';
 import { assertManifest, type Manifest } from '../manifest';
 import {
@@ -50,6 +52,7 @@ import {
   RigSchema,
   StepRecordSchema,
   VerdictSchema,
+  WarmupSchema,
   type CalibrationFile,
   type DbSampleRow,
   type DenominatorFile,
@@ -59,6 +62,7 @@ import {
   type RigFile,
   type RunReport,
   type StepRecord,
+  type WarmupFile,
 } from '../records';
 
 export type AttemptKind = 'sustained' | 'rung' | 'ceiling';
@@ -90,6 +94,19 @@ export interface AttemptEvidence {
   problems: string[];
 }
 
+/** One attempt of a warm-up (warmup/<config>/aA): kept and shown, never counted. */
+export interface WarmupEvidence {
+  config: string;
+  attempt: number;
+  dir: string;
+  load: LoadFile | null;
+  reconcile: ReconcileFile | null;
+  judged: WarmupFile | null;
+  /** Re-derived from its own stream; null when the stream is absent or unreadable (see problems). */
+  analysis: RunAnalysis | null;
+  problems: string[];
+}
+
 export interface Evidence {
   campaignId: string;
   manifest: Manifest;
@@ -106,6 +123,8 @@ export interface Evidence {
   attempts: AttemptEvidence[];
   /** The attempts of the closed-loop ceiling (the last one is the measurement). */
   ceiling: AttemptEvidence[];
+  /** Warm-ups before each configuration's first repeat, in configuration then attempt order. */
+  warmups: WarmupEvidence[];
   log: LogLine[];
   problems: string[];
 }
@@ -321,6 +340,38 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
     };
   }
 
+  // Warm-ups: grouped by folder like repeats, read with the same schemas, analysed from their own stream.
+  const warmFolders = new Map<string, { config: string; attempt: number; files: string[] }>();
+  for (const e of manifest.files) {
+    const p = parseWarmupPath(e.path);
+    if (!p) continue;
+    const key = `${p.config}/a${p.attempt}`;
+    const f = warmFolders.get(key) ?? { config: p.config, attempt: p.attempt, files: [] };
+    f.files.push(p.file);
+    warmFolders.set(key, f);
+  }
+  const warmups: WarmupEvidence[] = [];
+  for (const f of [...warmFolders.values()].sort((a, b) => (a.config < b.config ? -1 : a.config > b.config ? 1 : a.attempt - b.attempt))) {
+    const rel = `warmup/${f.config}/a${f.attempt}`;
+    const wProblems: string[] = [];
+    const take = <T>(p: Parsed<T>): T | null => {
+      if (p.problem) wProblems.push(p.problem);
+      return p.value;
+    };
+    const load = take(readJson<LoadFile>(`${rel}/${LOAD}`, LoadSchema));
+    const reconcile = take(readJson<ReconcileFile>(`${rel}/${RECONCILE}`, ReconcileSchema));
+    const judged = take(readJson<WarmupFile>(`${rel}/${WARMUP_FILE}`, WarmupSchema));
+    let analysis: RunAnalysis | null = null;
+    if (f.files.includes(SAMPLES)) {
+      try {
+        analysis = (await analyzeFile(fileOf(`${rel}/${SAMPLES}`), load?.seconds ? { durationS: load.seconds } : {})).analysis;
+      } catch (err) {
+        wProblems.push(`${rel}/${SAMPLES} cannot be read: ${(err as Error).message.replace(fileOf(`${rel}/${SAMPLES}`), `${rel}/${SAMPLES}`)}`);
+      }
+    } else wProblems.push(`${rel}/${SAMPLES}: not in the evidence`);
+    warmups.push({ config: f.config, attempt: f.attempt, dir: rel, load, reconcile, judged, analysis, problems: wProblems });
+  }
+
   for (const u of check.unlisted) problems.push(`${u}: present but not in the manifest (added after the campaign was sealed); not used`);
   return {
     campaignId: result?.campaignId ?? path.basename(abs),
@@ -335,6 +386,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
     denominator,
     attempts,
     ceiling,
+    warmups,
     log,
     problems,
   };

@@ -3,6 +3,7 @@
 import type { ReportModel } from './model';
 import { ceilingLine, ceilingTable, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { baselineTable } from './baseline';
+import { warmupTable } from './warmups';
 
 function cell(s: string): string {
   return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
@@ -19,7 +20,8 @@ const bullets = (xs: string[]) => xs.map((x) => `- ${x}`).join('\n');
 export function renderMarkdown(m: ReportModel): string {
   const out: string[] = [];
   const days = m.dates.days.length ? m.dates.days.join(', ') : 'undated';
-  out.push(`# ${m.campaign.name}: sustained throughput`);
+  out.push(`# ${m.campaign.banner ? `${m.campaign.banner.split(' (')[0]}: ` : ''}${m.campaign.name}: sustained throughput`);
+  if (m.campaign.banner) out.push(`**${m.campaign.banner}.**`);
   out.push(
     `Campaign \`${m.campaign.id}\`, run on ${days}. Every figure on this page is re-derived from the retained evidence (${m.evidence.files} files, ${m.evidence.bytes} bytes, manifest sha256 \`${m.evidence.manifest_sha256}\`), not from a console.`,
   );
@@ -60,6 +62,10 @@ export function renderMarkdown(m: ReportModel): string {
   out.push(mdTable(conditionsTable(m)));
 
   out.push('## Runs');
+  if (m.warmups.length) {
+    out.push('### Warm-up, not measured');
+    out.push(mdTable(warmupTable(m.warmups)));
+  }
   for (const c of m.configurations) {
     out.push(`### ${c.name}: ${c.events_per_second} ev/s at batch ${c.batch}${c.p99_limit_ms !== null ? `, p99 limit ${c.p99_limit_ms} ms` : ''}: passed ${c.summary.label}`);
     out.push(mdTable(runsTable(c)));

@@ -17,6 +17,7 @@
 // A configuration is published when at least one repeat finished and none is not-published.
 // Across repeats, lib/protocol/reporting's summarizeRepeats applies the rules (median over passing
 // repeats, min–max range, N/M).
+import { AFTER_LOAD } from '../../protocol/after-load';
 import { DEFAULT_DRIFT_LIMIT } from '../../protocol/drift';
 import { MIN_SAMPLES, type GateCheck, type Reconciliation } from '../../protocol/gates';
 import { evaluateRun } from '../../protocol/evaluate';
@@ -31,6 +32,7 @@ import type { DenominatorLeg } from '../records';
 import { dbCpu, summarizeDb, summarizeHost, type DbSummary, type HostSummary, type Spread, type WaitShare } from './db-summary';
 import type { AttemptEvidence, AttemptKind, Evidence } from './load';
 import { notShown } from './not-shown';
+import { buildWarmups, warmupCondition, warmupMethod, type WarmupModel } from './warmups';
 
 export const REPORT_FORMAT = 'rig-report/1';
 
@@ -165,6 +167,8 @@ export interface Conditions {
   service: Array<[string, string]>;
   seed: { customers: number; history_rows: number };
   protocol: string;
+  /** The warm-up before each configuration's first repeat, in one line (report/warmups.ts). */
+  warmup: string;
   calibration: {
     calibrated: boolean;
     cases: Array<{ name: string; passed: boolean; detail: string }>;
@@ -179,6 +183,11 @@ export interface ReportModel {
     id: string;
     name: string;
     target: string;
+    /**
+     * What the page's first line must say before anything else: UNCALIBRATED (calibration was off, so
+     * no verdict on the page is one), DIRTY (leftovers after teardown); null for neither.
+     */
+    banner: string | null;
     status: string | null;
     error: string | null;
     rig: string | null;
@@ -190,6 +199,8 @@ export interface ReportModel {
   conditions: Conditions;
   method: string[];
   configurations: ConfigurationModel[];
+  /** Warm-ups, marked "warm-up, not measured": shown, never counted, gated or pooled. */
+  warmups: WarmupModel[];
   ceiling: CeilingModel | null;
   denominator: DenominatorModel | null;
   steps: StepModel[];
@@ -239,12 +250,19 @@ export function buildReportModel(ev: Evidence): ReportModel {
   for (const c of configurations) for (const r of c.repeats) for (const p of r.problems) warnings.push(p);
   for (const a of ceiling?.attempts ?? []) for (const p of a.problems) warnings.push(p);
 
+  const warmups = buildWarmups(ev.warmups);
+  for (const w of warmups) for (const p of w.problems) warnings.push(p);
+  const banners = [
+    !spec.calibrate ? 'UNCALIBRATED (calibrate: false: no verdict on this page is a held result)' : null,
+    ev.result?.status === 'dirty' ? `DIRTY (the clean-check after teardown found leftovers: ${ev.result.cleanAfter ?? 'see the steps'})` : null,
+  ].filter((b): b is string => b !== null);
   return {
     format: REPORT_FORMAT,
     campaign: {
       id: ev.campaignId,
       name: spec.name,
       target: spec.target,
+      banner: banners.length ? banners.join('; ') : null,
       status: ev.result?.status ?? null,
       error: ev.result?.error ?? null,
       rig: ev.result?.rig ?? null,
@@ -258,9 +276,10 @@ export function buildReportModel(ev: Evidence): ReportModel {
     },
     dates,
     headline: headline(configurations, ceiling, denominator, ev),
-    conditions: buildConditions(ev),
-    method: method(spec, configurations),
+    conditions: { ...buildConditions(ev), warmup: warmupCondition(spec, warmups) },
+    method: [...method(spec, configurations), warmupMethod(spec)],
     configurations,
+    warmups,
     ceiling,
     denominator,
     steps,
@@ -362,7 +381,11 @@ export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | nul
   } else {
     const rec = a.verdict;
     const word = (p: boolean) => (p ? 'PASS' : 'FAIL');
-    if (rec.verdict.passed !== verdict.passed) {
+    // A load that ran to its end and then failed (reconcile, a sampler, the analysis) is recorded FAIL
+    // with that reason (lib/protocol/after-load.ts): the reason is shown, not a disagreement.
+    const afterLoad = rec.verdict.passed ? [] : (rec.verdict.reasons ?? []).filter((r) => r.startsWith(AFTER_LOAD));
+    why.push(...afterLoad);
+    if (rec.verdict.passed !== verdict.passed && afterLoad.length === 0) {
       why.push(`verdict.json records ${word(rec.verdict.passed)}, but the samples give ${word(verdict.passed)}${verdict.reasons.length ? ` (${verdict.reasons.join('; ')})` : ''}`);
     }
     for (const k of ['p50_ms', 'p99_ms'] as const) {
@@ -560,7 +583,7 @@ function evidenceDates(ev: Evidence): ReportModel['dates'] {
   return { first, last, days };
 }
 
-function buildConditions(ev: Evidence): Conditions {
+function buildConditions(ev: Evidence): Omit<Conditions, 'warmup'> {
   const spec = ev.spec;
   const fromRig = ev.rig?.postgresParameters;
   const dbParams = fromRig ?? (spec.database as Record<string, string | number | boolean>);

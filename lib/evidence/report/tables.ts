@@ -222,6 +222,7 @@ export function conditionsTable(m: ReportModel): Table {
     { cells: ['protocol', c.protocol] },
     { cells: ['seed', `${num(c.seed.history_rows, 0)} history rows, ${num(c.seed.customers, 0)} customers, one tenant`] },
     { cells: ['service', c.service.map(([k, v]) => `${k} ${v}`).join(', ')] },
+    { cells: ['warm-up', c.warmup] },
     { cells: [`database parameters (${c.database_source})`, c.database.map(([k, v]) => `${k}=${v}`).join(', ') || DASH] },
     { cells: ['cost', costText(m)] },
     {

@@ -10,7 +10,9 @@ export function textTable(t: Table): string {
 }
 
 export function renderAtAGlanceText(m: ReportModel): string {
-  const out = [`${m.campaign.name} (${m.campaign.id}): at a glance`, '', textTable(glanceTable(m))];
+  const out = [`${m.campaign.banner ? `${m.campaign.banner}\n` : ''}${m.campaign.name} (${m.campaign.id}): at a glance`, '', textTable(glanceTable(m))];
+  // The warm-ups' first seconds, for a reader who wonders what repeat 1 would have met (never counted).
+  for (const w of m.warmups) out.push(`  warm-up ${w.config} (not measured): p99 ${w.p99_ms ?? '—'} ms, ${w.failed ?? '—'} failed, ${w.freeze_seconds.length} freeze-seconds`);
   for (const c of m.configurations) if (!c.published) out.push(`  ${c.name} not published: ${c.why_not.join('; ')}`);
   const ceil = ceilingTable(m);
   if (ceil) out.push('', textTable(ceil));
