@@ -138,7 +138,10 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     ]);
     if (spec.calibrate) {
       const calibrateActs = control({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' });
-      await step('calibrate', () => calibrateActs.calibrateInstrument({ campaignId }), (r) => r.summary);
+      // Fine enough is relative to what will be judged: the instrument's floor against the smallest p99 limit.
+      const limits = spec.sustained?.configurations.map((c) => c.p99LimitMs) ?? [];
+      const p99LimitMs = limits.length ? Math.min(...limits) : undefined;
+      await step('calibrate', () => calibrateActs.calibrateInstrument({ campaignId, p99LimitMs }), (r) => r.summary);
     }
     await step('clean-check', () => ctl.cleanCheck({ campaignId, target: spec.target, phase: 'before' }), (r) => r.summary);
 
