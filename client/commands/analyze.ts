@@ -1,11 +1,13 @@
 // `rig analyze SAMPLES.csv.gz`: every statistic and gate re-derived from a raw sample stream alone.
-// A truncated or corrupt stream is refused with the line named: no row is ever skipped.
+// A truncated or corrupt stream is refused with the line named: no row is ever skipped. A stream
+// alone cannot say whether the database stored what was acknowledged: without --reconcile the verdict
+// is at best UNRECONCILED (exit 3), never PASS.
 import { parseArgs } from 'node:util';
 import { analyzeFile } from '../../lib/loadgen/analyze-file';
 import { SampleFileError } from '../../lib/loadgen/sample-reader';
 import { evaluateRun } from '../../lib/protocol/evaluate';
 import { formatRunReport } from '../../lib/protocol/run-report';
-import { DEFAULT_PROBE_P99_MS } from '../../lib/protocol/verdicts';
+import { DEFAULT_PROBE_P99_MS, VERDICT_EXIT_CODE } from '../../lib/protocol/verdicts';
 import { UsageError, numberFlag, reconcileFlag } from '../parse-flags';
 
 export const summary = 'every statistic and gate of a repeat, re-derived from its samples.csv.gz';
@@ -22,7 +24,8 @@ const HELP = `usage: rig analyze SAMPLES.csv.gz [--json] [--reconcile rows=N,qua
   --seconds S             the repeat's configured length (default: from the stream)
 
 Percentiles are nearest-rank on exact values; buckets are by intended time (lib/protocol).
-exit: 0 the verdict passed; 1 it failed; 2 bad input, or a truncated or corrupt stream (the line is named).`;
+exit: 0 PASS; 1 FAIL; 2 bad input, or a truncated or corrupt stream (the line is named);
+3 UNRECONCILED (every check that ran passed, but without --reconcile the rows were not checked).`;
 
 export async function run(argv: string[]): Promise<number> {
   let values: Record<string, string | boolean | undefined>;
@@ -64,7 +67,8 @@ export async function run(argv: string[]): Promise<number> {
     const { analysis } = await analyzeFile(positionals[0], { durationS: seconds });
     const { report } = evaluateRun(analysis, { kind, p99LimitMs, driftLimit, reconciliation, probeP99Ms });
     console.log(values.json ? JSON.stringify(report, null, 2) : formatRunReport(report));
-    return report.verdict.passed ? 0 : 1;
+    if (report.verdict.state === 'UNRECONCILED') console.error('rig analyze: UNRECONCILED: give --reconcile rows=N,quantity=Q (what the database holds for the run tag) to judge it');
+    return VERDICT_EXIT_CODE[report.verdict.state];
   } catch (err) {
     if (err instanceof UsageError || err instanceof SampleFileError) {
       console.error(`rig analyze: ${err.message}`);

@@ -1,6 +1,9 @@
 // `rig measure`: one standalone repeat against any Hardcount-compatible endpoint. Open loop by default
 // (closed loop for a ceiling); writes the sample stream and verdict.json into --out, prints the
-// verdict, and exits non-zero when the ingest gate or the probe fails.
+// verdict, and exits non-zero unless it is a PASS. A PASS needs reconciliation: with --db the command
+// counts the run tag's rows itself (as the owner role, in the fixtures' partition, as the campaign's
+// repeat does); with --reconcile the caller gives the counts; without either the verdict is at best
+// UNRECONCILED (exit 3), never PASS.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,8 +13,12 @@ import { LoadOptionsError, type LoadOptions } from '../../lib/loadgen/options';
 import { PreflightError } from '../../lib/loadgen/preflight';
 import { runLoad, type ProgressLine } from '../../lib/loadgen/run-load';
 import { evaluateRun } from '../../lib/protocol/evaluate';
+import type { Reconciliation } from '../../lib/protocol/gates';
 import { formatRunReport } from '../../lib/protocol/run-report';
-import { DEFAULT_PROBE_P99_MS } from '../../lib/protocol/verdicts';
+import { DEFAULT_PROBE_P99_MS, VERDICT_EXIT_CODE } from '../../lib/protocol/verdicts';
+import { detectFixtures, type FixtureScope } from '../../lib/targets/fixtures-scope';
+import { reconcile } from '../../lib/targets/reconcile';
+import { dbFlag, type DbFlag } from '../db-flag';
 import { UsageError, numberFlag, reconcileFlag } from '../parse-flags';
 
 export const summary = 'one measured repeat (open loop, or --closed-loop) against a Hardcount-compatible URL';
@@ -35,12 +42,17 @@ The API key is read from env RIG_API_KEY.
   --run-tag TAG           properties.rig_run of every event (default generated)
   --p99-limit-ms MS       the configuration's p99 threshold (default: none)
   --drift-limit X         last-third / first-third p99 limit (default 1.5)
-  --reconcile rows=N,quantity=Q   what the database holds for the run tag: checks reconciliation
+  --db URL                the owner role's database URL (password in PGPASSWORD or the URL; never
+                          printed): after the load, counts the run tag's rows and quantity in the
+                          fixtures' partition and checks reconciliation (DIR/reconcile.json)
+  --reconcile rows=N,quantity=Q   instead of --db: the counts, taken by you, for the run tag
   --closed-loop --workers V       V workers each waiting for its reply: a ceiling, not a service level
   --quiet                 no progress lines
 
-exit: 0 passed; 1 the gate or the probe failed; 2 bad input or the target refused the pre-flight;
-130 cut short (SIGINT/SIGTERM: the stream is still valid up to then).`;
+exit: 0 PASS; 1 FAIL (a gate or the probe failed); 2 bad input, or the target or the database
+refused the pre-flight; 3 UNRECONCILED (every check that ran passed, but without --db or --reconcile
+the rows were never counted: not a PASS); 130 cut short (SIGINT/SIGTERM: the stream is still valid
+up to then).`;
 
 export async function run(argv: string[]): Promise<number> {
   let values: Record<string, string | boolean | undefined>;
@@ -62,6 +74,7 @@ export async function run(argv: string[]): Promise<number> {
         'p99-limit-ms': { type: 'string' },
         'drift-limit': { type: 'string' },
         reconcile: { type: 'string' },
+        db: { type: 'string' },
         'closed-loop': { type: 'boolean' },
         workers: { type: 'string' },
         quiet: { type: 'boolean' },
@@ -82,7 +95,8 @@ export async function run(argv: string[]): Promise<number> {
   let p99Limit: number | undefined;
   let driftLimit: number | undefined;
   let probeBudget: number;
-  let reconciliation;
+  let reconciliation: Reconciliation | null;
+  let db: DbFlag | undefined;
   try {
     if (!str('url')) throw new UsageError('--url is required: the root of the API, e.g. --url http://127.0.0.1:8080');
     if (!str('out')) throw new UsageError('--out DIR is required: where samples.csv.gz and verdict.json are written');
@@ -110,9 +124,22 @@ export async function run(argv: string[]): Promise<number> {
     driftLimit = numberFlag(str('drift-limit'), '--drift-limit', '1.5');
     probeBudget = numberFlag(str('probe-p99-ms'), '--probe-p99-ms', '500') ?? DEFAULT_PROBE_P99_MS;
     reconciliation = reconcileFlag(str('reconcile'));
+    db = dbFlag(str('db'));
+    if (db && reconciliation) throw new UsageError('give --db URL (the rig counts the rows itself) or --reconcile rows=N,quantity=Q (you counted them), not both');
   } catch (err) {
     console.error(`rig measure: ${(err as Error).message}`);
     return 2;
+  }
+  // The database's pre-flight, before anything is offered: the URL answers, as a role that sees the
+  // fixtures, and the fixtures name one tenant and one partition to count in.
+  let scope: FixtureScope | undefined;
+  if (db) {
+    try {
+      scope = await detectFixtures(db.url, { meterKey: opts.meter });
+    } catch (err) {
+      console.error(`rig measure: --db ${db.shown}: ${db.scrub((err as Error).message)}: give the owner role's URL of the database the service writes to`);
+      return 2;
+    }
   }
 
   const outDir = path.dirname(opts.out);
@@ -133,6 +160,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     fs.mkdirSync(outDir, { recursive: true });
     const res = await runLoad(opts, progress, { signal: ac.signal });
+    if (db && scope) reconciliation = await countRunTag(db, scope, res.options.runTag, outDir);
     const { analysis } = await analyzeFile(res.stream, { durationS: res.interrupted ? undefined : res.options.seconds });
     const { report } = evaluateRun(analysis, {
       kind: res.options.mode === 'closed' ? 'ceiling' : 'sustained',
@@ -150,8 +178,8 @@ export async function run(argv: string[]): Promise<number> {
     );
     console.log(formatRunReport(report));
     console.log(`samples: ${res.stream}\nverdict: ${verdictFile}${res.interrupted ? `\nCUT SHORT (${res.summary.reason}): the stream is valid and complete up to the stop, but this is not a repeat` : ''}`);
-    if (res.interrupted) return 130;
-    return report.verdict.passed ? 0 : 1;
+    if (report.verdict.state === 'UNRECONCILED') console.error('rig measure: UNRECONCILED: give --db URL (the owner role\'s) so the rig counts the run tag\'s rows, or --reconcile rows=N,quantity=Q');
+    return VERDICT_EXIT_CODE[report.verdict.state];
   } catch (err) {
     if (err instanceof LoadOptionsError || err instanceof PreflightError) {
       console.error(`rig measure: ${err.message}`);
@@ -162,4 +190,28 @@ export async function run(argv: string[]): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/**
+ * What the database holds for the run tag, as the campaign's repeat counts it (lib/targets/reconcile:
+ * as the owner, in the fixtures' partition), written to DIR/reconcile.json before it is judged.
+ */
+async function countRunTag(db: DbFlag, scope: FixtureScope, runTag: string, outDir: string): Promise<Reconciliation | null> {
+  let rec;
+  try {
+    rec = await reconcile(db.url, { runTag, livemode: scope.livemode, tenantId: scope.tenantId });
+  } catch (err) {
+    // The load ran and its stream is kept; only the count failed: the verdict is then UNRECONCILED,
+    // and `rig analyze --reconcile` can judge the same stream once the rows are counted.
+    console.error(`rig measure: --db ${db.shown}: counting run tag ${runTag} failed: ${db.scrub((err as Error).message)}`);
+    return null;
+  }
+  const file = { run_tag: runTag, rows_written: rec.rows, quantity_gained: rec.quantity, livemode: rec.livemode, tenant_id: scope.tenantId, other_mode_rows: rec.otherModeRows, checked_at: new Date().toISOString() };
+  fs.writeFileSync(path.join(outDir, 'reconcile.json'), `${JSON.stringify(file, null, 2)}\n`);
+  console.log(
+    `reconciled run tag ${runTag} in tenant ${scope.tenantId}, livemode=${rec.livemode}: ${rec.rows} rows, quantity ${rec.quantity}${
+      rec.otherModeRows ? `; and ${rec.otherModeRows} rows of it in the OTHER partition (livemode=${!rec.livemode}): the service wrote where the fixtures are not` : ''
+    }`,
+  );
+  return { rows_written: rec.rows, quantity_gained: rec.quantity };
 }

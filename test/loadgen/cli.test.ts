@@ -87,8 +87,11 @@ test('measure writes the stream and verdict.json; analyze re-derives the same fi
   server.configure({ serviceMs: 2 });
   const out = path.join(dir, 'good');
   const r = await rig(load(out, ['--run-tag', 'good-1', '--drift-limit', '1000', '--p99-limit-ms', '1000']));
-  assert.equal(r.code, 0, r.out + r.err);
-  assert.match(r.out, /^PASS \(not checked: rows, quantity\)$/m);
+  // every check that ran passed, but nothing counted the rows: UNRECONCILED, exit 3, never PASS
+  assert.equal(r.code, 3, r.out + r.err);
+  assert.match(r.out, /^UNRECONCILED: every check that ran passed \(threshold, dropped, failed, samples, drift, instrument\); not checked: rows, quantity: /m);
+  assert.doesNotMatch(r.out, /^PASS/m);
+  assert.match(r.err, /give --db URL .* or --reconcile rows=N,quantity=Q/);
   const verdict = JSON.parse(fs.readFileSync(path.join(out, 'verdict.json'), 'utf8')) as { run_tag: string; report: Record<string, unknown>; options: Record<string, unknown> };
   assert.equal(verdict.run_tag, 'good-1');
   assert.equal(verdict.options.customers, 2);
@@ -97,6 +100,7 @@ test('measure writes the stream and verdict.json; analyze re-derives the same fi
 
   const a = await rig(['analyze', path.join(out, 'samples.csv.gz'), '--json', '--reconcile', `rows=${t.rows},quantity=${t.quantity}`, '--drift-limit', '1000', '--p99-limit-ms', '1000']);
   assert.equal(a.code, 0, a.err);
+  assert.equal((JSON.parse(a.out) as { verdict: { state: string } }).verdict.state, 'PASS');
   const j = JSON.parse(a.out) as Record<string, unknown> & { gate: { passed: boolean; reconciled: boolean; reasons: string[] }; probe: { verdict: string } };
   for (const k of ['samples', 'dropped', 'failed', 'delivered_rate', 'p50_ms', 'p99_ms', 'worst_10s_p99_ms', 'drift', 'freeze_seconds', 'freeze_cadence_s', 'windows', 'probe', 'gate']) assert.ok(k in j, k);
   assert.deepEqual([j.samples, j.dropped, j.failed, j.gate.passed, j.gate.reconciled], [1200, 0, 0, true, true]);
@@ -104,9 +108,19 @@ test('measure writes the stream and verdict.json; analyze re-derives the same fi
   // the same stream gives the same figures as measure reported
   for (const k of ['samples', 'p50_ms', 'p99_ms', 'worst_10s_p99_ms', 'drift']) assert.equal(j[k], verdict.report[k], k);
 
-  const off = await rig(['analyze', path.join(out, 'samples.csv.gz'), '--json', '--reconcile', `rows=${t.rows - 3},quantity=${t.quantity}`, '--drift-limit', '1000']);
+  const off = await rig(['analyze', path.join(out, 'samples.csv.gz'), '--json', '--reconcile', `rows=${t.rows - 3},quantity=${t.quantity}`, '--drift-limit', '1000', '--p99-limit-ms', '1000']);
   assert.equal(off.code, 1);
   assert.deepEqual((JSON.parse(off.out) as typeof j).gate.reasons, [`rows: rows written ${t.rows - 3} != events claimed ${t.rows} (missing 3)`]);
+
+  // analyze without --reconcile: the same stream is UNRECONCILED (exit 3), with what ran and what did not
+  const un = await rig(['analyze', path.join(out, 'samples.csv.gz'), '--drift-limit', '1000', '--p99-limit-ms', '1000']);
+  assert.equal(un.code, 3, un.out + un.err);
+  assert.match(un.out, /\nUNRECONCILED: every check that ran passed \(threshold, dropped, failed, samples, drift, instrument\); not checked: rows, quantity: .*\n$/);
+  assert.match(un.err, /give --reconcile rows=N,quantity=Q/);
+  // a failed check is FAIL (exit 1), reconciled or not
+  const failed = await rig(['analyze', path.join(out, 'samples.csv.gz'), '--drift-limit', '1000', '--p99-limit-ms', '0.001']);
+  assert.equal(failed.code, 1, failed.out + failed.err);
+  assert.match(failed.out, /\nFAIL \(not checked: rows, quantity\): threshold: p99 [\d.]+ ms > limit 0\.001 ms/);
 });
 
 test('measure: a probe over budget fails the run while ingest holds, and both are printed', async () => {
@@ -125,7 +139,9 @@ test('measure --closed-loop: a ceiling', async () => {
   const r = await rig(['measure', '--url', url, '--closed-loop', '--workers', '4', '--batch', '10', '--seconds', '2', '--out', path.join(dir, 'ceiling'), '--quiet']);
   assert.match(r.out, /ok {3}failed: 0 failed/);
   assert.match(r.out, /note drift \(noted, not gated on a ceiling\)/);
-  assert.ok(r.code === 0 || /fewer than the 1000 required/.test(r.out), r.out);
+  assert.doesNotMatch(r.out, /instrument/, 'a closed loop has no schedule: no instrument check');
+  // not reconciled: never a PASS (exit 3), or FAIL (exit 1) when 2 s gave fewer than 1,000 samples
+  assert.ok(r.code === 3 || (r.code === 1 && /fewer than the 1000 required/.test(r.out)), `${r.code}\n${r.out}`);
 });
 
 test('measure cut short by SIGINT: exit 130, a valid stream up to then, and it says so', async () => {
