@@ -1,7 +1,8 @@
 // `rig calibrate` as a user runs it (node bin/rig.cjs calibrate): the generator against the
-// calibration server in all six cases, one line per case, then CALIBRATED (6/6) and exit 0.
-// Its --json results are then checked case by case against the server's own counts. Case 1's
-// ±0.5 ms window is the command's own check; here its structure and counts are asserted.
+// calibration server (its own process) in all seven cases, one line per case and under it the
+// server's own figures beside the client's, then the instrument's floor and CALIBRATED (7/7), exit 0.
+// Its --json results are then checked case by case against the server's own counts and times.
+// Then the refusals a user meets: a floor too coarse for the p99 limit given, and bad input.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -10,27 +11,47 @@ import type { CaseResult } from '../../lib/loadgen/calibrate';
 
 const root = path.resolve(__dirname, '..', '..');
 
-test('rig calibrate: six cases, each judged against the truth, then CALIBRATED (6/6)', async () => {
-  const child = spawn(process.execPath, [path.join(root, 'bin', 'rig.cjs'), 'calibrate', '--json'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+async function rig(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [path.join(root, 'bin', 'rig.cjs'), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, out, err };
+}
+
+test('rig calibrate: the floor and six cases, each judged against the truth, then CALIBRATED (7/7)', async () => {
+  const { code, out, err } = await rig(['calibrate', '--json']);
   const lines = out.trim().split('\n');
   const start = lines.indexOf('[');
   const end = lines.lastIndexOf(']');
   assert.ok(start > 0 && end > start, `JSON results in the output:\n${out}\n${err}`);
   const cases = JSON.parse(lines.slice(start, end + 1).join('\n')) as CaseResult[];
   const byId = new Map(cases.map((c) => [c.id, c]));
-  assert.deepEqual([...byId.keys()], [1, 2, 3, 4, 5, 6]);
-  for (const c of cases) assert.equal(lines[c.id - 1], c.line, 'one line per case, in order');
+  assert.deepEqual([...byId.keys()], [0, 1, 2, 3, 4, 5, 6]);
+  for (const [k, c] of cases.entries()) {
+    assert.equal(lines[2 * k], c.line, 'one line per case, in order');
+    assert.equal(lines[2 * k + 1], c.truthLine, '... and under it the truth');
+    assert.match(c.truthLine, /^ {2}truth: server p50 [\d.]+ ms p99 [\d.]+ ms; client p50 [\d.]+ ms p99 [\d.]+ ms; excess p50 -?[\d.]+ ms p99 -?[\d.]+ ms \(\d+ requests joined\)$/);
+  }
 
-  // 1. constant 5 ms: every request delivered, reconciled exactly, probe OK
+  // 0. the floor: >= 2,000 requests, each joined to the server's own record; printed with its share of the limit
+  const c0 = byId.get(0)!;
+  assert.ok(c0.truth.joined >= 2000);
+  assert.deepEqual([c0.truth.client_only, c0.truth.server_only], [0, 0]);
+  const floorLine = lines.find((l) => l.startsWith('instrument floor p50 '));
+  assert.ok(floorLine, `the floor line:\n${out}`);
+  assert.match(floorLine, new RegExp(`^instrument floor p50 ${c0.truth.excess_p50_ms!.toFixed(2)} ms, p99 ${c0.truth.excess_p99_ms!.toFixed(2)} ms = [\\d.]+ % of the smallest p99 limit 50 ms \\(at most 10 %; ${c0.truth.joined} requests\\)$`));
+
+  // 1. constant 5 ms: judged by the server's own time and the client's excess; every request delivered, reconciled exactly, probe OK
   const c1 = byId.get(1)!;
   assert.deepEqual([c1.report.dropped, c1.report.failed, c1.report.offered, c1.report.ok], [0, 0, 1800, 1800]);
+  assert.equal(c1.truth.joined, 1800);
+  assert.ok(c1.truth.server_p50_ms! >= 5, 'the server holds each request at least its 5 ms');
+  assert.ok(c1.truth.client_p50_ms! > c1.truth.server_p50_ms!, 'the client sees the server time and more');
+  assert.match(c1.line, /^case 1 constant 5 ms service time: server p50 [\d.]+ ms \(5 ± 0\.2\), client p50 [\d.]+ ms, excess p50 [\d.]+ ms p99 [\d.]+ ms \(floor [\d.]+ \/ [\d.]+ ms\)/);
   assert.equal(c1.report.delivered_rate_rps, c1.report.offered_rate_rps);
-  assert.ok((c1.report.p50_ms ?? 0) >= 5, 'no request is answered before its 5 ms');
   assert.equal(c1.tally.rows, c1.report.events_claimed);
   assert.equal(c1.tally.quantity, c1.report.quantity_claimed);
   for (const name of ['dropped', 'failed', 'rows', 'quantity', 'samples']) assert.equal(c1.report.gate.checks.find((k) => k.name === name)?.passed, true, name);
@@ -45,6 +66,7 @@ test('rig calibrate: six cases, each judged against the truth, then CALIBRATED (
   assert.ok(c3.report.dropped > 0);
   assert.equal(c3.report.sent + c3.report.dropped, c3.report.offered);
   assert.equal(c3.tally.requests, c3.report.sent);
+  assert.equal(c3.truth.joined, c3.report.sent, 'the server recorded every request sent');
   assert.ok(c3.report.gate.reasons.some((r) => r.startsWith('dropped: ')));
 
   // 4. 1 % answered 500: failures counted exactly
@@ -65,6 +87,27 @@ test('rig calibrate: six cases, each judged against the truth, then CALIBRATED (
 
   // and the command's own verdict
   assert.equal(code, 0, `exit ${code}\n${out}\n${err}`);
-  assert.equal(lines.at(-1), 'CALIBRATED (6/6)');
+  assert.equal(lines.at(-1), 'CALIBRATED (7/7)');
   assert.ok(cases.every((c) => c.ok));
+});
+
+test('rig calibrate --p99-limit-ms: a floor too coarse for the limit is NOT CALIBRATED, naming the case and the figure', async () => {
+  const { code, out, err } = await rig(['calibrate', '--case', '0', '--p99-limit-ms', '0.01']);
+  assert.equal(code, 1, `exit ${code}\n${out}\n${err}`);
+  const lines = out.trim().split('\n');
+  assert.match(lines.find((l) => l.startsWith('instrument floor ')) ?? '', /^instrument floor p50 [\d.]+ ms, p99 [\d.]+ ms = [\d.]+ % of the smallest p99 limit 0\.01 ms \(at most 10 %; \d+ requests\)$/);
+  assert.ok(lines.some((l) => /^OFF: case 0 instrument floor \(0 ms service time\): floor p99 [\d.]+ ms is [\d.]+ % of the smallest p99 limit 0\.01 ms, over 10 %/.test(l)), out);
+  assert.equal(lines.at(-1), 'NOT CALIBRATED (0/1)');
+});
+
+test('rig calibrate: bad input names the flag and the fix (exit 2)', async () => {
+  for (const [args, message] of [
+    [['--p99-limit-ms', '0'], /--p99-limit-ms must be a positive number of milliseconds/],
+    [['--p99-limit-ms', 'fast'], /--p99-limit-ms must be a positive number of milliseconds .* got 'fast'/],
+    [['--case', '7'], /--case must be a case number 0\.\.6, got 7/],
+  ] as const) {
+    const { code, err } = await rig(['calibrate', ...args]);
+    assert.equal(code, 2, `${args.join(' ')}: ${err}`);
+    assert.match(err, message);
+  }
 });
