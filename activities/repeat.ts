@@ -5,25 +5,34 @@
 // the Postgres log slice is kept, the database is reconciled by run tag, and only then is the verdict
 // derived from the files: evidence is written before it is summarised.
 //
-// Attempt A of repeat K lives in repeats/<config>/rK-aA with run tag ...rK.aA. If Temporal runs the
-// repeat again (its worker died: the heartbeat timed out), the new attempt finds the earlier folders
-// without a verdict and records them as interrupted; they are never counted.
+// A completed measurement is a result; only an interrupted one is re-run. Attempt A of repeat K lives
+// in repeats/<config>/rK-aA with run tag ...rK.aA.
+// - Its load ran to its end: the verdict is always written, and the repeat counts in M. If what follows
+//   the load fails (a sampler's wrap-up, reconcile, the analysis) the verdict is FAIL with that reason.
+//   If its worker died after the load but before the verdict, the next attempt judges THAT attempt
+//   (its stream, its run tag) instead of measuring again.
+// - Its load was cut short (the load threw, it was cancelled, its worker died mid-load): interrupted,
+//   never counted, run again with a fresh run tag. interrupted.json says what happened: the error
+//   text, "cancelled", or, written by the next attempt when the dead one left no word, a heartbeat
+//   timeout.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { CancelledFailure } from '@temporalio/common';
 import { isTempName } from '../lib/evidence/atomic';
 import { startDbSampler } from '../lib/evidence/db-sampler';
 import { startHostSampler } from '../lib/evidence/host-sampler';
-import { DB_SAMPLES, HOST_SAMPLES, LOAD, POSTGRES_LOG, RECONCILE, SAMPLES, VERDICT, repeatDir } from '../lib/evidence/layout';
-import type { LoadFile, ReconcileFile } from '../lib/evidence/records';
+import { DB_SAMPLES, HOST_SAMPLES, INTERRUPTED, LOAD, POSTGRES_LOG, RECONCILE, SAMPLES, VERDICT, repeatDir } from '../lib/evidence/layout';
+import type { InterruptedFile, LoadFile, ReconcileFile } from '../lib/evidence/records';
 import { EvidenceStore } from '../lib/evidence/store';
 import { analyzeFile } from '../lib/loadgen/analyze-file';
 import { readCustomersFile } from '../lib/loadgen/customers';
 import { runLoad, type ProgressLine } from '../lib/loadgen/run-load';
-import type { InterruptedAttempt } from '../lib/protocol/campaign-result';
+import { afterLoadReason, failAfterLoad, unanalysedSummary, unanalysedVerdict } from '../lib/protocol/after-load';
+import type { InterruptedAttempt, RepeatSummary } from '../lib/protocol/campaign-result';
 import { summarizeRepeat } from '../lib/protocol/repeat-summary';
-import { evaluateRun } from '../lib/protocol/evaluate';
+import { evaluateRun, type Evaluation } from '../lib/protocol/evaluate';
 import { detectFixtures } from '../lib/targets/fixtures-scope';
 import { readSecrets, rigDbUrls } from '../lib/targets/local';
 import { readRigRecord } from '../lib/targets/local/rig-record';
@@ -42,25 +51,53 @@ export function attemptDir(input: Pick<RepeatInput, 'kind' | 'configuration' | '
   return input.kind === 'ceiling' ? `ceiling/r1-a${att}` : repeatDir(input.configuration.name, input.index, att);
 }
 
-/** Earlier attempts of this repeat that left a folder without a verdict: a crash cut them short. */
+/** Written by a later attempt into an earlier folder that has no record of why it stopped. */
+export const HEARTBEAT_TIMEOUT = 'heartbeat timeout (its worker stopped answering)';
+
+/**
+ * An earlier attempt whose load ran to its end (its stream committed, load.json not cut short) but
+ * which has no verdict: its worker was lost after the load. It is judged, never measured again.
+ */
+function loadEnded(store: EvidenceStore, dir: string): boolean {
+  if (!store.exists(`${dir}/${SAMPLES}`) || !store.exists(`${dir}/${LOAD}`) || store.exists(`${dir}/${INTERRUPTED}`)) return false;
+  const load = readJsonFile<LoadFile>(store, `${dir}/${LOAD}`);
+  return load?.cut_short === false;
+}
+
+/**
+ * Earlier attempts of this repeat that left a folder without a verdict and whose load did not run to
+ * its end: interrupted, never counted. The reason is the attempt's own interrupted.json when it wrote
+ * one (the load threw, it was cancelled); otherwise its worker died without a word.
+ */
 function findInterrupted(store: EvidenceStore, input: RepeatInput, att: number): InterruptedAttempt[] {
   const found: InterruptedAttempt[] = [];
   for (let a = 1; a < att; a++) {
     const dir = attemptDir(input, a);
-    if (!store.exists(dir) || store.exists(`${dir}/${VERDICT}`)) continue;
-    const reason = 'its worker stopped answering (heartbeat timeout): run again with a fresh run tag';
-    if (!store.exists(`${dir}/interrupted.json`)) {
-      store.writeJson(`${dir}/interrupted.json`, { reason, detected_by_attempt: att, detected_at: new Date().toISOString() });
+    if (!store.exists(dir) || store.exists(`${dir}/${VERDICT}`) || loadEnded(store, dir)) continue;
+    const runTag = runTagFor(input.campaignId, input.configuration.name, input.index, a);
+    let reason = readJsonFile<InterruptedFile>(store, `${dir}/${INTERRUPTED}`)?.reason;
+    if (!reason) {
+      reason = HEARTBEAT_TIMEOUT;
+      store.writeJson(`${dir}/${INTERRUPTED}`, { reason, detected_by_attempt: att, detected_at: new Date().toISOString() } satisfies InterruptedFile);
     }
     if (!store.exists(`${dir}/${LOAD}`)) {
       const started = fs.statSync(store.path(dir)).birthtime.toISOString();
-      store.writeJson(`${dir}/${LOAD}`, { started_at: started, cut_short: true, cut_reason: reason, run_tag: runTagFor(input.campaignId, input.configuration.name, input.index, a) } satisfies LoadFile);
+      store.writeJson(`${dir}/${LOAD}`, { started_at: started, cut_short: true, cut_reason: reason, run_tag: runTag } satisfies LoadFile);
     }
     salvage(store, dir);
-    store.logWarning(`${input.configuration.name} repeat ${input.index} attempt ${a} was interrupted and is not counted`);
-    found.push({ configuration: input.configuration.name, index: input.index, attempt: a, runTag: runTagFor(input.campaignId, input.configuration.name, input.index, a), dir, reason });
+    store.logWarning(`${input.configuration.name} repeat ${input.index} attempt ${a} was interrupted (${reason}) and is not counted`);
+    found.push({ configuration: input.configuration.name, index: input.index, attempt: a, runTag, dir, reason });
   }
   return found;
+}
+
+function readJsonFile<T>(store: EvidenceStore, rel: string): T | null {
+  if (!store.exists(rel)) return null;
+  try {
+    return JSON.parse(fs.readFileSync(store.path(rel), 'utf8')) as T;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -96,15 +133,69 @@ export async function runRepeat(input: RepeatInput): Promise<RepeatOutput> {
   const att = input.attempt ?? attempt();
   const store = EvidenceStore.forCampaign(input.campaignId);
   const interrupted = findInterrupted(store, input, att);
+
+  // A retry of a repeat whose load already ran to its end judges that load; it never measures again.
+  for (let a = att - 1; a >= 1; a--) {
+    const dir = attemptDir(input, a);
+    if (store.exists(`${dir}/${VERDICT}`) || !loadEnded(store, dir)) continue;
+    store.appendLog('info', `${labelOf(input, a)}: its load ran to its end but its worker was lost before the verdict: judged now (attempt ${att}), not measured again`);
+    return { summary: await judge(store, input, a, []), interrupted };
+  }
+
   const dir = attemptDir(input, att);
   const runTag = runTagFor(input.campaignId, input.configuration.name, input.index, att);
-  const label = input.kind === 'ceiling' ? 'ceiling' : `${input.configuration.name} repeat ${input.index}${att > 1 ? ` (attempt ${att})` : ''}`;
+  const label = labelOf(input, att);
   store.appendLog('info', `${label}: start, run tag ${runTag}`);
 
-  const urls = rigDbUrls(input.campaignId);
+  // Until its load has run to its end the attempt can only be interrupted: whatever throws on the way
+  // (set-up, the generator, keeping its stream) is recorded in interrupted.json, and Temporal runs the
+  // repeat again with a fresh run tag.
+  let load: Awaited<ReturnType<typeof runLoad>>;
+  const wrapUp: string[] = [];
+  try {
+    load = await measure(store, input, dir, runTag, wrapUp);
+  } catch (err) {
+    // Nothing to record when it failed before its folder existed (no secrets yet, say): nothing ran.
+    if (store.exists(dir)) {
+      if (!store.exists(`${dir}/${INTERRUPTED}`)) {
+        store.writeJson(`${dir}/${INTERRUPTED}`, { reason: `the load failed: ${messageOf(err)}`, detected_by_attempt: att, detected_at: new Date().toISOString() } satisfies InterruptedFile);
+      }
+      salvage(store, dir);
+      store.logWarning(`${label} did not run to its end (${messageOf(err)}); recorded as interrupted, not counted`);
+    }
+    throw err;
+  }
+
+  if (load.interrupted) {
+    // Cut short: evidence, never a result. Count the rows it wrote all the same (what the database holds).
+    await reconcileAttempt(store, input, dir, runTag).catch(() => undefined);
+    const cancelled = cancellationSignal()?.aborted === true;
+    const reason = cancelled ? 'cancelled' : `cut short: ${load.summary.reason ?? 'the generator stopped before its end'}`;
+    store.writeJson(`${dir}/${INTERRUPTED}`, { reason, detected_by_attempt: att, detected_at: new Date().toISOString() } satisfies InterruptedFile);
+    store.logWarning(`${label} was ${reason}; recorded as interrupted, not counted`);
+    if (cancelled) throw new CancelledFailure('repeat cancelled');
+    throw new Error(`${label}: the load was ${reason}: run again`);
+  }
+  return { summary: await judge(store, input, att, wrapUp), interrupted };
+}
+
+function labelOf(input: RepeatInput, att: number): string {
+  return input.kind === 'ceiling' ? `ceiling${att > 1 ? ` (attempt ${att})` : ''}` : `${input.configuration.name} repeat ${input.index}${att > 1 ? ` (attempt ${att})` : ''}`;
+}
+
+function messageOf(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0];
+}
+
+/**
+ * The load itself, with its samplers and Postgres log slice, up to a committed stream and load.json.
+ * A failure of the wrap-up (a sampler, the log slice) is not the load's: it goes to `wrapUp` and fails
+ * the verdict of a load that ran to its end.
+ */
+async function measure(store: EvidenceStore, input: RepeatInput, dir: string, runTag: string, wrapUp: string[]): Promise<Awaited<ReturnType<typeof runLoad>>> {
   const secrets = readSecrets(input.campaignId);
   if (!secrets.apiKey) throw new Error(`rig ${input.campaignId} has no API key yet: bring-up has not run`);
-  const scope = await detectFixtures(urls.ownerUrl);
+  const urls = rigDbUrls(input.campaignId);
   const pgLog = readRigRecord(input.campaignId)?.cluster.logFile;
   const pgLogOffset = pgLog && fs.existsSync(pgLog) ? fs.statSync(pgLog).size : 0;
 
@@ -135,14 +226,24 @@ export async function runRepeat(input: RepeatInput): Promise<RepeatOutput> {
       { signal: cancellationSignal() },
     );
   } finally {
-    await Promise.all([dbSampler.stop(), hostSampler.stop()]);
+    const stopped = await Promise.allSettled([dbSampler.stop(), hostSampler.stop()]);
+    stopped.forEach((r, i) => {
+      if (r.status === 'rejected') wrapUp.push(afterLoadReason(i === 0 ? 'the DB sampler' : 'the host sampler', r.reason));
+    });
     // A sampler writes its first row one interval in: a repeat cut short before that has none.
     for (const [rel, tmp] of [[`${dir}/${DB_SAMPLES}`, dbTmp], [`${dir}/${HOST_SAMPLES}`, hostTmp]]) {
-      if (fs.existsSync(tmp)) store.commit(rel, tmp);
-      else store.writeText(rel, '');
+      try {
+        if (fs.existsSync(tmp)) store.commit(rel, tmp);
+        else store.writeText(rel, '');
+      } catch (err) {
+        wrapUp.push(afterLoadReason(`keeping ${path.basename(rel)}`, err));
+      }
     }
-    const slice = logSlice(pgLog, pgLogOffset);
-    store.writeText(`${dir}/${POSTGRES_LOG}`, slice);
+    try {
+      store.writeText(`${dir}/${POSTGRES_LOG}`, logSlice(pgLog, pgLogOffset));
+    } catch (err) {
+      wrapUp.push(afterLoadReason('the Postgres log slice', err));
+    }
   }
   store.commit(`${dir}/${SAMPLES}`, samplesTmp);
   const s = load.summary;
@@ -151,7 +252,7 @@ export async function runRepeat(input: RepeatInput): Promise<RepeatOutput> {
     started_at: startedAt,
     ended_at: new Date().toISOString(),
     cut_short: load.interrupted,
-    cut_reason: load.interrupted ? 'cancelled' : undefined,
+    cut_reason: load.interrupted ? (s.reason ?? 'cut short') : undefined,
     run_tag: runTag,
     rate: input.closedLoopWorkers ? undefined : input.configuration.eventsPerSecond,
     batch: input.configuration.batch,
@@ -163,7 +264,15 @@ export async function runRepeat(input: RepeatInput): Promise<RepeatOutput> {
     host: os.hostname(),
     generator: s,
   } satisfies LoadFile & { generator: unknown });
+  return load;
+}
 
+/** Rows and quantity the database holds for the attempt's run tag, written to reconcile.json once. */
+async function reconcileAttempt(store: EvidenceStore, input: RepeatInput, dir: string, runTag: string): Promise<{ rows: number; quantity: number }> {
+  const kept = readJsonFile<ReconcileFile>(store, `${dir}/${RECONCILE}`);
+  if (kept) return { rows: kept.rows_written, quantity: kept.quantity_gained }; // a lost worker counted it already
+  const urls = rigDbUrls(input.campaignId);
+  const scope = await detectFixtures(urls.ownerUrl);
   const rec = await reconcile(urls.ownerUrl, { runTag, livemode: scope.livemode, tenantId: scope.tenantId });
   store.writeJson(`${dir}/${RECONCILE}`, {
     run_tag: runTag,
@@ -173,32 +282,71 @@ export async function runRepeat(input: RepeatInput): Promise<RepeatOutput> {
     other_mode_rows: rec.otherModeRows,
     checked_at: new Date().toISOString(),
   } satisfies ReconcileFile & { other_mode_rows: number });
+  return { rows: rec.rows, quantity: rec.quantity };
+}
 
-  if (load.interrupted && cancellationSignal()?.aborted) {
-    store.writeJson(`${dir}/interrupted.json`, { reason: 'cancelled', detected_by_attempt: att, detected_at: new Date().toISOString() });
-    store.logWarning(`${label} was cancelled; recorded as interrupted, not counted`);
-    throw new CancelledFailure('repeat cancelled');
+/**
+ * The verdict of attempt `att`, whose load ran to its end: reconcile, analyse, judge, write verdict.json.
+ * Nothing here re-runs the load: a step that fails makes the verdict FAIL with its reason (beside the
+ * wrap-up's), and the repeat still counts in M.
+ */
+async function judge(store: EvidenceStore, input: RepeatInput, att: number, wrapUp: string[]): Promise<RepeatSummary> {
+  const dir = attemptDir(input, att);
+  const runTag = runTagFor(input.campaignId, input.configuration.name, input.index, att);
+  const after = [...wrapUp];
+  // Heartbeats go on while it judges: counting a large partition can outlast the heartbeat timeout.
+  const beat = setInterval(() => heartbeat({ runTag, phase: 'judging' }), 5_000);
+  try {
+    let rec: { rows: number; quantity: number } | null = null;
+    try {
+      failReconcileOnceForTest();
+      rec = await reconcileAttempt(store, input, dir, runTag);
+    } catch (err) {
+      after.push(afterLoadReason('reconcile', err));
+    }
+    let evaluation: Evaluation | null = null;
+    try {
+      const { analysis } = await analyzeFile(store.path(`${dir}/${SAMPLES}`), { durationS: input.seconds });
+      evaluation = evaluateRun(analysis, {
+        kind: input.kind === 'rung' ? 'ladder' : input.kind,
+        p99LimitMs: input.kind === 'sustained' ? input.configuration.p99LimitMs : null,
+        driftLimit: input.driftLimit,
+        reconciliation: rec ? { rows_written: rec.rows, quantity_gained: rec.quantity } : null,
+        probeP99Ms: input.probe.p99BudgetMs,
+        interrupted: false,
+      });
+    } catch (err) {
+      after.push(afterLoadReason('the analysis', err));
+    }
+    const id = { configuration: input.configuration.name, index: input.index, attempt: att, runTag, kind: input.kind, dir, cutShort: false };
+    let summary: RepeatSummary;
+    if (evaluation) {
+      const { verdict, report } = failAfterLoad(evaluation, after);
+      store.writeJson(`${dir}/${VERDICT}`, report);
+      const reconciled = rec !== null && verdict.ingest.reconciled && rec.rows === report.events_claimed && rec.quantity === report.quantity_claimed;
+      summary = summarizeRepeat(id, report, verdict, { probe: input.probe.rate > 0, reconciled });
+    } else {
+      store.writeJson(`${dir}/${VERDICT}`, unanalysedVerdict(after));
+      summary = unanalysedSummary(id, after, false);
+    }
+    store.logVerdict(summary);
+    return summary;
+  } finally {
+    clearInterval(beat);
   }
+}
 
-  // The verdict, derived from the files just written.
-  const { analysis } = await analyzeFile(store.path(`${dir}/${SAMPLES}`), { durationS: input.seconds });
-  const { verdict, report } = evaluateRun(analysis, {
-    kind: input.kind === 'rung' ? 'ladder' : input.kind,
-    p99LimitMs: input.kind === 'sustained' ? input.configuration.p99LimitMs : null,
-    driftLimit: input.driftLimit,
-    reconciliation: { rows_written: rec.rows, quantity_gained: rec.quantity },
-    probeP99Ms: input.probe.p99BudgetMs,
-    interrupted: load.interrupted,
-  });
-  store.writeJson(`${dir}/${VERDICT}`, report);
-  const gate = verdict.ingest;
-
-  const summary = summarizeRepeat(
-    { configuration: input.configuration.name, index: input.index, attempt: att, runTag, kind: input.kind, dir, cutShort: load.interrupted },
-    report,
-    verdict,
-    { probe: input.probe.rate > 0, reconciled: gate.reconciled && rec.rows === report.events_claimed && rec.quantity === report.quantity_claimed },
-  );
-  store.logVerdict(summary);
-  return { summary, interrupted };
+/**
+ * Test-only (honoured when RIG_TESTING=1): RIG_TEST_FAIL_RECONCILE_ONCE=<file> makes the first
+ * reconciliation after a completed load throw; creating the file marks the failure as spent.
+ */
+function failReconcileOnceForTest(): void {
+  const marker = process.env.RIG_TEST_FAIL_RECONCILE_ONCE;
+  if (process.env.RIG_TESTING !== '1' || !marker) return;
+  try {
+    fs.writeFileSync(marker, `${new Date().toISOString()}\n`, { flag: 'wx' });
+  } catch {
+    return; // spent already
+  }
+  throw new Error('test hook RIG_TEST_FAIL_RECONCILE_ONCE: the database could not be counted');
 }
