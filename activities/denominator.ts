@@ -1,6 +1,7 @@
-// denominator: pgbench on the same database and row shape, three legs (one-row INSERTs as the owner,
-// the same through RLS as the app role, one multi-row INSERT per transaction). Every throughput figure
-// sits beside these: "Hardcount does N" next to "the database alone does M".
+// denominator: pgbench on the same database and row shape, four legs: the database's commit rate
+// (one-row transactions, batch 1), then at the campaign's batch one-row INSERTs as the owner, the same
+// through RLS as the app role, and one multi-row INSERT per transaction. Every throughput figure sits
+// beside these: "Hardcount does N" next to "the database alone does M" and "commits N/s".
 import { EvidenceStore } from '../lib/evidence/store';
 import { DENOMINATOR_FILE } from '../lib/evidence/layout';
 import type { DenominatorFile } from '../lib/evidence/records';
@@ -11,6 +12,7 @@ import { heartbeat } from './context';
 import { refusing } from './refusal';
 
 const DESCRIPTION: Record<string, string> = {
+  'owner-commit': "one-row transactions (batch 1), as the owner: the database's own commit rate",
   'owner-1row': 'one-row INSERTs per transaction, as the owner (the spec denominator)',
   'rls-1row': 'the same through row-level security, as the app role with the service session settings',
   'owner-multirow': 'one multi-row INSERT per transaction (the floor for #823)',
@@ -53,7 +55,8 @@ export async function runDenominator(input: DenominatorInput): Promise<Denominat
     store.writeJson(DENOMINATOR_FILE, file);
     for (const l of file.legs) {
       const ratio = input.hardcountEventsPerSecond ? `; the ceiling is ${Math.round((100 * input.hardcountEventsPerSecond) / l.rows_per_s)} % of it` : '';
-      store.appendLog('info', `denominator ${l.leg}: ${Math.round(l.rows_per_s)} rows/s (${l.clients} clients, batch ${l.batch})${l.rows_verified ? '' : ' ROWS NOT VERIFIED'}${ratio}`);
+      const figure = l.batch === 1 ? `${Math.round(l.tps)} one-row commits/s` : `${Math.round(l.rows_per_s)} rows/s`;
+      store.appendLog('info', `denominator ${l.leg}: ${figure} (${l.clients} clients, batch ${l.batch})${l.rows_verified ? '' : ' ROWS NOT VERIFIED'}${ratio}`);
     }
     return {
       legs: file.legs.map((l) => ({ leg: l.leg, rowsPerSecond: l.rows_per_s, rowsVerified: l.rows_verified })),

@@ -1,4 +1,4 @@
-// `rig denominator`: pgbench on a local rig's database with the bench row shape, three legs, each
+// `rig denominator`: pgbench on a local rig's database with the bench row shape, four legs, each
 // verified against the rows the table gained. The work is lib/targets/denominator.ts.
 import { parseArgs } from 'node:util';
 import { rigDbUrls } from '../../lib/targets/local/connection';
@@ -6,12 +6,13 @@ import { resolveCampaign } from '../../lib/targets/local/find-rig';
 import { denominator, localPgbenchRunner } from '../../lib/targets/denominator';
 import { LEGS, type LegName } from '../../lib/targets/pgbench-script';
 
-export const summary = 'pgbench denominator on a local rig: one-row, RLS and multi-row legs, rows verified';
+export const summary = 'pgbench denominator on a local rig: commit-rate, one-row, RLS and multi-row legs, rows verified';
 
 const HELP = `usage: rig denominator [--campaign ID] [--clients 16] [--seconds 60] [--batch 500]
-                       [--legs owner-1row,rls-1row,owner-multirow] [--livemode true|false]
+                       [--legs owner-commit,owner-1row,rls-1row,owner-multirow] [--livemode true|false]
                        [--protocol prepared|extended|simple] [--json]
 
+  owner-commit    one one-row INSERT per transaction (batch 1) as the owner: the commit rate
   owner-1row      B one-row INSERTs per transaction as the owner (the spec's denominator)
   rls-1row        the same as hardcount_app with the service's RLS protocol
   owner-multirow  one B-row INSERT per transaction (the floor for #823)

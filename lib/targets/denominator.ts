@@ -1,6 +1,7 @@
 // The denominator: pgbench on the same database and row shape, into the fixtures' partition, so that
-// "the service does N events/s" always stands beside "the database alone does M rows/s". Three legs
-// (pgbench-script.ts). Each leg tags its rows and then checks that the table gained exactly the rows
+// "the service does N events/s" always stands beside "the database alone does M rows/s" (and "commits
+// N one-row transactions/s"). Four legs (pgbench-script.ts): the commit rate at batch 1, then three at
+// the campaign's batch. Each leg tags its rows and then checks that the table gained exactly the rows
 // pgbench says it committed, in the intended partition and none in the other; it refuses to run when
 // the fixtures are in the other mode. Passwords reach pgbench through PGPASSWORD, never its argv.
 import crypto from 'node:crypto';
@@ -11,7 +12,7 @@ import pg from 'pg';
 import { PgCluster } from './local/pg-cluster';
 import { assertMode, detectFixtures } from './fixtures-scope';
 import { parsePgbench, type PgbenchSummary } from './pgbench-output';
-import { LEGS, legScript, rowsPerTransaction, type LegName, type PgbenchProtocol } from './pgbench-script';
+import { LEGS, legBatch, legScript, rowsPerTransaction, type LegName, type PgbenchProtocol } from './pgbench-script';
 import { reconcile } from './reconcile';
 import type { ProgressFn } from './target';
 
@@ -137,7 +138,7 @@ export async function denominator(opts: DenominatorOptions): Promise<Denominator
       // Owner legs: the set_livemode trigger reads app.livemode; set it for the session at connect. The
       // RLS leg sets it per transaction from the key, as the service does.
       if (leg !== 'rls-1row') env.PGOPTIONS = `-c app.livemode=${livemode}`;
-      say(`pgbench ${leg} (-M ${protocol}): ${opts.clients} clients, ${opts.seconds} s, batch ${opts.batch}`);
+      say(`pgbench ${leg} (-M ${protocol}): ${opts.clients} clients, ${opts.seconds} s, batch ${legBatch(leg, opts.batch)}`);
       let out: { stdout: string; stderr: string };
       try {
         out = await opts.runner.run(args, env);
@@ -162,7 +163,7 @@ export async function denominator(opts: DenominatorOptions): Promise<Denominator
         protocol,
         clients: opts.clients,
         seconds: opts.seconds,
-        batch: opts.batch,
+        batch: perTx,
         transactions: s.transactions,
         failed: s.failed,
         tps: s.tps,

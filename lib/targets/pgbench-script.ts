@@ -1,14 +1,22 @@
-// pgbench scripts that write the usage_events row shape into the fixtures' partition, for the three
+// pgbench scripts that write the usage_events row shape into the fixtures' partition, for the four
 // legs of the denominator. Pure: scope and tag in, script text out. Each leg tags its rows with
 // properties.rig_run = <tag>, so the rows a leg wrote are counted exactly afterwards.
 import { RUN_TAG_PROPERTY } from '../protocol/hardcount-api';
 import type { FixtureScope } from './fixtures-scope';
 
-/** owner-1row: B one-row INSERTs per transaction as the owner (the spec's denominator).
+/** owner-commit: one one-row INSERT per transaction (batch 1, whatever the campaign's batch) as the
+ *    owner: the database's own commit rate, the protocol's "one-row commits/s" (the hot-row table's
+ *    commit / fsync row: "6,840 commits/s at 16 clients").
+ *  owner-1row: B one-row INSERTs per transaction as the owner (the spec's denominator).
  *  rls-1row: the same as hardcount_app with the service's request protocol (key lookup + set_config).
  *  owner-multirow: one B-row INSERT per transaction as the owner (the floor for #823's multi-row mode). */
-export type LegName = 'owner-1row' | 'rls-1row' | 'owner-multirow';
-export const LEGS: readonly LegName[] = ['owner-1row', 'rls-1row', 'owner-multirow'];
+export type LegName = 'owner-commit' | 'owner-1row' | 'rls-1row' | 'owner-multirow';
+export const LEGS: readonly LegName[] = ['owner-commit', 'owner-1row', 'rls-1row', 'owner-multirow'];
+
+/** Rows per transaction a leg runs at: the commit-rate leg is one row, the others the campaign's batch. */
+export function legBatch(leg: LegName, batch: number): number {
+  return leg === 'owner-commit' ? 1 : batch;
+}
 
 export interface ScriptSpec {
   scope: Pick<FixtureScope, 'tenantId' | 'meterId' | 'customerIds' | 'unitCost'>;
@@ -65,11 +73,13 @@ function oneRowInsert(s: ScriptSpec): string[] {
 
 export function legScript(leg: LegName, s: ScriptSpec): string {
   checkSpec(s);
-  const lines: string[] = [`-- rig denominator, leg ${leg}, batch ${s.batch}, tag ${s.tag}`];
-  if (leg === 'owner-1row') {
-    if (s.batch > 1) lines.push('BEGIN;');
-    for (let i = 0; i < s.batch; i++) lines.push(...oneRowInsert(s));
-    if (s.batch > 1) lines.push('COMMIT;');
+  const lines: string[] = [`-- rig denominator, leg ${leg}, batch ${legBatch(leg, s.batch)}, tag ${s.tag}`];
+  if (leg === 'owner-1row' || leg === 'owner-commit') {
+    // One row alone is its own transaction (autocommit): one commit per row, nothing else sent.
+    const rows = legBatch(leg, s.batch);
+    if (rows > 1) lines.push('BEGIN;');
+    for (let i = 0; i < rows; i++) lines.push(...oneRowInsert(s));
+    if (rows > 1) lines.push('COMMIT;');
   } else if (leg === 'rls-1row') {
     if (!s.keyHash || !/^[0-9a-f]{64}$/.test(s.keyHash)) throw new Error('rls-1row needs the fixtures API key hash (64 hex digits)');
     // As the service does it (reference/request-tx.ts): BEGIN and the key lookup that sets the tenant and
@@ -95,6 +105,6 @@ export function legScript(leg: LegName, s: ScriptSpec): string {
 }
 
 /** Rows one transaction of the leg writes. */
-export function rowsPerTransaction(_leg: LegName, batch: number): number {
-  return batch;
+export function rowsPerTransaction(leg: LegName, batch: number): number {
+  return legBatch(leg, batch);
 }

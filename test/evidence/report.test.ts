@@ -127,6 +127,8 @@ test('the page carries the spec\'s sections: conditions with cost, the ceiling b
   assert.match(md, /\| database parameters \(rig\.json\) \| server_version=16\.4, autovacuum_vacuum_insert_scale_factor=0\.2/);
   assert.match(md, /\| pgbench owner-1row: one-row INSERTs per transaction, as the owner .* \| 52,700 rows\/s \(105 transactions\/s\) \| \d+ % \|/);
   assert.match(md, /\| pgbench rls-1row: .* \| 41,000 rows\/s .* \| \d+ % \|/);
+  // The commit-rate leg beside the batch legs: "the database alone commits N/s".
+  assert.match(md, /\| pgbench owner-commit: one-row transactions \(batch 1\), as the owner: the database's own commit rate \(\d+ clients, 1 row\/transaction\) \| 7,184 one-row commits\/s \| — \|/);
   assert.match(md, /\| single \| aggregate \| [\d.]+ ms/);
   assert.match(md, /IO:WALSync \d+ %/);
   assert.match(md, /1,\d{3} B .*7\.\d records/);
@@ -143,16 +145,17 @@ test('the ceiling is set beside the legs of its own row shape only', async () =>
   copyTree(fx.dir, copy);
   const legsFile = path.join(copy, 'denominator/legs.json');
   const legs = JSON.parse(fs.readFileSync(legsFile, 'utf8')) as { legs: Array<{ batch: number; rows_verified: boolean }> };
-  legs.legs[0].batch = 1; // a one-row-per-transaction leg is no denominator for a batch-500 ceiling
-  legs.legs[1].rows_verified = false; // nor is a leg whose rows were not found
+  // legs[0], the commit-rate leg, is one row per transaction: no denominator for a batch-500 ceiling
+  legs.legs[1].batch = 1; // nor is any other leg of one row per transaction
+  legs.legs[2].rows_verified = false; // nor is a leg whose rows were not found
   fs.writeFileSync(legsFile, JSON.stringify(legs));
   fs.rmSync(path.join(copy, 'manifest.json'));
   await buildManifest(copy);
   const m = await buildReport(copy);
-  assert.deepEqual(m.denominator!.legs.map((l) => l.ratio === null), [true, true, false]);
+  assert.deepEqual(m.denominator!.legs.map((l) => l.ratio === null), [true, true, true, false]);
   assert.ok(m.unpublished.some((u) => u.what === 'denominator leg rls-1row'));
   assert.ok(m.ceiling!.report!.delivered_rate > 0);
-  assert.equal(m.denominator!.legs[2].ratio, Math.round((m.ceiling!.report!.delivered_rate / 150_000) * 1000) / 1000);
+  assert.equal(m.denominator!.legs[3].ratio, Math.round((m.ceiling!.report!.delivered_rate / 150_000) * 1000) / 1000);
 });
 
 test('missing optional evidence reads "not sampled", never a guess', async () => {

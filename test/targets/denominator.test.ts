@@ -29,13 +29,14 @@ function recordingRunner(calls: Array<{ args: string[]; env: Record<string, stri
   return { ...inner, run: (args, env) => (calls.push({ args, env }), inner.run(args, env)) };
 }
 
-test('all three legs run, and each verifies exactly the rows pgbench committed in the fixtures\' partition', async () => {
+test('all four legs run, and each verifies exactly the rows pgbench committed in the fixtures\' partition', async () => {
   const calls: Array<{ args: string[]; env: Record<string, string> }> = [];
   const res = await denominator({ ownerUrl: urls.ownerUrl, appUrl: urls.appUrl, runner: recordingRunner(calls), clients: 2, seconds: 2, batch: 20 });
   assert.equal(res.livemode, false);
   assert.deepEqual(
     res.legs.map((l) => [l.leg, l.role]),
     [
+      ['owner-commit', 'hardcount_owner'],
       ['owner-1row', 'hardcount_owner'],
       ['rls-1row', 'hardcount_app'],
       ['owner-multirow', 'hardcount_owner'],
@@ -47,7 +48,10 @@ test('all three legs run, and each verifies exactly the rows pgbench committed i
     for (const l of res.legs) {
       assert.ok(l.transactions > 0, `${l.leg} committed nothing`);
       assert.equal(l.failed, 0);
-      assert.equal(l.expectedRows, l.transactions * 20);
+      // The commit-rate leg is one row per transaction whatever the batch; the others the batch.
+      const perTx = l.leg === 'owner-commit' ? 1 : 20;
+      assert.equal(l.batch, perTx);
+      assert.equal(l.expectedRows, l.transactions * perTx);
       assert.equal(l.countedRows, l.expectedRows);
       assert.equal(l.otherModeRows, 0);
       assert.ok(l.rowsPerSec > 0 && l.tps > 0 && l.latencyAvgMs > 0);
@@ -106,6 +110,11 @@ test('the multi-row leg makes its rows in SQL (pgbench allows 255 variables per 
   const one = legScript('owner-1row', { scope, tag: 't', batch: 500 });
   assert.equal((one.match(/^INSERT/gm) ?? []).length, 500);
   assert.match(one, /^BEGIN;$/m);
+  // the commit-rate leg: one one-row INSERT, its own transaction (no BEGIN/COMMIT), at any batch
+  const commit = legScript('owner-commit', { scope, tag: 't', batch: 500 });
+  assert.equal((commit.match(/^INSERT/gm) ?? []).length, 1);
+  assert.doesNotMatch(commit, /^(BEGIN|COMMIT)/m);
+  assert.match(commit, /batch 1,/);
   // non-contiguous customers fall back to an array lookup
   const gaps = legScript('owner-multirow', { scope: { ...scope, customerIds: ['10', '12', '40'] }, tag: 't', batch: 2 });
   assert.match(gaps, /ARRAY\[10,12,40\]/);
