@@ -37,6 +37,8 @@ export interface RepeatPlan {
   window?: [number, number];
   /** The last third at 2.2x latency: fails the `drift` gate. */
   drift?: boolean;
+  /** Every request sent this many ms after its intended time (a late generator): fails the `instrument` gate. */
+  lateMs?: number;
   /** 'missing': no reconcile.json; 'rows-lost': the database holds 3 rows fewer than acknowledged. */
   reconcile?: 'ok' | 'missing' | 'rows-lost';
   /** Attempt 1 is cut short a third of the way in (worker lost); attempt 2 runs in full. */
@@ -62,6 +64,8 @@ export interface FixtureOptions {
   plans?: RepeatPlan[];
   probe?: boolean;
   ceiling?: boolean;
+  /** The ceiling's first N requests are answered 503 (a ceiling counted with failures: not a valid one). */
+  ceilingFailed?: number;
   denominator?: boolean;
   /** ISO start of the campaign. */
   start?: string;
@@ -133,7 +137,7 @@ function openLoopRows(r: () => number, c: { eventsPerSecond: number; batch: numb
     let lat = baseMs * Math.exp(0.35 * normal(r)) * 1000;
     if (plan?.window && sec >= plan.window[0] && sec < plan.window[1]) lat *= 4;
     if (plan?.drift && sec >= seconds - third) lat *= 2.2;
-    const sent = intended + Math.floor(r() * 150);
+    const sent = intended + Math.floor(r() * 150) + Math.round((plan?.lateMs ?? 0) * 1000);
     let done = Math.round(sent + lat);
     for (const [a, b] of stalls) if (sent >= a && sent < b) done = Math.round(b + lat);
     let q = 0;
@@ -162,7 +166,7 @@ function openLoopRows(r: () => number, c: { eventsPerSecond: number; batch: numb
   return { rows, eventsClaimed, quantityClaimed, cutShort: cutAtS !== null };
 }
 
-function closedLoopRows(r: () => number, workers: number, batch: number, seconds: number): RepeatOutcome {
+function closedLoopRows(r: () => number, workers: number, batch: number, seconds: number, failFirst = 0): RepeatOutcome {
   const rows: SampleRow[] = [];
   let eventsClaimed = 0;
   let quantityClaimed = 0;
@@ -172,9 +176,12 @@ function closedLoopRows(r: () => number, workers: number, batch: number, seconds
       const done = Math.round(t + 160_000 * Math.exp(0.12 * normal(r)));
       let q = 0;
       for (let e = 0; e < batch; e++) q += 1 + Math.floor(r() * 100);
-      rows.push({ scenario: 'ingest', intended_us: t, sent_us: t, done_us: done, status: 201, events: batch, quantity: q });
-      eventsClaimed += batch;
-      quantityClaimed += q;
+      const failed = rows.length < failFirst;
+      rows.push({ scenario: 'ingest', intended_us: t, sent_us: t, done_us: done, status: failed ? 503 : 201, events: batch, quantity: q });
+      if (!failed) {
+        eventsClaimed += batch;
+        quantityClaimed += q;
+      }
       t = done + 200;
     }
   }
@@ -405,7 +412,7 @@ export async function makeFixtureCampaign(o: FixtureOptions): Promise<Fixture> {
     const cs = spec.ceiling;
     step('ceiling', cs.seconds + 5, 'closed loop', () => {
       const r = rng(o.seed ^ hashStr('ceiling'));
-      const out = closedLoopRows(r, cs.workers, cs.batch, cs.seconds);
+      const out = closedLoopRows(r, cs.workers, cs.batch, cs.seconds, o.ceilingFailed ?? 0);
       const runTag = `${campaignId}-ceiling`;
       // As activities/repeat.ts lays it out and judges it: ceiling/r1-aA, the ceiling's own gate (no service level).
       const cdir = 'ceiling/r1-a1';

@@ -158,6 +158,71 @@ test('the ceiling is set beside the legs of its own row shape only', async () =>
   assert.equal(m.denominator!.legs[3].ratio, Math.round((m.ceiling!.report!.delivered_rate / 150_000) * 1000) / 1000);
 });
 
+test('per repeat, the schedule lag p99 and the corrected p99 stand beside the gated p99; a late generator fails "instrument late"', async () => {
+  const late = await makeFixtureCampaign({
+    seed: 17,
+    root,
+    campaignId: 'late-generator',
+    repeats: 2,
+    repeatSeconds: 20,
+    probe: false,
+    ceiling: false,
+    denominator: false,
+    configurations: [{ name: 'only', eventsPerSecond: 500, batch: 5, p99LimitMs: 100 }],
+    plans: [{ config: 'only', repeat: 2, lateMs: 40 }],
+  });
+  const m = await buildReport(late.dir);
+  const [r1, r2] = m.configurations[0].repeats;
+  assert.equal(r1.status, 'passed');
+  assert.ok(r1.report!.schedule_lag_p99_ms! < 1);
+  assert.equal(r2.status, 'failed');
+  assert.ok(r2.report!.schedule_lag_p99_ms! >= 40 && r2.report!.co_p99_ms! > r2.report!.p99_ms! + 39);
+  assert.match(r2.reasons.join('; '), /^instrument late: schedule lag p99 40\.\d+ ms > 10 ms \(10 % of the p99 limit 100 ms\)/);
+  const md = renderMarkdown(m);
+  assert.match(md, /\| repeat \| verdict \| delivered ev\/s \| p50 \| p99 \| schedule lag p99 \| corrected p99 \| worst 10-s p99 \|/);
+  assert.match(md, /\| r2-a1 \| FAIL \| [\d,]+ \| [\d.]+ ms \| [\d.]+ ms \| 40\.\d ms \| [\d.]+ ms \| .*\| instrument late: schedule lag p99 40/);
+  assert.match(renderHtml(m), /<th>schedule lag p99<\/th><th>corrected p99<\/th>/);
+  assert.equal(m.configurations[0].summary.label, '1/2');
+});
+
+test('a ceiling with failed requests, or not reconciled, is "not a valid ceiling", and no ratio is computed from it', async () => {
+  const failing = await makeFixtureCampaign({
+    seed: 23,
+    root,
+    campaignId: 'ceiling-failed',
+    repeats: 1,
+    repeatSeconds: 20,
+    probe: false,
+    configurations: [{ name: 'only', eventsPerSecond: 500, batch: 5, p99LimitMs: 100 }],
+    ceilingFailed: 3,
+  });
+  const m = await buildReport(failing.dir);
+  assert.equal(m.ceiling!.status, 'invalid');
+  assert.match(m.ceiling!.why.join('; '), /^failed: 3 of \d+ sent requests failed/);
+  assert.equal(m.denominator!.ceiling_evps, null);
+  assert.ok(m.denominator!.legs.length > 0 && m.denominator!.legs.every((l) => l.ratio === null), 'no ratio from an invalid ceiling');
+  const md = renderMarkdown(m);
+  assert.match(md, /\| closed-loop maximum, 8 workers, batch 500 \(not a service level\) \| not a valid ceiling: failed: 3 of \d+ sent requests failed \(no 2xx\) \| — \|/);
+  assert.match(md, /^- Closed-loop ceiling: not a valid ceiling: failed: 3 of/m);
+  assert.match(md, /^- closed-loop ceiling: not a valid ceiling: failed: 3 of/m);
+  assert.match(md, /8 workers, batch 500, 30 s: not a valid ceiling\./);
+  assert.doesNotMatch(md, /% of pgbench/);
+  assert.doesNotMatch(md, /\| \d+ % \|/);
+
+  // The fixture's valid ceiling, with its reconcile.json gone: not reconciled, so not a ceiling either.
+  const copy = path.join(root, 'ceiling-unreconciled');
+  copyTree(fx.dir, copy);
+  fs.rmSync(path.join(copy, 'ceiling/r1-a1/reconcile.json'));
+  fs.rmSync(path.join(copy, 'manifest.json'));
+  await buildManifest(copy);
+  const u = await buildReport(copy);
+  assert.equal(model.ceiling!.status, 'measured', 'the fixture\'s own ceiling is valid');
+  assert.ok(model.denominator!.legs.some((l) => l.ratio !== null));
+  assert.equal(u.ceiling!.status, 'not-published');
+  assert.ok(u.denominator!.legs.every((l) => l.ratio === null));
+  assert.match(renderMarkdown(u), /\| closed-loop maximum, .* \| not a valid ceiling: not reconciled: no reconcile\.json/);
+});
+
 test('missing optional evidence reads "not sampled", never a guess', async () => {
   const bare = await makeFixtureCampaign({
     seed: 5,

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { baselineTable } from './baseline';
 import type { ConfigurationModel, ReportModel, RepeatModel } from './model';
 import { pageCharts, type Chart } from './plots';
-import { ceilingLine, ceilingTable, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
+import { ceilingLine, ceilingStatusText, ceilingTable, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { warmupTable } from './warmups';
 
 export function esc(s: string): string {
@@ -124,9 +124,9 @@ export function renderHtml(m: ReportModel): string {
   for (const c of m.configurations) s.push(configSection(c, charts));
   if (m.ceiling) {
     const c = m.ceiling;
-    s.push(`<h3 id="ceiling-run">Closed-loop ceiling: ${c.workers} workers, batch ${c.batch}, ${c.seconds} s: ${esc(c.status.replace('-', ' '))}</h3>`);
+    s.push(`<h3 id="ceiling-run">Closed-loop ceiling: ${c.workers} workers, batch ${c.batch}, ${c.seconds} s: ${esc(ceilingStatusText(c))}</h3>`);
     if (c.report) s.push(`<p>${esc(ceilingLine(c.report))}</p>`);
-    const notes = [...c.why, ...c.notes.map((n) => `noted (not gated: a ceiling is not a service level): ${n}`)];
+    const notes = [...c.why, ...c.notes];
     if (notes.length) s.push(ul(notes));
     const last = c.attempts[c.attempts.length - 1];
     if (last) s.push(repeatBlock(last, charts.get('ceiling')));

@@ -1,7 +1,7 @@
 // The page as Markdown (report.md, `rig report --format md`). Sections follow the spec's results
 // page: result, at a glance, method, conditions, runs, not published, what this does not show. Pure.
 import type { ReportModel } from './model';
-import { ceilingLine, ceilingTable, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
+import { ceilingLine, ceilingStatusText, ceilingTable, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { baselineTable } from './baseline';
 import { warmupTable } from './warmups';
 
@@ -73,10 +73,10 @@ export function renderMarkdown(m: ReportModel): string {
   if (m.ceiling) {
     out.push('### Closed-loop ceiling');
     const c = m.ceiling;
-    const lines = [`${c.workers} workers, batch ${c.batch}, ${c.seconds} s: ${c.status.replace('-', ' ')}.`];
+    const lines = [`${c.workers} workers, batch ${c.batch}, ${c.seconds} s: ${ceilingStatusText(c)}.`];
     if (c.report) lines.push(ceilingLine(c.report));
     if (c.why.length) lines.push(`Why: ${c.why.join('; ')}.`);
-    if (c.notes.length) lines.push(`Noted (not gated: a ceiling is not a service level): ${c.notes.join('; ')}.`);
+    if (c.notes.length) lines.push(`Noted: ${c.notes.join('; ')}.`);
     out.push(lines.join(' '));
   }
 

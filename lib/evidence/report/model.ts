@@ -124,14 +124,19 @@ export interface ConfigurationModel {
 }
 
 export interface CeilingModel {
-  status: 'measured' | 'not-published' | 'interrupted' | 'not-run';
+  /**
+   * measured: a valid ceiling (0 failed, enough samples, reconciled). invalid: its gate failed (failed
+   * requests, too few samples). not-published: not reconciled, or its evidence disagrees. Neither of
+   * those two is a ceiling: shown as "not a valid ceiling: <why>", and no ratio is computed from it.
+   */
+  status: 'measured' | 'invalid' | 'not-published' | 'interrupted' | 'not-run';
   why: string[];
   workers: number;
   batch: number;
   seconds: number;
   dir: string | null;
   report: RunReport | null;
-  /** Gate findings noted beside the ceiling (it is not a service level, so they do not gate it). */
+  /** Findings noted beside the ceiling without gating it (drift: a ceiling is not a service level). */
   notes: string[];
   attempts: RepeatModel[];
 }
@@ -243,7 +248,8 @@ export function buildReportModel(ev: Evidence): ReportModel {
     if (!c.published) unpublished.push({ what: `configuration ${c.name}`, why: c.why_not });
     for (const r of c.repeats) if (r.status === 'not-published') unpublished.push({ what: `repeat ${r.id}`, why: r.reasons });
   }
-  if (ceiling && ceiling.status === 'not-published') unpublished.push({ what: 'closed-loop ceiling', why: ceiling.why });
+  const invalidCeiling = ceiling ? ceilingInvalidity(ceiling) : null;
+  if (invalidCeiling) unpublished.push({ what: 'closed-loop ceiling', why: [invalidCeiling] });
   for (const l of denominator?.legs ?? []) if (!l.rows_verified) unpublished.push({ what: `denominator leg ${l.leg}`, why: ['its rows were not verified in the intended partition'] });
 
   const warnings = [...ev.log.filter((l) => l.kind === 'warning').map((l) => `${l.at} ${l.text}`), ...ev.problems];
@@ -548,9 +554,19 @@ function buildCeiling(ev: Evidence): CeilingModel | null {
   const base = { workers: c.workers, batch: c.batch, seconds: c.seconds, attempts };
   if (!last) return { ...base, status: 'not-run', why: ['no ceiling evidence: the campaign stopped before the ceiling ran'], dir: null, report: null, notes: [] };
   if (last.status === 'interrupted') return { ...base, status: 'interrupted', why: last.reasons, dir: last.dir, report: null, notes: [] };
-  if (last.status === 'not-published') return { ...base, status: 'not-published', why: last.reasons, dir: last.dir, report: last.report, notes: last.gate_reasons };
-  // A closed loop is a ceiling, not a service level: its gate findings are notes, not a verdict.
-  return { ...base, status: 'measured', why: [], dir: last.dir, report: last.report, notes: last.reasons };
+  const notes = last.report?.gate.notes ?? [];
+  if (last.status === 'not-published') {
+    const why = [...last.reasons, ...last.gate_reasons.map((g) => `also failed: ${g}`)];
+    return { ...base, status: 'not-published', why, dir: last.dir, report: last.report, notes };
+  }
+  // A maximum counted with failed requests (or from too few) is no maximum of anything: not a ceiling.
+  if (last.status === 'failed') return { ...base, status: 'invalid', why: last.reasons, dir: last.dir, report: last.report, notes };
+  return { ...base, status: 'measured', why: [], dir: last.dir, report: last.report, notes };
+}
+
+/** "not a valid ceiling: <why>" for a ceiling whose figure must not be used (nor any ratio of it); else null. */
+export function ceilingInvalidity(c: CeilingModel): string | null {
+  return c.status === 'invalid' || c.status === 'not-published' ? `not a valid ceiling: ${c.why.join('; ')}` : null;
 }
 
 function buildDenominator(ev: Evidence, ceiling: CeilingModel | null): DenominatorModel | null {
@@ -684,6 +700,8 @@ function headline(configs: ConfigurationModel[], ceiling: CeilingModel | null, d
       }.`,
     );
   }
+  const invalid = ceiling ? ceilingInvalidity(ceiling) : null;
+  if (invalid) out.push(`Closed-loop ceiling: ${invalid}.`);
   if (ev.result?.status) out.push(`Campaign status: ${ev.result.status}${ev.result.error ? ` (${ev.result.error})` : ''}.`);
   else out.push('Campaign status: unknown (no result.json: the campaign did not finish).');
   return out;

@@ -6,7 +6,7 @@
 import type { FigureSummary } from '../../protocol/reporting';
 import type { Spread } from './db-summary';
 import type { RunReport } from '../../protocol/run-report';
-import type { ConfigurationModel, ReportModel, RepeatModel } from './model';
+import { ceilingInvalidity, type ConfigurationModel, type ReportModel, type RepeatModel } from './model';
 
 export interface Row {
   cells: string[];
@@ -121,8 +121,12 @@ export function ceilingTable(m: ReportModel): Table | null {
   const c = m.ceiling;
   if (c) {
     const what = `closed-loop maximum, ${c.workers} workers, batch ${c.batch} (not a service level)`;
+    const invalid = ceilingInvalidity(c);
     if (c.status === 'measured' && c.report) {
       rows.push({ cells: [what, `${num(c.report.delivered_rate, 0)} ev/s (p50 ${ms(c.report.p50_ms)} / p99 ${ms(c.report.p99_ms)})`, DASH], cls: 'passed' });
+    } else if (invalid) {
+      // Its figure is not shown here, and no leg below gets a ratio from it (model.ts: buildDenominator).
+      rows.push({ cells: [what, invalid, DASH], cls: 'not-published' });
     } else {
       rows.push({ cells: [what, `${c.status.replace('-', ' ')}: ${c.why.join('; ')}`, DASH], cls: c.status });
     }
@@ -179,7 +183,9 @@ export function stopsTable(m: ReportModel): Table {
 
 /** Every attempt of one configuration, with its verdict and every failed gate's reason. */
 export function runsTable(c: ConfigurationModel): Table {
-  const header = ['repeat', 'verdict', 'delivered ev/s', 'p50', 'p99', 'worst 10-s p99', 'freeze-s', 'windows', 'drift', 'dropped', 'failed', 'rows (DB / claimed)', 'why'];
+  // Beside the gated p99 (done - sent): how late the generator sent (schedule lag, gated by the
+  // instrument check) and the corrected p99 (done - intended) that a late generator would hide.
+  const header = ['repeat', 'verdict', 'delivered ev/s', 'p50', 'p99', 'schedule lag p99', 'corrected p99', 'worst 10-s p99', 'freeze-s', 'windows', 'drift', 'dropped', 'failed', 'rows (DB / claimed)', 'why'];
   const rows: Row[] = c.repeats.map((r) => {
     const rep = r.report;
     const label = r.attempt ? `r${r.repeat}-a${r.attempt}` : `r${r.repeat}`;
@@ -192,6 +198,8 @@ export function runsTable(c: ConfigurationModel): Table {
         rep ? num(rep.delivered_rate, 0) : DASH,
         rep ? ms(rep.p50_ms) : DASH,
         rep ? ms(rep.p99_ms) : DASH,
+        rep ? ms(rep.schedule_lag_p99_ms) : DASH,
+        rep ? ms(rep.co_p99_ms) : DASH,
         rep ? ms(rep.worst_10s_p99_ms) : DASH,
         rep ? String(rep.freeze_seconds.length) : DASH,
         rep ? String(rep.windows.length) : DASH,
@@ -266,6 +274,11 @@ export function stepsTable(m: ReportModel): Table {
     header: ['step', 'status', 'started', 'seconds', 'summary'],
     rows: m.steps.map((s) => ({ cells: [s.step, s.status, s.started_at, num(s.seconds, 0), s.summary], cls: s.status === 'ok' ? 'passed' : s.status === 'skipped' ? 'not-run' : 'failed' })),
   };
+}
+
+/** The ceiling's state in words: measured, not a valid ceiling (invalid or not published), interrupted, not run. */
+export function ceilingStatusText(c: NonNullable<ReportModel['ceiling']>): string {
+  return ceilingInvalidity(c) ? 'not a valid ceiling' : c.status.replace('-', ' ');
 }
 
 /** One sentence on the ceiling's measurement. */
