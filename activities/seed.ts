@@ -1,39 +1,83 @@
 // seed: history rows by COPY into the fixtures' partition, then settle until autovacuum and analyze
 // are idle (the spec: a bulk seed leaves autovacuum busy for minutes, and the first repeat after it
 // failed its gate on a 5-second stall).
+// Safe to run twice: the seed tag is derived from the campaign, so a retry counts what an earlier
+// attempt committed and copies only the rest (after a kill mid-settle: nothing, it just settles); the
+// rollup rebuild replaces the whole rollup in one transaction.
 import { EvidenceStore } from '../lib/evidence/store';
 import { rigDbUrls } from '../lib/targets/local';
-import { seed } from '../lib/targets/seed';
+import { seed, seedTagFor, type SeedResult } from '../lib/targets/seed';
+import { SettleTimeoutError } from '../lib/targets/settle';
 import { rebuildRollup } from '../reference/rollup';
 import type { SeedInput, StepSummary } from './contract';
-import { heartbeat } from './context';
-import { refusing } from './refusal';
+import { attempt, cancellationSignal, heartbeat } from './context';
+import { refusal, refusing } from './refusal';
+
+/**
+ * Heartbeats come from a timer, not from the rows: a COPY held back by the server, the counts and the
+ * rollup rebuild are single long statements, and the attempt must stay visibly alive through them.
+ */
+const HEARTBEAT_EVERY_MS = 5000;
+
+export interface SeedHeartbeat {
+  phase: 'start' | 'count' | 'copy' | 'settle' | 'rollup';
+  /** rows under the campaign's seed tag: committed plus in flight */
+  rows: number;
+  committed: number;
+  total: number;
+  attempt: number;
+}
 
 export async function seedHistory(input: SeedInput): Promise<StepSummary> {
   const store = EvidenceStore.forCampaign(input.campaignId);
   if (input.rows === 0) return { summary: 'no history rows asked for' };
   const { ownerUrl } = rigDbUrls(input.campaignId);
-  let lastLog = 0;
-  const res = await refusing(() =>
-    seed({
-      ownerUrl,
-      rows: input.rows,
-      settle: { timeoutMs: input.settleTimeoutSeconds * 1000 },
-      onProgress: (p) => {
-        heartbeat({ phase: p.phase, rows: p.rows, total: p.total });
-        if (p.elapsedMs - lastLog >= 10_000) {
-          lastLog = p.elapsedMs;
-          store.appendLog('info', `seed ${p.phase}: ${p.rows}/${p.total} rows, ${Math.round(p.rowsPerSec)} rows/s`);
-        }
-      },
-    }),
-  );
-  if (input.rebuildRollup) {
-    const n = await rebuildRollup(ownerUrl);
-    store.appendLog('info', `seed: daily rollup rebuilt (${n} rows) for HC_AGGREGATE=rollup`);
+  const signal = cancellationSignal();
+  let details: SeedHeartbeat = { phase: 'start', rows: 0, committed: 0, total: input.rows, attempt: attempt() };
+  const beat = () => heartbeat(details);
+  const timer = setInterval(beat, HEARTBEAT_EVERY_MS);
+  beat();
+  try {
+    let lastLog = 0;
+    let res: SeedResult;
+    try {
+      res = await refusing(() =>
+        seed({
+          ownerUrl,
+          rows: input.rows,
+          tag: seedTagFor(input.campaignId),
+          signal,
+          settle: { timeoutMs: input.settleTimeoutSeconds * 1000 },
+          onProgress: (p) => {
+            details = { phase: p.phase, rows: p.rows, committed: p.committed, total: p.total, attempt: details.attempt };
+            beat();
+            if (p.elapsedMs - lastLog >= 10_000) {
+              lastLog = p.elapsedMs;
+              store.appendLog('info', `seed ${p.phase}: ${p.rows}/${p.total} rows, ${Math.round(p.rowsPerSec)} rows/s`);
+            }
+          },
+        }),
+      );
+    } catch (err) {
+      // A retry would wait on the same autovacuum: stop the campaign with what it was doing (teardown runs).
+      if (err instanceof SettleTimeoutError) throw refusal('SettleRefusal', err.message, { table: err.table, state: err.state, autovacuum: err.autovacuum });
+      throw err;
+    }
+    const resumed = res.alreadyIn > 0 ? `; ${res.alreadyIn} were already in from an earlier attempt, ${res.copiedRows} copied` : '';
+    store.appendLog('info', `seed: ${res.verifiedRows} rows under tag ${res.tag}${resumed}`);
+    if (input.rebuildRollup) {
+      signal?.throwIfAborted();
+      details = { ...details, phase: 'rollup' };
+      beat();
+      const n = await rebuildRollup(ownerUrl);
+      store.appendLog('info', `seed: daily rollup rebuilt (${n} rows) for HC_AGGREGATE=rollup`);
+    }
+    const rate = res.copiedRows > 0 ? ` at ${Math.round(res.rowsPerSec)} rows/s` : '';
+    const settle = res.settle ? `; autovacuum settled after ${res.settle.seconds.toFixed(1)} s` : '';
+    const summary = `${res.verifiedRows} rows (tag ${res.tag}) in livemode=${res.livemode}${rate}${resumed}${settle}`;
+    store.appendLog('info', `seed: ${summary}`);
+    return { summary };
+  } finally {
+    clearInterval(timer);
   }
-  const settle = res.settle ? `; autovacuum settled after ${res.settle.seconds.toFixed(1)} s` : '';
-  const summary = `${res.verifiedRows} rows (tag ${res.tag}) in livemode=${res.livemode} at ${Math.round(res.rowsPerSec)} rows/s${settle}`;
-  store.appendLog('info', `seed: ${summary}`);
-  return { summary };
 }

@@ -9,7 +9,7 @@ import { progressPrinter } from '../progress-line';
 export const summary = 'COPY history rows into the fixtures\' partition of a local rig, then settle autovacuum';
 
 const HELP = `usage: rig seed --rows N [--campaign ID] [--livemode true|false] [--days 30]
-                [--settle-timeout SECONDS] [--no-settle] [--tenant ID]
+                [--settle-timeout SECONDS] [--no-settle] [--tenant ID] [--tag TAG]
 
   --rows N            rows of history to COPY into usage_events (required)
   --campaign ID       the local rig (default: the only provisioned one)
@@ -17,7 +17,9 @@ const HELP = `usage: rig seed --rows N [--campaign ID] [--livemode true|false] [
                       (default: the fixtures' mode)
   --days D            history span before now (default 30)
   --settle-timeout S  give up waiting for autovacuum after S seconds (default 900)
-  --no-settle         do not wait for autovacuum (rehearsals only: a campaign always settles)`;
+  --no-settle         do not wait for autovacuum (rehearsals only: a campaign always settles)
+  --tag TAG           the seed's tag (default: a fresh one, so each run adds N rows); the same tag
+                      again resumes an interrupted run: only the rows not yet in are copied`;
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
@@ -32,6 +34,7 @@ export async function run(argv: string[]): Promise<number> {
         livemode: { type: 'string' },
         days: { type: 'string' },
         tenant: { type: 'string' },
+        tag: { type: 'string' },
         'settle-timeout': { type: 'string' },
         'no-settle': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -69,9 +72,11 @@ export async function run(argv: string[]): Promise<number> {
     rows,
     days,
     tenantId: values.tenant,
+    tag: values.tag,
     livemode: values.livemode === undefined ? undefined : values.livemode === 'true',
     settle: values['no-settle'] ? false : { timeoutMs: settleTimeout * 1000 },
     onProgress: (p) => {
+      if (p.phase === 'count') return;
       if (p.phase === 'copy') bar.update(p.rows, p.total, `${fmt(p.rows)}/${fmt(p.total)} rows, ${fmt(p.rowsPerSec)} rows/s`);
       else {
         if (!settling) bar.end();
@@ -89,6 +94,7 @@ export async function run(argv: string[]): Promise<number> {
   bar.end();
   console.log(
     `seeded ${fmt(res.rows)} rows (tag ${res.tag}) into tenant ${res.tenantId}, livemode=${res.livemode}: ` +
+      (res.alreadyIn > 0 ? `${fmt(res.alreadyIn)} already in, ${fmt(res.copiedRows)} copied in ` : '') +
       `${res.copySeconds.toFixed(1)} s, ${fmt(res.rowsPerSec)} rows/s; ${fmt(res.verifiedRows)} verified in the partition` +
       (res.settle ? `; settled in ${res.settle.seconds.toFixed(0)} s` : '; not settled (--no-settle)'),
   );

@@ -79,7 +79,70 @@ export async function readSettleState(c: pg.ClientBase, table = 'usage_events'):
   return state;
 }
 
-/** Wait until the table is idle (twice in a row); throws after timeoutMs with the last state. */
+/**
+ * Thrown when the table did not settle in time. Not worth retrying as it stands (a retry waits on the
+ * same autovacuum), so the activity turns it into a refusal; the message names the table, its
+ * thresholds, and what autovacuum was doing at the end (workers, vacuum progress, locks in its way).
+ */
+export class SettleTimeoutError extends Error {
+  constructor(
+    message: string,
+    readonly table: string,
+    readonly state: SettleState,
+    readonly autovacuum: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * What autovacuum is doing, in one line: its workers (what each runs, what it waits on), the vacuum
+ * progress on `table`, and sessions holding locks on `table` that keep vacuum and analyze out
+ * (SHARE UPDATE EXCLUSIVE or stronger: autovacuum skips a table it cannot lock at once).
+ */
+export async function describeAutovacuum(c: pg.ClientBase, table = 'usage_events'): Promise<string> {
+  const workers = (
+    await c.query<{ pid: number; query: string; wait: string | null; secs: string }>(
+      `SELECT pid, coalesce(query, '') AS query, wait_event_type || ':' || wait_event AS wait,
+              round(extract(epoch FROM now() - xact_start))::text AS secs
+         FROM pg_stat_activity WHERE backend_type = 'autovacuum worker' ORDER BY pid`,
+    )
+  ).rows;
+  const progress = (
+    await c.query<{ pid: number; phase: string; scanned: string; total: string }>(
+      `SELECT pid, phase, heap_blks_scanned::text AS scanned, heap_blks_total::text AS total
+         FROM pg_stat_progress_vacuum WHERE relid = $1::regclass`,
+      [table],
+    )
+  ).rows;
+  const blockers = (
+    await c.query<{ pid: number; mode: string; app: string; state: string; secs: string }>(
+      `SELECT l.pid, l.mode, coalesce(a.application_name, '') AS app, coalesce(a.state, '') AS state,
+              coalesce(round(extract(epoch FROM now() - a.xact_start))::text, '?') AS secs
+         FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'relation' AND l.relation = $1::regclass AND l.granted AND l.pid <> pg_backend_pid()
+          AND l.mode IN ('ShareUpdateExclusiveLock', 'ShareLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')
+          AND coalesce(a.backend_type, '') <> 'autovacuum worker'
+        ORDER BY l.pid`,
+      [table],
+    )
+  ).rows;
+  const parts: string[] = [];
+  parts.push(
+    workers.length
+      ? `autovacuum workers: ${workers.map((w) => `pid ${w.pid} '${w.query}' for ${w.secs} s${w.wait ? ` waiting on ${w.wait}` : ''}`).join('; ')}`
+      : 'no autovacuum worker running',
+  );
+  if (progress.length) parts.push(`vacuum of ${table}: ${progress.map((p) => `pid ${p.pid} ${p.phase}, ${p.scanned}/${p.total} heap blocks scanned`).join('; ')}`);
+  if (blockers.length) {
+    parts.push(
+      `locks on ${table} that keep autovacuum out: ${blockers.map((b) => `pid ${b.pid} ${b.mode} (${b.app || 'no application_name'}, ${b.state}, transaction open ${b.secs} s)`).join('; ')}`,
+    );
+  }
+  return parts.join('. ');
+}
+
+/** Wait until the table is idle (twice in a row); throws SettleTimeoutError after timeoutMs with the last state. */
 export async function settle(c: pg.ClientBase, opts: SettleOptions = {}): Promise<SettleResult> {
   const table = opts.table ?? 'usage_events';
   const timeoutMs = opts.timeoutMs ?? 15 * 60_000;
@@ -95,11 +158,16 @@ export async function settle(c: pg.ClientBase, opts: SettleOptions = {}): Promis
     streak = state.idle ? streak + 1 : 0;
     if (streak >= 2) return { seconds: elapsed / 1000, state, polls };
     if (elapsed > timeoutMs) {
-      throw new Error(
+      const autovacuum = await describeAutovacuum(c, table);
+      throw new SettleTimeoutError(
         `${table} did not settle within ${Math.round(timeoutMs / 1000)} s: vacuum running=${state.vacuuming}, analyze running=${state.analyzing}, ` +
           `inserted since vacuum ${state.nInsSinceVacuum} (threshold ${Math.round(state.insertThreshold)}), ` +
-          `modified since analyze ${state.nModSinceAnalyze} (threshold ${Math.round(state.analyzeThreshold)}). ` +
+          `modified since analyze ${state.nModSinceAnalyze} (threshold ${Math.round(state.analyzeThreshold)}), ` +
+          `last autovacuum ${state.lastAutovacuum ?? 'never'}, last autoanalyze ${state.lastAutoanalyze ?? 'never'}. ${autovacuum}. ` +
           'Raise the settle timeout, or lower autovacuum_naptime / raise the cost limit',
+        table,
+        state,
+        autovacuum,
       );
     }
     await sleep(pollMs);
