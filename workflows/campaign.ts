@@ -50,6 +50,9 @@ export const CONTROL_QUEUE = 'rig';
  */
 const WARMUP_PATCH = 'warm-up-before-first-repeat';
 
+/** pgbench legs of the denominator (lib/targets/pgbench-script.ts LEGS: commit rate, one-row, RLS, multi-row). */
+const DENOMINATOR_LEGS = 4;
+
 /** Retries for steps that are safe to repeat; refusals are non-retryable and stop at once. */
 const retry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 };
 
@@ -320,11 +323,11 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     if (spec.denominator && !aborting) {
       const d = spec.denominator;
       progress.configuration = 'denominator';
-      progress.secondsLeft = d.seconds * 3;
+      progress.secondsLeft = d.seconds * DENOMINATOR_LEGS;
       denominator = await step(
         'denominator',
         () =>
-          data({ startToCloseTimeout: `${d.seconds * 3 + 600} seconds`, heartbeatTimeout: '1 minute' }).runDenominator({
+          data({ startToCloseTimeout: `${d.seconds * DENOMINATOR_LEGS + 600} seconds`, heartbeatTimeout: '1 minute' }).runDenominator({
             campaignId,
             rig: theRig,
             batch: d.batch,
@@ -443,7 +446,7 @@ export function outcomes(spec: CampaignSpec, repeats: RepeatSummary[]): Configur
   });
 }
 
-/** Measuring seconds the plan holds (repeats, cool-downs, ceiling, denominator's three legs). */
+/** Measuring seconds the plan holds (warm-ups, repeats, cool-downs, ceiling, the denominator's legs). */
 function plannedSeconds(spec: CampaignSpec): number {
   return secondsLeftAfter(spec, 0);
 }
@@ -465,6 +468,6 @@ function secondsLeftAfter(spec: CampaignSpec, repeatsDone: number): number {
     if (l.warmupSeconds > 0 && repeatsDone === 0) left += l.warmupSeconds + l.cooldownSeconds;
   }
   left += spec.ceiling?.seconds ?? 0;
-  left += (spec.denominator?.seconds ?? 0) * 3;
+  left += (spec.denominator?.seconds ?? 0) * DENOMINATOR_LEGS;
   return left;
 }
