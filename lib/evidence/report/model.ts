@@ -19,7 +19,7 @@
 // repeats, min–max range, N/M).
 import { AFTER_LOAD } from '../../protocol/after-load';
 import { DEFAULT_DRIFT_LIMIT } from '../../protocol/drift';
-import { MIN_SAMPLES, type GateCheck, type Reconciliation } from '../../protocol/gates';
+import { INSTRUMENT_LAG_NO_LIMIT_MS, INSTRUMENT_LAG_SHARE, MIN_SAMPLES, type GateCheck, type Reconciliation } from '../../protocol/gates';
 import { evaluateRun } from '../../protocol/evaluate';
 import { median } from '../../protocol/percentile';
 import { summarizeRepeats, type ConfigurationSummary, type FigureSummary, type RepeatFigures } from '../../protocol/reporting';
@@ -654,12 +654,13 @@ function method(spec: CampaignSpec, configs: ConfigurationModel[]): string[] {
   if (spec.sustained) {
     const limits = configs.filter((c) => !c.unplanned && c.p99_limit_ms !== null).map((c) => `${c.name} ${c.p99_limit_ms} ms`).join(', ');
     out.push(
-      `Every sustained repeat is gated: p99 within the configuration's limit (${limits}); 0 dropped and 0 failed; rows written == events claimed; Σ quantity gained == Σ quantity acknowledged; ≥ ${fmtN(MIN_SAMPLES)} samples; drift (last-third p99 / first-third p99) under ×${spec.sustained.driftLimit}.${
+      `Every sustained repeat is gated: p99 within the configuration's limit (${limits}); 0 dropped and 0 failed; rows written == events claimed; Σ quantity gained == Σ quantity acknowledged; ≥ ${fmtN(MIN_SAMPLES)} samples; drift (last-third p99 / first-third p99) under ×${spec.sustained.driftLimit}; the instrument on time (schedule-lag p99 within ${INSTRUMENT_LAG_SHARE * 100} % of the p99 limit: a late generator would hide the server's queueing from done − sent, so a late instrument is never a pass).${
         spec.sustained.probe.rate > 0 ? ` The read probe has its own p99 budget (${spec.sustained.probe.p99BudgetMs} ms); over budget, or a failed read, marks the repeat DEGRADED and fails it. Probe samples never pool into ingest latency.` : ''
       }`,
     );
   }
-  if (spec.ladder) out.push('Ladder rungs pass on the ingest gate alone: delivered rate, drops and reconciliation; drift is noted beside them.');
+  if (spec.ladder) out.push(`Ladder rungs pass on the ingest gate alone: delivered rate, drops, reconciliation and the instrument on time (schedule-lag p99 ≤ ${INSTRUMENT_LAG_NO_LIMIT_MS} ms); drift is noted beside them.`);
+  if (spec.ceiling) out.push(`The closed-loop ceiling is a valid ceiling only with 0 failed requests, ≥ ${fmtN(MIN_SAMPLES)} samples and its rows and quantity reconciled; otherwise it is shown as "not a valid ceiling" and no ratio to a pgbench leg is computed from it.`);
   out.push(
     'A repeat whose rows in the database do not match the events its client had acknowledged (or whose rows were never counted) is not published; nor is one whose recorded verdict differs from the one re-derived here from its raw samples.',
   );
@@ -669,7 +670,7 @@ function method(spec: CampaignSpec, configs: ConfigurationModel[]): string[] {
   out.push(
     `Tails, two-grained: a window is ≥ ${WINDOW_MIN_BUCKETS} consecutive 10-s buckets with p99 > ${WINDOW_FACTOR}× the run's median bucket p99; a freeze-second has its worst request > ${FREEZE_WORST_US / 1000} ms and > ${FREEZE_SLOW_FRACTION * 100} % of its requests over ${FREEZE_SLOW_US / 1000} ms. "Worst 10-s p99" is the single worst 10-second bucket, not a p99 of the run.`,
   );
-  out.push('Latency is done − sent per request (nearest-rank percentiles on exact values); a request belongs to the second of its intended time.');
+  out.push('Latency is done − sent per request (nearest-rank percentiles on exact values); a request belongs to the second of its intended time. Beside each repeat\'s p99 stand its schedule-lag p99 (sent − intended) and its corrected p99 (done − intended).');
   if (spec.denominator) out.push('Every throughput figure has a denominator: pgbench on the same database and row shape gives the database\'s own floor; legs whose rows were not verified are not used.');
   return out;
 }
