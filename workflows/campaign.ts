@@ -335,7 +335,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
             seconds: d.seconds,
             hardcountEventsPerSecond: ceiling?.deliveredRate,
           }),
-        (r) => r.legs.map((l) => `${l.leg} ${Math.round(l.rowsPerSecond)} rows/s${l.rowsVerified ? '' : ' (rows NOT verified)'}`).join('; '),
+        (r) => r.legs.map((l) => `${l.leg} ${Math.round(l.rowsPerSecond)} ${l.leg === 'owner-commit' ? 'commits' : 'rows'}/s${l.rowsVerified ? '' : ' (rows NOT verified)'}`).join('; '),
       );
     }
   } catch (err) {

@@ -69,7 +69,8 @@ export async function run(argv: string[]): Promise<number> {
       let attempt = 1;
       while (fs.existsSync(path.join(campaignDir(campaignId), attemptDir(input, attempt)))) attempt++;
       const out = await activities.runRepeat({ ...input, attempt });
-      console.log(`${configuration.name} repeat ${index} attempt ${attempt}: ${out.summary.passed ? 'PASS' : 'FAIL'}${out.summary.reasons.length ? ` (${out.summary.reasons.join('; ')})` : ''}; evidence ${out.summary.dir}`);
+      // A finished load of an earlier attempt is judged, not re-measured: its attempt number is the one to print.
+      console.log(`${configuration.name} repeat ${index} attempt ${out.summary.attempt}: ${out.summary.passed ? 'PASS' : 'FAIL'}${out.summary.reasons.length ? ` (${out.summary.reasons.join('; ')})` : ''}; evidence ${out.summary.dir}`);
       return out.summary.passed ? 0 : 1;
     }
     case 'ceiling': {
