@@ -20,8 +20,8 @@
 // only lower a maximum, never inflate it.
 //
 // A check that could not be made (no p99 limit configured, no database counts given) is `null`, named
-// in `unchecked`, and does not fail the verdict; but such a verdict is not `reconciled`, and a run that
-// cannot be reconciled is not published.
+// in `unchecked`, and does not fail the verdict; but without rows and quantity a verdict is not
+// `reconciled`: at best UNRECONCILED, never PASS (verdicts.ts), and never published.
 import type { IngestAnalysis } from './analysis';
 import { DEFAULT_DRIFT_LIMIT } from './drift';
 
