@@ -38,7 +38,7 @@ test('rig calibrate: the floor and six cases, each judged against the truth, the
 
   // 0. the floor: >= 2,000 requests, each joined to the server's own record; printed with its share of the limit
   const c0 = byId.get(0)!;
-  assert.ok(c0.truth.joined >= 2000);
+  assert.ok(c0.truth.joined >= 2000, `floor: ${c0.truth.joined} joined`);
   assert.deepEqual([c0.truth.client_only, c0.truth.server_only], [0, 0]);
   const floorLine = lines.find((l) => l.startsWith('instrument floor p50 '));
   assert.ok(floorLine, `the floor line:\n${out}`);
@@ -63,32 +63,32 @@ test('rig calibrate: the floor and six cases, each judged against the truth, the
 
   // 3. capacity below the offered rate: drops counted, every sent request reached the server, the gate fails on drops
   const c3 = byId.get(3)!;
-  assert.ok(c3.report.dropped > 0);
+  assert.ok(c3.report.dropped > 0, 'case 3 drops');
   assert.equal(c3.report.sent + c3.report.dropped, c3.report.offered);
   assert.equal(c3.tally.requests, c3.report.sent);
   assert.equal(c3.truth.joined, c3.report.sent, 'the server recorded every request sent');
-  assert.ok(c3.report.gate.reasons.some((r) => r.startsWith('dropped: ')));
+  assert.ok(c3.report.gate.reasons.some((r) => r.startsWith('dropped: ')), c3.report.gate.reasons.join('; '));
 
   // 4. 1 % answered 500: failures counted exactly
   const c4 = byId.get(4)!;
   assert.equal(c4.report.failed, c4.tally.answered500);
   assert.equal(c4.report.failed, 20);
-  assert.ok(c4.report.gate.reasons.some((r) => r.startsWith('failed: 20 of 2000')));
+  assert.ok(c4.report.gate.reasons.some((r) => r.startsWith('failed: 20 of 2000')), c4.report.gate.reasons.join('; '));
 
   // 5. one event in 1,000 not stored: the reconciliation gate names the exact missing count and quantity
   const c5 = byId.get(5)!;
   assert.equal(c5.tally.skippedRows, 16);
-  assert.ok(c5.report.gate.reasons.includes(`rows: rows written ${c5.tally.rows} != events claimed ${c5.report.events_claimed} (missing 16)`));
-  assert.ok(c5.report.gate.reasons.includes(`quantity: quantity gained ${c5.tally.quantity} != quantity sent (acknowledged) ${c5.report.quantity_claimed} (missing ${c5.tally.skippedQuantity})`));
+  assert.ok(c5.report.gate.reasons.includes(`rows: rows written ${c5.tally.rows} != events claimed ${c5.report.events_claimed} (missing 16)`), c5.report.gate.reasons.join('; '));
+  assert.ok(c5.report.gate.reasons.includes(`quantity: quantity gained ${c5.tally.quantity} != quantity sent (acknowledged) ${c5.report.quantity_claimed} (missing ${c5.tally.skippedQuantity})`), c5.report.gate.reasons.join('; '));
 
   // 6. service time rising: drift over the limit, the gate fails on drift
-  assert.ok((byId.get(6)!.report.drift ?? 0) > 1.5);
-  assert.ok(byId.get(6)!.report.gate.reasons.some((r) => r.startsWith('drift: ')));
+  assert.ok((byId.get(6)!.report.drift ?? 0) > 1.5, `case 6 drift ${byId.get(6)!.report.drift}`);
+  assert.ok(byId.get(6)!.report.gate.reasons.some((r) => r.startsWith('drift: ')), byId.get(6)!.report.gate.reasons.join('; '));
 
   // and the command's own verdict
   assert.equal(code, 0, `exit ${code}\n${out}\n${err}`);
   assert.equal(lines.at(-1), 'CALIBRATED (7/7)');
-  assert.ok(cases.every((c) => c.ok));
+  assert.ok(cases.every((c) => c.ok), 'every case ok');
 });
 
 test('rig calibrate --p99-limit-ms: a floor too coarse for the limit is NOT CALIBRATED, naming the case and the figure', async () => {
