@@ -6,7 +6,7 @@
 // Safe to run twice with the same tag: rows go in by chunks, one COPY transaction each, and a run first
 // counts what is already under the tag (per chunk), then copies only the missing rows, so the table
 // ends with exactly `rows` rows under it whatever was interrupted. Row i is the same bytes in every
-// run (the history's end time is read back from row 0 when an earlier run wrote it), and its
+// run (the history's end time is read back from the rows an earlier run wrote), and its
 // idempotency key `seed-<tag>-<i>` is unique per tenant, so even two writers at once cannot double it.
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
