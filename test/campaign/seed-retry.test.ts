@@ -14,7 +14,7 @@ import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { rigDbUrls } from '../../lib/targets/local/connection';
 import { seedTagFor } from '../../lib/targets/seed';
 import { SEED_TAG_PROPERTY } from '../../lib/targets/seed-rows';
-import { campaignEnv, tinySpec, waitForProgress, waitOnCampaign } from '../harness/campaign';
+import { campaignEnv, tinySpec, waitFor, waitForProgress, waitOnCampaign } from '../harness/campaign';
 
 // Five COPY transactions of 100k rows: long enough to be caught after the first and before the last.
 const ROWS = 500_000;
@@ -24,10 +24,10 @@ const CHUNK = 100_000;
 const envReady = campaignEnv();
 envReady.catch(() => undefined);
 
-const spec = () =>
+const spec = (rows = ROWS) =>
   tinySpec({
     end: 'keep',
-    seed: { customers: 20, historyRows: ROWS },
+    seed: { customers: 20, historyRows: rows },
     sustained: { ...tinySpec().sustained!, repeats: 1, repeatSeconds: 3, cooldownSeconds: 1, warmupSeconds: 0 },
   });
 
@@ -60,13 +60,24 @@ async function countSeedRows(campaignId: string): Promise<{ tagged: number; anyS
   }
 }
 
+/** Sessions of the seed library (application_name rig-seed) still connected to the rig's database. */
+async function seedSessions(campaignId: string): Promise<number> {
+  const c = new pg.Client({ connectionString: rigDbUrls(campaignId).ownerUrl });
+  await c.connect();
+  try {
+    return Number((await c.query<{ n: string }>(`SELECT count(*)::text AS n FROM pg_stat_activity WHERE application_name = 'rig-seed'`)).rows[0].n);
+  } finally {
+    await c.end();
+  }
+}
+
 function seedSummary(result: CampaignResult): string {
   const step = result.steps.find((s) => s.step === 'seed');
   assert.equal(step?.status, 'ok', JSON.stringify(step));
   return step!.summary ?? '';
 }
 
-test('a worker killed mid-COPY: the next attempt copies only the rows not yet committed; the table holds exactly the spec\'s rows', async () => {
+test('a worker killed mid-COPY: the next attempt copies only the rows not yet committed; the table holds exactly the spec\'s rows', async (t) => {
   const env = await envReady;
   const id = 'seed-retry-copy';
   const campaignId = campaignIdOf(id);
@@ -91,6 +102,7 @@ test('a worker killed mid-COPY: the next attempt copies only the rows not yet co
   worker.kill('SIGTERM');
   try {
     const summary = seedSummary(result);
+    t.diagnostic(`seed: ${summary}`);
     const m = /; (\d+) were already in from an earlier attempt, (\d+) copied/.exec(summary);
     assert.ok(m, `the retry resumed: ${summary}`);
     const [already, copied] = [Number(m[1]), Number(m[2])];
@@ -104,7 +116,7 @@ test('a worker killed mid-COPY: the next attempt copies only the rows not yet co
   await env.assertClean();
 });
 
-test('a worker killed mid-settle: the next attempt copies nothing and only settles; the table holds exactly the spec\'s rows', async () => {
+test('a worker killed mid-settle: the next attempt copies nothing and only settles; the table holds exactly the spec\'s rows', async (t) => {
   const env = await envReady;
   const id = 'seed-retry-settle';
   const campaignId = campaignIdOf(id);
@@ -139,9 +151,40 @@ test('a worker killed mid-settle: the next attempt copies nothing and only settl
   worker.kill('SIGTERM');
   try {
     const summary = seedSummary(result);
+    t.diagnostic(`seed: ${summary}`);
     assert.match(summary, new RegExp(`; ${ROWS} were already in from an earlier attempt, 0 copied; autovacuum settled after`), summary);
     assert.deepEqual(await countSeedRows(campaignId), { tagged: ROWS, anySeed: ROWS });
   } finally {
+    await teardownRig({ campaignId, target: 'local', by: 'operator' });
+  }
+  await env.assertClean();
+});
+
+test('a campaign cancelled mid-COPY: the seed attempt stops writing (its session ends, the COPY in flight rolls back)', async () => {
+  const env = await envReady;
+  const id = 'seed-retry-cancel';
+  const campaignId = campaignIdOf(id);
+  // Twenty chunks: the cancellation (at the attempt's next heartbeat) lands long before the last one.
+  const rows = 20 * CHUNK;
+  const worker = await env.childWorker();
+  const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec(rows)] });
+  try {
+    await waitOnCampaign(handle, 'the seed to commit its first chunk', async () => {
+      const hb = await seedHeartbeat(handle);
+      if (hb && (hb.phase === 'settle' || hb.committed >= rows)) throw tooLate(`to cancel mid-COPY: ${JSON.stringify(hb)}`);
+      return hb?.phase === 'copy' && hb.committed >= CHUNK;
+    }, 300_000);
+    await handle.cancel();
+    await handle.result().then(
+      () => assert.fail('a cancelled campaign does not succeed'),
+      () => undefined,
+    );
+    // The workflow has moved on (closed); the attempt learns of it at its next heartbeat and ends its session.
+    await waitFor('the cancelled seed attempt to end its session', async () => (await seedSessions(campaignId)) === 0, 120_000);
+    const { tagged } = await countSeedRows(campaignId);
+    assert.ok(tagged % CHUNK === 0 && tagged < rows, `whole chunks only, and it stopped: ${tagged} of ${rows}`);
+  } finally {
+    worker.kill('SIGTERM');
     await teardownRig({ campaignId, target: 'local', by: 'operator' });
   }
   await env.assertClean();
