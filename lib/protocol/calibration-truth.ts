@@ -24,11 +24,13 @@ export const CALIBRATION_TOLERANCES = {
   serverP50Ms: 0.2,
   /**
    * Case 1's client excess p50 may exceed the floor's p50 by this much. A 5-ms wait lets both
-   * processes sleep between a request and its answer, and waking costs more than answering at once
-   * (measured: +0.00..0.20 ms over the floor in 16 runs, +0.31 once with the host saturated by other
-   * work); 0.25 ms is still a twentieth of the service time.
+   * processes sleep between a request and its answer, and waking costs more than answering at once.
+   * Measured over the floor's p50 on this 2-vCPU host: +0.00..0.20 ms while other test suites kept
+   * it busy, +0.27..0.37 ms while a PostgreSQL COPY held one CPU (load average ~2) — the quieter the
+   * host, the deeper the sleep. 0.5 ms (a tenth of the service time) holds all of these, and a
+   * client that really adds to every slow answer (a late reply read, a timer in the path) is over.
    */
-  excessP50Ms: 0.25,
+  excessP50Ms: 0.5,
   /**
    * Fine enough is relative to what is judged: the floor's p99 may be at most this share of the
    * smallest p99 limit of the campaign (10 %: an instrument that adds a tenth of the limit to the
