@@ -6,6 +6,10 @@
 // Evidence: calibration/calibration.json (the verdict per case, the floor, the per-case truth and the
 // tolerances) and, per attempt, calibration/a<A>/ with each case's sample stream and the server's
 // per-request times, so every figure of the file can be re-derived.
+//
+// Safe to run twice: calibration.json is written once per campaign; an attempt that finds it (the
+// earlier one judged, then its worker was lost) returns that judgement instead of measuring again.
+import fs from 'node:fs';
 import { CALIBRATION_FILE } from '../lib/evidence/layout';
 import type { CalibrationFile } from '../lib/evidence/records';
 import { EvidenceStore } from '../lib/evidence/store';
@@ -17,6 +21,7 @@ import { refusal } from './refusal';
 
 export async function calibrateInstrument(input: CalibrateInput): Promise<StepSummary> {
   const store = EvidenceStore.forCampaign(input.campaignId);
+  if (store.exists(CALIBRATION_FILE)) return judged(JSON.parse(fs.readFileSync(store.path(CALIBRATION_FILE), 'utf8')) as CalibrationFile);
   let dir = `calibration/a${attempt()}`;
   // `rig step` may run the same attempt number again: never write into an earlier run's folder.
   for (let k = 2; store.exists(dir); k++) dir = `calibration/a${attempt()}-${k}`;
@@ -38,4 +43,15 @@ export async function calibrateInstrument(input: CalibrateInput): Promise<StepSu
     throw refusal('CalibrationRefusal', `the instrument is off, so nothing it measures can be published: ${off.join(' | ')}`);
   }
   return { summary };
+}
+
+/** The judgement an earlier attempt recorded: the same summary, or the same refusal. */
+function judged(file: CalibrationFile): StepSummary {
+  const passed = file.cases.filter((c) => c.passed).length;
+  const floor = file.floor ? `; floor p50 ${file.floor.p50_ms.toFixed(2)} ms, p99 ${file.floor.p99_ms.toFixed(2)} ms` : '';
+  if (!file.calibrated) {
+    const off = file.cases.filter((c) => !c.passed).map((c) => c.detail);
+    throw refusal('CalibrationRefusal', `the instrument is off, so nothing it measures can be published (recorded by an earlier attempt): ${off.join(' | ')}`);
+  }
+  return { summary: `CALIBRATED (${passed}/${file.cases.length})${floor} (recorded by an earlier attempt)` };
 }

@@ -46,3 +46,22 @@ test('calibrateInstrument: a floor too coarse for the campaign smallest p99 limi
   }
   assert.match(fs.readFileSync(path.join(dir, 'campaign.log'), 'utf8'), /calibration instrument floor p50 [\d.]+ ms, p99 [\d.]+ ms/);
 });
+
+test('calibrateInstrument run again for the same campaign (a retry) returns the recorded judgement and measures nothing', async () => {
+  const campaignId = 'calib-activity'; // judged NOT CALIBRATED by the test above
+  const dir = path.join(root, campaignId);
+  const before = fs.readdirSync(path.join(dir, 'calibration')).sort();
+  await assert.rejects(calibrateInstrument({ campaignId, p99LimitMs: 0.01 }), (err: Error & { type?: string }) => {
+    assert.equal(err.type, 'CalibrationRefusal');
+    assert.match(err.message, /recorded by an earlier attempt.*case 0 instrument floor/);
+    return true;
+  });
+  assert.deepEqual(fs.readdirSync(path.join(dir, 'calibration')).sort(), before, 'no new attempt folder: nothing was measured');
+  // And a recorded CALIBRATED is returned as it was.
+  const okId = 'calib-activity-ok';
+  fs.mkdirSync(path.join(root, okId, 'calibration'), { recursive: true });
+  const recorded: CalibrationFile = { calibrated: true, cases: [{ id: 0, name: 'floor', passed: true, detail: 'case 0 -> ok' }], floor: { samples: 2400, p50_ms: 0.1, p99_ms: 1.5, p99_limit_ms: 50, share_of_limit: 0.03 } };
+  fs.writeFileSync(path.join(root, okId, 'calibration', 'calibration.json'), JSON.stringify(recorded));
+  const out = await calibrateInstrument({ campaignId: okId, p99LimitMs: 50 });
+  assert.equal(out.summary, 'CALIBRATED (1/1); floor p50 0.10 ms, p99 1.50 ms (recorded by an earlier attempt)');
+});
