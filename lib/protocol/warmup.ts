@@ -27,8 +27,10 @@ export function failedStatuses(c: SampleColumns): Record<string, number> {
   return out;
 }
 
+/** Most frequent first: what the target mostly said is what the reader needs. */
 const statusList = (s: Record<string, number>) =>
   Object.entries(s)
+    .sort((a, b) => b[1] - a[1])
     .map(([code, n]) => `${n} x ${code === '0' ? 'transport error' : code}`)
     .join(', ');
 
