@@ -130,13 +130,13 @@ export async function describeAutovacuum(c: pg.ClientBase, table = 'usage_events
   const parts: string[] = [];
   parts.push(
     workers.length
-      ? `autovacuum workers: ${workers.map((w) => `pid ${w.pid} '${w.query}' for ${w.secs} s${w.wait ? ` waiting on ${w.wait}` : ''}`).join('; ')}`
-      : 'no autovacuum worker running',
+      ? `Autovacuum workers: ${workers.map((w) => `pid ${w.pid} '${w.query}' for ${w.secs} s${w.wait ? ` waiting on ${w.wait}` : ''}`).join('; ')}`
+      : 'No autovacuum worker running',
   );
-  if (progress.length) parts.push(`vacuum of ${table}: ${progress.map((p) => `pid ${p.pid} ${p.phase}, ${p.scanned}/${p.total} heap blocks scanned`).join('; ')}`);
+  if (progress.length) parts.push(`Vacuum of ${table}: ${progress.map((p) => `pid ${p.pid} ${p.phase}, ${p.scanned}/${p.total} heap blocks scanned`).join('; ')}`);
   if (blockers.length) {
     parts.push(
-      `locks on ${table} that keep autovacuum out: ${blockers.map((b) => `pid ${b.pid} ${b.mode} (${b.app || 'no application_name'}, ${b.state}, transaction open ${b.secs} s)`).join('; ')}`,
+      `Locks on ${table} that keep autovacuum out: ${blockers.map((b) => `pid ${b.pid} ${b.mode} (${b.app || 'no application_name'}, ${b.state}, transaction open ${b.secs} s)`).join('; ')}`,
     );
   }
   return parts.join('. ');

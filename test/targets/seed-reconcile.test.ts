@@ -3,6 +3,9 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import pg from 'pg';
+import { ApplicationFailure } from '@temporalio/common';
+import type { RigHandle } from '../../lib/protocol/campaign-result';
+import { seedHistory } from '../../activities/seed';
 import { RUN_TAG_PROPERTY } from '../../lib/protocol/hardcount-api';
 import { createFixtures } from '../../lib/targets/bringup/fixtures';
 import { PartitionMismatchError } from '../../lib/targets/fixtures-scope';
@@ -10,7 +13,7 @@ import { rigDbUrls, type RigDbUrls } from '../../lib/targets/local/connection';
 import { provisionLocal } from '../../lib/targets/local/provision';
 import { storeApiKey } from '../../lib/targets/local/secrets';
 import { reconcile } from '../../lib/targets/reconcile';
-import { seed, type SeedProgress } from '../../lib/targets/seed';
+import { seed, seedTagFor, type SeedProgress } from '../../lib/targets/seed';
 import { SEED_TAG_PROPERTY, seedQuantity } from '../../lib/targets/seed-rows';
 import type { ProvisionResult } from '../../lib/targets/target';
 import { isolatedStateDir, testCampaign } from '../harness/local-rig';
@@ -132,4 +135,33 @@ test('reconcile counts exactly one run tag, in the intended partition, with its 
   assert.equal(other.rows, 4);
   assert.equal(other.quantity, 20);
   assert.equal(other.otherModeRows, 500);
+});
+
+test('the seed activity: a table that cannot settle is a SettleRefusal naming it and what keeps autovacuum out; run again, it copies nothing', async (t) => {
+  // Called as `rig step` calls it (no Temporal context). A session holds SHARE UPDATE EXCLUSIVE on the
+  // table, which keeps autovacuum out (COPY is not blocked by it).
+  const holder = new pg.Client({ connectionString: urls.ownerUrl, application_name: 'test-lock-holder' });
+  await holder.connect();
+  const input = { campaignId: campaign, rig: {} as RigHandle, rows: 40_000, settleTimeoutSeconds: 2, rebuildRollup: false };
+  const tagged = async () =>
+    Number((await q<{ n: string }>('SELECT count(*)::text AS n FROM usage_events WHERE properties @> $1', [JSON.stringify({ [SEED_TAG_PROPERTY]: seedTagFor(campaign) })]))[0].n);
+  try {
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE usage_events IN SHARE UPDATE EXCLUSIVE MODE');
+    await assert.rejects(seedHistory(input), (err: Error) => {
+      assert.ok(err instanceof ApplicationFailure, String(err));
+      assert.equal(err.type, 'SettleRefusal');
+      t.diagnostic(err.message);
+      assert.equal(err.nonRetryable, true);
+      assert.match(err.message, /^usage_events did not settle within 2 s: .*Locks on usage_events that keep autovacuum out: pid \d+ ShareUpdateExclusiveLock \(test-lock-holder/);
+      return true;
+    });
+    assert.equal(await tagged(), 40_000);
+  } finally {
+    await holder.query('ROLLBACK').catch(() => undefined);
+    await holder.end();
+  }
+  const again = await seedHistory({ ...input, settleTimeoutSeconds: 120 });
+  assert.match(again.summary, /^40000 rows \(tag seed-[0-9a-f]{10}\) in livemode=true; 40000 were already in from an earlier attempt, 0 copied; autovacuum settled after/);
+  assert.equal(await tagged(), 40_000);
 });

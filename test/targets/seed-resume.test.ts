@@ -141,7 +141,7 @@ test('a table that cannot settle: SettleTimeoutError names the table and the loc
       assert.ok(err instanceof SettleTimeoutError, String(err));
       assert.equal(err.table, 'usage_events');
       assert.match(err.message, /usage_events did not settle within 3 s/);
-      assert.match(err.message, /locks on usage_events that keep autovacuum out: pid \d+ ShareUpdateExclusiveLock \(test-lock-holder, idle in transaction/);
+      assert.match(err.message, /Locks on usage_events that keep autovacuum out: pid \d+ ShareUpdateExclusiveLock \(test-lock-holder, idle in transaction/);
       assert.equal(err.state.idle, false);
       return true;
     });
