@@ -152,8 +152,8 @@ export async function seed(opts: SeedOptions): Promise<SeedResult> {
   // left behind a cancelled attempt, and whatever the statement in flight was, it fails here.
   const onAbort = () => void end();
   signal?.addEventListener('abort', onAbort, { once: true });
-  await client.connect();
   try {
+    await client.connect();
     const scope: FixtureScope = await detectFixtures(client, { tenantId: opts.tenantId, meterKey: opts.meterKey });
     const livemode = assertMode(scope, opts.livemode, 'seeding');
     // The trigger reads this for every row, COPY included: it decides the partition, not our columns.
