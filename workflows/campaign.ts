@@ -172,7 +172,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     await step(
       'seed',
       () =>
-        data({ startToCloseTimeout: `${spec.seed.settleTimeoutSeconds + 3600 + Math.ceil(spec.seed.historyRows / 5000)} seconds`, heartbeatTimeout: '1 minute' }).seedHistory({
+        data({ startToCloseTimeout: `${spec.seed.settleTimeoutSeconds + 3600 + Math.ceil(spec.seed.historyRows / 5000)} seconds`, heartbeatTimeout: '30 seconds' }).seedHistory({
           campaignId,
           rig: theRig,
           rows: spec.seed.historyRows,
