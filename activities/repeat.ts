@@ -23,8 +23,8 @@ import { CancelledFailure } from '@temporalio/common';
 import { isTempName } from '../lib/evidence/atomic';
 import { startDbSampler } from '../lib/evidence/db-sampler';
 import { startHostSampler } from '../lib/evidence/host-sampler';
-import { DB_SAMPLES, HOST_SAMPLES, INTERRUPTED, LOAD, POSTGRES_LOG, RECONCILE, SAMPLES, VERDICT, repeatDir } from '../lib/evidence/layout';
-import type { InterruptedFile, LoadFile, ReconcileFile } from '../lib/evidence/records';
+import { DB_SAMPLES, HOST_SAMPLES, INTERRUPTED, LOAD, POSTGRES_LOG, SAMPLES, VERDICT, repeatDir } from '../lib/evidence/layout';
+import type { InterruptedFile, LoadFile } from '../lib/evidence/records';
 import { EvidenceStore } from '../lib/evidence/store';
 import { analyzeFile } from '../lib/loadgen/analyze-file';
 import { readCustomersFile } from '../lib/loadgen/customers';
@@ -33,11 +33,10 @@ import { afterLoadReason, failAfterLoad, unanalysedSummary, unanalysedVerdict } 
 import type { InterruptedAttempt, RepeatSummary } from '../lib/protocol/campaign-result';
 import { summarizeRepeat } from '../lib/protocol/repeat-summary';
 import { evaluateRun, type Evaluation } from '../lib/protocol/evaluate';
-import { detectFixtures } from '../lib/targets/fixtures-scope';
 import { readSecrets, rigDbUrls } from '../lib/targets/local';
 import { readRigRecord } from '../lib/targets/local/rig-record';
-import { reconcile } from '../lib/targets/reconcile';
 import { customersFile } from './bringup';
+import { reconcileAttempt } from './reconcile-attempt';
 import type { RepeatInput, RepeatOutput } from './contract';
 import { attempt, cancellationSignal, heartbeat } from './context';
 
@@ -168,7 +167,7 @@ export async function runRepeat(input: RepeatInput): Promise<RepeatOutput> {
 
   if (load.interrupted) {
     // Cut short: evidence, never a result. Count the rows it wrote all the same (what the database holds).
-    await reconcileAttempt(store, input, dir, runTag).catch(() => undefined);
+    await reconcileAttempt(store, input.campaignId, dir, runTag).catch(() => undefined);
     const cancelled = cancellationSignal()?.aborted === true;
     const reason = cancelled ? 'cancelled' : `cut short: ${load.summary.reason ?? 'the generator stopped before its end'}`;
     store.writeJson(`${dir}/${INTERRUPTED}`, { reason, detected_by_attempt: att, detected_at: new Date().toISOString() } satisfies InterruptedFile);
@@ -267,23 +266,6 @@ async function measure(store: EvidenceStore, input: RepeatInput, dir: string, ru
   return load;
 }
 
-/** Rows and quantity the database holds for the attempt's run tag, written to reconcile.json once. */
-async function reconcileAttempt(store: EvidenceStore, input: RepeatInput, dir: string, runTag: string): Promise<{ rows: number; quantity: number }> {
-  const kept = readJsonFile<ReconcileFile>(store, `${dir}/${RECONCILE}`);
-  if (kept) return { rows: kept.rows_written, quantity: kept.quantity_gained }; // a lost worker counted it already
-  const urls = rigDbUrls(input.campaignId);
-  const scope = await detectFixtures(urls.ownerUrl);
-  const rec = await reconcile(urls.ownerUrl, { runTag, livemode: scope.livemode, tenantId: scope.tenantId });
-  store.writeJson(`${dir}/${RECONCILE}`, {
-    run_tag: runTag,
-    rows_written: rec.rows,
-    quantity_gained: rec.quantity,
-    livemode: rec.livemode,
-    other_mode_rows: rec.otherModeRows,
-    checked_at: new Date().toISOString(),
-  } satisfies ReconcileFile & { other_mode_rows: number });
-  return { rows: rec.rows, quantity: rec.quantity };
-}
 
 /**
  * The verdict of attempt `att`, whose load ran to its end: reconcile, analyse, judge, write verdict.json.
@@ -300,7 +282,7 @@ async function judge(store: EvidenceStore, input: RepeatInput, att: number, wrap
     let rec: { rows: number; quantity: number } | null = null;
     try {
       failReconcileOnceForTest();
-      rec = await reconcileAttempt(store, input, dir, runTag);
+      rec = await reconcileAttempt(store, input.campaignId, dir, runTag);
     } catch (err) {
       after.push(afterLoadReason('reconcile', err));
     }

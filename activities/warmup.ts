@@ -12,17 +12,16 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { CancelledFailure } from '@temporalio/common';
-import { LOAD, RECONCILE, SAMPLES, WARMUP_FILE, warmupDir } from '../lib/evidence/layout';
-import type { LoadFile, ReconcileFile, WarmupFile } from '../lib/evidence/records';
+import { LOAD, SAMPLES, WARMUP_FILE, warmupDir } from '../lib/evidence/layout';
+import type { LoadFile, WarmupFile } from '../lib/evidence/records';
 import { EvidenceStore } from '../lib/evidence/store';
 import { analyzeFile } from '../lib/loadgen/analyze-file';
 import { readCustomersFile } from '../lib/loadgen/customers';
 import { runLoad, type ProgressLine } from '../lib/loadgen/run-load';
 import { failedStatuses, judgeWarmup } from '../lib/protocol/warmup';
-import { detectFixtures } from '../lib/targets/fixtures-scope';
-import { readSecrets, rigDbUrls } from '../lib/targets/local';
-import { reconcile } from '../lib/targets/reconcile';
+import { readSecrets } from '../lib/targets/local';
 import { customersFile } from './bringup';
+import { reconcileAttempt } from './reconcile-attempt';
 import type { WarmupInput, WarmupOutput } from './contract';
 import { attempt, cancellationSignal, heartbeat } from './context';
 import { refusal } from './refusal';
@@ -43,10 +42,8 @@ export async function warmUp(input: WarmupInput): Promise<WarmupOutput> {
   const runTag = warmupTagFor(input.campaignId, c.name, att);
   store.appendLog('info', `${c.name} warm-up: ${input.seconds} s at ${c.eventsPerSecond} ev/s, batch ${c.batch}, run tag ${runTag} (not measured)`);
 
-  const urls = rigDbUrls(input.campaignId);
   const secrets = readSecrets(input.campaignId);
   if (!secrets.apiKey) throw new Error(`rig ${input.campaignId} has no API key yet: bring-up has not run`);
-  const scope = await detectFixtures(urls.ownerUrl);
 
   const samplesTmp = store.tempPath(`${dir}/${SAMPLES}`);
   const startedAt = new Date().toISOString();
@@ -87,14 +84,7 @@ export async function warmUp(input: WarmupInput): Promise<WarmupOutput> {
   } satisfies LoadFile);
   if (load.interrupted && cancellationSignal()?.aborted) throw new CancelledFailure('warm-up cancelled');
 
-  const rec = await reconcile(urls.ownerUrl, { runTag, livemode: scope.livemode, tenantId: scope.tenantId });
-  store.writeJson(`${dir}/${RECONCILE}`, {
-    run_tag: runTag,
-    rows_written: rec.rows,
-    quantity_gained: rec.quantity,
-    livemode: rec.livemode,
-    checked_at: new Date().toISOString(),
-  } satisfies ReconcileFile);
+  const rec = await reconcileAttempt(store, input.campaignId, dir, runTag);
 
   const { analysis, columns } = await analyzeFile(store.path(`${dir}/${SAMPLES}`), { durationS: input.seconds });
   const i = analysis.ingest;

@@ -15,6 +15,7 @@
 // The schemas are loose on purpose: they require only what the report reads and let writers add
 // fields. Every time is an ISO-8601 UTC string (Date#toISOString()).
 import { z } from 'zod';
+import type { TruthFigures } from '../protocol/calibration-truth';
 import type { StepOutcome } from '../protocol/campaign-result';
 import type { DbSample, DbSampleError } from './db-sampler';
 import type { HostSample } from './host-sampler';
@@ -195,17 +196,8 @@ export interface CalibrationFloor {
   /** p99_ms / p99_limit_ms. */
   share_of_limit: number;
 }
-export interface CalibrationTruth {
-  joined: number;
-  client_only: number;
-  server_only: number;
-  server_p50_ms: number | null;
-  server_p99_ms: number | null;
-  client_p50_ms: number | null;
-  client_p99_ms: number | null;
-  excess_p50_ms: number | null;
-  excess_p99_ms: number | null;
-}
+/** The server's own figures beside the client's, joined per request: lib/protocol/calibration-truth.ts. */
+export type CalibrationTruth = TruthFigures;
 const msOrNull = z.number().nullable();
 const CalibrationTruthSchema = z.looseObject({
   joined: count,
