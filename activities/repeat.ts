@@ -42,8 +42,12 @@ import { attempt, cancellationSignal, heartbeat } from './context';
 
 /** Run tags match [A-Za-z0-9._:-]{1,64}: a short hash of the campaign keeps them unique and short. */
 export function runTagFor(campaignId: string, config: string, index: number, att: number): string {
-  const h = crypto.createHash('sha256').update(campaignId).digest('hex').slice(0, 10);
-  return `${h}.${config.slice(0, 36)}.r${index}.a${att}`;
+  return `${campaignTagHash(campaignId)}.${config.slice(0, 36)}.r${index}.a${att}`;
+}
+
+/** The campaign's part of every run tag (repeats, warm-ups): short, and the same on every attempt. */
+export function campaignTagHash(campaignId: string): string {
+  return crypto.createHash('sha256').update(campaignId).digest('hex').slice(0, 10);
 }
 
 export function attemptDir(input: Pick<RepeatInput, 'kind' | 'configuration' | 'index'>, att: number): string {

@@ -9,7 +9,6 @@
 //
 // Safe to run twice: each attempt has its own run tag and folder and nothing of it counts, so a retry
 // after a crash only warms again; the earlier attempt's files stay as evidence.
-import crypto from 'node:crypto';
 import os from 'node:os';
 import { CancelledFailure } from '@temporalio/common';
 import { LOAD, SAMPLES, WARMUP_FILE, warmupDir } from '../lib/evidence/layout';
@@ -22,14 +21,14 @@ import { failedStatuses, judgeWarmup } from '../lib/protocol/warmup';
 import { readSecrets } from '../lib/targets/local';
 import { customersFile } from './bringup';
 import { reconcileAttempt } from './reconcile-attempt';
+import { campaignTagHash } from './repeat';
 import type { WarmupInput, WarmupOutput } from './contract';
 import { attempt, cancellationSignal, heartbeat } from './context';
 import { refusal } from './refusal';
 
 /** `<campaign hash>.<config>.warmup.aA`: never the tag of a repeat (those end in .rK.aA). */
 export function warmupTagFor(campaignId: string, config: string, att: number): string {
-  const h = crypto.createHash('sha256').update(campaignId).digest('hex').slice(0, 10);
-  return `${h}.${config.slice(0, 36)}.warmup.a${att}`;
+  return `${campaignTagHash(campaignId)}.${config.slice(0, 36)}.warmup.a${att}`;
 }
 
 const ms = (us: number | null) => (us === null ? null : Math.round(us / 10) / 100);

@@ -6,11 +6,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { timeSkippingEnv } from '../harness/temporal';
-import { activityDoubles } from './doubles';
+import { activityDoubles, runWithDoubles } from './doubles';
 import { PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
-import type { CampaignResult } from '../../lib/protocol/campaign-result';
 
 let env: TestWorkflowEnvironment;
 before(async () => {
@@ -20,21 +18,8 @@ after(async () => {
   await env?.teardown();
 });
 
-async function runCampaign(spec: unknown, id: string, doubles: ReturnType<typeof activityDoubles>) {
-  const workers = await Promise.all(
-    ['rig', 'rig-data-test'].map((taskQueue) =>
-      Worker.create({
-        connection: env.nativeConnection,
-        taskQueue,
-        workflowsPath: require.resolve('../../workflows'),
-        activities: doubles.activities,
-      }),
-    ),
-  );
-  const run = env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] }) as Promise<CampaignResult>;
-  const [w1, w2] = workers;
-  return w1.runUntil(w2.runUntil(run));
-}
+/** The campaign with the doubles on both queues (test/campaign/doubles.ts runWithDoubles). */
+const runCampaign = (spec: unknown, id: string, doubles: ReturnType<typeof activityDoubles>) => runWithDoubles(env, spec, id, doubles);
 
 test('a full-length series runs 10 repeats with 2-minute cool-down timers between them, in skipped time', async () => {
   const doubles = activityDoubles({ dataQueue: 'rig-data-test', failing: [['batched', 5]] });
