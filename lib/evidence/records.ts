@@ -207,6 +207,8 @@ const CalibrationTruthSchema = z.looseObject({
   client_p99_ms: msOrNull,
   excess_p50_ms: msOrNull,
   excess_p99_ms: msOrNull,
+  // absent from calibrations recorded before the generator's schedule was judged there
+  schedule_lag_p99_ms: msOrNull.optional(),
 });
 export const CalibrationSchema = z.looseObject({
   calibrated: z.boolean(),

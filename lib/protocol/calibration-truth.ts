@@ -77,6 +77,12 @@ export interface TruthFigures {
   client_p99_ms: number | null;
   excess_p50_ms: number | null;
   excess_p99_ms: number | null;
+  /**
+   * The generator's own punctuality over the joined requests: sent - intended, p99. A generator that
+   * sends late shows it here first; its excess may not (a request sent after a stall is timed from
+   * when it left, so only the few caught in flight by a stall carry it).
+   */
+  schedule_lag_p99_ms: number | null;
 }
 
 /** The instrument's floor on this host: the excess over a 0-ms server, and how it compares with the limit. */
@@ -110,6 +116,7 @@ export function joinTruth(cols: SampleColumns, requestRate: number, truth: reado
   const client: number[] = [];
   const server: number[] = [];
   const excess: number[] = [];
+  const lag: number[] = [];
   let clientOnly = 0;
   const seen = new Set<number>();
   for (let i = 0; i < cols.length; i++) {
@@ -125,10 +132,12 @@ export function joinTruth(cols: SampleColumns, requestRate: number, truth: reado
     client.push(c);
     server.push(s);
     excess.push(c - s);
+    lag.push(cols.sent[i] - cols.intended[i]);
   }
   const [s50, s99] = percentiles(server, [50, 99]);
   const [c50, c99] = percentiles(client, [50, 99]);
   const [e50, e99] = percentiles(excess, [50, 99]);
+  const [l99] = percentiles(lag, [99]);
   return {
     joined: client.length,
     client_only: clientOnly,
@@ -139,6 +148,7 @@ export function joinTruth(cols: SampleColumns, requestRate: number, truth: reado
     client_p99_ms: msOf(c99),
     excess_p50_ms: msOf(e50),
     excess_p99_ms: msOf(e99),
+    schedule_lag_p99_ms: msOf(l99),
   };
 }
 
@@ -146,7 +156,7 @@ export const fmtMs = (x: number | null) => (x === null ? '—' : `${x.toFixed(2)
 
 /** One line: the server's figures beside the client's. */
 export function truthLine(t: TruthFigures): string {
-  return `server p50 ${fmtMs(t.server_p50_ms)} p99 ${fmtMs(t.server_p99_ms)}; client p50 ${fmtMs(t.client_p50_ms)} p99 ${fmtMs(t.client_p99_ms)}; excess p50 ${fmtMs(t.excess_p50_ms)} p99 ${fmtMs(t.excess_p99_ms)} (${t.joined} requests joined)`;
+  return `server p50 ${fmtMs(t.server_p50_ms)} p99 ${fmtMs(t.server_p99_ms)}; client p50 ${fmtMs(t.client_p50_ms)} p99 ${fmtMs(t.client_p99_ms)}; excess p50 ${fmtMs(t.excess_p50_ms)} p99 ${fmtMs(t.excess_p99_ms)}; schedule lag p99 ${fmtMs(t.schedule_lag_p99_ms)} (${t.joined} requests joined)`;
 }
 
 /** Problems with the join itself: every sent request must be known to both sides. */
@@ -155,6 +165,20 @@ function joinProblems(t: TruthFigures): string[] {
   if (t.client_only > 0) out.push(`${t.client_only} sent requests have no server record`);
   if (t.server_only > 0) out.push(`${t.server_only} server records match no sent request`);
   return out;
+}
+
+/**
+ * A generator that cannot keep the floor's and case 1's light schedule (300 and 200 requests/s) is
+ * late whatever it is pointed at: refused when its schedule-lag p99 (sent - intended) is over the
+ * floor's share of the smallest p99 limit. Every repeat is still held to the stricter instrument check
+ * of its own (gates.ts: 10 % of its p99 limit) under its real load; this refuses, before a campaign,
+ * only a generator that is off, without judging the host twice. Measured on an idle 2-core host:
+ * 1.2-2.1 ms (2.5-4 % of 50 ms); a generator stalled 40 ms in every 100: ~39 ms.
+ */
+function lagProblems(t: TruthFigures, p99LimitMs: number): string[] {
+  const limit = r3(CALIBRATION_TOLERANCES.floorShareOfLimit * p99LimitMs);
+  if (t.schedule_lag_p99_ms === null || t.schedule_lag_p99_ms <= limit) return [];
+  return [`schedule lag p99 ${fmtMs(t.schedule_lag_p99_ms)} (sent - intended), over ${pct(CALIBRATION_TOLERANCES.floorShareOfLimit)} of the smallest p99 limit ${p99LimitMs} ms (${fmtMs(limit)}): the generator sends late`];
 }
 
 /** The floor from the floor case's truth, judged against the smallest p99 limit. */
@@ -169,6 +193,7 @@ export function judgeFloor(t: TruthFigures, p99LimitMs: number): { floor: FloorF
       `floor p99 ${fmtMs(t.excess_p99_ms)} is ${pct(floor.share_of_limit)} of the smallest p99 limit ${p99LimitMs} ms, over ${pct(tol.floorShareOfLimit)} (${fmtMs(r3(tol.floorShareOfLimit * p99LimitMs))}): the instrument is too coarse for that limit`,
     );
   }
+  problems.push(...lagProblems(t, p99LimitMs));
   return { floor, problems };
 }
 
@@ -202,6 +227,7 @@ export function judgeAgainstFloor(t: TruthFigures, nominalMs: number, floor: Flo
       `client excess p99 ${fmtMs(t.excess_p99_ms)} over the server, expected <= ${pct(tol.floorShareOfLimit)} of the smallest p99 limit ${floor.p99_limit_ms} ms (${fmtMs(max99)})`,
     );
   }
+  problems.push(...lagProblems(t, floor.p99_limit_ms));
   return problems;
 }
 

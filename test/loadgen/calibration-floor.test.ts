@@ -2,7 +2,7 @@
 // calibration server (its own process). What is asserted is behaviour, never how fast this host is:
 // the floor is measured and kept; it is judged against the smallest p99 limit given; and a generator
 // that really is late (its event loop blocked 40 ms every 100 ms, the test-only switch of child.ts)
-// is refused, naming the case and the figure.
+// is refused, naming the case and the figure (its schedule lag).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -51,11 +51,19 @@ test('a late generator (event loop blocked 40 ms every 100 ms) is refused: the f
   assert.deepEqual(res.cases.map((c) => c.id), [0, 1]);
   assert.equal(res.calibrated, false);
   const [c0, c1] = res.cases;
-  assert.equal(c0.ok, false);
-  assert.ok(c0.problems.some((p) => /^floor p99 [\d.]+ ms is [\d.]+ % of the smallest p99 limit 50 ms, over 20 % \(10\.00 ms\)/.test(p)), c0.problems.join('\n'));
-  assert.ok((res.floor?.p99_ms ?? 0) > 10);
-  assert.equal(c1.ok, false);
-  assert.ok(c1.problems.some((p) => /^client excess p99 [\d.]+ ms over the server, expected <= 20 % of the smallest p99 limit 50 ms \(10\.00 ms\)/.test(p)), c1.problems.join('\n'));
+  // What a stalled event loop certainly shows is the schedule: ~40 % of requests fall due inside a
+  // 40-ms stall and leave up to 40 ms late, so the lag p99 is near 40 ms on any host. (The excess
+  // shows it only for the few requests a stall catches in flight: how many is chance, so it is not
+  // asserted.)
+  for (const c of [c0, c1]) {
+    assert.equal(c.ok, false, c.line);
+    assert.ok((c.truth.schedule_lag_p99_ms ?? 0) > 10, c.line);
+    assert.ok(
+      c.problems.some((p) => /^schedule lag p99 [\d.]+ ms \(sent - intended\), over 20 % of the smallest p99 limit 50 ms \(10\.00 ms\): the generator sends late$/.test(p)),
+      c.problems.join('\n'),
+    );
+  }
+  assert.match(c0.line, /^case 0 instrument floor .* -> OFF: .*schedule lag p99/);
   // the server itself was on time: the refusal is the instrument's, and the line says which side
   assert.ok(!c1.problems.some((p) => p.startsWith('server-side p50')), c1.problems.join('\n'));
 });

@@ -78,6 +78,7 @@ const figures = (o: Partial<TruthFigures>): TruthFigures => ({
   client_p99_ms: 0.6,
   excess_p50_ms: 0.1,
   excess_p99_ms: 0.4,
+  schedule_lag_p99_ms: 0.3,
   ...o,
 });
 
@@ -115,4 +116,12 @@ test('case 1: the server proves its own accuracy; the client is judged by its ex
   assert.deepEqual(lateTail, ['client excess p99 18.70 ms over the server, expected <= 20 % of the smallest p99 limit 50 ms (10.00 ms)']);
 
   assert.ok(judgeAgainstFloor(figures({ server_p50_ms: 5 }), 5, null).some((p) => p.startsWith('no floor measured')));
+});
+
+test('a generator that sends late is refused in the floor and in case 1: schedule lag p99 over 20 % of the smallest p99 limit', () => {
+  const late = 'schedule lag p99 12.40 ms (sent - intended), over 20 % of the smallest p99 limit 50 ms (10.00 ms): the generator sends late';
+  assert.deepEqual(judgeFloor(figures({ schedule_lag_p99_ms: 12.4 }), 50).problems, [late]);
+  assert.deepEqual(judgeAgainstFloor(figures({ server_p50_ms: 5.02, schedule_lag_p99_ms: 12.4 }), 5, floor), [late]);
+  assert.deepEqual(judgeFloor(figures({ schedule_lag_p99_ms: 10 }), 50).problems, [], '20 % of the limit itself holds');
+  assert.deepEqual(judgeFloor(figures({ schedule_lag_p99_ms: 12.4 }), 100).problems, [], 'and is relative to the limit');
 });

@@ -126,13 +126,19 @@ async function removeCluster(r: LedgerResource, onProgress: ProgressFn): Promise
 async function signalPostmaster(pid: number, dataDir: string): Promise<void> {
   // The data folder is the rig's alone: a live process running `postgres -D <it>` is its postmaster
   // (marked or, if someone restarted it by hand, not).
+  // A process that is exiting has no command line left (the kernel drops it before the process is
+  // gone): that is the postmaster finishing the stop pg_ctl asked for (pg_ctl returns once
+  // postmaster.pid is removed, a moment before the process ends), so it is waited for, not refused.
+  // Only a live process whose command line names something else is a pid that is no longer ours.
   const still = () => isAlive(pid) && postmasterDataDir(readCmdline(pid) ?? []) === dataDir;
+  const exiting = () => isAlive(pid) && readCmdline(pid) === undefined;
   for (const [sig, waitMs] of [
     ['SIGINT', 30_000],
     ['SIGQUIT', 10_000],
     ['SIGKILL', 5_000],
   ] as const) {
     if (!isAlive(pid)) return;
+    if (exiting() && (await waitGone(pid, 10_000))) return;
     if (!still()) throw new Error(`pid ${pid} no longer runs on ${dataDir}; not signalled`);
     try {
       process.kill(pid, sig);
