@@ -48,6 +48,15 @@ export interface ProvisionInput extends CampaignRef {
   spec: CampaignSpec;
 }
 
+export interface CampaignRunStateInput {
+  /** The campaign's workflow id (not its campaign id). */
+  workflowId: string;
+}
+export interface CampaignRunStateOutput {
+  /** The execution status name (RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT, ...), or NOT_FOUND. */
+  status: string;
+}
+
 export interface TeardownInput extends CampaignRef {
   target: 'local';
   by: 'campaign' | 'watchdog' | 'operator';

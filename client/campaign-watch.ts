@@ -9,6 +9,7 @@ export async function watchCampaign(client: Client, campaignId: string, out: Nod
   const handle = client.workflow.getHandle(campaignId);
   const tty = Boolean(out.isTTY);
   let last = '';
+  let lastKey = '';
   let closed = false;
   const result = handle.result().then(
     (r) => r as CampaignResult,
@@ -22,10 +23,14 @@ export async function watchCampaign(client: Client, campaignId: string, out: Nod
   void result.finally(() => (closed = true)).catch(() => {});
   while (!closed) {
     try {
-      const line = progressLine(await handle.query(progressQuery));
-      if (line !== last) {
+      const p = await handle.query(progressQuery);
+      const line = progressLine(p, Date.now());
+      // A terminal redraws every second (the elapsed time moves); a log gets a line when the state changes.
+      const key = tty ? line : progressLine(p);
+      if (key !== lastKey) {
         out.write(tty ? `\r\x1b[K${line}` : `${line}\n`);
         last = line;
+        lastKey = key;
       }
     } catch {
       // no worker to answer the query right now (a restart, say): keep waiting for the result

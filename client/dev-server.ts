@@ -19,6 +19,8 @@ export interface DevServerOptions {
   uiPort: number;
   /** Folder for the database, log and pid file (default <state>/temporal). */
   dir?: string;
+  /** No Web UI (tests): one port fewer to race for with the server's own internal listeners. */
+  headless?: boolean;
 }
 
 export interface DevServerRecord {
@@ -97,7 +99,7 @@ export async function devUp(opts: DevServerOptions, log: (line: string) => void 
     '--db-filename', dbFile,
     '--ip', opts.ip,
     '--port', String(opts.port),
-    '--ui-port', String(opts.uiPort),
+    ...(opts.headless ? ['--headless'] : ['--ui-port', String(opts.uiPort)]),
     '--log-level', 'warn',
     ...searchAttributeFlags(),
   ];
@@ -109,7 +111,7 @@ export async function devUp(opts: DevServerOptions, log: (line: string) => void 
   const record: DevServerRecord = {
     pid: child.pid ?? -1,
     address: `${opts.ip}:${opts.port}`,
-    ui: `http://${opts.ip}:${opts.uiPort}`,
+    ui: opts.headless ? 'none (headless)' : `http://${opts.ip}:${opts.uiPort}`,
     dbFile,
     logFile,
     startedAt: new Date().toISOString(),

@@ -10,11 +10,12 @@ export function duration(seconds: number): string {
   return h ? `${h}h${String(m).padStart(2, '0')}m` : m ? `${m}m${String(r).padStart(2, '0')}s` : `${r}s`;
 }
 
-export function progressLine(p: CampaignProgress): string {
+/** The line; the elapsed time is computed here from the recorded start (omitted without `nowMs`). */
+export function progressLine(p: CampaignProgress, nowMs?: number): string {
   const parts = [`[${p.step}]`];
   if (p.configuration && p.phase === 'warm-up') parts.push(`${p.configuration} warm-up (not measured)`);
   else if (p.configuration) parts.push(p.repeat ? `${p.configuration} repeat ${p.repeat.k}/${p.repeat.n}${p.phase === 'cool-down' ? ' done, cooling down' : ''}` : p.configuration);
-  parts.push(`elapsed ${duration(p.elapsedSeconds)}`);
+  if (nowMs !== undefined) parts.push(`elapsed ${duration((nowMs - Date.parse(p.startedAt)) / 1000)}`);
   if (p.secondsLeft > 0) parts.push(`~${duration(p.secondsLeft)} of measuring left`);
   const last = p.lastVerdicts[p.lastVerdicts.length - 1];
   if (last) {

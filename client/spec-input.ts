@@ -1,8 +1,17 @@
 // Reading a campaign spec from a file or a built-in profile, with errors that name the file and field.
 import fs from 'node:fs';
+import { watchdogProblem } from '../lib/protocol/plan';
 import { parseCampaignSpec, PROFILES, SpecError, type CampaignSpec } from '../lib/protocol/spec';
 
+/** The spec, parsed and checked against its own plan (a watchdog that covers it), or an error naming the field. */
 export function loadSpec(source: { file?: string; profile?: string }): CampaignSpec {
+  const spec = parseSpec(source);
+  const problem = watchdogProblem(spec);
+  if (problem) throw new Error(`${source.file ?? `profile ${source.profile}`}: ${problem}`);
+  return spec;
+}
+
+function parseSpec(source: { file?: string; profile?: string }): CampaignSpec {
   if (source.profile) {
     const p = PROFILES[source.profile as keyof typeof PROFILES];
     if (!p) throw new Error(`unknown profile "${source.profile}" (allowed: ${Object.keys(PROFILES).join(', ')})`);

@@ -37,8 +37,9 @@ import type {
 } from '../lib/protocol/campaign-result';
 import { campaignIdOf } from '../lib/protocol/campaign-id';
 import { parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
+import { DENOMINATOR_LEGS, marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogProblem, type PlanStep } from '../lib/protocol/plan';
 import { failureReason, isRefusal } from './failures';
-import { abortSignal, disarmSignal, progressQuery, type CampaignProgress } from './messages';
+import { abortSignal, abortUpdate, disarmSignal, fireSignal, holdUntilSignal, progressQuery, type CampaignProgress } from './messages';
 import { RigCampaign, RigStatus, RigStep, RigTarget } from './search-attributes';
 import { rigWatchdog } from './watchdog';
 
@@ -49,9 +50,18 @@ export const CONTROL_QUEUE = 'rig';
  * in flight (and the recorded histories in test/fixtures/histories) replay the path they took.
  */
 const WARMUP_PATCH = 'warm-up-before-first-repeat';
+/** The spec check refuses a watchdog shorter than the plan; each step moves the deadline to cover what is left. */
+const PLAN_PATCH = 'watchdog-follows-plan';
+/** Teardown retries for about 50 minutes with a heartbeat timeout; giving up tells the watchdog to fire now. */
+const TEARDOWN_PATCH = 'teardown-retries-then-fires-watchdog';
 
-/** pgbench legs of the denominator (lib/targets/pgbench-script.ts LEGS: commit rate, one-row, RLS, multi-row). */
-const DENOMINATOR_LEGS = 4;
+/**
+ * Teardown retries with a capped backoff: 5 s doubling to 2 min, 30 attempts = about 50 minutes of
+ * retrying (plus the attempts themselves) before the campaign gives up, says so, and hands the rig to
+ * its watchdog. A worker that dies mid-teardown is noticed at the heartbeat timeout (its progress lines
+ * heartbeat; the longest silent wait, a postmaster's fast shutdown, is 30 s).
+ */
+const TEARDOWN_RETRY = { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 30 };
 
 /** Retries for steps that are safe to repeat; refusals are non-retryable and stop at once. */
 const retry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 };
@@ -69,6 +79,12 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     if (err instanceof SpecError) throw ApplicationFailure.nonRetryable(err.message, 'InvalidSpec', err.issues);
     throw err;
   }
+  // A watchdog shorter than the plan would tear a healthy series down halfway: refused before anything runs.
+  const followsPlan = patched(PLAN_PATCH);
+  if (followsPlan) {
+    const problem = watchdogProblem(spec);
+    if (problem) throw ApplicationFailure.nonRetryable(problem, 'InvalidSpec');
+  }
   const workflowId = workflowInfo().workflowId;
   const campaignId = campaignIdOf(workflowId);
   const startedMs = Date.now();
@@ -85,17 +101,39 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     step: 'start',
     status: 'running',
     startedAt: new Date(startedMs).toISOString(),
-    elapsedSeconds: 0,
-    secondsLeft: plannedSeconds(spec),
+    secondsLeft: measuringSecondsLeft(spec, 0),
     lastVerdicts: [],
     aborting: false,
   };
-  setHandler(progressQuery, () => ({ ...progress, elapsedSeconds: Math.round((Date.now() - startedMs) / 1000) }));
-  setHandler(abortSignal, (reason?: string) => {
+  // Nothing computed from the clock here: a query sees the workflow's time of its last task, which
+  // stands still during a repeat; the client computes the elapsed time from startedAt.
+  setHandler(progressQuery, () => progress);
+  /** When the repeat in flight is due to end (workflow time when it was scheduled + its length). */
+  let repeatEndsAtMs: number | undefined;
+  const requestAbort = (reason?: string) => {
     aborting = true;
     progress.aborting = true;
     log.info('abort requested: finishing the current repeat, then tearing down', { reason });
-  });
+  };
+  setHandler(abortSignal, requestAbort);
+  setHandler(
+    abortUpdate,
+    (reason: string) => {
+      requestAbort(reason);
+      if (progress.phase === 'repeat' && progress.repeat && repeatEndsAtMs !== undefined) {
+        return `the current repeat (${progress.configuration} ${progress.repeat.k}/${progress.repeat.n}) finishes at ${new Date(repeatEndsAtMs).toISOString()}, then teardown and the report`;
+      }
+      if (progress.phase === 'cool-down') return 'the cool-down ends now; then teardown and the report';
+      if (['sustained', 'ladder', 'ceiling', 'denominator'].includes(progress.step)) return `the current step (${progress.step}) finishes, then teardown and the report`;
+      return `no repeat will start: the steps before the series (now ${progress.step}) finish, then teardown and the report`;
+    },
+    {
+      validator: (_reason: string) => {
+        if (aborting) throw new Error('already aborting: the current repeat finishes, then teardown');
+        if (['teardown', 'clean-check-after', 'report', 'done'].includes(progress.step)) throw new Error(`nothing to abort: the campaign is past measuring (step ${progress.step})`);
+      },
+    },
+  );
   // Upserting a search attribute the cluster lacks fails every workflow task, so they are set only
   // once openCampaign has seen them registered (otherwise it logs the commands that register them).
   let searchAttributes = false;
@@ -103,8 +141,44 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     if (searchAttributes) upsertSearchAttributes(pairs);
   };
 
+  const watchdogId = `${workflowId}.watchdog`;
+  /** The deadline this campaign last gave its watchdog (undefined until it is armed). */
+  let watchdogUntilMs: number | undefined;
+  /**
+   * The watchdog's deadline follows the plan: when what is left from this step (its allowance, lib/
+   * protocol/plan.ts) plus the margin ends after the deadline (a step ran over), it is moved forward.
+   * On plan, nothing is sent.
+   */
+  async function followPlan(from: PlanStep): Promise<void> {
+    if (!followsPlan || watchdogUntilMs === undefined) return;
+    const left = totalMinutes(planFrom(spec, from, repeats.length));
+    const wantMs = Date.now() + (left + marginMinutes(left)) * 60_000;
+    if (wantMs <= watchdogUntilMs) return;
+    watchdogUntilMs = wantMs;
+    try {
+      await getExternalWorkflowHandle(watchdogId).signal(holdUntilSignal, wantMs);
+      log.info('the plan ran over: the watchdog holds the rig longer', { from, until: new Date(wantMs).toISOString() });
+    } catch (err) {
+      // Closed: it has fired (the rig is going or gone); the next step that needs the rig fails and says so.
+      log.warn('the watchdog could not be moved: it has closed', { error: failureReason(err) });
+    }
+  }
+  const planStepOf: Partial<Record<StepName, PlanStep>> = {
+    provision: 'provision',
+    'bring-up': 'bring-up',
+    seed: 'seed',
+    'warm-up': 'measuring',
+    sustained: 'measuring',
+    ladder: 'measuring',
+    ceiling: 'measuring',
+    denominator: 'measuring',
+    teardown: 'teardown',
+  };
+
   /** Runs one step and records its outcome; `within` a series step, progress keeps showing the series. */
   async function step<T>(name: StepName, fn: () => Promise<T>, summarize: (r: T) => string, within = false): Promise<T> {
+    const planStep = planStepOf[name];
+    if (planStep) await followPlan(planStep);
     if (!within) {
       progress.step = name;
       if (!['sustained', 'ladder', 'ceiling', 'denominator'].includes(name)) {
@@ -129,7 +203,6 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   const ctl = control({});
   let failure: unknown;
   let provisioned = false;
-  const watchdogId = `${workflowId}.watchdog`;
   try {
     const opened = await ctl.openCampaign({ campaignId, spec });
     searchAttributes = opened.missingSearchAttributes.length === 0;
@@ -161,6 +234,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
         }),
       () => `armed until ${new Date(deadlineMs).toISOString()}`,
     );
+    watchdogUntilMs = deadlineMs;
 
     provisioned = true; // from here on, teardown runs whatever happens (it is idempotent)
     const provisionActs = control({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute' });
@@ -216,7 +290,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       repeats.push(out.summary);
       interrupted.push(...out.interrupted);
       progress.lastVerdicts = [...progress.lastVerdicts, pick(out.summary)].slice(-5);
-      progress.secondsLeft = secondsLeftAfter(spec, repeats.length);
+      progress.secondsLeft = measuringSecondsLeft(spec, repeats.length);
     };
 
     if (spec.sustained) {
@@ -234,6 +308,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
             progress.configuration = c.name;
             progress.repeat = { k, n: s.repeats };
             progress.phase = 'repeat';
+            await followPlan('measuring');
+            repeatEndsAtMs = Date.now() + s.repeatSeconds * 1000;
             const out = await repeatActs(s.repeatSeconds).runRepeat({
               campaignId,
               rig: theRig,
@@ -269,6 +345,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
               progress.configuration = configuration.name;
               progress.repeat = { k, n: l.rungs };
               progress.phase = 'repeat';
+              await followPlan('measuring');
+              repeatEndsAtMs = Date.now() + l.rungSeconds * 1000;
               record(
                 await repeatActs(l.rungSeconds).runRepeat({
                   campaignId,
@@ -357,6 +435,18 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
           : outcomes(spec, repeats).every((c) => c.held)
             ? 'held'
             : 'not-held';
+  /**
+   * After a clean teardown. A watchdog that has already closed (it fired first: the rig was gone before
+   * the campaign's own teardown ran) cannot be disarmed, and need not be: the clean-check just said so.
+   */
+  async function disarmWatchdog(): Promise<void> {
+    try {
+      await getExternalWorkflowHandle(watchdogId).signal(disarmSignal);
+    } catch (err) {
+      steps.push(skipped('watchdog', `already closed, nothing to disarm (${failureReason(err)}); the clean-check after teardown found the target clean`));
+    }
+  }
+
   const result = await CancellationScope.nonCancellable(async (): Promise<CampaignResult> => {
     let rigState: CampaignResult['rig'] = provisioned ? 'destroyed' : 'not-provisioned';
     let cleanAfter: string | undefined;
@@ -366,17 +456,33 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       rigState = 'kept';
       steps.push(skipped('teardown', `kept (end: ${spec.end}); the watchdog tears it down at its deadline unless extended`));
     } else if (provisioned) {
-      const teardownActs = control({ startToCloseTimeout: '15 minutes', retry: { ...retry, maximumAttempts: 5 } });
+      const patientTeardown = patched(TEARDOWN_PATCH);
+      const teardownActs = patientTeardown
+        ? control({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '2 minutes', retry: TEARDOWN_RETRY })
+        : control({ startToCloseTimeout: '15 minutes', retry: { ...retry, maximumAttempts: 5 } });
+      let tornDown = false;
       try {
         await step('teardown', () => teardownActs.teardownRig({ campaignId, target: spec.target, by: 'campaign' }), (r) => r.summary);
+        tornDown = true;
         const after = await step('clean-check-after', () => ctl.cleanCheck({ campaignId, target: spec.target, phase: 'after' }), (r) => r.summary);
         cleanAfter = after.summary;
         dirtyAfter = !after.clean;
         // Left dirty, the watchdog stays armed: it tries again at its deadline.
-        if (after.clean) await getExternalWorkflowHandle(watchdogId).signal(disarmSignal);
+        if (after.clean) await disarmWatchdog();
       } catch (err) {
         rigState = 'teardown-failed';
         cleanAfter ??= `not checked: ${failureReason(err)}`;
+        // Given up (or the clean-check after it could not run): the ledger stays open, and the watchdog
+        // (its own retries, perhaps on another worker) is told to tear down now, not at its deadline.
+        if (patientTeardown && !tornDown) {
+          const reason = `the campaign's teardown gave up: ${failureReason(err)}`;
+          try {
+            await getExternalWorkflowHandle(watchdogId).signal(fireSignal, reason);
+            steps.push(skipped('watchdog', `told to fire now (${reason})`));
+          } catch (e) {
+            steps.push(skipped('watchdog', `could not be told to fire (${failureReason(e)}): rig check --target local lists what is left`));
+          }
+        }
       }
     }
     // Leftovers after teardown outrank whatever was measured (a failure or a cancellation keeps its own
@@ -413,7 +519,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     progress.status = res.status;
     setSearchAttributes([
       { key: RigStep, value: 'done' },
-      { key: RigStatus, value: res.status },
+      // Searchable: `rig campaign list` and RigStatus = 'teardown-failed' find a rig left behind.
+      { key: RigStatus, value: rigState === 'teardown-failed' ? 'teardown-failed' : res.status },
     ]);
     return res;
   });
@@ -444,30 +551,4 @@ export function outcomes(spec: CampaignSpec, repeats: RepeatSummary[]): Configur
     const passed = ran.filter((r) => r.passed).length;
     return { ...c, passed, held: ran.length === c.total && passed === c.total };
   });
-}
-
-/** Measuring seconds the plan holds (warm-ups, repeats, cool-downs, ceiling, the denominator's legs). */
-function plannedSeconds(spec: CampaignSpec): number {
-  return secondsLeftAfter(spec, 0);
-}
-
-function secondsLeftAfter(spec: CampaignSpec, repeatsDone: number): number {
-  let left = 0;
-  if (spec.sustained) {
-    const s = spec.sustained;
-    const n = s.configurations.length * s.repeats - repeatsDone;
-    left += Math.max(0, n) * s.repeatSeconds + Math.max(0, n - 1) * s.cooldownSeconds;
-    // A warm-up and its cool-down before each configuration not yet begun.
-    const notBegun = s.configurations.filter((_, j) => j * s.repeats >= repeatsDone).length;
-    if (s.warmupSeconds > 0) left += notBegun * (s.warmupSeconds + s.cooldownSeconds);
-  }
-  if (spec.ladder) {
-    const l = spec.ladder;
-    const n = l.rates.length * l.rungs - repeatsDone;
-    left += Math.max(0, n) * (l.rungSeconds + l.cooldownSeconds);
-    if (l.warmupSeconds > 0 && repeatsDone === 0) left += l.warmupSeconds + l.cooldownSeconds;
-  }
-  left += spec.ceiling?.seconds ?? 0;
-  left += (spec.denominator?.seconds ?? 0) * DENOMINATOR_LEGS;
-  return left;
 }

@@ -2,17 +2,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { campaignIdOf } from '../../lib/protocol/campaign-id';
 import { followLog } from '../../lib/evidence/follow';
 import { resultsDir } from '../../lib/tools/paths';
-import { abortSignal } from '../../workflows/messages';
+import { abortUpdate, extendUpdate } from '../../workflows/messages';
 import { watchCampaign } from '../campaign-watch';
 import { connectClient, warnMissingSearchAttributes } from '../connect';
 import { resultLines } from '../progress-view';
 import { loadSpec } from '../spec-input';
+import { watchdogLine } from '../../lib/protocol/plan';
 
-export const summary = 'start|list|watch|cancel|abort|logs|report: campaigns on Temporal';
+export const summary = 'start|list|watch|cancel|abort|extend|logs|report: campaigns on Temporal';
 
 const HELP = `usage:
   rig campaign start SPEC.json|--profile rehearsal|full [--id ID] [--wait]
@@ -20,6 +21,7 @@ const HELP = `usage:
   rig campaign watch ID
   rig campaign cancel ID          stop now: the current repeat is interrupted, teardown runs
   rig campaign abort ID           finish the current repeat, then tear down and report
+  rig campaign extend ID --minutes N   move the watchdog's deadline N minutes later (a kept rig, a long series)
   rig campaign logs ID [--follow]
   rig campaign report ID          (same as rig report ID)
 
@@ -42,6 +44,7 @@ export async function run(argv: string[]): Promise<number> {
       wait: { type: 'boolean' },
       follow: { type: 'boolean', short: 'f' },
       all: { type: 'boolean' },
+      minutes: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -62,8 +65,18 @@ export async function run(argv: string[]): Promise<number> {
     try {
       await warnMissingSearchAttributes(rc);
       const id = values.id ?? defaultCampaignId(spec.name);
-      await rc.client.workflow.start('benchCampaign', { taskQueue: TASK_QUEUE, workflowId: id, args: [spec] });
+      try {
+        // An id names one campaign's evidence, rig and ledger: never reused, refused before anything runs.
+        await rc.client.workflow.start('benchCampaign', { taskQueue: TASK_QUEUE, workflowId: id, args: [spec], workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        const d = await rc.client.workflow.getHandle(id).describe().catch(() => undefined);
+        const status = d ? `${d.status.name.toLowerCase()}, started ${d.startTime.toISOString()}` : 'already used';
+        console.error(`rig campaign start: the id ${id} is taken (${status}); give another --id (rig campaign list shows the ones in use)`);
+        return 2;
+      }
       console.log(`started campaign ${id} on ${rc.env.address} (watch: rig campaign watch ${id})`);
+      console.log(watchdogLine(spec));
       if (!values.wait) return 0;
       const result = await watchCampaign(rc.client, id);
       resultLines(result).forEach((l) => console.log(l));
@@ -90,9 +103,35 @@ export async function run(argv: string[]): Promise<number> {
         return 0;
       case 'abort':
         if (!arg) throw new Error('rig campaign abort needs a campaign id');
-        await rc.client.workflow.getHandle(arg).signal(abortSignal, 'rig campaign abort');
-        console.log(`abort signalled to ${arg}: it finishes the current repeat, then tears down and reports`);
-        return 0;
+        try {
+          console.log(`${arg}: ${await rc.client.workflow.getHandle(arg).executeUpdate(abortUpdate, { args: ['rig campaign abort'] })}`);
+          return 0;
+        } catch (err) {
+          if (!(err instanceof WorkflowUpdateFailedError)) throw err;
+          console.error(`rig campaign abort: ${arg}: ${err.cause?.message ?? err.message}`);
+          return 1;
+        }
+      case 'extend': {
+        if (!arg) throw new Error('rig campaign extend needs a campaign id');
+        const minutes = Number(values.minutes);
+        if (!values.minutes || !Number.isFinite(minutes) || minutes <= 0) {
+          console.error('rig campaign extend: --minutes N is required, a number above 0 (e.g. --minutes 120)');
+          return 2;
+        }
+        try {
+          const wd = await rc.client.workflow.getHandle(`${arg}.watchdog`).executeUpdate(extendUpdate, { args: [minutes] });
+          console.log(`${arg}.watchdog: deadline now ${wd.deadline} (${wd.state})`);
+          return 0;
+        } catch (err) {
+          if (err instanceof WorkflowNotFoundError) {
+            console.error(`rig campaign extend: no watchdog ${arg}.watchdog on ${rc.env.address} (is ${arg} a campaign id? rig campaign list)`);
+            return 1;
+          }
+          if (!(err instanceof WorkflowUpdateFailedError)) throw err;
+          console.error(`rig campaign extend: ${arg}.watchdog: ${err.cause?.message ?? err.message}`);
+          return 1;
+        }
+      }
       default:
         console.error(`rig campaign: unknown action '${action}'\n\n${HELP}`);
         return 2;
@@ -109,12 +148,15 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 async function list(client: import('@temporalio/client').Client, all: boolean): Promise<number> {
-  const rows: string[][] = [['ID', 'TARGET', 'STEP', 'STATUS', 'STARTED']];
+  // STATUS is the campaign's own (RigStatus: held, not-held, dirty, teardown-failed, ...); RUN is the
+  // workflow's execution status, so a terminated campaign is never read as running.
+  const rows: string[][] = [['ID', 'TARGET', 'STEP', 'STATUS', 'RUN', 'STARTED']];
   const query = `WorkflowType = 'benchCampaign'${all ? '' : ` AND StartTime > '${new Date(Date.now() - 30 * 86400_000).toISOString()}'`}`;
   for await (const wf of client.workflow.list({ query })) {
     const sa = wf.searchAttributes ?? {};
     const first = (k: string) => (Array.isArray(sa[k]) ? String((sa[k] as unknown[])[0] ?? '') : '');
-    rows.push([wf.workflowId, first('RigTarget') || '-', first('RigStep') || '-', first('RigStatus') || wf.status.name.toLowerCase(), wf.startTime.toISOString()]);
+    const run = wf.status.name.toLowerCase();
+    rows.push([wf.workflowId, first('RigTarget') || '-', first('RigStep') || '-', first('RigStatus') || run, run, wf.startTime.toISOString()]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '));

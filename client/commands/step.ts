@@ -10,6 +10,8 @@ import { rigHandle } from '../../activities/rig-lifecycle';
 import { campaignIdOf } from '../../lib/protocol/campaign-id';
 import { parseCampaignSpec } from '../../lib/protocol/spec';
 import { campaignDir, SPEC_FILE } from '../../lib/evidence/layout';
+import { connectClient } from '../connect';
+import { disarmWatchdog } from '../watchdog-disarm';
 
 export const summary = 'bring-up|seed|repeat|ceiling|denominator|teardown|clean-check|report: re-run one step on a kept rig';
 
@@ -20,7 +22,7 @@ const HELP = `usage: rig step STEP --campaign ID [--config NAME --repeat K]
   repeat        run one sustained repeat again: --config NAME --repeat K (a new attempt folder)
   ceiling       the closed-loop ceiling again
   denominator   the pgbench legs again
-  teardown      tear the rig down (then rig check --target local)
+  teardown      tear the rig down, check the target is clean, and disarm the campaign's watchdog
   clean-check   is the local target clean?
   report        rebuild report.md/report.html from the evidence
 
@@ -45,9 +47,15 @@ export async function run(argv: string[]): Promise<number> {
   const ref = { campaignId };
   const rig = () => rigHandle(campaignId, spec);
   switch (step) {
-    case 'teardown':
+    case 'teardown': {
       console.log((await activities.teardownRig({ ...ref, target: spec.target, by: 'operator' })).summary);
+      const after = await activities.cleanCheck({ ...ref, target: spec.target, phase: 'after' });
+      console.log(`clean-check: ${after.summary}`);
+      // Left dirty, the watchdog stays armed: it tries again at its deadline.
+      if (!after.clean) return 1;
+      console.log(await disarmKept(values.campaign));
       return 0;
+    }
     case 'clean-check': {
       const r = await activities.cleanCheck({ ...ref, target: spec.target, phase: 'after' });
       console.log(r.summary);
@@ -98,5 +106,20 @@ export async function run(argv: string[]): Promise<number> {
     default:
       console.error(`rig step: unknown step '${step}'\n\n${HELP}`);
       return 2;
+  }
+}
+
+/** The rig is gone: its watchdog (still armed for a kept rig) stands down. Without a server, says what is left. */
+async function disarmKept(campaignWorkflowId: string): Promise<string> {
+  let rc;
+  try {
+    rc = await connectClient();
+  } catch (err) {
+    return `could not reach Temporal to disarm the watchdog ${campaignWorkflowId}.watchdog (${(err as Error).message.split('\n')[0]}): it finds nothing to remove at its deadline`;
+  }
+  try {
+    return await disarmWatchdog(rc.client, campaignWorkflowId);
+  } finally {
+    await rc.close();
   }
 }

@@ -163,7 +163,8 @@ export const PROFILES: Record<'rehearsal' | 'full', CampaignSpecInput> = {
   rehearsal: {
     name: 'rehearsal',
     target: 'local',
-    watchdogMinutes: 30,
+    // covers the plan (~21 min with the steps' allowances, lib/protocol/plan.ts) and its 15-min margin
+    watchdogMinutes: 60,
     seed: { customers: 200, historyRows: 200_000, settleTimeoutSeconds: 120 },
     sustained: {
       repeats: 3,

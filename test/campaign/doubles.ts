@@ -3,10 +3,13 @@
 // The real activities are exercised end to end in the rehearsal tests.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
+import { campaignRunState } from '../../activities/campaign-state';
 import type * as contract from '../../activities/contract';
 import type { CampaignResult, RepeatSummary } from '../../lib/protocol/campaign-result';
+import { progressQuery } from '../../workflows/messages';
 
 export interface Call {
   name: string;
@@ -23,6 +26,10 @@ export interface DoubleOptions {
   refuse?: 'bringUp' | 'warmUp';
   /** The clean-check after teardown finds this leftover (the campaign ends dirty). */
   leftoverAfter?: string;
+  /** Bring-up's first attempt fails and asks to be retried after this long (a step that runs over its plan). */
+  bringUpRetryAfter?: string;
+  /** Teardown fails (retryably) every time it is run by this caller. */
+  teardownFailsFor?: contract.TeardownInput['by'];
 }
 
 export function activityDoubles(opts: DoubleOptions) {
@@ -59,11 +66,20 @@ export function activityDoubles(opts: DoubleOptions) {
     },
     async teardownRig(i: contract.TeardownInput): Promise<contract.StepSummary> {
       note('teardownRig', i);
+      if (opts.teardownFailsFor === i.by) throw ApplicationFailure.retryable('pg_ctl: could not stop the server', 'Error');
       return { summary: 'removed' };
+    },
+    // The real one: it only asks the server how the campaign's workflow stands.
+    async campaignRunState(i: contract.CampaignRunStateInput): Promise<contract.CampaignRunStateOutput> {
+      note('campaignRunState', i);
+      return campaignRunState(i);
     },
     async bringUp(i: contract.BringUpInput): Promise<contract.StepSummary> {
       note('bringUp', i);
       if (opts.refuse === 'bringUp') throw ApplicationFailure.nonRetryable('app role cannot SELECT usage_events', 'BringupRefusal');
+      if (opts.bringUpRetryAfter && Context.current().info.attempt === 1) {
+        throw ApplicationFailure.create({ message: 'the service is still starting', nextRetryDelay: opts.bringUpRetryAfter });
+      }
       return { summary: 'verified' };
     },
     async seedHistory(i: contract.SeedInput): Promise<contract.StepSummary> {
@@ -117,13 +133,30 @@ export function activityDoubles(opts: DoubleOptions) {
   return { activities, calls };
 }
 
-/** Runs benchCampaign(spec) to its end on the time-skipping server, with the doubles on both queues. */
-export async function runWithDoubles(env: TestWorkflowEnvironment, spec: unknown, id: string, doubles: ReturnType<typeof activityDoubles>, dataQueue = 'rig-data-test'): Promise<CampaignResult> {
+/** Workers with the doubles on the control queue and the data queue, until `fn` settles. */
+export async function withDoubleWorkers<T>(env: TestWorkflowEnvironment, doubles: ReturnType<typeof activityDoubles>, fn: () => Promise<T>, dataQueue = 'rig-data-test'): Promise<T> {
   const [w1, w2] = await Promise.all(
     ['rig', dataQueue].map((taskQueue) =>
       Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities: doubles.activities }),
     ),
   );
-  const run = env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] }) as Promise<CampaignResult>;
-  return w1.runUntil(w2.runUntil(run));
+  return w1.runUntil(w2.runUntil(fn()));
+}
+
+/** Runs benchCampaign(spec) to its end on the time-skipping server, with the doubles on both queues. */
+export async function runWithDoubles(env: TestWorkflowEnvironment, spec: unknown, id: string, doubles: ReturnType<typeof activityDoubles>, dataQueue = 'rig-data-test'): Promise<CampaignResult> {
+  return withDoubleWorkers(env, doubles, () => env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] }) as Promise<CampaignResult>, dataQueue);
+}
+
+/**
+ * Waits, in real time, for the campaign's first cool-down (the one after the first warm-up). On the
+ * time-skipping server time moves only while a test awaits a result, so a campaign with a long
+ * cool-down stays there while a test acts on it.
+ */
+export async function untilFirstCoolDown(handle: WorkflowHandle): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if ((await handle.query(progressQuery)).phase === 'cool-down') return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${handle.workflowId} never reached its first cool-down`);
 }

@@ -1,5 +1,6 @@
-// Determinism: histories recorded from real campaigns (the rehearsal, a crash-and-resume run) are
-// replayed against today's workflow code. A change that breaks determinism fails here, in CI, before
+// Determinism: histories recorded from campaigns (the rehearsal and a crash-and-resume run on the dev
+// server; an abort, a watchdog that fired first, a teardown that gave up, and a watchdog that tore down
+// a terminated campaign, from the time-skipping tests) are replayed against today's workflow code. A change that breaks determinism fails here, in CI, before
 // it can strand a running overnight series. Each file is named by the workflow id it was recorded under. Refresh the fixtures from test-output/histories/ when a
 // workflow change is deliberate (and patched with workflow.patched for running campaigns).
 import assert from 'node:assert/strict';

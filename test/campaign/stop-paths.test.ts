@@ -2,7 +2,8 @@
 // - cancellation during a repeat: teardown runs, the watchdog is disarmed;
 // - a bring-up refusal (a stray table makes the schema dirty): the campaign fails with the reason,
 //   teardown runs;
-// - termination: nothing in the campaign runs any more, and the watchdog tears down at its deadline.
+// - termination: nothing in the campaign runs any more; its watchdog notices within one check (two
+//   minutes) that the campaign closed without disarming, and tears down then, not at the deadline.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
@@ -53,16 +54,18 @@ test('cancellation, refusal and termination each leave the machine clean', async
     await stopControl();
   });
 
-  await t.test('a terminated campaign is torn down by its watchdog at the deadline', async () => {
+  await t.test('a terminated campaign is torn down by its watchdog within one check, long before the deadline', async () => {
     const stop = await env.inProcessWorker();
-    const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'terminated', args: [tinySpec({ watchdogMinutes: 1 })] });
+    const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'terminated', args: [tinySpec()] });
     await waitForProgress(handle, 'provisioned', (p) => p.step === 'sustained');
     await handle.terminate('test: the campaign is killed');
     assert.equal((await env.cleanCheck()).status, 'dirty', 'the rig outlives its terminated campaign');
     const watchdog = env.client.workflow.getHandle('terminated.watchdog');
     assert.equal((await watchdog.query(watchdogQuery)).state, 'armed');
-    const final = (await watchdog.result()) as { state: string };
+    const final = (await watchdog.result()) as { state: string; firedBy?: string; deadline: string };
     assert.equal(final.state, 'fired');
+    assert.equal(final.firedBy, 'the campaign terminated closed (terminated) without disarming');
+    assert.ok(Date.parse(final.deadline) - Date.now() > 30 * 60_000, 'torn down long before its deadline');
     await env.assertClean();
     await stop();
   });

@@ -22,8 +22,7 @@ export async function startCampaignServer(prefix = 'rig-e2e-'): Promise<Campaign
   // Activities in this process read these at call time.
   process.env.RIG_STATE_DIR = path.join(dir, 'state');
   process.env.RIG_RESULTS = path.join(dir, 'results');
-  const dev: DevServerOptions = { ip: '127.0.0.1', port: await freePort(), uiPort: await freePort(), dir: path.join(dir, 'temporal') };
-  await devUp(dev);
+  const dev = await upOnFreePorts(path.join(dir, 'temporal'));
   const address = `127.0.0.1:${dev.port}`;
   const connection = await Connection.connect({ address });
   return {
@@ -37,4 +36,22 @@ export async function startCampaignServer(prefix = 'rig-e2e-'): Promise<Campaign
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A free port is free when asked, not when the server binds it: the dev server's own internal
+ * listeners take ephemeral ports as it starts and can take ours first (a CI run failed so: "bind:
+ * address already in use"). Headless (no UI port), and tried again on fresh ports when that happens.
+ */
+async function upOnFreePorts(temporalDir: string): Promise<DevServerOptions> {
+  for (let attempt = 1; ; attempt++) {
+    const dev: DevServerOptions = { ip: '127.0.0.1', port: await freePort(), uiPort: 0, headless: true, dir: temporalDir };
+    try {
+      await devUp(dev);
+      return dev;
+    } catch (err) {
+      if (attempt >= 3 || !/address already in use/.test((err as Error).message)) throw err;
+      console.error(`dev server: ${(err as Error).message.split('\n').find((l) => l.includes('address already in use'))}; trying other ports`);
+    }
+  }
 }

@@ -102,7 +102,7 @@ export function tinySpec(overrides: Partial<CampaignSpecInput> = {}): CampaignSp
     name: 'tiny',
     target: 'local',
     calibrate: false,
-    watchdogMinutes: 30,
+    watchdogMinutes: 60,
     seed: { customers: 20, historyRows: 0 },
     sustained: {
       repeats: 3,

@@ -33,7 +33,7 @@ test('rig calibrate: the floor and six cases, each judged against the truth, the
   for (const [k, c] of cases.entries()) {
     assert.equal(lines[2 * k], c.line, 'one line per case, in order');
     assert.equal(lines[2 * k + 1], c.truthLine, '... and under it the truth');
-    assert.match(c.truthLine, /^ {2}truth: server p50 [\d.]+ ms p99 [\d.]+ ms; client p50 [\d.]+ ms p99 [\d.]+ ms; excess p50 -?[\d.]+ ms p99 -?[\d.]+ ms \(\d+ requests joined\)$/);
+    assert.match(c.truthLine, /^ {2}truth: server p50 [\d.]+ ms p99 [\d.]+ ms; client p50 [\d.]+ ms p99 [\d.]+ ms; excess p50 -?[\d.]+ ms p99 -?[\d.]+ ms; schedule lag p99 -?[\d.]+ ms \(\d+ requests joined\)$/);
   }
 
   // 0. the floor: >= 2,000 requests, each joined to the server's own record; printed with its share of the limit
@@ -48,7 +48,8 @@ test('rig calibrate: the floor and six cases, each judged against the truth, the
   const c1 = byId.get(1)!;
   assert.deepEqual([c1.report.dropped, c1.report.failed, c1.report.offered, c1.report.ok], [0, 0, 1800, 1800]);
   assert.equal(c1.truth.joined, 1800);
-  assert.ok(c1.truth.server_p50_ms! >= 5, 'the server holds each request at least its 5 ms');
+  // It begins answering one measured answer cost early, so its own p50 sits either side of 5 ms.
+  assert.ok(Math.abs(c1.truth.server_p50_ms! - 5) <= 0.2, `the server holds each request its 5 ms (p50 ${c1.truth.server_p50_ms} ms)`);
   assert.ok(c1.truth.client_p50_ms! > c1.truth.server_p50_ms!, 'the client sees the server time and more');
   assert.match(c1.line, /^case 1 constant 5 ms service time: server p50 [\d.]+ ms \(5 ± 0\.2\), client p50 [\d.]+ ms, excess p50 [\d.]+ ms p99 [\d.]+ ms \(floor [\d.]+ \/ [\d.]+ ms\)/);
   assert.equal(c1.report.delivered_rate_rps, c1.report.offered_rate_rps);

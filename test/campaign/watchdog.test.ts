@@ -1,0 +1,188 @@
+// The watchdog and teardown paths of the campaign, on the time-skipping server with test-double
+// activities (test/campaign/doubles.ts; the real watchdog and teardown run in stop-paths.test.ts):
+// - a watchdog shorter than the plan is refused before anything runs, naming the plan and the margin;
+// - the deadline follows the plan: a step that ran over moves it forward;
+// - a watchdog that fired before the campaign's own teardown is harmless: the rig reads destroyed;
+// - a teardown that keeps failing retries for about 50 minutes, then tells the watchdog to fire now and
+//   the campaign reads teardown-failed;
+// - a terminated campaign is torn down by its watchdog within one check, not at the deadline;
+// - `rig step teardown`'s disarm stands a kept rig's watchdog down.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { disarmWatchdog } from '../../client/watchdog-disarm';
+import type { CampaignResult } from '../../lib/protocol/campaign-result';
+import { parseCampaignSpec, PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
+import { watchdogNeed } from '../../lib/protocol/plan';
+import { fireSignal, watchdogQuery, type WatchdogState } from '../../workflows/messages';
+import { CAMPAIGN_CHECK_MS } from '../../workflows/watchdog';
+import { saveHistory } from '../harness/campaign';
+import { timeSkippingEnv } from '../harness/temporal';
+import { activityDoubles, runWithDoubles, untilFirstCoolDown, withDoubleWorkers } from './doubles';
+
+let env: TestWorkflowEnvironment;
+before(async () => {
+  env = await timeSkippingEnv();
+});
+after(async () => {
+  await env?.teardown();
+});
+
+const rehearsal = PROFILES.rehearsal;
+// A long cool-down after the first warm-up: the campaign waits there (time skips only while a test
+// awaits a result), so a test can act on it mid-series.
+const withPause: CampaignSpecInput = { ...rehearsal, watchdogMinutes: 240, sustained: { ...rehearsal.sustained!, cooldownSeconds: 600 } };
+
+
+async function until(what: string, ok: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (await ok()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+
+const failedResult = (err: unknown): CampaignResult => {
+  assert.ok(err instanceof WorkflowFailedError, String(err));
+  const result = (err.cause as { details?: CampaignResult[] }).details?.[0];
+  assert.ok(result, 'the failure carries the campaign result');
+  return result;
+};
+
+test('a watchdog shorter than the plan is refused before anything runs, naming the plan and the margin', async () => {
+  const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
+  const need = watchdogNeed(parseCampaignSpec(rehearsal));
+  await assert.rejects(runWithDoubles(env, { ...rehearsal, watchdogMinutes: 20 }, 'watchdog-too-short', doubles), (err: unknown) => {
+    assert.ok(err instanceof WorkflowFailedError);
+    assert.match(
+      String(err.cause?.message),
+      new RegExp(`^watchdogMinutes: 20 is shorter than the plan from provisioning on \\(${need.planMinutes} min: provision 5, bring-up 2, seed [\\d.]+, measuring [\\d.]+, teardown 5, report 1\\) plus its margin \\(15 min\\) = ${need.minutes} min; .* Set watchdogMinutes to at least ${need.minutes}$`),
+    );
+    return true;
+  });
+  assert.equal(doubles.calls.length, 0, 'no activity ran');
+});
+
+test('the watchdog\'s deadline follows the plan: a step that ran over moves it forward; on plan nothing is sent', async () => {
+  const need = watchdogNeed(parseCampaignSpec(rehearsal));
+  const spec = { ...rehearsal, watchdogMinutes: need.minutes };
+  // On plan (the doubles take no time): the deadline stays where the spec put it.
+  const onPlan = activityDoubles({ dataQueue: 'rig-data-test' });
+  await runWithDoubles(env, spec, 'on-plan', onPlan);
+  assert.equal(await holds('on-plan.watchdog'), 0);
+  // Bring-up (allowed 2 min) is retried after 14 min: 12 min over, more than the slack the margin left.
+  const late = activityDoubles({ dataQueue: 'rig-data-test', bringUpRetryAfter: '14 minutes' });
+  await runWithDoubles(env, spec, 'ran-over', late);
+  const history = await env.client.workflow.getHandle('ran-over.watchdog').fetchHistory();
+  const started = (history.events ?? [])[0].workflowExecutionStartedEventAttributes!;
+  const firstDeadline = (JSON.parse(Buffer.from(started.input!.payloads![0].data!).toString()) as { deadlineMs: number }).deadlineMs;
+  assert.ok((await holds('ran-over.watchdog')) >= 1, 'the campaign moved the deadline');
+  const wd = (await env.client.workflow.getHandle('ran-over.watchdog').result()) as WatchdogState;
+  assert.equal(wd.state, 'disarmed', 'and the series ran to its own teardown');
+  // The seed step began ~14 min after provisioning: the deadline now covers what was left from it.
+  const seedAt = late.calls.find((c) => c.name === 'seedHistory')!.scheduledMs;
+  const fromSeed = need.minutes - 5 - 2; // the plan from the seed on, with its margin (provision 5, bring-up 2 were behind)
+  assert.ok(Date.parse(wd.deadline) >= seedAt + fromSeed * 60_000 - 60_000, `deadline ${wd.deadline} covers the plan from the seed (${new Date(seedAt).toISOString()} + ${fromSeed} min)`);
+  assert.ok(Date.parse(wd.deadline) > firstDeadline + 5 * 60_000, 'later than the spec put it');
+});
+
+/** Hold-until signals a watchdog received. */
+async function holds(watchdogId: string): Promise<number> {
+  const history = await env.client.workflow.getHandle(watchdogId).fetchHistory();
+  return (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'hold-until').length;
+}
+
+test('a watchdog that fired before the campaign\'s own teardown is harmless: the rig reads destroyed and the campaign keeps its verdict', async () => {
+  const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
+  const result = await withDoubleWorkers(env, doubles, async () => {
+    const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'fired-first', args: [withPause] });
+    await untilFirstCoolDown(handle);
+    const watchdog = env.client.workflow.getHandle('fired-first.watchdog');
+    await watchdog.signal(fireSignal, 'test: an operator wants the rig gone');
+    const fired = (await watchdog.result()) as WatchdogState;
+    assert.deepEqual([fired.state, fired.firedBy], ['fired', 'test: an operator wants the rig gone']);
+    return (await handle.result()) as CampaignResult;
+  });
+  assert.equal(result.rig, 'destroyed');
+  assert.equal(result.status, 'held');
+  assert.match(result.steps.filter((s) => s.step === 'watchdog').at(-1)?.summary ?? '', /^already closed, nothing to disarm .*the clean-check after teardown found the target clean$/);
+  const teardowns = doubles.calls.filter((c) => c.name === 'teardownRig').map((c) => (c.input as { by: string }).by);
+  assert.deepEqual(teardowns, ['watchdog', 'campaign']);
+  saveHistory(env.address, 'fired-first');
+});
+
+test('a teardown that keeps failing retries for about 50 minutes, then tells the watchdog to fire now; the campaign reads teardown-failed', async () => {
+  const doubles = activityDoubles({ dataQueue: 'rig-data-test', teardownFailsFor: 'campaign' });
+  const result = await withDoubleWorkers(env, doubles, async () => {
+    const spec = { ...rehearsal, watchdogMinutes: 240 }; // a deadline well after the ~50 min of retrying
+    const run = env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: 'teardown-gives-up', args: [spec] });
+    return run.then(
+      () => assert.fail('a campaign whose teardown failed must fail'),
+      (err: unknown) => failedResult(err),
+    );
+  });
+  assert.equal(result.rig, 'teardown-failed');
+  assert.equal(result.status, 'failed');
+  assert.match(result.error ?? '', /teardown failed: not checked: .*pg_ctl: could not stop the server/);
+  const byCampaign = doubles.calls.filter((c) => c.name === 'teardownRig' && (c.input as { by: string }).by === 'campaign');
+  assert.equal(byCampaign.length, 30, 'thirty attempts');
+  const retryingMinutes = (byCampaign.at(-1)!.scheduledMs - byCampaign[0].scheduledMs) / 60_000;
+  // 5 s doubling to 2 min between 30 attempts: 155 s, then 24 x 2 min (~50 min; measured here 48.6)
+  assert.ok(retryingMinutes > 45 && retryingMinutes < 55, `${retryingMinutes.toFixed(1)} min of retrying`);
+  assert.match(result.steps.filter((s) => s.step === 'watchdog').at(-1)?.summary ?? '', /^told to fire now \(the campaign's teardown gave up: .*pg_ctl: could not stop the server/);
+  // The watchdog fired at once (its own teardown, another attempt, succeeded), long before its deadline.
+  const wd = (await env.client.workflow.getHandle('teardown-gives-up.watchdog').result()) as WatchdogState;
+  assert.equal(wd.state, 'fired');
+  assert.match(wd.firedBy ?? '', /^the campaign's teardown gave up/);
+  const byWatchdog = doubles.calls.filter((c) => c.name === 'teardownRig' && (c.input as { by: string }).by === 'watchdog');
+  assert.equal(byWatchdog.length, 1);
+  const afterGivingUp = byWatchdog[0].scheduledMs - byCampaign.at(-1)!.scheduledMs;
+  assert.ok(afterGivingUp < 5 * 60_000, `fired when told (${(afterGivingUp / 1000).toFixed(0)} s after the last attempt), not at its deadline`);
+  assert.ok(Date.parse(wd.deadline) - byWatchdog[0].scheduledMs > 30 * 60_000, 'long before its deadline');
+  // A worker that dies mid-teardown is noticed at the heartbeat timeout, not after 15 minutes.
+  const history = await env.client.workflow.getHandle('teardown-gives-up').fetchHistory();
+  const scheduled = (history.events ?? []).map((e) => e.activityTaskScheduledEventAttributes).find((a) => a?.activityType?.name === 'teardownRig');
+  assert.equal(Number(scheduled?.heartbeatTimeout?.seconds), 120);
+  saveHistory(env.address, 'teardown-gives-up');
+});
+
+test('a terminated campaign is torn down by its watchdog within one check, not at the deadline', async () => {
+  const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
+  const wd = await withDoubleWorkers(env, doubles, async () => {
+    const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'terminated-td', args: [withPause] });
+    await untilFirstCoolDown(handle);
+    const watchdog = env.client.workflow.getHandle('terminated-td.watchdog');
+    assert.equal((await watchdog.query(watchdogQuery)).state, 'armed');
+    await handle.terminate('test: the campaign is killed');
+    // A child's result does not unlock the test server's time skipping: this waits one check (2 min) in real time.
+    return { at: Date.parse((await watchdog.query(watchdogQuery)).deadline), final: (await watchdog.result()) as WatchdogState };
+  });
+  assert.equal(wd.final.state, 'fired');
+  assert.equal(wd.final.firedBy, 'the campaign terminated-td closed (terminated) without disarming');
+  const teardown = doubles.calls.find((c) => c.name === 'teardownRig');
+  assert.equal((teardown?.input as { by: string }).by, 'watchdog');
+  const provisioned = doubles.calls.find((c) => c.name === 'provisionRig')!.scheduledMs;
+  assert.ok(teardown!.scheduledMs - provisioned <= CAMPAIGN_CHECK_MS + 60_000, 'within one check of the termination');
+  assert.ok(wd.at - teardown!.scheduledMs > 30 * 60_000, 'long before the deadline');
+  saveHistory(env.address, 'terminated-td.watchdog');
+});
+
+test('rig step teardown\'s disarm stands a kept rig\'s watchdog down, and says so when there is nothing to disarm', async () => {
+  const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
+  await withDoubleWorkers(env, doubles, async () => {
+    const watchdog = await env.client.workflow.start('rigWatchdog', {
+      taskQueue: 'rig',
+      workflowId: 'kept-rig.watchdog',
+      // the server's clock, which earlier tests have skipped ahead of this process's
+      args: [{ campaignId: 'kept-rig', target: 'local', deadlineMs: (await env.currentTimeMs()) + 3_600_000 }],
+    });
+    await until('the watchdog to run', async () => (await watchdog.query(watchdogQuery)).state === 'armed');
+    assert.equal(await disarmWatchdog(env.client, 'kept-rig'), 'watchdog kept-rig.watchdog: disarmed');
+    assert.equal(((await watchdog.result()) as WatchdogState).state, 'disarmed');
+    assert.equal(await disarmWatchdog(env.client, 'kept-rig'), 'watchdog kept-rig.watchdog: already completed, nothing to disarm');
+    assert.equal(await disarmWatchdog(env.client, 'never-ran'), 'watchdog never-ran.watchdog: not on this server, nothing to disarm');
+  });
+  assert.ok(!doubles.calls.some((c) => c.name === 'teardownRig'), 'a disarmed watchdog tears nothing down');
+});

@@ -1,0 +1,45 @@
+// The campaign's plan in time (lib/protocol/plan.ts): what the watchdog must cover, and the check that
+// refuses a watchdog shorter than the plan plus its margin, naming both.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogLine, watchdogNeed, watchdogProblem } from '../../lib/protocol/plan';
+import { parseCampaignSpec, PROFILES } from '../../lib/protocol/spec';
+
+const rehearsal = parseCampaignSpec(PROFILES.rehearsal);
+const full = parseCampaignSpec(PROFILES.full);
+
+test('measuring time left: warm-ups, repeats, cool-downs between them, the ceiling and the four denominator legs', () => {
+  // rehearsal: 2 configurations x 3 x 30 s, 5-s cool-downs between the 6 repeats, a 10-s warm-up
+  // and its cool-down per configuration, a 20-s ceiling, 4 x 20-s denominator legs
+  assert.equal(measuringSecondsLeft(rehearsal, 0), 6 * 30 + 5 * 5 + 2 * (10 + 5) + 20 + 4 * 20);
+  // after the first configuration: its warm-up is behind, the second's is not
+  assert.equal(measuringSecondsLeft(rehearsal, 3), 3 * 30 + 2 * 5 + (10 + 5) + 20 + 80);
+  assert.equal(measuringSecondsLeft(rehearsal, 6), 20 + 80);
+});
+
+test('the plan from a step counts it and everything after it; seed at 10,000 rows/s plus its settle timeout', () => {
+  const parts = planFrom(full, 'provision');
+  assert.deepEqual(parts.map((p) => p.step), ['provision', 'bring-up', 'seed', 'measuring', 'teardown', 'report']);
+  assert.equal(parts.find((p) => p.step === 'seed')?.minutes, Math.round(((20_000_000 / 10_000 + 1800) / 60) * 10) / 10);
+  assert.deepEqual(planFrom(full, 'teardown').map((p) => [p.step, p.minutes]), [['teardown', 5], ['report', 1]]);
+  // later repeats leave less measuring
+  assert.ok(totalMinutes(planFrom(full, 'measuring', 5)) < totalMinutes(planFrom(full, 'measuring', 0)));
+});
+
+test('the margin: 15 minutes, or a quarter of a long plan', () => {
+  assert.equal(marginMinutes(20), 15);
+  assert.equal(marginMinutes(205.8), 52);
+});
+
+test('a watchdog shorter than the plan plus its margin is refused, naming both; the built-in profiles are covered', () => {
+  assert.equal(watchdogProblem(rehearsal), null);
+  assert.equal(watchdogProblem(full), null);
+  const need = watchdogNeed(rehearsal);
+  const short = parseCampaignSpec({ ...PROFILES.rehearsal, watchdogMinutes: need.minutes - 1 });
+  assert.equal(
+    watchdogProblem(short),
+    `watchdogMinutes: ${need.minutes - 1} is shorter than the plan from provisioning on (${need.planMinutes} min: provision 5, bring-up 2, seed 2.3, measuring 5.6, teardown 5, report 1) plus its margin (15 min) = ${need.minutes} min; the watchdog would tear the rig down mid-series. Set watchdogMinutes to at least ${need.minutes}`,
+  );
+  assert.equal(watchdogProblem(parseCampaignSpec({ ...PROFILES.rehearsal, watchdogMinutes: need.minutes })), null, 'exactly the need holds');
+  assert.match(watchdogLine(rehearsal), /^watchdog 60 min; plan 20\.9 min \(provision 5, .*\) \+ margin 15 min = 36 min$/);
+});
