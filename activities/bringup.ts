@@ -1,6 +1,8 @@
 // bring-up: the fixtures (200 live customers, a meter, one API key) and the checks that refuse a rig
 // which would measure the wrong thing (lib/targets/bringup). The API key goes to the rig's 0600
 // secrets file; the customers to a plain file the load generator reads. Neither enters history.
+// Safe to run twice: the tenant and its customers are found and reused, and the API key is replaced
+// (the old one stops working), so a retry leaves one tenant and one live key.
 import fs from 'node:fs';
 import path from 'node:path';
 import { EvidenceStore } from '../lib/evidence/store';

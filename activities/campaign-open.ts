@@ -1,6 +1,7 @@
 // openCampaign: the evidence folder is made and the spec written before anything else happens;
 // also reports which of the rig's search attributes the cluster lacks (the workflow then does not
 // upsert them, and the log says how to add them).
+// Safe to run twice: it writes the same spec.json again and only reads the cluster's search attributes.
 import { EvidenceStore } from '../lib/evidence/store';
 import { SPEC_FILE } from '../lib/evidence/layout';
 import { missingSearchAttributes, searchAttributeCommands } from '../lib/temporal/search-attributes';

@@ -2,6 +2,8 @@
 // (one-row transactions, batch 1), then at the campaign's batch one-row INSERTs as the owner, the same
 // through RLS as the app role, and one multi-row INSERT per transaction. Every throughput figure sits
 // beside these: "Hardcount does N" next to "the database alone does M" and "commits N/s".
+// Safe to run twice: every attempt has its own tag prefix and counts only its own rows, so rows of an
+// interrupted attempt are counted in no leg; it runs after every repeat, so they are in no repeat either.
 import { EvidenceStore } from '../lib/evidence/store';
 import { DENOMINATOR_FILE } from '../lib/evidence/layout';
 import type { DenominatorFile } from '../lib/evidence/records';

@@ -1,5 +1,7 @@
 // finishCampaign: result.json and one record per step are written, the folder is sealed with its
 // manifest, and the page is rendered from the files alone (lib/evidence/report).
+// Safe to run twice: step records already written are kept, and the page is written once (the same
+// evidence gives the same bytes; a page of different evidence is refused, not replaced).
 import { RESULT_FILE, stepFile } from '../lib/evidence/layout';
 import { publishReport } from '../lib/evidence/report';
 import { EvidenceStore } from '../lib/evidence/store';

@@ -1,5 +1,7 @@
 // runRepeat: one gated repeat (or ladder rung, or the closed-loop ceiling) as one heartbeating
 // activity on the data-plane queue.
+// Safe to run twice: a retry judges a load that ran to its end instead of measuring again, and an
+// interrupted attempt keeps its own run tag and folder and is never counted (below).
 //
 // Order matters: samplers start, the generator runs (its stream written as it goes), samplers stop,
 // the Postgres log slice is kept, the database is reconciled by run tag, and only then is the verdict

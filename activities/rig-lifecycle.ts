@@ -1,6 +1,8 @@
 // Clean-check, provision and teardown: the control-plane steps that make and remove rigs. Every thing
 // a target makes is recorded in its ledger before it is made, so teardown and the clean check never
 // guess (lib/targets/local).
+// Safe to run twice: the clean-check only reads; provision finds a rig the ledger already lists and
+// reuses it; teardown removes what the ledger lists and is still there, and reports the rest as gone.
 import os from 'node:os';
 import { EvidenceStore } from '../lib/evidence/store';
 import { RIG_FILE } from '../lib/evidence/layout';
