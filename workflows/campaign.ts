@@ -38,7 +38,7 @@ import type {
 import { campaignIdOf } from '../lib/protocol/campaign-id';
 import { parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
 import { DENOMINATOR_LEGS, marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogProblem, type PlanStep } from '../lib/protocol/plan';
-import { failureReason, isRefusal } from './failures';
+import { failureReason, isRefusal, namingQueue } from './failures';
 import { abortSignal, abortUpdate, disarmSignal, fireSignal, holdUntilSignal, progressQuery, type CampaignProgress } from './messages';
 import { RigCampaign, RigStatus, RigStep, RigTarget } from './search-attributes';
 import { rigWatchdog } from './watchdog';
@@ -241,7 +241,14 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     rig = await step('provision', () => provisionActs.provisionRig({ campaignId, spec }), (r) => `${r.hardware}; service ${r.serviceUrl}; database ${r.database}`);
     const theRig = rig;
 
-    const data = (opts: Partial<ActivityOptions>) => proxyActivities<typeof activities>({ taskQueue: theRig.dataQueue, startToCloseTimeout: '10 minutes', retry, ...opts });
+    // A data-plane activity no worker takes within workerWaitSeconds fails, naming the queue.
+    const workerWait = `${spec.workerWaitSeconds} seconds`;
+    const data = (opts: Partial<ActivityOptions>) =>
+      namingQueue(
+        proxyActivities<typeof activities>({ taskQueue: theRig.dataQueue, startToCloseTimeout: '10 minutes', scheduleToStartTimeout: workerWait, retry, ...opts }),
+        theRig.dataQueue,
+        workerWait,
+      );
     await step('bring-up', () => data({ startToCloseTimeout: '5 minutes' }).bringUp({ campaignId, rig: theRig, customers: spec.seed.customers }), (r) => r.summary);
     await step(
       'seed',

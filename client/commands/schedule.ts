@@ -1,7 +1,8 @@
 // rig schedule create|list|delete|trigger: weekly regression runs through Temporal Schedules. Each
 // scheduled run is a benchCampaign with the same spec; compare two with `rig report ID --baseline OTHER`.
 import { parseArgs } from 'node:util';
-import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
+import { ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { CampaignSpec } from '../../lib/protocol/spec';
 import { connectClient, warnMissingSearchAttributes } from '../connect';
 import { loadSpec } from '../spec-input';
 import { TASK_QUEUE } from './campaign';
@@ -15,7 +16,9 @@ const HELP = `usage:
   rig schedule delete ID
 
 Each run is a campaign with id <ID>-<scheduled time>. Overlapping runs are skipped (a campaign owns
-its rig); a run missed while Temporal was down is caught up within a day.`;
+its rig); a run missed while Temporal was down is caught up within a day. A run times out at twice
+its watchdog (its watchdog then tears the rig down), so a stuck run cannot skip every later one.
+list shows each schedule's recent runs with their status, and how many runs were skipped.`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -49,19 +52,31 @@ export async function run(argv: string[]): Promise<number> {
         await schedules.create({
           scheduleId: id,
           spec: values.cron ? { cronExpressions: [values.cron] } : { intervals: [{ every: values.every as `${number}d` }] },
-          action: { type: 'startWorkflow', workflowType: 'benchCampaign', taskQueue: TASK_QUEUE, workflowId: id, args: [spec] },
+          action: {
+            type: 'startWorkflow',
+            workflowType: 'benchCampaign',
+            taskQueue: TASK_QUEUE,
+            workflowId: id,
+            args: [spec],
+            // With overlap SKIP a run that never ends skips every later one: a backstop, well past the plan.
+            workflowRunTimeout: `${runTimeoutMinutes(spec!)} minutes`,
+          },
           policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
           state: { paused: Boolean(values.paused), note: `rig schedule create ${id}` },
         });
         const desc = await schedules.getHandle(id).describe();
         const next = desc.info.nextActionTimes[0];
-        console.log(`schedule ${id} created${next ? `; next run ${next.toISOString()}` : ''}`);
+        console.log(`schedule ${id} created${next ? `; next run ${next.toISOString()}` : ''}; each run times out after ${runTimeoutMinutes(spec!)} min`);
         return 0;
       }
       case 'list': {
         for await (const s of schedules.list()) {
           const next = s.info.nextActionTimes[0];
-          console.log(`${s.scheduleId}  ${s.state.paused ? 'paused' : 'active'}  next ${next ? next.toISOString() : '-'}  recent ${s.info.recentActions.length}`);
+          const d = await schedules.getHandle(s.scheduleId).describe();
+          const runs = await Promise.all(d.info.recentActions.map((a) => runStatus(rc.client, a.action.workflow.workflowId)));
+          const skipped = `skipped ${d.info.numActionsSkippedOverlap} (a run still going), missed ${d.info.numActionsMissedCatchupWindow}`;
+          console.log(`${s.scheduleId}  ${s.state.paused ? 'paused' : 'active'}  next ${next ? next.toISOString() : '-'}  ${skipped}`);
+          for (const r of runs) console.log(`  ${r}`);
         }
         return 0;
       }
@@ -85,5 +100,23 @@ export async function run(argv: string[]): Promise<number> {
     throw err;
   } finally {
     await rc.close();
+  }
+}
+
+/** A scheduled run's backstop: twice its watchdog (itself at least the plan plus its margin). */
+export function runTimeoutMinutes(spec: CampaignSpec): number {
+  return 2 * spec.watchdogMinutes;
+}
+
+/** One line per recent run: its id, the campaign's own status (RigStatus) and the execution status. */
+async function runStatus(client: Client, workflowId: string): Promise<string> {
+  try {
+    const d = await client.workflow.getHandle(workflowId).describe();
+    const rig = d.searchAttributes?.RigStatus;
+    const status = Array.isArray(rig) && rig.length ? String(rig[0]) : '-';
+    return `${workflowId}  ${status}  ${d.status.name.toLowerCase()}  started ${d.startTime.toISOString()}`;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return `${workflowId}  (gone from the server: retention)`;
+    throw err;
   }
 }

@@ -109,6 +109,11 @@ export const CampaignSpec = z
     end: z.enum(['destroy', 'keep', 'keep-on-failure']).default('destroy'),
     /** The watchdog tears everything down this many minutes after provisioning unless disarmed. */
     watchdogMinutes: positiveInt('watchdogMinutes').default(240),
+    /**
+     * How long a step on the rig's data-plane queue (rig-data-<host>) may wait for a worker to take it
+     * before the campaign fails, naming the queue and how to start one. Nothing waits forever.
+     */
+    workerWaitSeconds: positiveInt('workerWaitSeconds').min(5, 'workerWaitSeconds must be >= 5').default(600),
     calibrate: z.boolean().default(true),
     database: DatabaseSpec.default(DatabaseSpec.parse({})),
     service: ServiceSpec.default(ServiceSpec.parse({})),

@@ -16,7 +16,7 @@ test('a schedule created with rig schedule create starts a campaign when trigger
 
   const created = await rig(['schedule', 'create', 'weekly', specFile, '--cron', '0 3 * * 1'], env.childEnv);
   assert.equal(created.code, 0, created.stderr);
-  assert.match(created.stdout, /schedule weekly created; next run \d{4}-/);
+  assert.match(created.stdout, /schedule weekly created; next run \d{4}-.*; each run times out after 120 min$/m);
   const listed = await rig(['schedule', 'list'], env.childEnv);
   assert.match(listed.stdout, /^weekly\s+active/m);
 
@@ -32,6 +32,13 @@ test('a schedule created with rig schedule create starts a campaign when trigger
   assert.equal(result.configurations[0].total, 1);
   assert.ok(fs.existsSync(path.join(result.resultsDir, 'report.md')), 'its evidence folder has the page');
   assert.doesNotMatch(path.basename(result.resultsDir), /:/);
+
+  // list: the recent run with the campaign's own status and its execution status, and what was skipped
+  const after = await rig(['schedule', 'list'], env.childEnv);
+  assert.match(after.stdout, /^weekly\s+active\s+next \S+\s+skipped 0 \(a run still going\), missed 0$/m);
+  const runLine = after.stdout.split('\n').find((l) => l.startsWith(`  ${workflowId}  `));
+  assert.ok(runLine, `a line for ${workflowId}:\n${after.stdout}`);
+  assert.match(runLine, new RegExp(`  ${result.status}  completed  started \\d{4}-`));
 
   const deleted = await rig(['schedule', 'delete', 'weekly'], env.childEnv);
   assert.equal(deleted.code, 0, deleted.stderr);
