@@ -9,6 +9,7 @@ import { Worker } from '@temporalio/worker';
 import { campaignRunState } from '../../activities/campaign-state';
 import type * as contract from '../../activities/contract';
 import type { CampaignResult, RepeatSummary } from '../../lib/protocol/campaign-result';
+import { PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
 import { progressQuery } from '../../workflows/messages';
 
 export interface Call {
@@ -147,6 +148,12 @@ export async function withDoubleWorkers<T>(env: TestWorkflowEnvironment, doubles
 export async function runWithDoubles(env: TestWorkflowEnvironment, spec: unknown, id: string, doubles: ReturnType<typeof activityDoubles>, dataQueue = 'rig-data-test'): Promise<CampaignResult> {
   return withDoubleWorkers(env, doubles, () => env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] }) as Promise<CampaignResult>, dataQueue);
 }
+
+/**
+ * The rehearsal with a 10-minute cool-down after the first warm-up (and a watchdog that covers it): the
+ * campaign waits there while nothing awaits its result, so a test can act on it mid-series.
+ */
+export const PAUSED_REHEARSAL: CampaignSpecInput = { ...PROFILES.rehearsal, watchdogMinutes: 240, sustained: { ...PROFILES.rehearsal.sustained!, cooldownSeconds: 600 } };
 
 /**
  * Waits, in real time, for the campaign's first cool-down (the one after the first warm-up). On the

@@ -1,7 +1,7 @@
 // Messages that answer, on the time-skipping server with test-double activities:
 // - `abort` as an Update says what will happen, and is refused when there is nothing to abort;
 // - the watchdog's `extend` as an Update returns the new deadline, and is refused for a bad number or
-//   a disarmed watchdog (`rig campaign extend ID --minutes N`);
+//   (`rig campaign extend ID --minutes N`);
 // - the progress query computes nothing from the clock: the client's elapsed time moves while the
 //   campaign waits (a query sees the workflow's time of its last task, which stands still);
 // - `rig campaign start` with an id already used is refused at once, naming the id and its status.
@@ -12,11 +12,11 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { run as campaignCommand } from '../../client/commands/campaign';
 import { progressLine } from '../../client/progress-view';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
-import { PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
+import { PROFILES } from '../../lib/protocol/spec';
 import { abortUpdate, extendUpdate, progressQuery, watchdogQuery } from '../../workflows/messages';
 import { saveHistory } from '../harness/campaign';
 import { timeSkippingEnv } from '../harness/temporal';
-import { activityDoubles, untilFirstCoolDown, withDoubleWorkers } from './doubles';
+import { activityDoubles, PAUSED_REHEARSAL, untilFirstCoolDown, withDoubleWorkers } from './doubles';
 
 let env: TestWorkflowEnvironment;
 before(async () => {
@@ -27,8 +27,6 @@ after(async () => {
 });
 
 const rehearsal = PROFILES.rehearsal;
-// A long cool-down after the first warm-up: the campaign waits there while nothing awaits its result.
-const withPause: CampaignSpecInput = { ...rehearsal, watchdogMinutes: 240, sustained: { ...rehearsal.sustained!, cooldownSeconds: 600 } };
 
 const updateRefusal = async (p: Promise<unknown>): Promise<string> => {
   try {
@@ -42,7 +40,7 @@ const updateRefusal = async (p: Promise<unknown>): Promise<string> => {
 
 test('abort answers with what will happen, is refused when already aborting, and the campaign ends aborted', async () => {
   const result = await withDoubleWorkers(env, activityDoubles({ dataQueue: 'rig-data-test' }), async () => {
-    const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'abort-update', args: [withPause] });
+    const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'abort-update', args: [PAUSED_REHEARSAL] });
     await untilFirstCoolDown(handle);
     assert.equal(await handle.executeUpdate(abortUpdate, { args: ['test'] }), 'the cool-down ends now; then teardown and the report');
     assert.equal(await updateRefusal(handle.executeUpdate(abortUpdate, { args: ['again'] })), 'already aborting: the current repeat finishes, then teardown');
@@ -53,9 +51,9 @@ test('abort answers with what will happen, is refused when already aborting, and
   saveHistory(env.address, 'abort-update');
 });
 
-test('extend answers with the new deadline; a bad number and a disarmed watchdog are refused, naming why', async () => {
+test('extend answers with the new deadline; a bad number is refused, naming why', async () => {
   await withDoubleWorkers(env, activityDoubles({ dataQueue: 'rig-data-test' }), async () => {
-    const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'extend-update', args: [withPause] });
+    const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'extend-update', args: [PAUSED_REHEARSAL] });
     await untilFirstCoolDown(handle);
     const watchdog = env.client.workflow.getHandle('extend-update.watchdog');
     const before = Date.parse((await watchdog.query(watchdogQuery)).deadline);
@@ -71,7 +69,7 @@ test('extend answers with the new deadline; a bad number and a disarmed watchdog
 
 test('the progress query computes nothing from the clock: the elapsed time moves while the campaign waits', async () => {
   await withDoubleWorkers(env, activityDoubles({ dataQueue: 'rig-data-test' }), async () => {
-    const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'elapsed', args: [withPause] });
+    const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'elapsed', args: [PAUSED_REHEARSAL] });
     await untilFirstCoolDown(handle);
     const first = await handle.query(progressQuery);
     assert.ok(!('elapsedSeconds' in first), 'the query carries the start, not a frozen elapsed time');

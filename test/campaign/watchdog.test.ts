@@ -13,13 +13,13 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { disarmWatchdog } from '../../client/watchdog-disarm';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
-import { parseCampaignSpec, PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
+import { parseCampaignSpec, PROFILES } from '../../lib/protocol/spec';
 import { watchdogNeed } from '../../lib/protocol/plan';
 import { fireSignal, watchdogQuery, type WatchdogState } from '../../workflows/messages';
 import { CAMPAIGN_CHECK_MS } from '../../workflows/watchdog';
 import { saveHistory } from '../harness/campaign';
 import { timeSkippingEnv } from '../harness/temporal';
-import { activityDoubles, runWithDoubles, untilFirstCoolDown, withDoubleWorkers } from './doubles';
+import { activityDoubles, PAUSED_REHEARSAL, runWithDoubles, untilFirstCoolDown, withDoubleWorkers } from './doubles';
 
 let env: TestWorkflowEnvironment;
 before(async () => {
@@ -30,9 +30,6 @@ after(async () => {
 });
 
 const rehearsal = PROFILES.rehearsal;
-// A long cool-down after the first warm-up: the campaign waits there (time skips only while a test
-// awaits a result), so a test can act on it mid-series.
-const withPause: CampaignSpecInput = { ...rehearsal, watchdogMinutes: 240, sustained: { ...rehearsal.sustained!, cooldownSeconds: 600 } };
 
 
 async function until(what: string, ok: () => Promise<boolean>): Promise<void> {
@@ -97,7 +94,7 @@ async function holds(watchdogId: string): Promise<number> {
 test('a watchdog that fired before the campaign\'s own teardown is harmless: the rig reads destroyed and the campaign keeps its verdict', async () => {
   const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
   const result = await withDoubleWorkers(env, doubles, async () => {
-    const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'fired-first', args: [withPause] });
+    const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'fired-first', args: [PAUSED_REHEARSAL] });
     await untilFirstCoolDown(handle);
     const watchdog = env.client.workflow.getHandle('fired-first.watchdog');
     await watchdog.signal(fireSignal, 'test: an operator wants the rig gone');
@@ -151,7 +148,7 @@ test('a teardown that keeps failing retries for about 50 minutes, then tells the
 test('a terminated campaign is torn down by its watchdog within one check, not at the deadline', async () => {
   const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
   const wd = await withDoubleWorkers(env, doubles, async () => {
-    const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'terminated-td', args: [withPause] });
+    const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'terminated-td', args: [PAUSED_REHEARSAL] });
     await untilFirstCoolDown(handle);
     const watchdog = env.client.workflow.getHandle('terminated-td.watchdog');
     assert.equal((await watchdog.query(watchdogQuery)).state, 'armed');
