@@ -1,6 +1,6 @@
 // Messages that answer, on the time-skipping server with test-double activities:
 // - `abort` as an Update says what will happen, and is refused when there is nothing to abort;
-// - the watchdog's `extend` as an Update returns the new deadline, and is refused for a bad number or
+// - the watchdog's `extend` as an Update returns the new deadline, and is refused for a bad number
 //   (`rig campaign extend ID --minutes N`);
 // - the progress query computes nothing from the clock: the client's elapsed time moves while the
 //   campaign waits (a query sees the workflow's time of its last task, which stands still);
