@@ -18,6 +18,7 @@ import { saveHistory } from '../harness/campaign';
 import { timeSkippingEnv } from '../harness/temporal';
 import { activityDoubles, PAUSED_REHEARSAL, untilFirstCoolDown, withDoubleWorkers } from './doubles';
 
+// Each test has a timeout: a workflow that never closes fails it, never hangs the suite.
 let env: TestWorkflowEnvironment;
 before(async () => {
   env = await timeSkippingEnv();
@@ -38,7 +39,7 @@ const updateRefusal = async (p: Promise<unknown>): Promise<string> => {
   assert.fail('the update was accepted');
 };
 
-test('abort answers with what will happen, is refused when already aborting, and the campaign ends aborted', async () => {
+test('abort answers with what will happen, is refused when already aborting, and the campaign ends aborted', { timeout: 120_000 }, async () => {
   const result = await withDoubleWorkers(env, activityDoubles({ dataQueue: 'rig-data-test' }), async () => {
     const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'abort-update', args: [PAUSED_REHEARSAL] });
     await untilFirstCoolDown(handle);
@@ -51,7 +52,7 @@ test('abort answers with what will happen, is refused when already aborting, and
   saveHistory(env.address, 'abort-update');
 });
 
-test('extend answers with the new deadline; a bad number is refused, naming why', async () => {
+test('extend answers with the new deadline; a bad number is refused, naming why', { timeout: 120_000 }, async () => {
   await withDoubleWorkers(env, activityDoubles({ dataQueue: 'rig-data-test' }), async () => {
     const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'extend-update', args: [PAUSED_REHEARSAL] });
     await untilFirstCoolDown(handle);
@@ -67,7 +68,7 @@ test('extend answers with the new deadline; a bad number is refused, naming why'
   });
 });
 
-test('the progress query computes nothing from the clock: the elapsed time moves while the campaign waits', async () => {
+test('the progress query computes nothing from the clock: the elapsed time moves while the campaign waits', { timeout: 120_000 }, async () => {
   await withDoubleWorkers(env, activityDoubles({ dataQueue: 'rig-data-test' }), async () => {
     const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'elapsed', args: [PAUSED_REHEARSAL] });
     await untilFirstCoolDown(handle);
@@ -84,7 +85,7 @@ test('the progress query computes nothing from the clock: the elapsed time moves
   });
 });
 
-test('rig campaign start with an id already used is refused at once, naming the id and its status', async () => {
+test('rig campaign start with an id already used is refused at once, naming the id and its status', { timeout: 120_000 }, async () => {
   const saved = { ...process.env };
   process.env.TEMPORAL_ADDRESS = env.address;
   process.env.TEMPORAL_NAMESPACE = 'default';

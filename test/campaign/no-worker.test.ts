@@ -11,6 +11,7 @@ import { PROFILES } from '../../lib/protocol/spec';
 import { timeSkippingEnv } from '../harness/temporal';
 import { activityDoubles } from './doubles';
 
+// Each test has a timeout: a workflow that never closes fails it, never hangs the suite.
 let env: TestWorkflowEnvironment;
 before(async () => {
   env = await timeSkippingEnv();
@@ -19,7 +20,7 @@ after(async () => {
   await env?.teardown();
 });
 
-test('no worker on the data-plane queue: bring-up fails after workerWaitSeconds, naming the queue and the fix; teardown runs', async () => {
+test('no worker on the data-plane queue: bring-up fails after workerWaitSeconds, naming the queue and the fix; teardown runs', { timeout: 120_000 }, async () => {
   const doubles = activityDoubles({ dataQueue: 'rig-data-nobody' });
   // Only the control queue is polled: nothing takes work from rig-data-nobody.
   const control = await Worker.create({ connection: env.nativeConnection, taskQueue: 'rig', workflowsPath: require.resolve('../../workflows'), activities: doubles.activities });

@@ -21,6 +21,7 @@ import { saveHistory } from '../harness/campaign';
 import { timeSkippingEnv } from '../harness/temporal';
 import { activityDoubles, PAUSED_REHEARSAL, runWithDoubles, untilFirstCoolDown, withDoubleWorkers } from './doubles';
 
+// Each test has a timeout: a workflow that never closes fails it, never hangs the suite.
 let env: TestWorkflowEnvironment;
 before(async () => {
   env = await timeSkippingEnv();
@@ -48,7 +49,7 @@ const failedResult = (err: unknown): CampaignResult => {
   return result;
 };
 
-test('a watchdog shorter than the plan is refused before anything runs, naming the plan and the margin', async () => {
+test('a watchdog shorter than the plan is refused before anything runs, naming the plan and the margin', { timeout: 300_000 }, async () => {
   const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
   const need = watchdogNeed(parseCampaignSpec(rehearsal));
   await assert.rejects(runWithDoubles(env, { ...rehearsal, watchdogMinutes: 20 }, 'watchdog-too-short', doubles), (err: unknown) => {
@@ -62,7 +63,7 @@ test('a watchdog shorter than the plan is refused before anything runs, naming t
   assert.equal(doubles.calls.length, 0, 'no activity ran');
 });
 
-test('the watchdog\'s deadline follows the plan: a step that ran over moves it forward; on plan nothing is sent', async () => {
+test('the watchdog\'s deadline follows the plan: a step that ran over moves it forward; on plan nothing is sent', { timeout: 300_000 }, async () => {
   const need = watchdogNeed(parseCampaignSpec(rehearsal));
   const spec = { ...rehearsal, watchdogMinutes: need.minutes };
   // On plan (the doubles take no time): the deadline stays where the spec put it.
@@ -91,7 +92,7 @@ async function holds(watchdogId: string): Promise<number> {
   return (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'hold-until').length;
 }
 
-test('a watchdog that fired before the campaign\'s own teardown is harmless: the rig reads destroyed and the campaign keeps its verdict', async () => {
+test('a watchdog that fired before the campaign\'s own teardown is harmless: the rig reads destroyed and the campaign keeps its verdict', { timeout: 300_000 }, async () => {
   const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
   const result = await withDoubleWorkers(env, doubles, async () => {
     const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'fired-first', args: [PAUSED_REHEARSAL] });
@@ -110,7 +111,7 @@ test('a watchdog that fired before the campaign\'s own teardown is harmless: the
   saveHistory(env.address, 'fired-first');
 });
 
-test('a teardown that keeps failing retries for about 50 minutes, then tells the watchdog to fire now; the campaign reads teardown-failed', async () => {
+test('a teardown that keeps failing retries for about 50 minutes, then tells the watchdog to fire now; the campaign reads teardown-failed', { timeout: 300_000 }, async () => {
   const doubles = activityDoubles({ dataQueue: 'rig-data-test', teardownFailsFor: 'campaign' });
   const result = await withDoubleWorkers(env, doubles, async () => {
     const spec = { ...rehearsal, watchdogMinutes: 240 }; // a deadline well after the ~50 min of retrying
@@ -145,7 +146,7 @@ test('a teardown that keeps failing retries for about 50 minutes, then tells the
   saveHistory(env.address, 'teardown-gives-up');
 });
 
-test('a terminated campaign is torn down by its watchdog within one check, not at the deadline', async () => {
+test('a terminated campaign is torn down by its watchdog within one check, not at the deadline', { timeout: 300_000 }, async () => {
   const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
   const wd = await withDoubleWorkers(env, doubles, async () => {
     const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'terminated-td', args: [PAUSED_REHEARSAL] });
@@ -166,7 +167,7 @@ test('a terminated campaign is torn down by its watchdog within one check, not a
   saveHistory(env.address, 'terminated-td.watchdog');
 });
 
-test('rig step teardown\'s disarm stands a kept rig\'s watchdog down, and says so when there is nothing to disarm', async () => {
+test('rig step teardown\'s disarm stands a kept rig\'s watchdog down, and says so when there is nothing to disarm', { timeout: 300_000 }, async () => {
   const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
   await withDoubleWorkers(env, doubles, async () => {
     const watchdog = await env.client.workflow.start('rigWatchdog', {
