@@ -17,7 +17,7 @@ import { parseCampaignSpec, PROFILES } from '../../lib/protocol/spec';
 import { watchdogNeed } from '../../lib/protocol/plan';
 import { fireSignal, watchdogQuery, type WatchdogState } from '../../workflows/messages';
 import { CAMPAIGN_CHECK_MS } from '../../workflows/watchdog';
-import { saveHistory } from '../harness/campaign';
+import { saveHistory, waitFor } from '../harness/campaign';
 import { timeSkippingEnv } from '../harness/temporal';
 import { activityDoubles, PAUSED_REHEARSAL, runWithDoubles, untilFirstCoolDown, withDoubleWorkers } from './doubles';
 
@@ -31,16 +31,6 @@ after(async () => {
 });
 
 const rehearsal = PROFILES.rehearsal;
-
-
-async function until(what: string, ok: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (await ok()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 
 const failedResult = (err: unknown): CampaignResult => {
   assert.ok(err instanceof WorkflowFailedError, String(err));
@@ -176,7 +166,7 @@ test('rig step teardown\'s disarm stands a kept rig\'s watchdog down, and says s
       // the server's clock, which earlier tests have skipped ahead of this process's
       args: [{ campaignId: 'kept-rig', target: 'local', deadlineMs: (await env.currentTimeMs()) + 3_600_000 }],
     });
-    await until('the watchdog to run', async () => (await watchdog.query(watchdogQuery)).state === 'armed');
+    await waitFor('the watchdog to run', async () => (await watchdog.query(watchdogQuery)).state === 'armed', 30_000, 100);
     assert.equal(await disarmWatchdog(env.client, 'kept-rig'), 'watchdog kept-rig.watchdog: disarmed');
     assert.equal(((await watchdog.result()) as WatchdogState).state, 'disarmed');
     assert.equal(await disarmWatchdog(env.client, 'kept-rig'), 'watchdog kept-rig.watchdog: already completed, nothing to disarm');
