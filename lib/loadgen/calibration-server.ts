@@ -85,10 +85,10 @@ export interface CalibrationServerOptions {
 
 const emptyTally = (): Tally => ({ requests: 0, rows: 0, quantity: 0, answered500: 0, skippedRows: 0, skippedQuantity: 0, duplicates: 0 });
 
-/** Calls fn at performance.now() >= deadline (ms), to ~0.05 ms. */
+/** Calls fn at performance.now() >= deadline (ms), never before it, late by ~0.05 ms. */
 export function at(deadline: number, fn: () => void): void {
   const rem = deadline - performance.now();
-  if (rem <= 0.02) fn();
+  if (rem <= 0) fn();
   else if (rem >= 1.2) setTimeout(() => at(deadline, fn), Math.floor(rem - 0.2));
   else setImmediate(() => at(deadline, fn));
 }
@@ -213,8 +213,10 @@ export class CalibrationServer {
       // Service starts at arrival, or, when the server is at its concurrency, when a slot frees.
       const serve = (start: number) => {
         this.busy++;
-        // Begin answering one answer's own cost early, so that the answer is WRITTEN at the deadline.
-        at(start + this.serviceMs(arrival) - this.answerCostMs, () => this.answer(res, index, parsed, tally, arrival));
+        // Prepare the answer one answer's own cost early, then write it at the deadline: the answer
+        // is WRITTEN at the service time, never before it.
+        const deadline = start + this.serviceMs(arrival);
+        at(deadline - this.answerCostMs, () => this.answer(res, index, parsed, tally, arrival, deadline));
       };
       if (b.concurrency !== undefined && this.busy >= b.concurrency) this.queue.push(() => serve(performance.now()));
       else serve(arrival);
@@ -230,19 +232,21 @@ export class CalibrationServer {
     return b.serviceMs ?? 0;
   }
 
-  private answer(res: http.ServerResponse, index: number, batch: ParsedBatch, tally: Tally, arrival: number): void {
+  private answer(res: http.ServerResponse, index: number, batch: ParsedBatch, tally: Tally, arrival: number, deadline: number): void {
     const b = this.behaviour;
     if (b.freeze && index >= b.freeze.fromRequest && index < b.freeze.toRequest && performance.now() < this.freezeUntil) {
-      at(this.freezeUntil, () => this.answer(res, index, batch, tally, arrival));
+      at(this.freezeUntil, () => this.answer(res, index, batch, tally, arrival, this.freezeUntil));
       return;
     }
     const began = performance.now();
-    let truth = this.truths.get(batch.tag);
-    if (!truth) this.truths.set(batch.tag, (truth = []));
+    const truth = this.truths.get(batch.tag) ?? [];
+    this.truths.set(batch.tag, truth);
+    let status: number;
+    let body: unknown;
     if (b.failEvery && (index + 1) % b.failEvery === 0) {
       tally.answered500++;
-      json(res, 500, { error: 'calibration: programmed failure' } satisfies ErrorResponse);
-      truth.push({ request: batch.request, arrival, written: performance.now(), status: 500 });
+      status = 500;
+      body = { error: 'calibration: programmed failure' } satisfies ErrorResponse;
     } else {
       let created = 0;
       let duplicates = 0;
@@ -271,16 +275,22 @@ export class CalibrationServer {
         u.sum += e.quantity;
         m.set(e.meter, u);
       }
-      json(res, 201, { accepted: batch.events.length, created, duplicates } satisfies IngestResponse);
-      truth.push({ request: batch.request, arrival, written: performance.now(), status: 201 });
+      status = 201;
+      body = { accepted: batch.events.length, created, duplicates } satisfies IngestResponse;
     }
-    // What answering costs this process (storage, JSON, the write): measured on a 2-core host at
-    // ~0.3 ms, which a server that began at the deadline would add to every "5 ms" answer.
-    const cost = truth[truth.length - 1].written - began;
-    this.answerCostMs += (Math.min(cost, 2) - this.answerCostMs) * 0.05;
-    this.busy--;
-    const next = this.queue.shift();
-    if (next) next();
+    const prepared = performance.now() - began;
+    at(deadline, () => {
+      const writing = performance.now();
+      json(res, status, body);
+      const written = performance.now();
+      truth.push({ request: batch.request, arrival, written, status });
+      // What answering costs this process (storage, JSON, the write): measured on a 2-core host at
+      // ~0.3 ms, which a server that began at the deadline would add to every "5 ms" answer.
+      this.answerCostMs += (Math.min(prepared + (written - writing), 2) - this.answerCostMs) * 0.05;
+      this.busy--;
+      const next = this.queue.shift();
+      if (next) next();
+    });
   }
 
   private tallyOf(tag: string): Tally {
