@@ -34,3 +34,8 @@ export function workerClient() {
 export function namespace(): string | undefined {
   return current()?.info.workflowNamespace;
 }
+
+/** The task queue this activity was taken from (undefined outside an activity). */
+export function activityTaskQueue(): string | undefined {
+  return current()?.info.taskQueue;
+}

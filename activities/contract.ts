@@ -9,6 +9,26 @@ import type {
 } from '../lib/protocol/campaign-result';
 import type { CampaignSpec, ConfigurationSpec } from '../lib/protocol/spec';
 
+/** The host whose worker claimed a campaign, and its own queue for the campaign's machine-bound steps. */
+export interface ClaimHostOutput {
+  host: string;
+  hostQueue: string;
+}
+
+export interface LeaseRequestInput {
+  host: string;
+  /** The campaign's workflow id: the grant is signalled to it. */
+  workflowId: string;
+}
+
+/** Who holds the lease now (absent: nobody else; the grant follows at once). */
+export interface LeaseRequestOutput {
+  heldBy?: string;
+  since?: string;
+  /** Campaigns in line, this one included. */
+  waiting?: number;
+}
+
 export interface CampaignRef {
   campaignId: string;
 }

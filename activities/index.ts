@@ -1,6 +1,12 @@
 // Every activity the rig's workers run, typed for workflows through proxyActivities<typeof activities>.
-// Control plane (queue `rig`): openCampaign, calibrateInstrument, cleanCheck, provisionRig, teardownRig,
-// campaignRunState (the watchdog's), finishCampaign. Data plane (queue `rig-data-<host>`): bringUp, seedHistory, warmUp, runRepeat, runDenominator.
+// Local to the workflow's worker: resolveSpec. Any host (queue `rig`): claimHost, requestLease,
+// campaignRunState (the watchdog's and the lease's). One host's machine-bound steps
+// (queue `rig-host-<host>`, named by claimHost): openCampaign, calibrateInstrument, cleanCheck,
+// provisionRig, teardownRig, finishCampaign. Data plane (queue `rig-data-<host>`, named by provision):
+// bringUp, seedHistory, warmUp, runRepeat, runDenominator. lib/temporal/queues.ts names them.
+export { claimHost } from './host';
+export { requestLease } from './lease';
+export { resolveSpec } from './resolve-spec';
 export { openCampaign } from './campaign-open';
 export { calibrateInstrument } from './calibrate';
 export { cleanCheck, provisionRig, teardownRig } from './rig-lifecycle';

@@ -17,9 +17,9 @@
 //   never counted, run again with a fresh run tag. interrupted.json says what happened: the error
 //   text, "cancelled", or, written by the next attempt when the dead one left no word, a heartbeat
 //   timeout.
+import { hostName } from '../lib/tools/host-name';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { CancelledFailure } from '@temporalio/common';
 import { isTempName } from '../lib/evidence/atomic';
@@ -266,7 +266,7 @@ async function measure(store: EvidenceStore, input: RepeatInput, dir: string, ru
     offered: s.offered,
     sent: s.sent,
     dropped: s.dropped,
-    host: os.hostname(),
+    host: hostName(),
     generator: s,
   } satisfies LoadFile & { generator: unknown });
   return load;

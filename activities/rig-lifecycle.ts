@@ -13,12 +13,19 @@ import { readRigRecord } from '../lib/targets/local/rig-record';
 import type { CampaignSpec } from '../lib/protocol/spec';
 import type { CleanCheckResult, Leftover } from '../lib/targets/target';
 import type { CleanCheckInput, CleanCheckOutput, ProvisionInput, StepSummary, TeardownInput } from './contract';
-import { heartbeat } from './context';
+import { activityTaskQueue, heartbeat } from './context';
+import { dataQueue, hostOfQueue } from '../lib/temporal/queues';
+import { hostName } from '../lib/tools/host-name';
 import { refusal } from './refusal';
 
-/** The data-plane queue of this worker's host: on the local target the rig lives on this machine. */
+/**
+ * The data-plane queue of this worker's host: on the local target the rig lives on this machine. The
+ * host is the one of the queue this activity was taken from (rig-host-<host>: a worker serving another
+ * host name than the OS's, as two workers on one machine do), else this machine's (`rig step`).
+ */
 export function localDataQueue(): string {
-  return `rig-data-${os.hostname()}`;
+  const queue = activityTaskQueue();
+  return dataQueue((queue && hostOfQueue(queue)) || hostName());
 }
 
 function describeLeftover(l: Leftover): string {

@@ -9,7 +9,7 @@
 //
 // Safe to run twice: each attempt has its own run tag and folder and nothing of it counts, so a retry
 // after a crash only warms again; the earlier attempt's files stay as evidence.
-import os from 'node:os';
+import { hostName } from '../lib/tools/host-name';
 import { CancelledFailure } from '@temporalio/common';
 import { LOAD, SAMPLES, WARMUP_FILE, warmupDir } from '../lib/evidence/layout';
 import type { LoadFile, WarmupFile } from '../lib/evidence/records';
@@ -79,7 +79,7 @@ export async function warmUp(input: WarmupInput): Promise<WarmupOutput> {
     offered: s.offered,
     sent: s.sent,
     dropped: s.dropped,
-    host: os.hostname(),
+    host: hostName(),
   } satisfies LoadFile);
   if (load.interrupted && cancellationSignal()?.aborted) throw new CancelledFailure('warm-up cancelled');
 

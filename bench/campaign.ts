@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startCampaignServer } from '../test/harness/campaign-server';
 import { PROFILES, type CampaignSpecInput } from '../lib/protocol/spec';
@@ -20,7 +20,7 @@ import type { CampaignResult } from '../lib/protocol/campaign-result';
 import { toolPath } from '../lib/tools/binaries';
 import { createRigWorkers } from '../worker/run-worker';
 import { progressQuery, type CampaignProgress } from '../workflows/messages';
-import { activityDoubles } from '../test/campaign/doubles';
+import { activityDoubles, DOUBLE_HOST_QUEUE, doubleWorker } from '../test/campaign/doubles';
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 const root = path.resolve(__dirname, '..');
@@ -85,9 +85,9 @@ async function historyEvents(): Promise<number> {
   const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: toolPath('temporal-test-server') } } });
   try {
     const { activities } = activityDoubles({ dataQueue: 'rig-data-bench' });
-    const workers = await Promise.all(['rig', 'rig-data-bench'].map((taskQueue) => Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../workflows'), activities })));
+    const workers = await Promise.all(['rig', DOUBLE_HOST_QUEUE, 'rig-data-bench'].map((taskQueue) => doubleWorker(env.nativeConnection, taskQueue, activities)));
     const id = 'full-profile';
-    await workers[0].runUntil(workers[1].runUntil(env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [PROFILES.full] })));
+    await workers[0].runUntil(workers[1].runUntil(workers[2].runUntil(env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [PROFILES.full] }))));
     const history = await env.client.workflow.getHandle(id).fetchHistory();
     return history.events?.length ?? 0;
   } finally {

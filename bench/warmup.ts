@@ -36,6 +36,8 @@ async function main(): Promise<void> {
   const { connection, workers } = await createRigWorkers({ env: { address: server.address, namespace: 'default' } });
   const running = Promise.all(workers.map((w) => w.run()));
   const rows: string[][] = [];
+  /** Why each failed repeat failed (its gate's reasons), printed under the table. */
+  const failures: string[] = [];
   try {
     for (let i = 0; i < runs * 2; i++) {
       const warm = i % 2 === 1 ? (PROFILES.rehearsal.sustained!.warmupSeconds ?? 10) : 0;
@@ -58,6 +60,7 @@ async function main(): Promise<void> {
           wu ? (/p99 ([\d.]+ ms|—)/.exec(wu)?.[1] ?? '—') : '—',
           `${c.passed}/${c.total}`,
         ]);
+        for (const r of rs.filter((x) => !x.passed)) failures.push(`run ${Math.floor(i / 2) + 1}, warm-up ${warm ? `${warm} s` : 'off'}, ${c.name} r${r.index}: ${r.reasons.join('; ')}`);
       }
       console.error(`  ${result.status} in ${((Date.now() - started) / 1000).toFixed(0)} s: ${result.configurations.map((c) => `${c.name} ${c.passed}/${c.total}`).join(', ')}`);
     }
@@ -74,6 +77,7 @@ async function main(): Promise<void> {
   console.log(header.map((h, i) => h.padEnd(w[i])).join(' | '));
   console.log(w.map((n) => '-'.repeat(n)).join('-|-'));
   for (const r of rows) console.log(r.map((c, i) => c.padEnd(w[i])).join(' | '));
+  if (failures.length) console.log(['', 'why each failed repeat failed:', ...failures.map((f) => `  ${f}`)].join('\n'));
 }
 
 main().then(

@@ -3,6 +3,8 @@
 // They are loaded lazily (require, not import(): the sources run as CommonJS through tsx) so that
 // `rig analyze` does not pay for loading Temporal.
 
+import { UsageError } from './parse-flags';
+
 interface Command {
   summary: string;
   run(argv: string[]): Promise<number>;
@@ -20,6 +22,7 @@ const commands: Record<string, () => Command> = {
   report: () => require('./commands/report'),
   worker: () => require('./commands/worker'),
   rehearse: () => require('./commands/rehearse'),
+  replay: () => require('./commands/replay'),
   schedule: () => require('./commands/schedule'),
   seed: () => require('./commands/seed'),
   step: () => require('./commands/step'),
@@ -36,8 +39,12 @@ function usage(withSummaries: boolean): string {
   ].join('\n');
 }
 
-/** node:util parseArgs rejects unknown or malformed flags with these codes: a usage error, exit 2. */
+/**
+ * A usage error, exit 2: node:util parseArgs rejecting an unknown or malformed flag (its ERR_PARSE_ARGS_
+ * codes), or a flag value a command refused (client/parse-flags.ts UsageError).
+ */
 function isUsageError(err: unknown): boolean {
+  if (err instanceof UsageError) return true;
   const code = (err as { code?: string }).code ?? '';
   return code.startsWith('ERR_PARSE_ARGS_');
 }

@@ -13,6 +13,7 @@ export function duration(seconds: number): string {
 /** The line; the elapsed time is computed here from the recorded start (omitted without `nowMs`). */
 export function progressLine(p: CampaignProgress, nowMs?: number): string {
   const parts = [`[${p.step}]`];
+  if (p.waitingFor) parts.push(`waiting for ${p.waitingFor}`);
   if (p.configuration && p.phase === 'warm-up') parts.push(`${p.configuration} warm-up (not measured)`);
   else if (p.configuration) parts.push(p.repeat ? `${p.configuration} repeat ${p.repeat.k}/${p.repeat.n}${p.phase === 'cool-down' ? ' done, cooling down' : ''}` : p.configuration);
   if (nowMs !== undefined) parts.push(`elapsed ${duration((nowMs - Date.parse(p.startedAt)) / 1000)}`);

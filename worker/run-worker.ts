@@ -1,17 +1,19 @@
-// Builds and runs the rig's worker(s). One process serves the control-plane queue `rig` and, on a
-// single machine, the data-plane queue `rig-data-<host>` too (load, samplers, seeding, pgbench).
-import os from 'node:os';
+// Builds and runs the rig's worker(s). One process serves the shared queue `rig`, its host's own queue
+// `rig-host-<host>` (the machine-bound steps of the campaigns it claimed) and, on a single machine, the
+// data-plane queue `rig-data-<host>` too (load, samplers, seeding, pgbench).
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { connectWithin, temporalEnv, type TemporalEnv } from '../lib/temporal/connection-env';
+import { CONTROL_QUEUE, dataQueue, hostQueue } from '../lib/temporal/queues';
+import { hostName } from '../lib/tools/host-name';
 import * as activities from '../activities';
+import { claimHostFor } from '../activities/host';
 
-export const CONTROL_QUEUE = 'rig';
-export function dataQueue(host = os.hostname()): string {
-  return `rig-data-${host}`;
-}
+export { CONTROL_QUEUE, dataQueue, hostName, hostQueue };
 
 export interface RigWorkerOptions {
   env?: TemporalEnv;
+  /** The host this worker serves (default RIG_HOST or the OS's host name): its claims name its queues. */
+  host?: string;
   taskQueues?: string[];
   /** Passed through to Worker.create (tests shorten shutdown grace, etc.). */
   workerOptions?: Partial<WorkerOptions>;
@@ -25,7 +27,8 @@ export async function connectNative(env: TemporalEnv): Promise<NativeConnection>
 export async function createRigWorkers(opts: RigWorkerOptions = {}): Promise<{ connection: NativeConnection; workers: Worker[] }> {
   const env = opts.env ?? temporalEnv();
   const connection = await connectNative(env);
-  const queues = opts.taskQueues ?? [CONTROL_QUEUE, dataQueue()];
+  const host = opts.host ?? hostName();
+  const queues = opts.taskQueues ?? [CONTROL_QUEUE, hostQueue(host), dataQueue(host)];
   const workers: Worker[] = [];
   for (const taskQueue of queues) {
     workers.push(
@@ -34,7 +37,7 @@ export async function createRigWorkers(opts: RigWorkerOptions = {}): Promise<{ c
         namespace: env.namespace,
         taskQueue,
         workflowsPath: require.resolve('../workflows'),
-        activities,
+        activities: { ...activities, claimHost: claimHostFor(host) },
         // Heartbeats carry cancellation back to a running repeat: send them often enough that a
         // cancelled repeat stops its load within seconds (the default throttle is ~24 s here).
         defaultHeartbeatThrottleInterval: '2 seconds',

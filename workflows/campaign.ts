@@ -7,6 +7,7 @@
 // files (activities return paths and small summaries); no secret is ever an argument or a result.
 import {
   ActivityCancellationType,
+  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   ChildWorkflowCancellationType,
@@ -17,6 +18,7 @@ import {
   log,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   startChild,
   upsertSearchAttributes,
@@ -39,11 +41,12 @@ import { campaignIdOf } from '../lib/protocol/campaign-id';
 import { parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
 import { DENOMINATOR_LEGS, marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogProblem, type PlanStep } from '../lib/protocol/plan';
 import { failureReason, isRefusal, namingQueue } from './failures';
-import { abortSignal, abortUpdate, disarmSignal, fireSignal, holdUntilSignal, progressQuery, type CampaignProgress } from './messages';
+import { abortSignal, abortUpdate, disarmSignal, fireSignal, holdUntilSignal, leaseGrantedSignal, leaseReleaseSignal, progressQuery, type CampaignProgress } from './messages';
 import { RigCampaign, RigStatus, RigStep, RigTarget } from './search-attributes';
 import { rigWatchdog } from './watchdog';
+import { CONTROL_QUEUE, leaseWorkflowId } from '../lib/temporal/queues';
 
-export const CONTROL_QUEUE = 'rig';
+export { CONTROL_QUEUE };
 
 /**
  * patched() ids: each marks a change to the commands this workflow issues, so that campaigns already
@@ -54,6 +57,21 @@ const WARMUP_PATCH = 'warm-up-before-first-repeat';
 const PLAN_PATCH = 'watchdog-follows-plan';
 /** Teardown retries for about 50 minutes with a heartbeat timeout; giving up tells the watchdog to fire now. */
 const TEARDOWN_PATCH = 'teardown-retries-then-fires-watchdog';
+/**
+ * A campaign's first step claims the host of the worker that took it (activities/host.ts); its
+ * machine-bound steps (open, calibrate, clean-check, provision, teardown, report) and its watchdog's
+ * teardown go to that host's own queue, never to a worker on another machine.
+ */
+const HOST_PATCH = 'machine-bound-steps-on-host-queue';
+/** The spec is resolved (defaults applied) once, by a local activity whose result the history keeps. */
+const SPEC_PATCH = 'spec-resolved-once-into-history';
+/**
+ * One measurement per host at a time: the campaign takes its host's lease (workflows/host-lease.ts)
+ * before it calibrates and gives it back after its teardown; a second campaign waits, saying for whom.
+ */
+const LEASE_PATCH = 'one-measurement-per-host';
+/** How long a teardown on the host queue may wait for that host's worker (a deploy, a restart): its retry window. */
+const TEARDOWN_WORKER_WAIT = '50 minutes';
 
 /**
  * Teardown retries with a capped backoff: 5 s doubling to 2 min, 30 attempts = about 50 minutes of
@@ -71,20 +89,6 @@ function control(opts: Partial<ActivityOptions>) {
 }
 
 export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignResult> {
-  // A bad spec fails here, before any activity, naming each field.
-  let spec: CampaignSpec;
-  try {
-    spec = parseCampaignSpec(input);
-  } catch (err) {
-    if (err instanceof SpecError) throw ApplicationFailure.nonRetryable(err.message, 'InvalidSpec', err.issues);
-    throw err;
-  }
-  // A watchdog shorter than the plan would tear a healthy series down halfway: refused before anything runs.
-  const followsPlan = patched(PLAN_PATCH);
-  if (followsPlan) {
-    const problem = watchdogProblem(spec);
-    if (problem) throw ApplicationFailure.nonRetryable(problem, 'InvalidSpec');
-  }
   const workflowId = workflowInfo().workflowId;
   const campaignId = campaignIdOf(workflowId);
   const startedMs = Date.now();
@@ -101,7 +105,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     step: 'start',
     status: 'running',
     startedAt: new Date(startedMs).toISOString(),
-    secondsLeft: measuringSecondsLeft(spec, 0),
+    secondsLeft: 0, // known once the spec is resolved
     lastVerdicts: [],
     aborting: false,
   };
@@ -124,6 +128,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
         return `the current repeat (${progress.configuration} ${progress.repeat.k}/${progress.repeat.n}) finishes at ${new Date(repeatEndsAtMs).toISOString()}, then teardown and the report`;
       }
       if (progress.phase === 'cool-down') return 'the cool-down ends now; then teardown and the report';
+      if (progress.step === 'lease') return 'the campaign stops waiting for the lease: nothing was provisioned or measured; the report follows';
       if (['sustained', 'ladder', 'ceiling', 'denominator'].includes(progress.step)) return `the current step (${progress.step}) finishes, then teardown and the report`;
       return `no repeat will start: the steps before the series (now ${progress.step}) finish, then teardown and the report`;
     },
@@ -134,6 +139,16 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       },
     },
   );
+  // The handlers above are in place before the first await: a query or an abort right after the start
+  // is answered. A bad spec fails here, before any step touches a machine, naming each field.
+  const spec = await resolvedSpec(input);
+  // A watchdog shorter than the plan would tear a healthy series down halfway: refused before anything runs.
+  const followsPlan = patched(PLAN_PATCH);
+  if (followsPlan) {
+    const problem = watchdogProblem(spec);
+    if (problem) throw ApplicationFailure.nonRetryable(problem, 'InvalidSpec');
+  }
+  progress.secondsLeft = measuringSecondsLeft(spec, 0);
   // Upserting a search attribute the cluster lacks fails every workflow task, so they are set only
   // once openCampaign has seen them registered (otherwise it logs the commands that register them).
   let searchAttributes = false;
@@ -194,17 +209,45 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       steps.push({ step: name, status: 'ok', startedAt, endedAt: new Date().toISOString(), summary: summarize(r) });
       return r;
     } catch (err) {
-      const status = isCancellation(err) ? 'cancelled' : isRefusal(err) ? 'refused' : 'failed';
+      const status = isCancellation(err) || err instanceof StopBeforeMeasuring ? 'cancelled' : isRefusal(err) ? 'refused' : 'failed';
       steps.push({ step: name, status, startedAt, endedAt: new Date().toISOString(), summary: failureReason(err) });
       throw err;
     }
   }
 
   const ctl = control({});
+  // A step no worker takes within workerWaitSeconds fails, naming the queue (workflows/failures.ts).
+  const workerWait = `${spec.workerWaitSeconds} seconds`;
+  const onHost = patched(HOST_PATCH);
+  /** The claimed host's own queue (histories before HOST_PATCH: the shared queue). */
+  let hostQueue = CONTROL_QUEUE;
+  /** Activities that act on the claimed host's disk and processes. */
+  const machine = (opts: Partial<ActivityOptions>, wait = workerWait) =>
+    onHost
+      ? namingQueue(
+          proxyActivities<typeof activities>({ taskQueue: hostQueue, startToCloseTimeout: '10 minutes', scheduleToStartTimeout: wait, retry, ...opts }),
+          hostQueue,
+          wait,
+        )
+      : control(opts);
+  /** The host whose measuring lease this campaign asked for (it gives it back at the end). */
+  let leaseHost: string | undefined;
+  let leaseGranted = false;
+  setHandler(leaseGrantedSignal, () => {
+    leaseGranted = true;
+  });
   let failure: unknown;
   let provisioned = false;
   try {
-    const opened = await ctl.openCampaign({ campaignId, spec });
+    let host: string | undefined;
+    if (onHost) {
+      const claimed = await ctl.claimHost();
+      hostQueue = claimed.hostQueue;
+      host = claimed.host;
+      progress.host = host;
+      log.info('host claimed: its machine-bound steps go to its own queue', { host, queue: hostQueue });
+    }
+    const opened = await machine({}).openCampaign({ campaignId, spec });
     searchAttributes = opened.missingSearchAttributes.length === 0;
     setSearchAttributes([
       { key: RigCampaign, value: campaignId },
@@ -212,14 +255,35 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       { key: RigStep, value: 'start' },
       { key: RigStatus, value: 'running' },
     ]);
+    if (host !== undefined && patched(LEASE_PATCH)) {
+      const leasedHost = host;
+      leaseHost = leasedHost;
+      // Before calibration: what the instrument and the repeats measure is this campaign's load alone.
+      await step(
+        'lease',
+        async () => {
+          const askedMs = Date.now();
+          const now = await ctl.requestLease({ host: leasedHost, workflowId });
+          if (!leaseGranted) {
+            progress.waitingFor = `the measuring lease of host ${leasedHost}, held by ${now.heldBy ?? 'another campaign'}${now.since ? ` since ${now.since}` : ''}`;
+            log.info(`waiting for ${progress.waitingFor}`);
+          }
+          await condition(() => leaseGranted || aborting);
+          progress.waitingFor = undefined;
+          if (!leaseGranted) throw new StopBeforeMeasuring('aborted while waiting for the lease');
+          return { waitedMs: Date.now() - askedMs, heldBy: now.heldBy };
+        },
+        (r) => (r.heldBy ? `host ${leasedHost}: granted after ${Math.round(r.waitedMs / 60_000)} min waiting for ${r.heldBy}` : `host ${leasedHost}: granted at once`),
+      );
+    }
     if (spec.calibrate) {
-      const calibrateActs = control({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' });
+      const calibrateActs = machine({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' });
       // Fine enough is relative to what will be judged: the instrument's floor against the smallest p99 limit.
       const limits = spec.sustained?.configurations.map((c) => c.p99LimitMs) ?? [];
       const p99LimitMs = limits.length ? Math.min(...limits) : undefined;
       await step('calibrate', () => calibrateActs.calibrateInstrument({ campaignId, p99LimitMs }), (r) => r.summary);
     }
-    await step('clean-check', () => ctl.cleanCheck({ campaignId, target: spec.target, phase: 'before' }), (r) => r.summary);
+    await step('clean-check', () => machine({}).cleanCheck({ campaignId, target: spec.target, phase: 'before' }), (r) => r.summary);
 
     // The watchdog starts before anything is made: a crash halfway through provisioning is covered.
     const deadlineMs = Date.now() + spec.watchdogMinutes * 60_000;
@@ -228,7 +292,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       () =>
         startChild(rigWatchdog, {
           workflowId: watchdogId,
-          args: [{ campaignId, target: spec.target, deadlineMs }],
+          args: [{ campaignId, target: spec.target, deadlineMs, ...(onHost ? { hostQueue } : {}) }],
           parentClosePolicy: ParentClosePolicy.ABANDON,
           cancellationType: ChildWorkflowCancellationType.ABANDON,
         }),
@@ -237,12 +301,10 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     watchdogUntilMs = deadlineMs;
 
     provisioned = true; // from here on, teardown runs whatever happens (it is idempotent)
-    const provisionActs = control({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute' });
+    const provisionActs = machine({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute' });
     rig = await step('provision', () => provisionActs.provisionRig({ campaignId, spec }), (r) => `${r.hardware}; service ${r.serviceUrl}; database ${r.database}`);
     const theRig = rig;
 
-    // A data-plane activity no worker takes within workerWaitSeconds fails, naming the queue.
-    const workerWait = `${spec.workerWaitSeconds} seconds`;
     const data = (opts: Partial<ActivityOptions>) =>
       namingQueue(
         proxyActivities<typeof activities>({ taskQueue: theRig.dataQueue, startToCloseTimeout: '10 minutes', scheduleToStartTimeout: workerWait, retry, ...opts }),
@@ -424,7 +486,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       );
     }
   } catch (err) {
-    failure = err;
+    // Aborted before anything was measured (waiting for the lease): an abort, not a failure.
+    if (!(err instanceof StopBeforeMeasuring)) failure = err;
   }
 
   // Teardown is the compensation of provisioning: it runs after success, failure and cancellation,
@@ -455,6 +518,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   }
 
   const result = await CancellationScope.nonCancellable(async (): Promise<CampaignResult> => {
+    progress.secondsLeft = 0; // nothing more is measured (the line no longer shows the denominator's time)
     let rigState: CampaignResult['rig'] = provisioned ? 'destroyed' : 'not-provisioned';
     let cleanAfter: string | undefined;
     let dirtyAfter = false;
@@ -465,13 +529,13 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     } else if (provisioned) {
       const patientTeardown = patched(TEARDOWN_PATCH);
       const teardownActs = patientTeardown
-        ? control({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '2 minutes', retry: TEARDOWN_RETRY })
+        ? machine({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '2 minutes', retry: TEARDOWN_RETRY }, TEARDOWN_WORKER_WAIT)
         : control({ startToCloseTimeout: '15 minutes', retry: { ...retry, maximumAttempts: 5 } });
       let tornDown = false;
       try {
         await step('teardown', () => teardownActs.teardownRig({ campaignId, target: spec.target, by: 'campaign' }), (r) => r.summary);
         tornDown = true;
-        const after = await step('clean-check-after', () => ctl.cleanCheck({ campaignId, target: spec.target, phase: 'after' }), (r) => r.summary);
+        const after = await step('clean-check-after', () => machine({}).cleanCheck({ campaignId, target: spec.target, phase: 'after' }), (r) => r.summary);
         cleanAfter = after.summary;
         dirtyAfter = !after.clean;
         // Left dirty, the watchdog stays armed: it tries again at its deadline.
@@ -490,6 +554,14 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
             steps.push(skipped('watchdog', `could not be told to fire (${failureReason(e)}): rig check --target local lists what is left`));
           }
         }
+      }
+    }
+    // The host is free for the next campaign once this one's rig is gone (its clean-check would see it).
+    if (leaseHost !== undefined) {
+      try {
+        await getExternalWorkflowHandle(leaseWorkflowId(leaseHost)).signal(leaseReleaseSignal, workflowId);
+      } catch (err) {
+        log.warn('the lease could not be given back: its workflow has closed', { error: failureReason(err) });
       }
     }
     // Leftovers after teardown outrank whatever was measured (a failure or a cancellation keeps its own
@@ -514,7 +586,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       resultsDir: '',
     };
     try {
-      const fin = await step('report', () => ctl.finishCampaign({ campaignId, result: res }), (r) => r.reportPath ?? 'no report');
+      const fin = await step('report', () => machine({}).finishCampaign({ campaignId, result: res }), (r) => r.reportPath ?? 'no report');
       res.resultsDir = fin.resultsDir;
       res.reportPath = fin.reportPath;
     } catch (err) {
@@ -538,6 +610,33 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   }
   return result;
 }
+
+/**
+ * The spec with its defaults: recorded in the history (a local activity's result) so that a default
+ * changed in code later does not change a campaign in flight; histories before SPEC_PATCH parse inline.
+ */
+async function resolvedSpec(input: CampaignSpecInput): Promise<CampaignSpec> {
+  if (patched(SPEC_PATCH)) {
+    const { resolveSpec } = proxyLocalActivities<typeof activities>({ startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 3 } });
+    try {
+      return await resolveSpec(input);
+    } catch (err) {
+      // The workflow fails as an inline parse did: InvalidSpec, with the message that names each field.
+      const cause = err instanceof ActivityFailure ? err.cause : undefined;
+      if (cause instanceof ApplicationFailure && cause.type === 'InvalidSpec') throw ApplicationFailure.nonRetryable(cause.message, 'InvalidSpec', ...(cause.details ?? []));
+      throw err;
+    }
+  }
+  try {
+    return parseCampaignSpec(input);
+  } catch (err) {
+    if (err instanceof SpecError) throw ApplicationFailure.nonRetryable(err.message, 'InvalidSpec', err.issues);
+    throw err;
+  }
+}
+
+/** Thrown to leave the steps before the series when an abort arrives while the campaign waits for its lease. */
+class StopBeforeMeasuring extends Error {}
 
 function skipped(step: StepName, summary: string): StepOutcome {
   const now = new Date().toISOString();

@@ -33,7 +33,7 @@ export function noWorkerFailure(err: unknown, queue: string, timeout: string): A
   if (!(err instanceof ActivityFailure) || !(err.cause instanceof TimeoutFailure) || err.cause.timeoutType !== 'SCHEDULE_TO_START') return undefined;
   return ApplicationFailure.nonRetryable(
     `no worker took ${err.activityType} from the task queue ${queue} within ${timeout}: start one on the rig's host ` +
-      `(npx rig worker polls rig and rig-data-<its host name>), then start the campaign again`,
+      `(npx rig worker polls rig, rig-host-<its host name> and rig-data-<its host name>), then start the campaign again`,
     'NoWorker',
   );
 }

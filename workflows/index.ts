@@ -2,3 +2,4 @@
 // deterministic workflow sandbox: no Node built-ins, no I/O, no clocks outside @temporalio/workflow.
 export { benchCampaign } from './campaign';
 export { rigWatchdog } from './watchdog';
+export { hostLease } from './host-lease';

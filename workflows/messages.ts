@@ -4,6 +4,8 @@ import type { CampaignStatus, RepeatSummary, StepName } from '../lib/protocol/ca
 
 export interface CampaignProgress {
   campaignId: string;
+  /** The host whose worker claimed the campaign: its machine-bound steps run there (rig-host-<host>). */
+  host?: string;
   step: StepName | 'start' | 'done';
   status: 'running' | CampaignStatus;
   configuration?: string;
@@ -11,6 +13,8 @@ export interface CampaignProgress {
   repeat?: { k: number; n: number };
   /** Within a series: warming the target (not measured), measuring, or waiting out the cool-down timer. */
   phase?: 'warm-up' | 'repeat' | 'cool-down';
+  /** What the campaign waits for before it can go on (another campaign's measuring lease). */
+  waitingFor?: string;
   /** When the campaign started; the client computes the elapsed time (a query has no clock of its own). */
   startedAt: string;
   /** Estimate of the measuring time still ahead (repeats, cool-downs, ceiling, denominator). */
@@ -51,3 +55,17 @@ export interface WatchdogState {
   firedBy?: string;
 }
 export const watchdogQuery = defineQuery<WatchdogState>('watchdog');
+
+/** A host's measuring lease (workflows/host-lease.ts): who holds it since when, and who waits, in order. */
+export interface LeaseState {
+  host: string;
+  holder?: { workflowId: string; since: string };
+  waiting: string[];
+}
+/** To the lease: the campaign with this workflow id wants to measure on the host. */
+export const leaseRequestSignal = defineSignal<[workflowId: string]>('lease-request');
+/** To the lease: the campaign gives the lease back (or stops waiting for it). */
+export const leaseReleaseSignal = defineSignal<[workflowId: string]>('lease-release');
+/** To the campaign: the lease of this host is yours. */
+export const leaseGrantedSignal = defineSignal<[host: string]>('lease-granted');
+export const leaseQuery = defineQuery<LeaseState>('lease');

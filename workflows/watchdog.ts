@@ -8,10 +8,13 @@ import { condition, log, patched, proxyActivities, setHandler, workflowInfo } fr
 import type * as activities from '../activities';
 import { disarmSignal, extendSignal, extendUpdate, fireSignal, holdUntilSignal, watchdogQuery, type WatchdogState } from './messages';
 
-const { teardownRig } = proxyActivities<typeof activities>({
-  startToCloseTimeout: '15 minutes',
-  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 20 },
-});
+/** On the queue of the host that made the rig (its campaign's claimed host); older inputs: the watchdog's own queue. */
+const teardownOn = (taskQueue: string | undefined) =>
+  proxyActivities<typeof activities>({
+    ...(taskQueue ? { taskQueue } : {}),
+    startToCloseTimeout: '15 minutes',
+    retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 20 },
+  }).teardownRig;
 
 /** Read-only, quick: how the campaign's workflow stands (activities/campaign-state.ts). */
 const { campaignRunState } = proxyActivities<typeof activities>({
@@ -35,6 +38,8 @@ export interface WatchdogInput {
   target: 'local';
   /** Epoch milliseconds. */
   deadlineMs: number;
+  /** The queue of the host that made the rig (rig-host-<host>): teardown acts on that machine. */
+  hostQueue?: string;
 }
 
 export async function rigWatchdog(input: WatchdogInput): Promise<WatchdogState> {
@@ -98,6 +103,6 @@ export async function rigWatchdog(input: WatchdogInput): Promise<WatchdogState> 
       log.warn('could not read the campaign\'s state', { error: String(err) });
     }
   }
-  await teardownRig({ campaignId: input.campaignId, target: input.target, by: 'watchdog' });
+  await teardownOn(input.hostQueue)({ campaignId: input.campaignId, target: input.target, by: 'watchdog' });
   return { deadline: new Date(deadlineMs).toISOString(), state: 'fired', firedBy: fireNow ?? 'deadline' };
 }

@@ -15,18 +15,34 @@ import { watchdogLine } from '../../lib/protocol/plan';
 
 export const summary = 'start|list|watch|cancel|abort|extend|logs|report: campaigns on Temporal';
 
-const HELP = `usage:
-  rig campaign start SPEC.json|--profile rehearsal|full [--id ID] [--wait]
-  rig campaign list [--all]
-  rig campaign watch ID
-  rig campaign cancel ID          stop now: the current repeat is interrupted, teardown runs
-  rig campaign abort ID           finish the current repeat, then tear down and report
-  rig campaign extend ID --minutes N   move the watchdog's deadline N minutes later (a kept rig, a long series)
-  rig campaign logs ID [--follow]
-  rig campaign report ID          (same as rig report ID)
+/** Each action's usage and what it does: `rig campaign ACTION --help` prints its own. */
+const ACTIONS: Record<string, string> = {
+  start: `rig campaign start SPEC.json|--profile rehearsal|full [--id ID] [--wait]
+    validates the spec before anything runs (each bad field named, exit 2); --wait follows the
+    campaign and exits non-zero unless every configuration held. An id already used is refused.`,
+  list: `rig campaign list [--all]
+    campaigns with their execution status (RUN), step and RigStatus; --all includes closed ones`,
+  watch: `rig campaign watch ID
+    follows the campaign's progress until it closes`,
+  cancel: `rig campaign cancel ID
+    stop now: the current repeat is interrupted (and recorded as such), teardown runs`,
+  abort: `rig campaign abort ID
+    finish the current repeat, then tear down and report; prints when the repeat ends`,
+  extend: `rig campaign extend ID --minutes N
+    move the watchdog's deadline N minutes later (a kept rig, a long series); prints the new
+    deadline, or why there is none (disarmed, already firing)`,
+  logs: `rig campaign logs ID [--follow]
+    the campaign's log from its evidence folder`,
+  report: `rig campaign report ID
+    the campaign's results page (same as rig report ID)`,
+};
 
-start validates the spec before anything runs; --wait follows it and exits non-zero unless every
-configuration held. Needs a worker (rig worker) on task queue 'rig'.`;
+const HELP = `usage:
+${Object.values(ACTIONS)
+  .map((u) => `  ${u.split('\n')[0]}`)
+  .join('\n')}
+
+rig campaign ACTION --help says more about one. Needs a worker (rig worker) on task queue 'rig'.`;
 
 export const TASK_QUEUE = 'rig';
 
@@ -49,6 +65,10 @@ export async function run(argv: string[]): Promise<number> {
     },
   });
   const [action, arg] = positionals;
+  if (values.help && action && ACTIONS[action]) {
+    console.log(`usage: ${ACTIONS[action]}`);
+    return 0;
+  }
   if (values.help || !action) {
     console.log(HELP);
     return values.help ? 0 : 2;

@@ -5,7 +5,9 @@ import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { temporalEnv, DEFAULT_TEMPORAL_ADDRESS } from '../../lib/temporal/connection-env';
 import { portAnswers } from '../../lib/tools/free-port';
-import { createRigWorkers } from '../../worker/run-worker';
+import { CONTROL_QUEUE, createRigWorkers, dataQueue, hostQueue } from '../../worker/run-worker';
+import { hostName } from '../../lib/tools/host-name';
+import { claimWorker } from '../../lib/tools/worker-lock';
 import { watchCampaign } from '../campaign-watch';
 import { connectClient, warnMissingSearchAttributes } from '../connect';
 import { devUp } from '../dev-server';
@@ -42,8 +44,22 @@ export async function run(argv: string[]): Promise<number> {
   }
   // Failures reach the terminal through the campaign's result; the SDK's own warnings would drown the progress line.
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const { connection, workers } = await createRigWorkers({ env });
-  const running = Promise.all(workers.map((w) => w.run()));
+  // A rig worker already serving this host takes the campaign; a second one beside it would split its steps.
+  const me = hostName();
+  const claim = claimWorker({ host: me, address: env.address, namespace: env.namespace, queues: [CONTROL_QUEUE, hostQueue(me), dataQueue(me)] });
+  let stopWorkers = async () => undefined as void;
+  if ('running' in claim) {
+    console.log(`using the rig worker already running on this machine (pid ${claim.running.pid}, since ${claim.running.startedAt}); not starting a second one`);
+  } else {
+    const { connection, workers } = await createRigWorkers({ env, host: me });
+    const running = Promise.all(workers.map((w) => w.run()));
+    stopWorkers = async () => {
+      workers.forEach((w) => w.shutdown());
+      await running.catch(() => undefined);
+      await connection.close();
+      claim.release();
+    };
+  }
   const rc = await connectClient(env);
   try {
     await warnMissingSearchAttributes(rc);
@@ -57,8 +73,6 @@ export async function run(argv: string[]): Promise<number> {
     return result.status === 'held' ? 0 : 1;
   } finally {
     await rc.close();
-    workers.forEach((w) => w.shutdown());
-    await running.catch(() => undefined);
-    await connection.close();
+    await stopWorkers();
   }
 }

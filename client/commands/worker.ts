@@ -1,13 +1,24 @@
 // rig worker: runs the control-plane and data-plane workers until SIGINT/SIGTERM.
 import { parseArgs } from 'node:util';
-import { CONTROL_QUEUE, createRigWorkers, dataQueue } from '../../worker/run-worker';
+import { CONTROL_QUEUE, createRigWorkers, dataQueue, hostQueue } from '../../worker/run-worker';
 import { temporalEnv } from '../../lib/temporal/connection-env';
+import { hostName } from '../../lib/tools/host-name';
+import { claimWorker } from '../../lib/tools/worker-lock';
 
-export const summary = 'run the rig worker (task queues rig and rig-data-<host>) against TEMPORAL_ADDRESS';
+/**
+ * On SIGTERM or Ctrl-C the worker stops taking work and lets what runs finish for this long: at least
+ * a repeat's length (10 minutes on the full profile), so a deploy does not cut a repeat short.
+ */
+export const SHUTDOWN_GRACE = '11 minutes';
+
+export const summary = 'run the rig worker (task queues rig, rig-host-<host> and rig-data-<host>) against TEMPORAL_ADDRESS';
 
 const HELP = `usage: rig worker [--task-queue Q ...]
 
-Runs the rig's worker on task queue '${CONTROL_QUEUE}' and '${dataQueue()}' (default), until Ctrl-C.
+Runs the rig's worker on task queues '${CONTROL_QUEUE}', '${hostQueue(hostName())}' and '${dataQueue(hostName())}' (default),
+until Ctrl-C. A campaign's first step, taken from '${CONTROL_QUEUE}', claims the host of the worker that
+took it; every step that acts on that machine (calibrate, clean-check, provision, teardown, report)
+then goes to that host's own queue. The host name is RIG_HOST when set, else the machine's.
 Reaches Temporal through TEMPORAL_ADDRESS (default 127.0.0.1:7233), TEMPORAL_NAMESPACE and, for a
 remote cluster or Temporal Cloud, TEMPORAL_API_KEY or TEMPORAL_TLS_CLIENT_CERT_PATH/KEY_PATH.`;
 
@@ -21,12 +32,24 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const env = temporalEnv();
-  const { connection, workers } = await createRigWorkers({ env, taskQueues: values['task-queue'] });
-  console.log(`rig worker on ${env.address} namespace ${env.namespace}, task queues: ${workers.map((w) => w.options.taskQueue).join(', ')}`);
+  const host = hostName();
+  const queues = values['task-queue'] ?? [CONTROL_QUEUE, hostQueue(host), dataQueue(host)];
+  const claim = claimWorker({ host, address: env.address, namespace: env.namespace, queues });
+  if ('running' in claim) {
+    const r = claim.running;
+    console.error(`rig worker: a rig worker (pid ${r.pid}, since ${r.startedAt}) already serves host ${host} on ${r.address} namespace ${r.namespace}; stop it first, or give this one another host name (RIG_HOST)`);
+    return 2;
+  }
   try {
-    await Promise.all(workers.map((w) => w.run()));
+    const { connection, workers } = await createRigWorkers({ env, host, taskQueues: queues, workerOptions: { shutdownGraceTime: SHUTDOWN_GRACE } });
+    console.log(`rig worker on ${env.address} namespace ${env.namespace}, task queues: ${workers.map((w) => w.options.taskQueue).join(', ')}`);
+    try {
+      await Promise.all(workers.map((w) => w.run()));
+    } finally {
+      await connection.close();
+    }
   } finally {
-    await connection.close();
+    claim.release();
   }
   return 0;
 }

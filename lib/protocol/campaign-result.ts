@@ -3,6 +3,7 @@
 // the activities and the report all read the same shapes.
 
 export type StepName =
+  | 'lease'
   | 'calibrate'
   | 'clean-check'
   | 'provision'

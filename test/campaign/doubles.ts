@@ -5,8 +5,10 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
+import { Worker, type NativeConnection } from '@temporalio/worker';
 import { campaignRunState } from '../../activities/campaign-state';
+import { resolveSpec } from '../../activities/resolve-spec';
+import { requestLease } from '../../activities/lease';
 import type * as contract from '../../activities/contract';
 import type { CampaignResult, RepeatSummary } from '../../lib/protocol/campaign-result';
 import { PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
@@ -14,6 +16,9 @@ import { progressQuery } from '../../workflows/messages';
 
 export interface Call {
   name: string;
+  /** The task queue the attempt was taken from, and the workflow that scheduled it. */
+  taskQueue: string;
+  workflowId: string;
   /** Server time (skipped time on the test server) the attempt was scheduled at. */
   scheduledMs: number;
   input: unknown;
@@ -21,6 +26,10 @@ export interface Call {
 
 export interface DoubleOptions {
   dataQueue: string;
+  /** The host these doubles serve (claimHost answers it); default DOUBLE_HOST. */
+  host?: string;
+  /** Told of every call as it is made (a worker in another process reports its calls so). */
+  onCall?: (c: Call) => void;
   /** Repeats (configuration, index) that fail their gate. */
   failing?: Array<[string, number]>;
   /** Step whose activity refuses. */
@@ -33,11 +42,31 @@ export interface DoubleOptions {
   teardownFailsFor?: contract.TeardownInput['by'];
 }
 
+/** The host the doubles claim, and its queue (the machine-bound steps go there). */
+export const DOUBLE_HOST = 'test';
+export const DOUBLE_HOST_QUEUE = `rig-host-${DOUBLE_HOST}`;
+
 export function activityDoubles(opts: DoubleOptions) {
   const calls: Call[] = [];
-  const note = (name: string, input: unknown) =>
-    calls.push({ name, input, scheduledMs: Context.current().info.currentAttemptScheduledTimestampMs });
+  const note = (name: string, input: unknown) => {
+    const info = Context.current().info;
+    const call: Call = { name, input, taskQueue: info.taskQueue, workflowId: info.workflowExecution?.workflowId ?? '', scheduledMs: info.currentAttemptScheduledTimestampMs };
+    calls.push(call);
+    opts.onCall?.(call);
+  };
   const activities = {
+    // The real one (pure, local to the workflow): the spec with its defaults, recorded in the history.
+    resolveSpec,
+    async claimHost(): Promise<contract.ClaimHostOutput> {
+      note('claimHost', {});
+      const host = opts.host ?? DOUBLE_HOST;
+      return { host, hostQueue: `rig-host-${host}` };
+    },
+    // The real one: it signals (with start) the host's lease workflow through the worker's client.
+    async requestLease(i: contract.LeaseRequestInput): Promise<contract.LeaseRequestOutput> {
+      note('requestLease', i);
+      return requestLease(i);
+    },
     async openCampaign(i: contract.OpenCampaignInput): Promise<contract.OpenCampaignOutput> {
       note('openCampaign', i);
       // The time-skipping server has none of the rig's search attributes registered.
@@ -134,14 +163,24 @@ export function activityDoubles(opts: DoubleOptions) {
   return { activities, calls };
 }
 
-/** Workers with the doubles on the control queue and the data queue, until `fn` settles. */
+/**
+ * A worker of the doubles on one task queue. No workflow cache: a workflow that outlives one test's
+ * workers (a host's lease) is otherwise bound to a sticky queue of a worker that has shut down, and
+ * the time-skipping server does not hand its tasks back to the normal queue, so the next test's
+ * campaign would wait for a grant that never comes.
+ */
+export function doubleWorker(connection: NativeConnection, taskQueue: string, activities: object, workflowsPath = require.resolve('../../workflows')): Promise<Worker> {
+  return Worker.create({ connection, taskQueue, workflowsPath, activities, maxCachedWorkflows: 0 });
+}
+
+/** Workers with the doubles on the control queues (shared and host) and the data queue, until `fn` settles. */
 export async function withDoubleWorkers<T>(env: TestWorkflowEnvironment, doubles: ReturnType<typeof activityDoubles>, fn: () => Promise<T>, dataQueue = 'rig-data-test'): Promise<T> {
-  const [w1, w2] = await Promise.all(
-    ['rig', dataQueue].map((taskQueue) =>
-      Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities: doubles.activities }),
+  const workers = await Promise.all(
+    ['rig', DOUBLE_HOST_QUEUE, dataQueue].map((taskQueue) =>
+      doubleWorker(env.nativeConnection, taskQueue, doubles.activities),
     ),
   );
-  return w1.runUntil(w2.runUntil(fn()));
+  return workers.reduce<Promise<T>>((run, w) => w.runUntil(run), fn());
 }
 
 /** Runs benchCampaign(spec) to its end on the time-skipping server, with the doubles on both queues. */

@@ -1,15 +1,14 @@
 // Nothing waits forever: with no worker on the rig's data-plane queue, bring-up fails after its
 // schedule-to-start timeout (the spec's workerWaitSeconds, default 600) with a reason that names the queue and how to start a worker, and teardown
-// (on the control queue) still runs. On the time-skipping server with test-double activities.
+// (on the host queue) still runs. On the time-skipping server with test-double activities.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { PROFILES } from '../../lib/protocol/spec';
 import { timeSkippingEnv } from '../harness/temporal';
-import { activityDoubles } from './doubles';
+import { activityDoubles, DOUBLE_HOST_QUEUE, doubleWorker } from './doubles';
 
 // Each test has a timeout: a workflow that never closes fails it, never hangs the suite.
 let env: TestWorkflowEnvironment;
@@ -22,11 +21,13 @@ after(async () => {
 
 test('no worker on the data-plane queue: bring-up fails after workerWaitSeconds, naming the queue and the fix; teardown runs', { timeout: 120_000 }, async () => {
   const doubles = activityDoubles({ dataQueue: 'rig-data-nobody' });
-  // Only the control queue is polled: nothing takes work from rig-data-nobody.
-  const control = await Worker.create({ connection: env.nativeConnection, taskQueue: 'rig', workflowsPath: require.resolve('../../workflows'), activities: doubles.activities });
+  // Only the control queues are polled: nothing takes work from rig-data-nobody.
+  const [control, host] = await Promise.all(
+    ['rig', DOUBLE_HOST_QUEUE].map((taskQueue) => doubleWorker(env.nativeConnection, taskQueue, doubles.activities)),
+  );
   const run = env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: 'no-data-worker', args: [{ ...PROFILES.rehearsal, workerWaitSeconds: 5 }] });
   // (The test server does not skip time while a task waits in a queue: 5 s of real time.)
-  const result = await control.runUntil(
+  const result = await control.runUntil(host.runUntil(
     run.then(
       () => assert.fail('a campaign with no data-plane worker must fail'),
       (err: unknown) => {
@@ -34,14 +35,14 @@ test('no worker on the data-plane queue: bring-up fails after workerWaitSeconds,
         return (err.cause as { details?: CampaignResult[] }).details![0];
       },
     ),
-  );
+  ));
   const bringUp = result.steps.find((s) => s.step === 'bring-up');
   assert.equal(bringUp?.status, 'failed');
   assert.equal(
     bringUp?.summary,
-    'no worker took bringUp from the task queue rig-data-nobody within 5 seconds: start one on the rig\'s host (npx rig worker polls rig and rig-data-<its host name>), then start the campaign again',
+    'no worker took bringUp from the task queue rig-data-nobody within 5 seconds: start one on the rig\'s host (npx rig worker polls rig, rig-host-<its host name> and rig-data-<its host name>), then start the campaign again',
   );
-  assert.equal(result.steps.find((s) => s.step === 'teardown')?.status, 'ok', 'teardown ran on the control queue');
+  assert.equal(result.steps.find((s) => s.step === 'teardown')?.status, 'ok', 'teardown ran on the host queue');
   assert.equal(result.rig, 'destroyed');
   const provisioned = doubles.calls.find((c) => c.name === 'provisionRig')!.scheduledMs;
   const teardown = doubles.calls.find((c) => c.name === 'teardownRig')!.scheduledMs;

@@ -1,8 +1,12 @@
-// Determinism: histories recorded from campaigns (the rehearsal and a crash-and-resume run on the dev
-// server; an abort, a watchdog that fired first, a teardown that gave up, and a watchdog that tore down
-// a terminated campaign, from the time-skipping tests) are replayed against today's workflow code. A change that breaks determinism fails here, in CI, before
-// it can strand a running overnight series. Each file is named by the workflow id it was recorded under. Refresh the fixtures from test-output/histories/ when a
-// workflow change is deliberate (and patched with workflow.patched for running campaigns).
+// Determinism: every accumulated history is replayed against today's workflow code. Recorded from
+// campaigns: the rehearsal and a crash-and-resume run, a cancel and a bring-up refusal (dev server, real
+// rig); an abort, a ladder, a watchdog that fired first, a teardown that gave up, a watchdog that tore
+// down a terminated campaign, a kept rig on a claimed host and its watchdog, a campaign that waited for
+// the host lease and the lease itself (time-skipping and dev servers, test doubles). A change that
+// breaks determinism fails here, in CI, before it can strand a running overnight series. Each file is
+// named by the workflow id it was recorded under. The fixtures accumulate: when a workflow change is
+// deliberate (and patched with workflow.patched for running campaigns), add the new path's history
+// from test-output/histories/ and keep the old ones.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';

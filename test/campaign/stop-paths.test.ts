@@ -11,8 +11,10 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { rigDbUrls } from '../../lib/targets/local';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { localDataQueue } from '../../activities/rig-lifecycle';
+import { hostQueue } from '../../lib/temporal/queues';
+import { hostName } from '../../lib/tools/host-name';
 import { watchdogQuery } from '../../workflows/messages';
-import { campaignEnv, tinySpec, waitForProgress } from '../harness/campaign';
+import { campaignEnv, saveHistory, tinySpec, waitForProgress } from '../harness/campaign';
 
 test('cancellation, refusal and termination each leave the machine clean', async (t) => {
   const env = await campaignEnv();
@@ -27,12 +29,13 @@ test('cancellation, refusal and termination each leave the machine clean', async
     const watchdog = await env.client.workflow.getHandle('cancelled.watchdog').result();
     assert.equal((watchdog as { state: string }).state, 'disarmed');
     await env.assertClean();
+    saveHistory(env.address, 'cancelled');
     await stop();
   });
 
   await t.test('bring-up refuses a dirty schema: the campaign fails with the reason and teardown runs', async () => {
     // Only the control plane at first: provisioning happens, bring-up (data plane) waits.
-    const stopControl = await env.inProcessWorker(['rig']);
+    const stopControl = await env.inProcessWorker(['rig', hostQueue(hostName())]);
     const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'refused', args: [tinySpec()] });
     await waitForProgress(handle, 'provisioned', (p) => p.step === 'bring-up');
     const db = new pg.Client({ connectionString: rigDbUrls('refused').ownerUrl });
@@ -50,6 +53,7 @@ test('cancellation, refusal and termination each leave the machine clean', async
       return true;
     });
     await env.assertClean();
+    saveHistory(env.address, 'refused');
     await stopData();
     await stopControl();
   });

@@ -5,11 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { PROFILES } from '../../lib/protocol/spec';
 import { localDevEnv } from '../harness/temporal';
 import { waitForProgress, waitOnCampaign } from '../harness/campaign';
-import { activityDoubles } from './doubles';
+import { activityDoubles, DOUBLE_HOST_QUEUE, doubleWorker } from './doubles';
 
 let env: TestWorkflowEnvironment;
 before(async () => {
@@ -24,11 +23,11 @@ const DATA_QUEUE = 'rig-data-waits';
 /** Runs workers for the campaign while `body` waits on it. */
 async function withWorkers<T>(doubles: ReturnType<typeof activityDoubles>, body: () => Promise<T>): Promise<T> {
   const workers = await Promise.all(
-    ['rig', DATA_QUEUE].map((taskQueue) =>
-      Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath: require.resolve('../../workflows'), activities: doubles.activities }),
+    ['rig', DOUBLE_HOST_QUEUE, DATA_QUEUE].map((taskQueue) =>
+      doubleWorker(env.nativeConnection, taskQueue, doubles.activities),
     ),
   );
-  return workers[0].runUntil(workers[1].runUntil(body()));
+  return workers.reduce<Promise<T>>((run, w) => w.runUntil(run), body());
 }
 
 // Long enough that a wait which ignores the workflow would time out with a different message.

@@ -1,14 +1,16 @@
 // The campaign's workflow logic on the time-skipping server, with test-double activities: a
 // full-length series (2 configurations x 5 x 10 min, 2-minute cool-downs) finishes in seconds with
 // the right timer sequence; a failed repeat is a result (4/5 stays 4/5); a refusal stops the
-// campaign and teardown still runs; a bad spec fails before any activity.
+// campaign and teardown still runs; a bad spec fails before any activity; the spec with its defaults
+// is recorded in the history once.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { timeSkippingEnv } from '../harness/temporal';
 import { activityDoubles, runWithDoubles } from './doubles';
-import { PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
+import { parseCampaignSpec, PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
+import { defaultPayloadConverter } from '@temporalio/common';
 
 let env: TestWorkflowEnvironment;
 before(async () => {
@@ -51,7 +53,7 @@ test('a full-length series runs 10 repeats with 2-minute cool-down timers betwee
   assert.equal(result.status, 'not-held');
   assert.equal(result.rig, 'destroyed');
   const order = doubles.calls.map((c) => c.name);
-  assert.deepEqual(order.slice(0, 6), ['openCampaign', 'calibrateInstrument', 'cleanCheck', 'provisionRig', 'bringUp', 'seedHistory']);
+  assert.deepEqual(order.slice(0, 8), ['claimHost', 'openCampaign', 'requestLease', 'calibrateInstrument', 'cleanCheck', 'provisionRig', 'bringUp', 'seedHistory']);
   assert.deepEqual(order.slice(-4), ['runDenominator', 'teardownRig', 'cleanCheck', 'finishCampaign']);
   // The watchdog was disarmed after the clean teardown.
   const wd = await env.client.workflow.getHandle('full-series.watchdog').result();
@@ -86,4 +88,19 @@ test('a bad spec fails before any activity runs, naming the field', async () => 
     });
     assert.equal(doubles.calls.length, 0, 'no activity ran');
   }
+});
+
+test('the spec is resolved once, into the history: its defaults are recorded, not re-applied from code on replay', async () => {
+  const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
+  const input: CampaignSpecInput = { ...PROFILES.rehearsal };
+  assert.equal((input as { workerWaitSeconds?: number }).workerWaitSeconds, undefined, 'the input leaves a default to the code');
+  await runCampaign(input, 'spec-in-history', doubles);
+  const events = (await env.client.workflow.getHandle('spec-in-history').fetchHistory()).events ?? [];
+  const markers = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+  assert.equal(markers.length, 1, 'one local activity: resolveSpec');
+  const recorded = defaultPayloadConverter.fromPayload(markers[0].markerRecordedEventAttributes!.details!.result!.payloads![0]);
+  assert.deepEqual(recorded, parseCampaignSpec(input), 'the spec with every default applied');
+  assert.equal((recorded as { workerWaitSeconds: number }).workerWaitSeconds, 600);
+  const firstActivity = events.findIndex((e) => e.activityTaskScheduledEventAttributes);
+  assert.ok(events.indexOf(markers[0]) < firstActivity, 'recorded before the first step is scheduled');
 });

@@ -1,0 +1,17 @@
+// resolveSpec: the campaign's spec with every default applied, run as a local activity at the start of
+// the workflow so that its result is recorded in the history (a marker). A default changed later in
+// lib/protocol/spec.ts then changes only new campaigns: one in flight replays the spec it started with,
+// because its defaults are history, not code.
+// Safe to run twice: pure; the same input gives the same spec.
+import { ApplicationFailure } from '@temporalio/common';
+import { parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput } from '../lib/protocol/spec';
+
+export async function resolveSpec(input: CampaignSpecInput): Promise<CampaignSpec> {
+  try {
+    return parseCampaignSpec(input);
+  } catch (err) {
+    // A bad spec is not retried: the failure names each field (SpecError's message) and carries the issues.
+    if (err instanceof SpecError) throw ApplicationFailure.nonRetryable(err.message, 'InvalidSpec', err.issues);
+    throw err;
+  }
+}

@@ -1,0 +1,103 @@
+// One measurement per load host at a time. A second campaign started while the first is mid-series
+// waits for the host's lease, saying for whom, and calibrates only after the first has torn down: the
+// two never measure at the same time. A campaign aborted while it waits ends aborted, having touched
+// nothing. On the time-skipping server with test-double activities (the lease workflow and the
+// activity that asks it are the real ones).
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { CampaignResult } from '../../lib/protocol/campaign-result';
+import { PROFILES } from '../../lib/protocol/spec';
+import { abortUpdate, leaseQuery, progressQuery, type CampaignProgress } from '../../workflows/messages';
+import { saveHistory } from '../harness/campaign';
+import { timeSkippingEnv } from '../harness/temporal';
+import { activityDoubles, DOUBLE_HOST, PAUSED_REHEARSAL, untilFirstCoolDown, withDoubleWorkers, type Call } from './doubles';
+
+// Each test has a timeout: a workflow that never closes fails it, never hangs the suite.
+let env: TestWorkflowEnvironment;
+before(async () => {
+  env = await timeSkippingEnv();
+});
+after(async () => {
+  await env?.teardown();
+});
+
+const MEASURING = ['calibrateInstrument', 'warmUp', 'runRepeat', 'runDenominator'];
+
+/** Polls the campaign's progress (real time) until `ok`; the last progress in the failure. */
+async function until(handle: { query: (q: typeof progressQuery) => Promise<CampaignProgress> }, what: string, ok: (p: CampaignProgress) => boolean): Promise<CampaignProgress> {
+  let last: CampaignProgress | undefined;
+  for (let i = 0; i < 300; i++) {
+    last = await handle.query(progressQuery).catch(() => undefined);
+    if (last && ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`never ${what}: ${JSON.stringify(last)}`);
+}
+
+test('a second campaign waits for the host lease, saying for whom, and measures only after the first has torn down', { timeout: 240_000 }, async () => {
+  const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
+  const [first, second] = await withDoubleWorkers(env, doubles, async () => {
+    const a = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'lease-first', args: [PAUSED_REHEARSAL] });
+    await untilFirstCoolDown(a);
+    const b = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'lease-second', args: [PROFILES.rehearsal] });
+    const waiting = await until(b, 'waiting for the lease', (p) => p.step === 'lease' && p.waitingFor !== undefined);
+    assert.match(waiting.waitingFor!, new RegExp(`^the measuring lease of host ${DOUBLE_HOST}, held by lease-first since \\d{4}-`));
+    const lease = await env.client.workflow.getHandle(`rig-lease-${DOUBLE_HOST}`).query(leaseQuery);
+    assert.equal(lease.holder?.workflowId, 'lease-first');
+    assert.deepEqual(lease.waiting, ['lease-second']);
+    const bCalls = doubles.calls.filter((c) => c.workflowId === 'lease-second').map((c) => c.name);
+    assert.ok(!bCalls.some((n) => MEASURING.includes(n) || n === 'provisionRig'), `nothing measured or made while waiting: ${bCalls.join(', ')}`);
+    return [(await a.result()) as CampaignResult, (await b.result()) as CampaignResult];
+  });
+  assert.equal(first.status, 'held');
+  assert.equal(second.status, 'held');
+  assert.match(second.steps.find((s) => s.step === 'lease')!.summary, new RegExp(`^host ${DOUBLE_HOST}: granted after \\d+ min waiting for lease-first$`));
+  assert.equal(first.steps.find((s) => s.step === 'lease')!.summary, `host ${DOUBLE_HOST}: granted at once`);
+
+  // Never at the same time: every measuring step of the second was scheduled after the first's
+  // clean-check after teardown (when it gave the lease back).
+  const of = (id: string, names: string[]): Call[] => doubles.calls.filter((c) => c.workflowId === id && names.includes(c.name));
+  const firstDone = Math.max(...of('lease-first', ['cleanCheck']).map((c) => c.scheduledMs));
+  const secondMeasuring = of('lease-second', MEASURING);
+  assert.ok(secondMeasuring.length > 0);
+  for (const c of secondMeasuring) assert.ok(c.scheduledMs >= firstDone, `${c.name} of the second at ${c.scheduledMs}, before the first was done at ${firstDone}`);
+  saveHistory(env.address, 'lease-second');
+  saveHistory(env.address, `rig-lease-${DOUBLE_HOST}`);
+});
+
+test('aborted while it waits for the lease: nothing is provisioned or measured, the campaign ends aborted, its place in line is given up', { timeout: 240_000 }, async () => {
+  const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
+  await withDoubleWorkers(env, doubles, async () => {
+    const a = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'lease-holder', args: [PAUSED_REHEARSAL] });
+    await untilFirstCoolDown(a);
+    const b = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'lease-abandoned', args: [PROFILES.rehearsal] });
+    await until(b, 'waiting for the lease', (p) => p.waitingFor !== undefined);
+    assert.equal(await b.executeUpdate(abortUpdate, { args: ['test'] }), 'the campaign stops waiting for the lease: nothing was provisioned or measured; the report follows');
+    const result = (await b.result()) as CampaignResult;
+    assert.equal(result.status, 'aborted');
+    assert.equal(result.rig, 'not-provisioned');
+    assert.equal(result.steps.find((s) => s.step === 'lease')?.status, 'cancelled');
+    const names = doubles.calls.filter((c) => c.workflowId === 'lease-abandoned').map((c) => c.name);
+    assert.ok(!names.some((n) => MEASURING.includes(n) || n === 'provisionRig' || n === 'teardownRig'), names.join(', '));
+    assert.ok(names.includes('finishCampaign'), 'the report was written');
+    const lease = await env.client.workflow.getHandle(`rig-lease-${DOUBLE_HOST}`).query(leaseQuery);
+    assert.deepEqual(lease.waiting, [], 'no longer in line');
+    await a.executeUpdate(abortUpdate, { args: ['test over'] });
+    await a.result();
+  });
+});
+
+test('a holder terminated without giving the lease back is passed over within one check', { timeout: 240_000 }, async () => {
+  const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
+  await withDoubleWorkers(env, doubles, async () => {
+    const a = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'lease-terminated', args: [PAUSED_REHEARSAL] });
+    await untilFirstCoolDown(a);
+    const b = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'lease-next', args: [PROFILES.rehearsal] });
+    await until(b, 'waiting for the lease', (p) => p.waitingFor !== undefined);
+    await a.terminate('test: the holder is killed');
+    const result = (await b.result()) as CampaignResult;
+    assert.equal(result.status, 'held');
+    assert.match(result.steps.find((s) => s.step === 'lease')!.summary, /granted after \d+ min waiting for lease-terminated$/);
+  });
+});

@@ -1,0 +1,70 @@
+// `rig replay`: the histories a live namespace holds (a campaign, its watchdog, the host's lease)
+// replay against this checkout's workflows (exit 0, each named); replayed against other workflow code
+// they fail, each named with its error (exit 1 from the command). On the dev server (the listing
+// needs its visibility store) with test-double activities.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
+import { DEFAULT_REPLAY_QUERY, replayNamespace } from '../../lib/temporal/replay';
+import { run as replayCommand } from '../../client/commands/replay';
+import { localDevEnv } from '../harness/temporal';
+import { activityDoubles, DOUBLE_HOST_QUEUE, doubleWorker } from './doubles';
+
+let env: TestWorkflowEnvironment;
+before(async () => {
+  env = await localDevEnv();
+});
+after(async () => {
+  await env?.teardown();
+});
+
+// Real time on the dev server: no cool-downs.
+const quick: CampaignSpecInput = { ...PROFILES.rehearsal, sustained: { ...PROFILES.rehearsal.sustained!, cooldownSeconds: 0 } };
+
+async function listed(n: number): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    let count = 0;
+    for await (const wf of env.client.workflow.list({ query: DEFAULT_REPLAY_QUERY })) if (wf.workflowId) count++;
+    if (count >= n) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the namespace never listed ${n} rig workflows`);
+}
+
+test('the namespace\'s campaign, watchdog and lease histories replay against this code; against other code each fails, named', { timeout: 180_000 }, async () => {
+  const doubles = activityDoubles({ dataQueue: 'rig-data-replay' });
+  const workers = await Promise.all(
+    ['rig', DOUBLE_HOST_QUEUE, 'rig-data-replay'].map((taskQueue) =>
+      doubleWorker(env.nativeConnection, taskQueue, doubles.activities),
+    ),
+  );
+  await workers.reduce<Promise<unknown>>((p, w) => w.runUntil(p), env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: 'replay-me', args: [quick] }));
+  await listed(2);
+
+  const ok = await replayNamespace(env.client);
+  assert.ok(ok.length >= 2, `histories replayed: ${ok.map((o) => o.workflowId).join(', ')}`);
+  assert.deepEqual(ok.filter((o) => o.error), [], 'every history replays against this code');
+  assert.ok(ok.some((o) => o.workflowId === 'replay-me') && ok.some((o) => o.workflowId === 'replay-me.watchdog'));
+
+  // Other workflow code (the dev-server fixture's, which has no benchCampaign): each history fails, named.
+  const bad = await replayNamespace(env.client, { workflowsPath: require.resolve('../fixtures/workflows') });
+  assert.equal(bad.length, ok.length);
+  assert.ok(bad.every((o) => o.error), JSON.stringify(bad));
+
+  // The command: exit 0, one line per history and the count.
+  const saved = { ...process.env };
+  const out: string[] = [];
+  const origLog = console.log;
+  process.env.TEMPORAL_ADDRESS = env.address;
+  process.env.TEMPORAL_NAMESPACE = 'default';
+  console.log = (line: string) => out.push(String(line));
+  try {
+    assert.equal(await replayCommand(['--limit', '50']), 0);
+  } finally {
+    console.log = origLog;
+    process.env = saved;
+  }
+  assert.ok(out.includes('ok   replay-me'), out.join('\n'));
+  assert.match(out[out.length - 1], new RegExp(`^${ok.length}/${ok.length} histories replay against this code \\(${env.address.replace(/\./g, '\\.')}, namespace default\\)$`));
+});
