@@ -8,8 +8,8 @@ import { after, before, test } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { PROFILES } from '../../lib/protocol/spec';
-import { abortUpdate, leaseQuery, progressQuery, type CampaignProgress } from '../../workflows/messages';
-import { saveHistory } from '../harness/campaign';
+import { abortUpdate, leaseQuery, progressQuery } from '../../workflows/messages';
+import { saveHistory, waitForProgress } from '../harness/campaign';
 import { timeSkippingEnv } from '../harness/temporal';
 import { activityDoubles, DOUBLE_HOST, PAUSED_REHEARSAL, untilFirstCoolDown, withDoubleWorkers, type Call } from './doubles';
 
@@ -24,24 +24,23 @@ after(async () => {
 
 const MEASURING = ['calibrateInstrument', 'warmUp', 'runRepeat', 'runDenominator'];
 
-/** Polls the campaign's progress (real time) until `ok`; the last progress in the failure. */
-async function until(handle: { query: (q: typeof progressQuery) => Promise<CampaignProgress> }, what: string, ok: (p: CampaignProgress) => boolean): Promise<CampaignProgress> {
-  let last: CampaignProgress | undefined;
-  for (let i = 0; i < 300; i++) {
-    last = await handle.query(progressQuery).catch(() => undefined);
-    if (last && ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`never ${what}: ${JSON.stringify(last)}`);
+/**
+ * The holder in its first 10-minute cool-down (holding the lease), and a second campaign waiting for
+ * it: the time-skipping server moves no time while nothing awaits a result, so both stay there.
+ */
+async function holderAndWaiter(holderId: string, waiterId: string) {
+  const holder = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: holderId, args: [PAUSED_REHEARSAL] });
+  await untilFirstCoolDown(holder);
+  const waiter = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: waiterId, args: [PROFILES.rehearsal] });
+  await waitForProgress(waiter, 'waiting for the lease', (p) => p.step === 'lease' && p.waitingFor !== undefined, 30_000);
+  return { holder, waiter };
 }
 
 test('a second campaign waits for the host lease, saying for whom, and measures only after the first has torn down', { timeout: 240_000 }, async () => {
   const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
   const [first, second] = await withDoubleWorkers(env, doubles, async () => {
-    const a = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'lease-first', args: [PAUSED_REHEARSAL] });
-    await untilFirstCoolDown(a);
-    const b = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'lease-second', args: [PROFILES.rehearsal] });
-    const waiting = await until(b, 'waiting for the lease', (p) => p.step === 'lease' && p.waitingFor !== undefined);
+    const { holder: a, waiter: b } = await holderAndWaiter('lease-first', 'lease-second');
+    const waiting = await b.query(progressQuery);
     assert.match(waiting.waitingFor!, new RegExp(`^the measuring lease of host ${DOUBLE_HOST}, held by lease-first since \\d{4}-`));
     const lease = await env.client.workflow.getHandle(`rig-lease-${DOUBLE_HOST}`).query(leaseQuery);
     assert.equal(lease.holder?.workflowId, 'lease-first');
@@ -69,10 +68,7 @@ test('a second campaign waits for the host lease, saying for whom, and measures 
 test('aborted while it waits for the lease: nothing is provisioned or measured, the campaign ends aborted, its place in line is given up', { timeout: 240_000 }, async () => {
   const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
   await withDoubleWorkers(env, doubles, async () => {
-    const a = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'lease-holder', args: [PAUSED_REHEARSAL] });
-    await untilFirstCoolDown(a);
-    const b = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'lease-abandoned', args: [PROFILES.rehearsal] });
-    await until(b, 'waiting for the lease', (p) => p.waitingFor !== undefined);
+    const { holder: a, waiter: b } = await holderAndWaiter('lease-holder', 'lease-abandoned');
     assert.equal(await b.executeUpdate(abortUpdate, { args: ['test'] }), 'the campaign stops waiting for the lease: nothing was provisioned or measured; the report follows');
     const result = (await b.result()) as CampaignResult;
     assert.equal(result.status, 'aborted');
@@ -91,10 +87,7 @@ test('aborted while it waits for the lease: nothing is provisioned or measured, 
 test('a holder terminated without giving the lease back is passed over within one check', { timeout: 240_000 }, async () => {
   const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
   await withDoubleWorkers(env, doubles, async () => {
-    const a = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'lease-terminated', args: [PAUSED_REHEARSAL] });
-    await untilFirstCoolDown(a);
-    const b = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'lease-next', args: [PROFILES.rehearsal] });
-    await until(b, 'waiting for the lease', (p) => p.waitingFor !== undefined);
+    const { holder: a, waiter: b } = await holderAndWaiter('lease-terminated', 'lease-next');
     await a.terminate('test: the holder is killed');
     const result = (await b.result()) as CampaignResult;
     assert.equal(result.status, 'held');
