@@ -20,7 +20,7 @@ import type { CampaignResult } from '../lib/protocol/campaign-result';
 import { toolPath } from '../lib/tools/binaries';
 import { createRigWorkers } from '../worker/run-worker';
 import { progressQuery, type CampaignProgress } from '../workflows/messages';
-import { activityDoubles, DOUBLE_HOST_QUEUE, doubleWorker } from '../test/campaign/doubles';
+import { activityDoubles, doubleWorker } from '../test/campaign/doubles';
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 const root = path.resolve(__dirname, '..');
@@ -84,8 +84,8 @@ async function killToResume(client: Client, address: string): Promise<number> {
 async function historyEvents(): Promise<number> {
   const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: toolPath('temporal-test-server') } } });
   try {
-    const { activities } = activityDoubles({ dataQueue: 'rig-data-bench' });
-    const workers = await Promise.all(['rig', DOUBLE_HOST_QUEUE, 'rig-data-bench'].map((taskQueue) => doubleWorker(env.nativeConnection, taskQueue, activities)));
+    const { activities, hostQueue } = activityDoubles({ dataQueue: 'rig-data-bench' });
+    const workers = await Promise.all(['rig', hostQueue, 'rig-data-bench'].map((taskQueue) => doubleWorker(env.nativeConnection, taskQueue, activities)));
     const id = 'full-profile';
     await workers[0].runUntil(workers[1].runUntil(workers[2].runUntil(env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [PROFILES.full] }))));
     const history = await env.client.workflow.getHandle(id).fetchHistory();

@@ -26,9 +26,11 @@ if (files.length === 0) {
   process.exit(1);
 }
 // One file at a time: most suites start real servers (Temporal, PostgreSQL) and the machine has 2 cores.
+// --test-force-exit: a file whose tests are done exits even if something it started still holds the
+// event loop (a worker left polling by a test that timed out would otherwise hang the whole run).
 const res = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files.map((f) => path.relative(root, f))],
+  ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-force-exit', '--test-reporter=spec', ...files.map((f) => path.relative(root, f))],
   { cwd: root, stdio: 'inherit', env: { ...process.env, RIG_TESTING: '1' } },
 );
 process.exit(res.status ?? 1);

@@ -6,8 +6,8 @@
 // One workflow per host (id rig-lease-<host>), started by the first request (signal-with-start, from
 // the requestLease activity). Requests queue in arrival order; each grant is a signal to the campaign.
 // A holder that closes without giving the lease back (terminated, timed out) is found on a durable
-// timer and passed over once its watchdog has torn its rig down. Idle for a minute, the workflow
-// completes; the next request starts it again.
+// timer and passed over once its watchdog has torn its rig down. With no holder and nobody waiting
+// the workflow completes; the next request starts it again.
 import { condition, continueAsNew, getExternalWorkflowHandle, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities';
 export { leaseWorkflowId } from '../lib/temporal/queues';
@@ -15,8 +15,6 @@ import { leaseGrantedSignal, leaseQuery, leaseReleaseSignal, leaseRequestSignal,
 
 /** How often the holder is looked at: a holder that closed without releasing is passed over within this. */
 export const HOLDER_CHECK_MS = 2 * 60_000;
-/** With no holder and nobody waiting this long, the workflow completes. */
-const IDLE_MS = 60_000;
 
 const { campaignRunState } = proxyActivities<typeof activities>({
   startToCloseTimeout: '30 seconds',
@@ -61,11 +59,10 @@ export async function hostLease(input: HostLeaseInput): Promise<LeaseState> {
       }
     }
     if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof hostLease>({ host: state.host, state });
-    if (!state.holder) {
-      const asked = await condition(() => state.waiting.length > 0, IDLE_MS);
-      if (!asked) return state;
-      continue;
-    }
+    // Nobody holds it and nobody waits: done. The next request starts it again (signal-with-start); no
+    // idle timer is left running (on the time-skipping server an idle workflow bound to a stopped
+    // worker's sticky queue holds time still).
+    if (!state.holder) return state;
     const holder = state.holder.workflowId;
     const changed = await condition(() => state.holder?.workflowId !== holder || grantPending, HOLDER_CHECK_MS);
     if (changed) continue;

@@ -42,11 +42,18 @@ export interface DoubleOptions {
   teardownFailsFor?: contract.TeardownInput['by'];
 }
 
-/** The host the doubles claim, and its queue (the machine-bound steps go there). */
-export const DOUBLE_HOST = 'test';
-export const DOUBLE_HOST_QUEUE = `rig-host-${DOUBLE_HOST}`;
+let doublesMade = 0;
 
+/**
+ * Test doubles of every activity. Each set claims a host of its own (test-1, test-2, ...) unless told
+ * one: its machine-bound steps go to rig-host-<host>, and its campaigns share that host's lease. A
+ * lease workflow outlives one test's workers, and on the time-skipping server a workflow bound to the
+ * sticky queue of a worker that has shut down is not handed back to the normal queue: a host per set
+ * keeps one test's lease out of the next test's way.
+ */
 export function activityDoubles(opts: DoubleOptions) {
+  const host = opts.host ?? `test-${++doublesMade}`;
+  const hostQueue = `rig-host-${host}`;
   const calls: Call[] = [];
   const note = (name: string, input: unknown) => {
     const info = Context.current().info;
@@ -59,8 +66,7 @@ export function activityDoubles(opts: DoubleOptions) {
     resolveSpec,
     async claimHost(): Promise<contract.ClaimHostOutput> {
       note('claimHost', {});
-      const host = opts.host ?? DOUBLE_HOST;
-      return { host, hostQueue: `rig-host-${host}` };
+      return { host, hostQueue };
     },
     // The real one: it signals (with start) the host's lease workflow through the worker's client.
     async requestLease(i: contract.LeaseRequestInput): Promise<contract.LeaseRequestOutput> {
@@ -160,23 +166,18 @@ export function activityDoubles(opts: DoubleOptions) {
       return { resultsDir: '/nonexistent', reportPath: '/nonexistent/report.md' };
     },
   };
-  return { activities, calls };
+  return { activities, calls, host, hostQueue };
 }
 
-/**
- * A worker of the doubles on one task queue. No workflow cache: a workflow that outlives one test's
- * workers (a host's lease) is otherwise bound to a sticky queue of a worker that has shut down, and
- * the time-skipping server does not hand its tasks back to the normal queue, so the next test's
- * campaign would wait for a grant that never comes.
- */
+/** A worker of the doubles on one task queue. */
 export function doubleWorker(connection: NativeConnection, taskQueue: string, activities: object, workflowsPath = require.resolve('../../workflows')): Promise<Worker> {
-  return Worker.create({ connection, taskQueue, workflowsPath, activities, maxCachedWorkflows: 0 });
+  return Worker.create({ connection, taskQueue, workflowsPath, activities });
 }
 
 /** Workers with the doubles on the control queues (shared and host) and the data queue, until `fn` settles. */
 export async function withDoubleWorkers<T>(env: TestWorkflowEnvironment, doubles: ReturnType<typeof activityDoubles>, fn: () => Promise<T>, dataQueue = 'rig-data-test'): Promise<T> {
   const workers = await Promise.all(
-    ['rig', DOUBLE_HOST_QUEUE, dataQueue].map((taskQueue) =>
+    ['rig', doubles.hostQueue, dataQueue].map((taskQueue) =>
       doubleWorker(env.nativeConnection, taskQueue, doubles.activities),
     ),
   );

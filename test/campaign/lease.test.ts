@@ -11,7 +11,7 @@ import { PROFILES } from '../../lib/protocol/spec';
 import { abortUpdate, leaseQuery, progressQuery } from '../../workflows/messages';
 import { saveHistory, waitForProgress } from '../harness/campaign';
 import { timeSkippingEnv } from '../harness/temporal';
-import { activityDoubles, DOUBLE_HOST, PAUSED_REHEARSAL, untilFirstCoolDown, withDoubleWorkers, type Call } from './doubles';
+import { activityDoubles, PAUSED_REHEARSAL, untilFirstCoolDown, withDoubleWorkers, type Call } from './doubles';
 
 // Each test has a timeout: a workflow that never closes fails it, never hangs the suite.
 let env: TestWorkflowEnvironment;
@@ -41,8 +41,8 @@ test('a second campaign waits for the host lease, saying for whom, and measures 
   const [first, second] = await withDoubleWorkers(env, doubles, async () => {
     const { holder: a, waiter: b } = await holderAndWaiter('lease-first', 'lease-second');
     const waiting = await b.query(progressQuery);
-    assert.match(waiting.waitingFor!, new RegExp(`^the measuring lease of host ${DOUBLE_HOST}, held by lease-first since \\d{4}-`));
-    const lease = await env.client.workflow.getHandle(`rig-lease-${DOUBLE_HOST}`).query(leaseQuery);
+    assert.match(waiting.waitingFor!, new RegExp(`^the measuring lease of host ${doubles.host}, held by lease-first since \\d{4}-`));
+    const lease = await env.client.workflow.getHandle(`rig-lease-${doubles.host}`).query(leaseQuery);
     assert.equal(lease.holder?.workflowId, 'lease-first');
     assert.deepEqual(lease.waiting, ['lease-second']);
     const bCalls = doubles.calls.filter((c) => c.workflowId === 'lease-second').map((c) => c.name);
@@ -51,8 +51,8 @@ test('a second campaign waits for the host lease, saying for whom, and measures 
   });
   assert.equal(first.status, 'held');
   assert.equal(second.status, 'held');
-  assert.match(second.steps.find((s) => s.step === 'lease')!.summary, new RegExp(`^host ${DOUBLE_HOST}: granted after \\d+ min waiting for lease-first$`));
-  assert.equal(first.steps.find((s) => s.step === 'lease')!.summary, `host ${DOUBLE_HOST}: granted at once`);
+  assert.match(second.steps.find((s) => s.step === 'lease')!.summary, new RegExp(`^host ${doubles.host}: granted after \\d+ min waiting for lease-first$`));
+  assert.equal(first.steps.find((s) => s.step === 'lease')!.summary, `host ${doubles.host}: granted at once`);
 
   // Never at the same time: every measuring step of the second was scheduled after the first's
   // clean-check after teardown (when it gave the lease back).
@@ -62,7 +62,7 @@ test('a second campaign waits for the host lease, saying for whom, and measures 
   assert.ok(secondMeasuring.length > 0);
   for (const c of secondMeasuring) assert.ok(c.scheduledMs >= firstDone, `${c.name} of the second at ${c.scheduledMs}, before the first was done at ${firstDone}`);
   saveHistory(env.address, 'lease-second');
-  saveHistory(env.address, `rig-lease-${DOUBLE_HOST}`);
+  saveHistory(env.address, `rig-lease-${doubles.host}`);
 });
 
 test('aborted while it waits for the lease: nothing is provisioned or measured, the campaign ends aborted, its place in line is given up', { timeout: 240_000 }, async () => {
@@ -77,7 +77,7 @@ test('aborted while it waits for the lease: nothing is provisioned or measured, 
     const names = doubles.calls.filter((c) => c.workflowId === 'lease-abandoned').map((c) => c.name);
     assert.ok(!names.some((n) => MEASURING.includes(n) || n === 'provisionRig' || n === 'teardownRig'), names.join(', '));
     assert.ok(names.includes('finishCampaign'), 'the report was written');
-    const lease = await env.client.workflow.getHandle(`rig-lease-${DOUBLE_HOST}`).query(leaseQuery);
+    const lease = await env.client.workflow.getHandle(`rig-lease-${doubles.host}`).query(leaseQuery);
     assert.deepEqual(lease.waiting, [], 'no longer in line');
     await a.executeUpdate(abortUpdate, { args: ['test over'] });
     await a.result();

@@ -8,7 +8,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { PROFILES } from '../../lib/protocol/spec';
 import { timeSkippingEnv } from '../harness/temporal';
-import { activityDoubles, DOUBLE_HOST_QUEUE, doubleWorker } from './doubles';
+import { activityDoubles, doubleWorker } from './doubles';
 
 // Each test has a timeout: a workflow that never closes fails it, never hangs the suite.
 let env: TestWorkflowEnvironment;
@@ -23,7 +23,7 @@ test('no worker on the data-plane queue: bring-up fails after workerWaitSeconds,
   const doubles = activityDoubles({ dataQueue: 'rig-data-nobody' });
   // Only the control queues are polled: nothing takes work from rig-data-nobody.
   const [control, host] = await Promise.all(
-    ['rig', DOUBLE_HOST_QUEUE].map((taskQueue) => doubleWorker(env.nativeConnection, taskQueue, doubles.activities)),
+    ['rig', doubles.hostQueue].map((taskQueue) => doubleWorker(env.nativeConnection, taskQueue, doubles.activities)),
   );
   const run = env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: 'no-data-worker', args: [{ ...PROFILES.rehearsal, workerWaitSeconds: 5 }] });
   // (The test server does not skip time while a task waits in a queue: 5 s of real time.)

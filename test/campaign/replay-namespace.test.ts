@@ -9,7 +9,7 @@ import { PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
 import { DEFAULT_REPLAY_QUERY, replayNamespace } from '../../lib/temporal/replay';
 import { run as replayCommand } from '../../client/commands/replay';
 import { localDevEnv } from '../harness/temporal';
-import { activityDoubles, DOUBLE_HOST_QUEUE, doubleWorker } from './doubles';
+import { activityDoubles, doubleWorker } from './doubles';
 
 let env: TestWorkflowEnvironment;
 before(async () => {
@@ -35,7 +35,7 @@ async function listed(n: number): Promise<void> {
 test('the namespace\'s campaign, watchdog and lease histories replay against this code; against other code each fails, named', { timeout: 180_000 }, async () => {
   const doubles = activityDoubles({ dataQueue: 'rig-data-replay' });
   const workers = await Promise.all(
-    ['rig', DOUBLE_HOST_QUEUE, 'rig-data-replay'].map((taskQueue) =>
+    ['rig', doubles.hostQueue, 'rig-data-replay'].map((taskQueue) =>
       doubleWorker(env.nativeConnection, taskQueue, doubles.activities),
     ),
   );

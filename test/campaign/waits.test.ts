@@ -8,7 +8,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { PROFILES } from '../../lib/protocol/spec';
 import { localDevEnv } from '../harness/temporal';
 import { waitForProgress, waitOnCampaign } from '../harness/campaign';
-import { activityDoubles, DOUBLE_HOST_QUEUE, doubleWorker } from './doubles';
+import { activityDoubles, doubleWorker } from './doubles';
 
 let env: TestWorkflowEnvironment;
 before(async () => {
@@ -23,7 +23,7 @@ const DATA_QUEUE = 'rig-data-waits';
 /** Runs workers for the campaign while `body` waits on it. */
 async function withWorkers<T>(doubles: ReturnType<typeof activityDoubles>, body: () => Promise<T>): Promise<T> {
   const workers = await Promise.all(
-    ['rig', DOUBLE_HOST_QUEUE, DATA_QUEUE].map((taskQueue) =>
+    ['rig', doubles.hostQueue, DATA_QUEUE].map((taskQueue) =>
       doubleWorker(env.nativeConnection, taskQueue, doubles.activities),
     ),
   );
