@@ -72,7 +72,7 @@ export interface TruthRow {
   /** The request number n of its idempotency keys `<run tag>-<n>-<position>`; -1 when unreadable. */
   request: number;
   arrival: number;
-  /** When res.end() returned for its answer. */
+  /** When its answer's write began: at the request's deadline (arrival + service time), never before. */
   written: number;
   status: number;
 }
@@ -280,10 +280,12 @@ export class CalibrationServer {
     }
     const prepared = performance.now() - began;
     at(deadline, () => {
+      // `written` is when the answer's write begins (at its deadline, never before): the server's
+      // time is its service time; the write itself (~0.1 ms) falls to the client's side of the excess.
       const writing = performance.now();
       json(res, status, body);
       const written = performance.now();
-      truth.push({ request: batch.request, arrival, written, status });
+      truth.push({ request: batch.request, arrival, written: writing, status });
       // What answering costs this process (storage, JSON, the write): measured on a 2-core host at
       // ~0.3 ms, which a server that began at the deadline would add to every "5 ms" answer.
       this.answerCostMs += (Math.min(prepared + (written - writing), 2) - this.answerCostMs) * 0.05;
