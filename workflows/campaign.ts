@@ -46,8 +46,6 @@ import { RigCampaign, RigStatus, RigStep, RigTarget } from './search-attributes'
 import { rigWatchdog } from './watchdog';
 import { CONTROL_QUEUE, leaseWorkflowId } from '../lib/temporal/queues';
 
-export { CONTROL_QUEUE };
-
 /**
  * patched() ids: each marks a change to the commands this workflow issues, so that campaigns already
  * in flight (and the recorded histories in test/fixtures/histories) replay the path they took.

@@ -10,7 +10,6 @@
 // the workflow completes; the next request starts it again.
 import { condition, continueAsNew, getExternalWorkflowHandle, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities';
-export { leaseWorkflowId } from '../lib/temporal/queues';
 import { leaseGrantedSignal, leaseQuery, leaseReleaseSignal, leaseRequestSignal, type LeaseState } from './messages';
 
 /** How often the holder is looked at: a holder that closed without releasing is passed over within this. */
