@@ -48,6 +48,8 @@ export interface RepeatPlan {
   /** No db-samples.jsonl / host-samples.jsonl for this repeat. */
   noDbSamples?: boolean;
   noHostSamples?: boolean;
+  /** The host's CPU steal (%) in this repeat's last third (a hypervisor busy elsewhere). */
+  stealPct?: number;
 }
 
 export interface FixtureOptions {
@@ -238,7 +240,7 @@ function dbRows(r: () => number, startMs: number, seconds: number, eventsPerSeco
   return out;
 }
 
-function hostRows(r: () => number, startMs: number, seconds: number): HostSampleRow[] {
+function hostRows(r: () => number, startMs: number, seconds: number, stealPct = 0): HostSampleRow[] {
   const out: HostSampleRow[] = [];
   for (let t = 5, seq = 1; t <= seconds; t += 5, seq++) {
     const us = round2(18 + r() * 10);
@@ -248,7 +250,7 @@ function hostRows(r: () => number, startMs: number, seconds: number): HostSample
       t: iso(startMs + t * 1000),
       seq,
       intervalMs: 5000,
-      cpu: { us, sy, id: round2(100 - us - sy - wa), wa, st: 0 },
+      cpu: { us, sy, id: round2(100 - us - sy - wa - (t > (seconds * 2) / 3 ? stealPct : 0)), wa, st: t > (seconds * 2) / 3 ? stealPct : 0 },
       procs: { running: 2 + Math.floor(r() * 3), blocked: 0 },
       memKb: { total: 33_554_432, free: 9_000_000, available: 19_500_000, buffers: 300_000, cached: 11_000_000, dirty: 20_000, swapUsed: 0 },
       rates: { ctxt: 41_000, intr: 22_000, pgpginKb: 0, pgpgoutKb: 9_000, pswpin: 0, pswpout: 0 },
@@ -356,7 +358,7 @@ export async function makeFixtureCampaign(o: FixtureOptions): Promise<Fixture> {
         };
         store.writeJson(`${rel}/load.json`, load);
         if (!plan?.noDbSamples) store.writeJsonLines(`${rel}/db-samples.jsonl`, dbRows(r, startMs, ranS, c.eventsPerSecond, plan?.stallsAt ?? []));
-        if (!plan?.noHostSamples) store.writeJsonLines(`${rel}/host-samples.jsonl`, hostRows(r, startMs, ranS));
+        if (!plan?.noHostSamples) store.writeJsonLines(`${rel}/host-samples.jsonl`, hostRows(r, startMs, ranS, plan?.stealPct));
         store.writeText(`${rel}/postgres.log`, `${iso(startMs + 1000)} UTC [4242] LOG:  checkpoint starting: time\n${iso(startMs + 9000)} UTC [4242] LOG:  checkpoint complete: wrote 1843 buffers (1.4%)\n`);
         clock += ranS * 1000;
         if (out.cutShort) {

@@ -22,7 +22,7 @@ before(async () => {
     root,
     plans: [
       { config: 'single', repeat: 2, stallsAt: [30] },
-      { config: 'single', repeat: 3, drift: true },
+      { config: 'single', repeat: 3, drift: true, stealPct: 6.5 },
       { config: 'single', repeat: 4, drops: 5 },
       { config: 'batched', repeat: 2, interruptedFirst: true },
       { config: 'batched', repeat: 3, reconcile: 'missing' },
@@ -116,6 +116,19 @@ test('failed, unreconciled and interrupted repeats appear as such, and never in 
   assert.match(md, /## Not published\n\n- configuration batched: r3: not reconciled/);
   assert.match(md, /- repeat batched r4-a1: not reconciled: rows written/);
   assert.match(md, /2\/5 \(\+1 interrupted, not counted\)/);
+});
+
+test('a failed repeat names the host CPU steal beside its reason; the verdict stays FAIL and the counts do not move', () => {
+  const single = model.configurations.find((c) => c.name === 'single')!;
+  const r3 = single.repeats.find((r) => r.repeat === 3)!;
+  assert.equal(r3.status, 'failed');
+  assert.deepEqual(r3.host?.steal_pct, { median: 0, max: 6.5 });
+  assert.equal(single.summary.label, '3/5', 'a disturbed host never turns a failure into an uncounted repeat');
+  const md = renderMarkdown(model);
+  assert.match(md, /\| r3-a1 \| FAIL \|.*\| 6\.5 % \| drift: x[^|]*; host CPU steal up to 6\.5 % \(median 0\.0 %\) during this repeat/);
+  assert.match(md, /\| r1-a1 \| PASS \|.*\| 0\.0 % \|  ?\|/, 'a passed repeat shows its steal, with no note');
+  assert.match(md, /\| host CPU steal \| max 6\.5 % over \d+ sampled repeats; at or over 2 % in single r3-a1 \(6\.5 %\) \|/);
+  assert.match(renderAtAGlanceText(model), /single r3-a1 failed: drift: x[^\n]*; host CPU steal up to 6\.5 %/);
 });
 
 test('the page carries the spec\'s sections: conditions with cost, the ceiling beside its denominator, what this does not show', () => {

@@ -73,6 +73,8 @@ export interface HostSummary {
   errors: number;
   cpu_busy_pct: Spread | null;
   iowait_pct: Spread | null;
+  /** CPU steal (the hypervisor's share): null in samples written before it was kept. */
+  steal_pct: Spread | null;
 }
 
 /** Wait events kept as their own series in the stacked chart; the rest become "other". */
@@ -176,6 +178,7 @@ export function summarizeHost(rows: readonly HostSampleRow[]): HostSummary {
     errors: rows.length - ok.length,
     cpu_busy_pct: spread(ok.map((r) => 100 - r.cpu.id)),
     iowait_pct: spread(ok.map((r) => r.cpu.wa)),
+    steal_pct: spread(ok.map((r) => r.cpu.st).filter((x) => typeof x === 'number')),
   };
 }
 

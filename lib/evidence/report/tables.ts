@@ -6,6 +6,7 @@
 import type { FigureSummary } from '../../protocol/reporting';
 import type { Spread } from './db-summary';
 import type { RunReport } from '../../protocol/run-report';
+import { STEAL_NOTE_PCT, stealNote } from '../../protocol/host-steal';
 import { ceilingInvalidity, type ConfigurationModel, type ReportModel, type RepeatModel } from './model';
 
 export interface Row {
@@ -181,16 +182,29 @@ export function stopsTable(m: ReportModel): Table {
   return { header: ['configuration', 'from', 'top wait events (share of sampled backends)', 'WAL per event', 'WAL rate', 'DB CPU', 'host CPU busy'], rows };
 }
 
+/** The hypervisor's share of the load host's CPU over the sustained repeats, and the repeats it disturbed. */
+export function stealText(m: ReportModel): string {
+  const seen = m.configurations.flatMap((c) =>
+    c.repeats.flatMap((r) => (r.host?.steal_pct ? [{ id: `${c.name} r${r.repeat}${r.attempt ? `-a${r.attempt}` : ''}`, max: r.host.steal_pct.max }] : [])),
+  );
+  if (!seen.length) return 'not sampled';
+  const top = Math.max(...seen.map((x) => x.max));
+  const hit = seen.filter((x) => x.max >= STEAL_NOTE_PCT);
+  const where = hit.length ? `at or over ${STEAL_NOTE_PCT} % in ${hit.map((x) => `${x.id} (${num(x.max, 1)} %)`).join(', ')}` : `under ${STEAL_NOTE_PCT} % in every repeat`;
+  return `max ${num(top, 1)} % over ${seen.length} sampled repeat${seen.length === 1 ? '' : 's'}; ${where}`;
+}
+
 /** Every attempt of one configuration, with its verdict and every failed gate's reason. */
 export function runsTable(c: ConfigurationModel): Table {
   // Beside the gated p99 (done - sent): how late the generator sent (schedule lag, gated by the
   // instrument check) and the corrected p99 (done - intended) that a late generator would hide.
-  const header = ['repeat', 'verdict', 'delivered ev/s', 'p50', 'p99', 'schedule lag p99', 'corrected p99', 'worst 10-s p99', 'freeze-s', 'windows', 'drift', 'dropped', 'failed', 'rows (DB / claimed)', 'why'];
+  const header = ['repeat', 'verdict', 'delivered ev/s', 'p50', 'p99', 'schedule lag p99', 'corrected p99', 'worst 10-s p99', 'freeze-s', 'windows', 'drift', 'dropped', 'failed', 'rows (DB / claimed)', 'host steal (max)', 'why'];
   const rows: Row[] = c.repeats.map((r) => {
     const rep = r.report;
     const label = r.attempt ? `r${r.repeat}-a${r.attempt}` : `r${r.repeat}`;
     const rowsCell = rep && rep.gate.checks.find((k) => k.name === 'rows') ? rowsOf(r) : DASH;
-    const why = r.status === 'passed' ? '' : [...r.reasons, ...r.gate_reasons.map((g) => `also failed: ${g}`)].join('; ');
+    const steal = r.status === 'failed' ? stealNote(r.host?.steal_pct) : null;
+    const why = r.status === 'passed' ? '' : [...r.reasons, ...r.gate_reasons.map((g) => `also failed: ${g}`), ...(steal ? [steal] : [])].join('; ');
     return {
       cells: [
         label,
@@ -207,6 +221,7 @@ export function runsTable(c: ConfigurationModel): Table {
         rep ? num(rep.dropped, 0) : DASH,
         rep ? num(rep.failed, 0) : DASH,
         rowsCell,
+        r.host?.steal_pct ? `${num(r.host.steal_pct.max, 1)} %` : 'not sampled',
         why,
       ],
       cls: r.status,
@@ -248,6 +263,7 @@ export function conditionsTable(m: ReportModel): Table {
   ];
   const floor = floorText(m);
   if (floor) rows.push({ cells: ['instrument floor', floor] });
+  rows.push({ cells: ['host CPU steal', stealText(m)] });
   return { header: ['condition', 'value'], rows };
 }
 

@@ -1,6 +1,7 @@
 // The At-a-glance table for a terminal (`rig rehearse` ends with it): fixed-width columns, the
-// not-published reasons under it, and the ceiling beside its denominator. Pure.
+// not-published reasons and why each failed repeat failed under it, and the ceiling beside its denominator. Pure.
 import type { ReportModel } from './model';
+import { stealNote } from '../../protocol/host-steal';
 import { ceilingTable, glanceTable, type Table } from './tables';
 
 export function textTable(t: Table): string {
@@ -14,6 +15,13 @@ export function renderAtAGlanceText(m: ReportModel): string {
   // The warm-ups' first seconds, for a reader who wonders what repeat 1 would have met (never counted).
   for (const w of m.warmups) out.push(`  warm-up ${w.config} (not measured): p99 ${w.p99_ms ?? '—'} ms, ${w.failed ?? '—'} failed, ${w.freeze_seconds.length} freeze-seconds`);
   for (const c of m.configurations) if (!c.published) out.push(`  ${c.name} not published: ${c.why_not.join('; ')}`);
+  // Why each failed repeat failed, with the host's CPU steal beside it when the hypervisor was busy.
+  for (const c of m.configurations) {
+    for (const r of c.repeats.filter((x) => x.status === 'failed')) {
+      const steal = stealNote(r.host?.steal_pct);
+      out.push(`  ${c.name} r${r.repeat}${r.attempt ? `-a${r.attempt}` : ''} failed: ${[...r.reasons, ...(steal ? [steal] : [])].join('; ')}`);
+    }
+  }
   const ceil = ceilingTable(m);
   if (ceil) out.push('', textTable(ceil));
   if (m.baseline) out.push('', m.baseline.summary);
