@@ -11,7 +11,7 @@ interface Command {
 }
 
 /* eslint-disable @typescript-eslint/no-require-imports */
-const commands: Record<string, () => Command> = {
+export const commands: Record<string, () => Command> = {
   analyze: () => require('./commands/analyze'),
   calibrate: () => require('./commands/calibrate'),
   measure: () => require('./commands/measure'),

@@ -2,7 +2,7 @@
 // A truncated or corrupt stream is refused with the line named: no row is ever skipped. A stream
 // alone cannot say whether the database stored what was acknowledged: without --reconcile the verdict
 // is at best UNRECONCILED (exit 3), never PASS.
-import { parseArgs } from 'node:util';
+import { defineCommand } from '../command';
 import { analyzeFile } from '../../lib/loadgen/analyze-file';
 import { SampleFileError } from '../../lib/loadgen/sample-reader';
 import { evaluateRun } from '../../lib/protocol/evaluate';
@@ -27,53 +27,41 @@ Percentiles are nearest-rank on exact values; buckets are by intended time (lib/
 exit: 0 PASS; 1 FAIL; 2 bad input, or a truncated or corrupt stream (the line is named);
 3 UNRECONCILED (every check that ran passed, but without --reconcile the rows were not checked).`;
 
-export async function run(argv: string[]): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        json: { type: 'boolean' },
-        reconcile: { type: 'string' },
-        'p99-limit-ms': { type: 'string' },
-        'drift-limit': { type: 'string' },
-        'probe-p99-ms': { type: 'string' },
-        kind: { type: 'string' },
-        seconds: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    console.error(`rig analyze: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  const str = (k: string) => values[k] as string | undefined;
-  try {
-    if (positionals.length !== 1) throw new UsageError(`give exactly one sample stream (a samples.csv.gz), got ${positionals.length}`);
-    const kind = (str('kind') ?? 'sustained') as 'sustained' | 'ladder' | 'ceiling';
-    if (!['sustained', 'ladder', 'ceiling'].includes(kind)) throw new UsageError(`--kind must be sustained, ladder or ceiling, got '${kind}'`);
-    const reconciliation = reconcileFlag(str('reconcile'));
-    const p99LimitMs = numberFlag(str('p99-limit-ms'), '--p99-limit-ms', '50') ?? null;
-    const driftLimit = numberFlag(str('drift-limit'), '--drift-limit', '1.5');
-    const probeP99Ms = numberFlag(str('probe-p99-ms'), '--probe-p99-ms', '500');
-    const seconds = numberFlag(str('seconds'), '--seconds', '600');
-    const { analysis } = await analyzeFile(positionals[0], { durationS: seconds });
-    const { report } = evaluateRun(analysis, { kind, p99LimitMs, driftLimit, reconciliation, probeP99Ms });
-    console.log(values.json ? JSON.stringify(report, null, 2) : formatRunReport(report));
-    if (report.verdict.state === 'UNRECONCILED') console.error('rig analyze: UNRECONCILED: give --reconcile rows=N,quantity=Q (what the database holds for the run tag) to judge it');
-    return VERDICT_EXIT_CODE[report.verdict.state];
-  } catch (err) {
-    if (err instanceof UsageError || err instanceof SampleFileError) {
-      console.error(`rig analyze: ${err.message}`);
-      return 2;
+export const { run } = defineCommand({
+  summary,
+  help: HELP,
+  options: {
+      json: { type: 'boolean' },
+      reconcile: { type: 'string' },
+      'p99-limit-ms': { type: 'string' },
+      'drift-limit': { type: 'string' },
+      'probe-p99-ms': { type: 'string' },
+      kind: { type: 'string' },
+      seconds: { type: 'string' },
+    },
+  positionals: true,
+  async run({ values, positionals }) {
+    const str = (k: keyof typeof values) => values[k] as string | undefined;
+    try {
+      if (positionals.length !== 1) throw new UsageError(`give exactly one sample stream (a samples.csv.gz), got ${positionals.length}`);
+      const kind = (str('kind') ?? 'sustained') as 'sustained' | 'ladder' | 'ceiling';
+      if (!['sustained', 'ladder', 'ceiling'].includes(kind)) throw new UsageError(`--kind must be sustained, ladder or ceiling, got '${kind}'`);
+      const reconciliation = reconcileFlag(str('reconcile'));
+      const p99LimitMs = numberFlag(str('p99-limit-ms'), '--p99-limit-ms', '50') ?? null;
+      const driftLimit = numberFlag(str('drift-limit'), '--drift-limit', '1.5');
+      const probeP99Ms = numberFlag(str('probe-p99-ms'), '--probe-p99-ms', '500');
+      const seconds = numberFlag(str('seconds'), '--seconds', '600');
+      const { analysis } = await analyzeFile(positionals[0], { durationS: seconds });
+      const { report } = evaluateRun(analysis, { kind, p99LimitMs, driftLimit, reconciliation, probeP99Ms });
+      console.log(values.json ? JSON.stringify(report, null, 2) : formatRunReport(report));
+      if (report.verdict.state === 'UNRECONCILED') console.error('rig analyze: UNRECONCILED: give --reconcile rows=N,quantity=Q (what the database holds for the run tag) to judge it');
+      return VERDICT_EXIT_CODE[report.verdict.state];
+    } catch (err) {
+      if (err instanceof UsageError || err instanceof SampleFileError) {
+        console.error(`rig analyze: ${err.message}`);
+        return 2;
+      }
+      throw err;
     }
-    throw err;
-  }
-}
+  },
+});

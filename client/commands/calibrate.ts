@@ -3,8 +3,9 @@
 // line per case and, under it, the server's own figures beside the client's; then the floor and
 // CALIBRATED (7/7), exit 0; otherwise names each case that was off and exits 1. A rig whose
 // instrument is not calibrated measures nothing.
+import { defineCommand } from '../command';
+import { UsageError } from '../parse-flags';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { CALIBRATION_TOLERANCES, DEFAULT_CALIBRATION_P99_LIMIT_MS, floorLine } from '../../lib/protocol/calibration-truth';
 import { runCalibration } from '../../lib/loadgen/calibrate';
 import { CALIBRATION_CASES } from '../../lib/loadgen/calibration-cases';
@@ -30,59 +31,46 @@ times and the floor; 2 one 1-second freeze; 3 capacity below the offered rate; 4
 
 exit: 0 CALIBRATED; 1 a case was off (named); 2 bad input.`;
 
-export async function run(argv: string[]): Promise<number> {
-  let values: { out?: string; case?: string[]; json?: boolean; help?: boolean; 'p99-limit-ms'?: string };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        out: { type: 'string' },
-        case: { type: 'string', multiple: true },
-        'p99-limit-ms': { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    console.error(`rig calibrate: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  const cases = values.case?.map((s) => (/^\d+$/.test(s.trim()) ? Number(s) : NaN));
-  if (cases?.some((n) => !IDS.includes(n))) {
-    console.error(`rig calibrate: --case must be a case number ${IDS[0]}..${IDS.at(-1)}, got ${values.case?.join(', ')}`);
-    return 2;
-  }
-  let p99LimitMs = DEFAULT_CALIBRATION_P99_LIMIT_MS;
-  if (values['p99-limit-ms'] !== undefined) {
-    p99LimitMs = Number(values['p99-limit-ms']);
-    if (!(values['p99-limit-ms'].trim() !== '' && Number.isFinite(p99LimitMs) && p99LimitMs > 0)) {
-      console.error(`rig calibrate: --p99-limit-ms must be a positive number of milliseconds (the smallest p99 limit you will judge), got '${values['p99-limit-ms']}'`);
-      return 2;
+export const { run } = defineCommand({
+  summary,
+  help: HELP,
+  options: {
+      out: { type: 'string' },
+      case: { type: 'string', multiple: true },
+      'p99-limit-ms': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  async run({ values }) {
+    const cases = values.case?.map((s) => (/^\d+$/.test(s.trim()) ? Number(s) : NaN));
+    if (cases?.some((n) => !IDS.includes(n))) {
+      throw new UsageError(`--case must be a case number ${IDS[0]}..${IDS.at(-1)}, got ${values.case?.join(', ')}`);
     }
-  }
-  const started = Date.now();
-  const res = await runCalibration({
-    cases,
-    p99LimitMs,
-    outDir: values.out ? path.resolve(values.out) : undefined,
-    onCase: (r) => console.log(`${r.line}\n${r.truthLine}`),
-  });
-  const secs = ((Date.now() - started) / 1000).toFixed(1);
-  if (values.json) console.log(JSON.stringify(res.cases.map(({ report, ...r }) => ({ ...r, report })), null, 2));
-  console.log(`(${secs} s)`);
-  if (res.floor) console.log(floorLine(res.floor));
-  else if (res.cases.some((c) => c.id === 0)) console.log('instrument floor: not measured (case 0 joined no request)');
-  if (res.calibrated) {
-    // Only the full set calibrates the instrument; a subset is a check of those cases.
-    console.log(cases ? `cases ok (${res.passed}/${res.total}): not a full calibration` : `CALIBRATED (${res.passed}/${res.total})`);
-    return 0;
-  }
-  for (const c of res.cases.filter((r) => !r.ok)) console.log(`OFF: case ${c.id} ${c.name}: ${c.problems.join('; ')}`);
-  console.log(`NOT CALIBRATED (${res.passed}/${res.total})`);
-  return 1;
-}
+    let p99LimitMs = DEFAULT_CALIBRATION_P99_LIMIT_MS;
+    if (values['p99-limit-ms'] !== undefined) {
+      p99LimitMs = Number(values['p99-limit-ms']);
+      if (!(values['p99-limit-ms'].trim() !== '' && Number.isFinite(p99LimitMs) && p99LimitMs > 0)) {
+        throw new UsageError(`--p99-limit-ms must be a positive number of milliseconds (the smallest p99 limit you will judge), got '${values['p99-limit-ms']}'`);
+      }
+    }
+    const started = Date.now();
+    const res = await runCalibration({
+      cases,
+      p99LimitMs,
+      outDir: values.out ? path.resolve(values.out) : undefined,
+      onCase: (r) => console.log(`${r.line}\n${r.truthLine}`),
+    });
+    const secs = ((Date.now() - started) / 1000).toFixed(1);
+    if (values.json) console.log(JSON.stringify(res.cases.map(({ report, ...r }) => ({ ...r, report })), null, 2));
+    console.log(`(${secs} s)`);
+    if (res.floor) console.log(floorLine(res.floor));
+    else if (res.cases.some((c) => c.id === 0)) console.log('instrument floor: not measured (case 0 joined no request)');
+    if (res.calibrated) {
+      // Only the full set calibrates the instrument; a subset is a check of those cases.
+      console.log(cases ? `cases ok (${res.passed}/${res.total}): not a full calibration` : `CALIBRATED (${res.passed}/${res.total})`);
+      return 0;
+    }
+    for (const c of res.cases.filter((r) => !r.ok)) console.log(`OFF: case ${c.id} ${c.name}: ${c.problems.join('; ')}`);
+    console.log(`NOT CALIBRATED (${res.passed}/${res.total})`);
+    return 1;
+  },
+});

@@ -1,7 +1,8 @@
 // rig campaign start|list|watch|cancel|abort|logs|report
+import { defineCommand, requiredPositional } from '../command';
+import { UsageError } from '../parse-flags';
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { campaignIdOf } from '../../lib/protocol/campaign-id';
 import { followLog } from '../../lib/evidence/follow';
@@ -50,29 +51,25 @@ export function defaultCampaignId(name: string, now = new Date()): string {
   return `${name}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      id: { type: 'string' },
-      profile: { type: 'string' },
-      wait: { type: 'boolean' },
-      follow: { type: 'boolean', short: 'f' },
-      all: { type: 'boolean' },
-      minutes: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  const [action, arg] = positionals;
-  if (values.help && action && ACTIONS[action]) {
-    console.log(`usage: ${ACTIONS[action]}`);
-    return 0;
-  }
-  if (values.help || !action) {
-    console.log(HELP);
-    return values.help ? 0 : 2;
-  }
+export const { run } = defineCommand({
+  summary,
+  help: HELP,
+  actionHelp: Object.fromEntries(Object.entries(ACTIONS).map(([k, u]) => [k, `usage: ${u}`])),
+  options: {
+    id: { type: 'string' },
+    profile: { type: 'string' },
+    wait: { type: 'boolean' },
+    follow: { type: 'boolean', short: 'f' },
+    all: { type: 'boolean' },
+    minutes: { type: 'string' },
+  },
+  positionals: true,
+  run: ({ values, positionals }) => campaign(values, positionals),
+});
+
+async function campaign(values: { id?: string; profile?: string; wait?: boolean; follow?: boolean; all?: boolean; minutes?: string }, positionals: string[]): Promise<number> {
+  const action = requiredPositional(positionals, 0, 'action', Object.keys(ACTIONS));
+  const arg = positionals[1];
   if (action === 'logs') return logs(arg, Boolean(values.follow));
   if (action === 'report') {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -105,24 +102,27 @@ export async function run(argv: string[]): Promise<number> {
       await rc.close();
     }
   }
+  // Every argument is checked before the cluster is reached: a usage error never waits on a connection.
+  if (action !== 'list' && !arg) throw new UsageError(`${action} needs a campaign id: ${ACTIONS[action].split('\n')[0]} (rig campaign list shows them)`);
+  const minutes = Number(values.minutes);
+  if (action === 'extend' && (!values.minutes || !Number.isFinite(minutes) || minutes <= 0)) {
+    throw new UsageError('extend: --minutes N is required, a number above 0 (e.g. --minutes 120)');
+  }
   const rc = await connectClient();
   try {
     switch (action) {
       case 'list':
         return await list(rc.client, Boolean(values.all));
       case 'watch': {
-        if (!arg) throw new Error('rig campaign watch needs a campaign id (rig campaign list shows them)');
         const result = await watchCampaign(rc.client, arg);
         resultLines(result).forEach((l) => console.log(l));
         return result.status === 'held' ? 0 : 1;
       }
       case 'cancel':
-        if (!arg) throw new Error('rig campaign cancel needs a campaign id');
         await rc.client.workflow.getHandle(arg).cancel();
         console.log(`cancellation requested for ${arg}: the current step stops, teardown runs`);
         return 0;
       case 'abort':
-        if (!arg) throw new Error('rig campaign abort needs a campaign id');
         try {
           console.log(`${arg}: ${await rc.client.workflow.getHandle(arg).executeUpdate(abortUpdate, { args: ['rig campaign abort'] })}`);
           return 0;
@@ -132,12 +132,6 @@ export async function run(argv: string[]): Promise<number> {
           return 1;
         }
       case 'extend': {
-        if (!arg) throw new Error('rig campaign extend needs a campaign id');
-        const minutes = Number(values.minutes);
-        if (!values.minutes || !Number.isFinite(minutes) || minutes <= 0) {
-          console.error('rig campaign extend: --minutes N is required, a number above 0 (e.g. --minutes 120)');
-          return 2;
-        }
         try {
           const wd = await rc.client.workflow.getHandle(`${arg}.watchdog`).executeUpdate(extendUpdate, { args: [minutes] });
           console.log(`${arg}.watchdog: deadline now ${wd.deadline} (${wd.state})`);
@@ -153,8 +147,7 @@ export async function run(argv: string[]): Promise<number> {
         }
       }
       default:
-        console.error(`rig campaign: unknown action '${action}'\n\n${HELP}`);
-        return 2;
+        throw new UsageError(`unknown action '${action}'`);
     }
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) {
@@ -185,7 +178,7 @@ async function list(client: import('@temporalio/client').Client, all: boolean): 
 }
 
 async function logs(id: string | undefined, follow: boolean): Promise<number> {
-  if (!id) throw new Error('rig campaign logs needs a campaign id');
+  if (!id) throw new UsageError('logs needs a campaign id: rig campaign logs ID [--follow]');
   const dir = path.join(resultsDir(), campaignIdOf(id));
   if (!follow && !fs.existsSync(path.join(dir, 'campaign.log'))) {
     console.error(`no log at ${dir}/campaign.log (is RIG_RESULTS the folder the worker writes to?)`);

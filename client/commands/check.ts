@@ -1,7 +1,8 @@
 // `rig check --target local`: is anything of a rig left? Exit 0 clean, 1 dirty (each leftover listed
 // with its campaign and age), 2 could not look (with the reason). The looking is
 // lib/targets/local/clean-check.ts; this file only formats.
-import { parseArgs } from 'node:util';
+import { defineCommand } from '../command';
+import { UsageError } from '../parse-flags';
 import { cleanCheckLocal } from '../../lib/targets/local/clean-check';
 import { cleanCheckExitCode, type CleanCheckResult, type Leftover } from '../../lib/targets/target';
 
@@ -35,31 +36,20 @@ export function formatCheck(r: CleanCheckResult): string {
   return [`COULD NOT LOOK: ${r.reason}`, ...(r.leftovers.length ? ['found before stopping:', ...r.leftovers.map(line)] : [])].join('\n');
 }
 
-export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { target: { type: 'string' }, scope: { type: 'string', default: 'machine' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    }));
-  } catch (err) {
-    console.error(`rig check: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  if (values.target !== 'local') {
-    console.error(`rig check: --target ${values.target ?? '(missing)'} is not supported; use --target local\n\n${HELP}`);
-    return 2;
-  }
-  if (values.scope !== 'machine' && values.scope !== 'state') {
-    console.error(`rig check: --scope must be machine or state, not ${values.scope}\n\n${HELP}`);
-    return 2;
-  }
-  const result = await cleanCheckLocal({ scope: values.scope });
-  if (values.json) console.log(JSON.stringify(result, null, 2));
-  else (result.status === 'clean' ? console.log : console.error)(formatCheck(result));
-  return cleanCheckExitCode(result);
-}
+export const { run } = defineCommand({
+  summary,
+  help: HELP,
+  options: { target: { type: 'string' }, scope: { type: 'string', default: 'machine' }, json: { type: 'boolean' } },
+  async run({ values }) {
+    if (values.target !== 'local') {
+      throw new UsageError(`--target ${values.target ?? '(missing)'} is not supported; use --target local`);
+    }
+    if (values.scope !== 'machine' && values.scope !== 'state') {
+      throw new UsageError(`--scope must be machine or state, not ${values.scope}`);
+    }
+    const result = await cleanCheckLocal({ scope: values.scope });
+    if (values.json) console.log(JSON.stringify(result, null, 2));
+    else (result.status === 'clean' ? console.log : console.error)(formatCheck(result));
+    return cleanCheckExitCode(result);
+  },
+});

@@ -1,6 +1,7 @@
 // `rig denominator`: pgbench on a local rig's database with the bench row shape, four legs, each
 // verified against the rows the table gained. The work is lib/targets/denominator.ts.
-import { parseArgs } from 'node:util';
+import { defineCommand } from '../command';
+import { UsageError } from '../parse-flags';
 import { rigDbUrls } from '../../lib/targets/local/connection';
 import { resolveCampaign } from '../../lib/targets/local/find-rig';
 import { denominator, localPgbenchRunner } from '../../lib/targets/denominator';
@@ -18,68 +19,55 @@ const HELP = `usage: rig denominator [--campaign ID] [--clients 16] [--seconds 6
   owner-multirow  one B-row INSERT per transaction (the floor for #823)
 Refuses when --livemode names the mode the fixtures are not in.`;
 
-export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        campaign: { type: 'string' },
-        clients: { type: 'string', default: '16' },
-        seconds: { type: 'string', default: '60' },
-        batch: { type: 'string', default: '500' },
-        legs: { type: 'string' },
-        protocol: { type: 'string', default: 'prepared' },
-        livemode: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (err) {
-    console.error(`rig denominator: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
+export const { run } = defineCommand({
+  summary,
+  help: HELP,
+  options: {
+      campaign: { type: 'string' },
+      clients: { type: 'string', default: '16' },
+      seconds: { type: 'string', default: '60' },
+      batch: { type: 'string', default: '500' },
+      legs: { type: 'string' },
+      protocol: { type: 'string', default: 'prepared' },
+      livemode: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  async run({ values }) {
+    const legs = values.legs ? (values.legs.split(',') as LegName[]) : LEGS;
+    const unknown = legs.filter((l) => !LEGS.includes(l));
+    if (unknown.length) {
+      throw new UsageError(`unknown leg(s) ${unknown.join(', ')}; legs are ${LEGS.join(', ')}`);
+    }
+    if (values.livemode !== undefined && values.livemode !== 'true' && values.livemode !== 'false') {
+      throw new UsageError(`--livemode must be true or false, not ${values.livemode}`);
+    }
+    if (!['prepared', 'extended', 'simple'].includes(values.protocol)) {
+      throw new UsageError(`--protocol must be prepared, extended or simple, not ${values.protocol}`);
+    }
+    const urls = rigDbUrls(resolveCampaign(values.campaign));
+    const res = await denominator({
+      ownerUrl: urls.ownerUrl,
+      appUrl: urls.appUrl,
+      runner: localPgbenchRunner(urls.clusterDir),
+      clients: Number(values.clients),
+      seconds: Number(values.seconds),
+      batch: Number(values.batch),
+      legs,
+      protocol: values.protocol as 'prepared' | 'extended' | 'simple',
+      livemode: values.livemode === undefined ? undefined : values.livemode === 'true',
+      onProgress: (m) => console.error(m),
+    });
+    if (values.json) {
+      console.log(JSON.stringify(res, null, 2));
+      return 0;
+    }
+    console.log(`tenant ${res.tenantId}, livemode=${res.livemode}`);
+    console.log('leg             role             rows/s      tps  latency avg  rows verified');
+    for (const l of res.legs) {
+      console.log(
+        `${l.leg.padEnd(15)} ${l.role.padEnd(16)} ${Math.round(l.rowsPerSec).toLocaleString('en-US').padStart(7)} ${l.tps.toFixed(1).padStart(8)} ${`${l.latencyAvgMs} ms`.padStart(12)}  ${l.countedRows.toLocaleString('en-US')}`,
+      );
+    }
     return 0;
-  }
-  const legs = values.legs ? (values.legs.split(',') as LegName[]) : LEGS;
-  const unknown = legs.filter((l) => !LEGS.includes(l));
-  if (unknown.length) {
-    console.error(`rig denominator: unknown leg(s) ${unknown.join(', ')}; legs are ${LEGS.join(', ')}`);
-    return 2;
-  }
-  if (values.livemode !== undefined && values.livemode !== 'true' && values.livemode !== 'false') {
-    console.error(`rig denominator: --livemode must be true or false, not ${values.livemode}`);
-    return 2;
-  }
-  if (!['prepared', 'extended', 'simple'].includes(values.protocol)) {
-    console.error(`rig denominator: --protocol must be prepared, extended or simple, not ${values.protocol}`);
-    return 2;
-  }
-  const urls = rigDbUrls(resolveCampaign(values.campaign));
-  const res = await denominator({
-    ownerUrl: urls.ownerUrl,
-    appUrl: urls.appUrl,
-    runner: localPgbenchRunner(urls.clusterDir),
-    clients: Number(values.clients),
-    seconds: Number(values.seconds),
-    batch: Number(values.batch),
-    legs,
-    protocol: values.protocol as 'prepared' | 'extended' | 'simple',
-    livemode: values.livemode === undefined ? undefined : values.livemode === 'true',
-    onProgress: (m) => console.error(m),
-  });
-  if (values.json) {
-    console.log(JSON.stringify(res, null, 2));
-    return 0;
-  }
-  console.log(`tenant ${res.tenantId}, livemode=${res.livemode}`);
-  console.log('leg             role             rows/s      tps  latency avg  rows verified');
-  for (const l of res.legs) {
-    console.log(
-      `${l.leg.padEnd(15)} ${l.role.padEnd(16)} ${Math.round(l.rowsPerSec).toLocaleString('en-US').padStart(7)} ${l.tps.toFixed(1).padStart(8)} ${`${l.latencyAvgMs} ms`.padStart(12)}  ${l.countedRows.toLocaleString('en-US')}`,
-    );
-  }
-  return 0;
-}
+  },
+});

@@ -4,9 +4,9 @@
 // counts the run tag's rows itself (as the owner role, in the fixtures' partition, as the campaign's
 // repeat does); with --reconcile the caller gives the counts; without either the verdict is at best
 // UNRECONCILED (exit 3), never PASS.
+import { defineCommand } from '../command';
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { analyzeFile } from '../../lib/loadgen/analyze-file';
 import { readCustomersFile } from '../../lib/loadgen/customers';
 import { LoadOptionsError, type LoadOptions } from '../../lib/loadgen/options';
@@ -54,143 +54,132 @@ refused the pre-flight; 3 UNRECONCILED (every check that ran passed, but without
 the rows were never counted: not a PASS); 130 cut short (SIGINT/SIGTERM: the stream is still valid
 up to then).`;
 
-export async function run(argv: string[]): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        url: { type: 'string' },
-        rate: { type: 'string' },
-        batch: { type: 'string' },
-        seconds: { type: 'string' },
-        out: { type: 'string' },
-        'max-in-flight': { type: 'string' },
-        'probe-rate': { type: 'string' },
-        'probe-p99-ms': { type: 'string' },
-        customers: { type: 'string' },
-        meter: { type: 'string' },
-        'run-tag': { type: 'string' },
-        'p99-limit-ms': { type: 'string' },
-        'drift-limit': { type: 'string' },
-        reconcile: { type: 'string' },
-        db: { type: 'string' },
-        'closed-loop': { type: 'boolean' },
-        workers: { type: 'string' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    console.error(`rig measure: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  const str = (k: string) => values[k] as string | undefined;
-  let opts: LoadOptions;
-  let p99Limit: number | undefined;
-  let driftLimit: number | undefined;
-  let probeBudget: number;
-  let reconciliation: Reconciliation | null;
-  let db: DbFlag | undefined;
-  try {
-    if (!str('url')) throw new UsageError('--url is required: the root of the API, e.g. --url http://127.0.0.1:8080');
-    if (!str('out')) throw new UsageError('--out DIR is required: where samples.csv.gz and verdict.json are written');
-    const closed = values['closed-loop'] === true;
-    const req = (flag: string, example: string) => {
-      const v = numberFlag(str(flag), `--${flag}`, example);
-      if (v === undefined) throw new UsageError(`--${flag} is required: e.g. --${flag} ${example}`);
-      return v;
-    };
-    opts = {
-      url: str('url') as string,
-      mode: closed ? 'closed' : 'open',
-      rate: closed ? undefined : req('rate', '1000'),
-      batch: req('batch', '10'),
-      seconds: req('seconds', '600'),
-      workers: closed ? req('workers', '16') : undefined,
-      maxInFlight: numberFlag(str('max-in-flight'), '--max-in-flight', '1000'),
-      probeRate: numberFlag(str('probe-rate'), '--probe-rate', '5'),
-      customers: str('customers') ? readCustomersFile(str('customers') as string) : undefined,
-      meter: str('meter'),
-      runTag: str('run-tag'),
-      out: path.resolve(str('out') as string, 'samples.csv.gz'),
-    };
-    p99Limit = numberFlag(str('p99-limit-ms'), '--p99-limit-ms', '50');
-    driftLimit = numberFlag(str('drift-limit'), '--drift-limit', '1.5');
-    probeBudget = numberFlag(str('probe-p99-ms'), '--probe-p99-ms', '500') ?? DEFAULT_PROBE_P99_MS;
-    reconciliation = reconcileFlag(str('reconcile'));
-    db = dbFlag(str('db'));
-    if (db && reconciliation) throw new UsageError('give --db URL (the rig counts the rows itself) or --reconcile rows=N,quantity=Q (you counted them), not both');
-  } catch (err) {
-    console.error(`rig measure: ${(err as Error).message}`);
-    return 2;
-  }
-  // The database's pre-flight, before anything is offered: the URL answers, as a role that sees the
-  // fixtures, and the fixtures name one tenant and one partition to count in.
-  let scope: FixtureScope | undefined;
-  if (db) {
+export const { run } = defineCommand({
+  summary,
+  help: HELP,
+  options: {
+      url: { type: 'string' },
+      rate: { type: 'string' },
+      batch: { type: 'string' },
+      seconds: { type: 'string' },
+      out: { type: 'string' },
+      'max-in-flight': { type: 'string' },
+      'probe-rate': { type: 'string' },
+      'probe-p99-ms': { type: 'string' },
+      customers: { type: 'string' },
+      meter: { type: 'string' },
+      'run-tag': { type: 'string' },
+      'p99-limit-ms': { type: 'string' },
+      'drift-limit': { type: 'string' },
+      reconcile: { type: 'string' },
+      db: { type: 'string' },
+      'closed-loop': { type: 'boolean' },
+      workers: { type: 'string' },
+      quiet: { type: 'boolean' },
+    },
+  async run({ values }) {
+    const str = (k: keyof typeof values) => values[k] as string | undefined;
+    let opts: LoadOptions;
+    let p99Limit: number | undefined;
+    let driftLimit: number | undefined;
+    let probeBudget: number;
+    let reconciliation: Reconciliation | null;
+    let db: DbFlag | undefined;
     try {
-      scope = await detectFixtures(db.url, { meterKey: opts.meter });
+      if (!str('url')) throw new UsageError('--url is required: the root of the API, e.g. --url http://127.0.0.1:8080');
+      if (!str('out')) throw new UsageError('--out DIR is required: where samples.csv.gz and verdict.json are written');
+      const closed = values['closed-loop'] === true;
+      const req = (flag: keyof typeof values & string, example: string) => {
+        const v = numberFlag(str(flag), `--${flag}`, example);
+        if (v === undefined) throw new UsageError(`--${flag} is required: e.g. --${flag} ${example}`);
+        return v;
+      };
+      opts = {
+        url: str('url') as string,
+        mode: closed ? 'closed' : 'open',
+        rate: closed ? undefined : req('rate', '1000'),
+        batch: req('batch', '10'),
+        seconds: req('seconds', '600'),
+        workers: closed ? req('workers', '16') : undefined,
+        maxInFlight: numberFlag(str('max-in-flight'), '--max-in-flight', '1000'),
+        probeRate: numberFlag(str('probe-rate'), '--probe-rate', '5'),
+        customers: str('customers') ? readCustomersFile(str('customers') as string) : undefined,
+        meter: str('meter'),
+        runTag: str('run-tag'),
+        out: path.resolve(str('out') as string, 'samples.csv.gz'),
+      };
+      p99Limit = numberFlag(str('p99-limit-ms'), '--p99-limit-ms', '50');
+      driftLimit = numberFlag(str('drift-limit'), '--drift-limit', '1.5');
+      probeBudget = numberFlag(str('probe-p99-ms'), '--probe-p99-ms', '500') ?? DEFAULT_PROBE_P99_MS;
+      reconciliation = reconcileFlag(str('reconcile'));
+      db = dbFlag(str('db'));
+      if (db && reconciliation) throw new UsageError('give --db URL (the rig counts the rows itself) or --reconcile rows=N,quantity=Q (you counted them), not both');
     } catch (err) {
-      console.error(`rig measure: --db ${db.shown}: ${db.scrub((err as Error).message)}: give the owner role's URL of the database the service writes to`);
+      console.error(`rig measure: ${(err as Error).message}`);
       return 2;
     }
-  }
+    // The database's pre-flight, before anything is offered: the URL answers, as a role that sees the
+    // fixtures, and the fixtures name one tenant and one partition to count in.
+    let scope: FixtureScope | undefined;
+    if (db) {
+      try {
+        scope = await detectFixtures(db.url, { meterKey: opts.meter });
+      } catch (err) {
+        console.error(`rig measure: --db ${db.shown}: ${db.scrub((err as Error).message)}: give the owner role's URL of the database the service writes to`);
+        return 2;
+      }
+    }
 
-  const outDir = path.dirname(opts.out);
-  const ac = new AbortController();
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (!ac.signal.aborted) console.error(`rig measure: ${sig}: stopping the load, flushing the sample stream...`);
-    ac.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  const progress = (p: ProgressLine) => {
-    if (values.quiet) return;
-    const probe = p.probe ? `  probe ${p.probe.done} done${p.probe.failed ? ` ${p.probe.failed} failed` : ''}${p.probe.dropped ? ` ${p.probe.dropped} dropped` : ''}` : '';
-    console.error(
-      `[${String(p.second).padStart(4)}s] offered ${p.offered} sent ${p.sent} done ${p.done} dropped ${p.dropped} failed ${p.failed} p99 ${p.p99_ms === null ? '—' : `${p.p99_ms.toFixed(1)} ms`} in flight ${p.in_flight}${probe}`,
-    );
-  };
-  try {
-    fs.mkdirSync(outDir, { recursive: true });
-    const res = await runLoad(opts, progress, { signal: ac.signal });
-    if (db && scope) reconciliation = await countRunTag(db, scope, res.options.runTag, outDir);
-    const { analysis } = await analyzeFile(res.stream, { durationS: res.interrupted ? undefined : res.options.seconds });
-    const { report } = evaluateRun(analysis, {
-      kind: res.options.mode === 'closed' ? 'ceiling' : 'sustained',
-      p99LimitMs: p99Limit ?? null,
-      driftLimit,
-      reconciliation,
-      probeP99Ms: probeBudget,
-      interrupted: res.interrupted,
-    });
-    const { customers, ...shownOptions } = res.options;
-    const verdictFile = path.join(outDir, 'verdict.json');
-    fs.writeFileSync(
-      verdictFile,
-      `${JSON.stringify({ run_tag: res.options.runTag, options: { ...shownOptions, customers: customers.length }, load: res.summary, report }, null, 2)}\n`,
-    );
-    console.log(formatRunReport(report));
-    console.log(`samples: ${res.stream}\nverdict: ${verdictFile}${res.interrupted ? `\nCUT SHORT (${res.summary.reason}): the stream is valid and complete up to the stop, but this is not a repeat` : ''}`);
-    if (report.verdict.state === 'UNRECONCILED') console.error('rig measure: UNRECONCILED: give --db URL (the owner role\'s) so the rig counts the run tag\'s rows, or --reconcile rows=N,quantity=Q');
-    return VERDICT_EXIT_CODE[report.verdict.state];
-  } catch (err) {
-    if (err instanceof LoadOptionsError || err instanceof PreflightError) {
-      console.error(`rig measure: ${err.message}`);
-      return 2;
+    const outDir = path.dirname(opts.out);
+    const ac = new AbortController();
+    const onSignal = (sig: NodeJS.Signals) => {
+      if (!ac.signal.aborted) console.error(`rig measure: ${sig}: stopping the load, flushing the sample stream...`);
+      ac.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const progress = (p: ProgressLine) => {
+      if (values.quiet) return;
+      const probe = p.probe ? `  probe ${p.probe.done} done${p.probe.failed ? ` ${p.probe.failed} failed` : ''}${p.probe.dropped ? ` ${p.probe.dropped} dropped` : ''}` : '';
+      console.error(
+        `[${String(p.second).padStart(4)}s] offered ${p.offered} sent ${p.sent} done ${p.done} dropped ${p.dropped} failed ${p.failed} p99 ${p.p99_ms === null ? '—' : `${p.p99_ms.toFixed(1)} ms`} in flight ${p.in_flight}${probe}`,
+      );
+    };
+    try {
+      fs.mkdirSync(outDir, { recursive: true });
+      const res = await runLoad(opts, progress, { signal: ac.signal });
+      if (db && scope) reconciliation = await countRunTag(db, scope, res.options.runTag, outDir);
+      const { analysis } = await analyzeFile(res.stream, { durationS: res.interrupted ? undefined : res.options.seconds });
+      const { report } = evaluateRun(analysis, {
+        kind: res.options.mode === 'closed' ? 'ceiling' : 'sustained',
+        p99LimitMs: p99Limit ?? null,
+        driftLimit,
+        reconciliation,
+        probeP99Ms: probeBudget,
+        interrupted: res.interrupted,
+      });
+      const { customers, ...shownOptions } = res.options;
+      const verdictFile = path.join(outDir, 'verdict.json');
+      fs.writeFileSync(
+        verdictFile,
+        `${JSON.stringify({ run_tag: res.options.runTag, options: { ...shownOptions, customers: customers.length }, load: res.summary, report }, null, 2)}\n`,
+      );
+      console.log(formatRunReport(report));
+      console.log(`samples: ${res.stream}\nverdict: ${verdictFile}${res.interrupted ? `\nCUT SHORT (${res.summary.reason}): the stream is valid and complete up to the stop, but this is not a repeat` : ''}`);
+      if (report.verdict.state === 'UNRECONCILED') console.error('rig measure: UNRECONCILED: give --db URL (the owner role\'s) so the rig counts the run tag\'s rows, or --reconcile rows=N,quantity=Q');
+      return VERDICT_EXIT_CODE[report.verdict.state];
+    } catch (err) {
+      if (err instanceof LoadOptionsError || err instanceof PreflightError) {
+        console.error(`rig measure: ${err.message}`);
+        return 2;
+      }
+      throw err;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
     }
-    throw err;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
-}
+  },
+});
 
 /**
  * What the database holds for the run tag, as the campaign's repeat counts it (lib/targets/reconcile:

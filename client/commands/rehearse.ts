@@ -1,7 +1,7 @@
 // rig rehearse (and `npm start`): the whole campaign on this machine, end to end, in about five
 // minutes: a dev server if none answers, a worker in this process, the `rehearsal` profile on the
 // local rig, and the At-a-glance table at the end.
-import { parseArgs } from 'node:util';
+import { defineCommand } from '../command';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { temporalEnv, DEFAULT_TEMPORAL_ADDRESS } from '../../lib/temporal/connection-env';
 import { portAnswers } from '../../lib/tools/free-port';
@@ -24,55 +24,52 @@ Starts a Temporal dev server (rig dev up) when nothing answers at TEMPORAL_ADDRE
 this process, runs the campaign on the local rig and prints the At-a-glance table and the report's
 path. Exit 0 when every configuration held.`;
 
-export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { profile: { type: 'string' }, id: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  const spec = loadSpec(positionals[0] ? { file: positionals[0] } : { profile: values.profile ?? 'rehearsal' });
-  const env = temporalEnv();
-  const [host, port] = env.address.split(':');
-  if (!(await portAnswers(host, Number(port ?? 7233)))) {
-    if (env.address !== DEFAULT_TEMPORAL_ADDRESS) throw new Error(`nothing answers at TEMPORAL_ADDRESS=${env.address}`);
-    const { record } = await devUp({ ip: host, port: Number(port), uiPort: Number(port) + 1000 }, (l) => console.log(l));
-    console.log(`Temporal dev server on ${record.address}; Web UI: ${record.ui}`);
-  }
-  // Failures reach the terminal through the campaign's result; the SDK's own warnings would drown the progress line.
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  // A rig worker already serving this host takes the campaign; a second one beside it would split its steps.
-  const me = hostName();
-  const claim = claimWorker({ host: me, address: env.address, namespace: env.namespace, queues: [CONTROL_QUEUE, hostQueue(me), dataQueue(me)] });
-  let stopWorkers = async () => undefined as void;
-  if ('running' in claim) {
-    console.log(`using the rig worker already running on this machine (pid ${claim.running.pid}, since ${claim.running.startedAt}); not starting a second one`);
-  } else {
-    const { connection, workers } = await createRigWorkers({ env, host: me });
-    const running = Promise.all(workers.map((w) => w.run()));
-    stopWorkers = async () => {
-      workers.forEach((w) => w.shutdown());
-      await running.catch(() => undefined);
-      await connection.close();
-      claim.release();
-    };
-  }
-  const rc = await connectClient(env);
-  try {
-    await warnMissingSearchAttributes(rc);
-    const id = values.id ?? defaultCampaignId(spec.name);
-    await rc.client.workflow.start('benchCampaign', { taskQueue: TASK_QUEUE, workflowId: id, args: [spec] });
-    console.log(`campaign ${id} started (Web UI: workflow ${id}); following it:`);
-    const result = await watchCampaign(rc.client, id);
-    console.log('');
-    await printAtAGlance(result);
-    resultLines(result).forEach((l) => console.log(l));
-    return result.status === 'held' ? 0 : 1;
-  } finally {
-    await rc.close();
-    await stopWorkers();
-  }
-}
+export const { run } = defineCommand({
+  summary,
+  help: HELP,
+  options: { profile: { type: 'string' }, id: { type: 'string' }, },
+  positionals: true,
+  async run({ values, positionals }) {
+    const spec = loadSpec(positionals[0] ? { file: positionals[0] } : { profile: values.profile ?? 'rehearsal' });
+    const env = temporalEnv();
+    const [host, port] = env.address.split(':');
+    if (!(await portAnswers(host, Number(port ?? 7233)))) {
+      if (env.address !== DEFAULT_TEMPORAL_ADDRESS) throw new Error(`nothing answers at TEMPORAL_ADDRESS=${env.address}`);
+      const { record } = await devUp({ ip: host, port: Number(port), uiPort: Number(port) + 1000 }, (l) => console.log(l));
+      console.log(`Temporal dev server on ${record.address}; Web UI: ${record.ui}`);
+    }
+    // Failures reach the terminal through the campaign's result; the SDK's own warnings would drown the progress line.
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+    // A rig worker already serving this host takes the campaign; a second one beside it would split its steps.
+    const me = hostName();
+    const claim = claimWorker({ host: me, address: env.address, namespace: env.namespace, queues: [CONTROL_QUEUE, hostQueue(me), dataQueue(me)] });
+    let stopWorkers = async () => undefined as void;
+    if ('running' in claim) {
+      console.log(`using the rig worker already running on this machine (pid ${claim.running.pid}, since ${claim.running.startedAt}); not starting a second one`);
+    } else {
+      const { connection, workers } = await createRigWorkers({ env, host: me });
+      const running = Promise.all(workers.map((w) => w.run()));
+      stopWorkers = async () => {
+        workers.forEach((w) => w.shutdown());
+        await running.catch(() => undefined);
+        await connection.close();
+        claim.release();
+      };
+    }
+    const rc = await connectClient(env);
+    try {
+      await warnMissingSearchAttributes(rc);
+      const id = values.id ?? defaultCampaignId(spec.name);
+      await rc.client.workflow.start('benchCampaign', { taskQueue: TASK_QUEUE, workflowId: id, args: [spec] });
+      console.log(`campaign ${id} started (Web UI: workflow ${id}); following it:`);
+      const result = await watchCampaign(rc.client, id);
+      console.log('');
+      await printAtAGlance(result);
+      resultLines(result).forEach((l) => console.log(l));
+      return result.status === 'held' ? 0 : 1;
+    } finally {
+      await rc.close();
+      await stopWorkers();
+    }
+  },
+});

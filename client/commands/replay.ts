@@ -1,10 +1,10 @@
 // `rig replay`: before a worker with new code is deployed, replay the histories of the namespace's
 // campaigns and watchdogs (open and closed) against this checkout's workflows. Exit 0 when every one
 // replays, 1 naming each that does not (a change that needs patched(): README, "Changing workflows").
-import { parseArgs } from 'node:util';
+import { defineCommand } from '../command';
 import { connectClient } from '../connect';
 import { DEFAULT_REPLAY_QUERY, replayNamespace } from '../../lib/temporal/replay';
-import { numberFlag } from '../parse-flags';
+import { numberFlag, UsageError } from '../parse-flags';
 
 export const summary = "replay the namespace's campaign and watchdog histories against this code (before deploying a worker)";
 
@@ -17,33 +17,29 @@ change that would strand a campaign in flight fails here, naming the workflow an
   --limit N   at most N histories (default 100)
   exit 0  every history replays;  exit 1  some do not (each named, with the error);  exit 2  usage`;
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { query: { type: 'string' }, limit: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  const limit = numberFlag(values.limit, '--limit', '100') ?? 100;
-  if (!Number.isInteger(limit) || limit < 1) {
-    console.error(`rig replay: --limit must be a whole number above 0, got '${values.limit}': e.g. --limit 100`);
-    return 2;
-  }
-  const rc = await connectClient();
-  try {
-    const outcomes = await replayNamespace(rc.client, {
-      query: values.query,
-      limit,
-      onOutcome: (o) => (o.error ? console.error(`FAIL ${o.workflowId}: ${o.error}`) : console.log(`ok   ${o.workflowId}`)),
-    });
-    const failed = outcomes.filter((o) => o.error);
-    const line = `${outcomes.length - failed.length}/${outcomes.length} histories replay against this code (${rc.env.address}, namespace ${rc.env.namespace})`;
-    if (failed.length) console.error(`${line}; do not deploy: ${failed.map((o) => o.workflowId).join(', ')}`);
-    else console.log(line);
-    return failed.length ? 1 : 0;
-  } finally {
-    await rc.close();
-  }
-}
+export const { run } = defineCommand({
+  summary,
+  help: HELP,
+  options: { query: { type: 'string' }, limit: { type: 'string' } },
+  async run({ values }) {
+    const limit = numberFlag(values.limit, '--limit', '100') ?? 100;
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new UsageError(`--limit must be a whole number above 0, got '${values.limit}': e.g. --limit 100`);
+    }
+    const rc = await connectClient();
+    try {
+      const outcomes = await replayNamespace(rc.client, {
+        query: values.query,
+        limit,
+        onOutcome: (o) => (o.error ? console.error(`FAIL ${o.workflowId}: ${o.error}`) : console.log(`ok   ${o.workflowId}`)),
+      });
+      const failed = outcomes.filter((o) => o.error);
+      const line = `${outcomes.length - failed.length}/${outcomes.length} histories replay against this code (${rc.env.address}, namespace ${rc.env.namespace})`;
+      if (failed.length) console.error(`${line}; do not deploy: ${failed.map((o) => o.workflowId).join(', ')}`);
+      else console.log(line);
+      return failed.length ? 1 : 0;
+    } finally {
+      await rc.close();
+    }
+  },
+});

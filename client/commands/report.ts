@@ -1,7 +1,8 @@
 // `rig report DIR|CAMPAIGN_ID [--format md|html|json] [--out FILE] [--baseline OTHER] [--seal]`:
 // the published page, rebuilt from the campaign's evidence folder alone (no database, no Temporal).
 // The work is lib/evidence/report; this file parses arguments, prints, and maps outcomes to exit codes.
-import { parseArgs } from 'node:util';
+import { defineCommand } from '../command';
+import { UsageError } from '../parse-flags';
 import { writeAtomic } from '../../lib/evidence/atomic';
 import { buildManifest, EvidenceIntegrityError, readManifest } from '../../lib/evidence/manifest';
 import { buildReport, EvidenceFormatError, REPORT_FORMATS, renderReport, resolveCampaignDir, type ReportFormat } from '../../lib/evidence/report';
@@ -32,94 +33,79 @@ function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
   return new Promise((resolve, reject) => stream.write(text, (err) => (err ? reject(err) : resolve())));
 }
 
-export async function run(argv: string[]): Promise<number> {
-  let values: { format?: string; out?: string; baseline?: string; tolerance?: string; seal?: boolean; help?: boolean };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        format: { type: 'string' },
-        out: { type: 'string', short: 'o' },
-        baseline: { type: 'string' },
-        tolerance: { type: 'string' },
-        seal: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (err) {
-    console.error(`rig report: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  if (positionals.length !== 1) {
-    console.error(`rig report: give exactly one campaign folder or id (got ${positionals.length})\n\n${HELP}`);
-    return 2;
-  }
-  const format = (values.format ?? 'md') as ReportFormat;
-  if (!REPORT_FORMATS.includes(format)) {
-    console.error(`rig report: --format must be one of ${REPORT_FORMATS.join(', ')}, got '${values.format}'`);
-    return 2;
-  }
-  const tolerancePct = values.tolerance === undefined ? 0 : Number(values.tolerance);
-  if (!(Number.isFinite(tolerancePct) && tolerancePct >= 0 && tolerancePct < 100)) {
-    console.error(`rig report: --tolerance must be a percentage within 0..100, e.g. --tolerance 5, got '${values.tolerance}'`);
-    return 2;
-  }
-  if (values.tolerance !== undefined && !values.baseline) {
-    console.error('rig report: --tolerance applies to --baseline; give the baseline campaign too');
-    return 2;
-  }
-  let dir: string;
-  let baselineDir: string | undefined;
-  try {
-    dir = resolveCampaignDir(positionals[0]);
-    if (values.baseline) baselineDir = resolveCampaignDir(values.baseline);
-  } catch (err) {
-    console.error(`rig report: ${(err as Error).message}`);
-    return 2;
-  }
-  try {
-    if (values.seal) {
-      let sealed = true;
-      try {
-        readManifest(dir);
-      } catch {
-        sealed = false;
-      }
-      if (sealed) {
-        console.error(`rig report: ${dir} is already sealed (manifest.json exists); --seal never rebuilds a manifest over evidence that may have changed`);
-        return 2;
-      }
-      const m = await buildManifest(dir);
-      console.error(`rig report: sealed ${dir}: manifest.json lists ${m.files.length} files`);
+export const { run } = defineCommand({
+  summary,
+  help: HELP,
+  options: {
+      format: { type: 'string' },
+      out: { type: 'string', short: 'o' },
+      baseline: { type: 'string' },
+      tolerance: { type: 'string' },
+      seal: { type: 'boolean' },
+    },
+  positionals: true,
+  async run({ values, positionals }) {
+    if (positionals.length !== 1) {
+      throw new UsageError(`give exactly one campaign folder or id (got ${positionals.length})`);
     }
-    const model = await buildReport(dir, { baselineDir, tolerancePct });
-    const page = renderReport(model, format);
-    if (values.out) {
-      writeAtomic(values.out, page);
-      console.error(`rig report: wrote ${values.out}`);
-    } else {
-      await write(process.stdout, page);
+    const format = (values.format ?? 'md') as ReportFormat;
+    if (!REPORT_FORMATS.includes(format)) {
+      throw new UsageError(`--format must be one of ${REPORT_FORMATS.join(', ')}, got '${values.format}'`);
     }
-    if (model.baseline) {
-      console.error(model.baseline.summary);
-      return model.baseline.regression ? 1 : 0;
+    const tolerancePct = values.tolerance === undefined ? 0 : Number(values.tolerance);
+    if (!(Number.isFinite(tolerancePct) && tolerancePct >= 0 && tolerancePct < 100)) {
+      throw new UsageError(`--tolerance must be a percentage within 0..100, e.g. --tolerance 5, got '${values.tolerance}'`);
     }
-    return 0;
-  } catch (err) {
-    if (err instanceof EvidenceIntegrityError) {
-      console.error(`rig report: ${err.message}`);
-      return 3;
+    if (values.tolerance !== undefined && !values.baseline) {
+      throw new UsageError('--tolerance applies to --baseline; give the baseline campaign too');
     }
-    if (err instanceof EvidenceFormatError) {
-      console.error(`rig report: ${err.message}`);
+    let dir: string;
+    let baselineDir: string | undefined;
+    try {
+      dir = resolveCampaignDir(positionals[0]);
+      if (values.baseline) baselineDir = resolveCampaignDir(values.baseline);
+    } catch (err) {
+      console.error(`rig report: ${(err as Error).message}`);
       return 2;
     }
-    throw err;
-  }
-}
+    try {
+      if (values.seal) {
+        let sealed = true;
+        try {
+          readManifest(dir);
+        } catch {
+          sealed = false;
+        }
+        if (sealed) {
+          console.error(`rig report: ${dir} is already sealed (manifest.json exists); --seal never rebuilds a manifest over evidence that may have changed`);
+          return 2;
+        }
+        const m = await buildManifest(dir);
+        console.error(`rig report: sealed ${dir}: manifest.json lists ${m.files.length} files`);
+      }
+      const model = await buildReport(dir, { baselineDir, tolerancePct });
+      const page = renderReport(model, format);
+      if (values.out) {
+        writeAtomic(values.out, page);
+        console.error(`rig report: wrote ${values.out}`);
+      } else {
+        await write(process.stdout, page);
+      }
+      if (model.baseline) {
+        console.error(model.baseline.summary);
+        return model.baseline.regression ? 1 : 0;
+      }
+      return 0;
+    } catch (err) {
+      if (err instanceof EvidenceIntegrityError) {
+        console.error(`rig report: ${err.message}`);
+        return 3;
+      }
+      if (err instanceof EvidenceFormatError) {
+        console.error(`rig report: ${err.message}`);
+        return 2;
+      }
+      throw err;
+    }
+  },
+});

@@ -1,6 +1,7 @@
 // rig schedule create|list|delete|trigger: weekly regression runs through Temporal Schedules. Each
 // scheduled run is a benchCampaign with the same spec; compare two with `rig report ID --baseline OTHER`.
-import { parseArgs } from 'node:util';
+import { defineCommand, requiredPositional } from '../command';
+import { UsageError } from '../parse-flags';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { CampaignSpec } from '../../lib/protocol/spec';
 import { connectClient, warnMissingSearchAttributes } from '../connect';
@@ -20,88 +21,84 @@ its rig); a run missed while Temporal was down is caught up within a day. A run 
 its watchdog (its watchdog then tears the rig down), so a stuck run cannot skip every later one.
 list shows each schedule's recent runs with their status, and how many runs were skipped.`;
 
-export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      profile: { type: 'string' },
-      cron: { type: 'string' },
-      every: { type: 'string' },
-      paused: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  const [action, id, file] = positionals;
-  if (values.help || !action) {
-    console.log(HELP);
-    return values.help ? 0 : 2;
-  }
-  if (action !== 'list' && !id) throw new Error(`rig schedule ${action} needs a schedule id`);
-  // Validate everything before touching the cluster.
-  const spec = action === 'create' ? loadSpec({ file, profile: values.profile }) : undefined;
-  if (action === 'create' && Boolean(values.cron) === Boolean(values.every)) {
-    throw new Error('rig schedule create needs exactly one of --cron "MIN HOUR DOM MON DOW" or --every DURATION (e.g. 7d)');
-  }
-  const rc = await connectClient();
-  try {
-    const schedules = rc.client.schedule;
-    switch (action) {
-      case 'create': {
-        await warnMissingSearchAttributes(rc);
-        await schedules.create({
-          scheduleId: id,
-          spec: values.cron ? { cronExpressions: [values.cron] } : { intervals: [{ every: values.every as `${number}d` }] },
-          action: {
-            type: 'startWorkflow',
-            workflowType: 'benchCampaign',
-            taskQueue: TASK_QUEUE,
-            workflowId: id,
-            args: [spec],
-            // With overlap SKIP a run that never ends skips every later one: a backstop, well past the plan.
-            workflowRunTimeout: `${runTimeoutMinutes(spec!)} minutes`,
-          },
-          policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
-          state: { paused: Boolean(values.paused), note: `rig schedule create ${id}` },
-        });
-        const desc = await schedules.getHandle(id).describe();
-        const next = desc.info.nextActionTimes[0];
-        console.log(`schedule ${id} created${next ? `; next run ${next.toISOString()}` : ''}; each run times out after ${runTimeoutMinutes(spec!)} min`);
-        return 0;
-      }
-      case 'list': {
-        for await (const s of schedules.list()) {
-          const next = s.info.nextActionTimes[0];
-          const d = await schedules.getHandle(s.scheduleId).describe();
-          const runs = await Promise.all(d.info.recentActions.map((a) => runStatus(rc.client, a.action.workflow.workflowId)));
-          const skipped = `skipped ${d.info.numActionsSkippedOverlap} (a run still going), missed ${d.info.numActionsMissedCatchupWindow}`;
-          console.log(`${s.scheduleId}  ${s.state.paused ? 'paused' : 'active'}  next ${next ? next.toISOString() : '-'}  ${skipped}`);
-          for (const r of runs) console.log(`  ${r}`);
+export const { run } = defineCommand({
+  summary,
+  help: HELP,
+  options: {
+    profile: { type: 'string' },
+    cron: { type: 'string' },
+    every: { type: 'string' },
+    paused: { type: 'boolean' },
+  },
+  positionals: true,
+  async run({ values, positionals }) {
+    const action = requiredPositional(positionals, 0, 'action');
+    const [, id, file] = positionals;
+    if (action !== 'list' && !id) throw new UsageError(`${action} needs a schedule id: rig schedule ${action} ID`);
+    // Validate everything before touching the cluster.
+    const spec = action === 'create' ? loadSpec({ file, profile: values.profile }) : undefined;
+    if (action === 'create' && Boolean(values.cron) === Boolean(values.every)) {
+      throw new UsageError('create needs exactly one of --cron "MIN HOUR DOM MON DOW" or --every DURATION (e.g. 7d)');
+    }
+    const rc = await connectClient();
+    try {
+      const schedules = rc.client.schedule;
+      switch (action) {
+        case 'create': {
+          await warnMissingSearchAttributes(rc);
+          await schedules.create({
+            scheduleId: id,
+            spec: values.cron ? { cronExpressions: [values.cron] } : { intervals: [{ every: values.every as `${number}d` }] },
+            action: {
+              type: 'startWorkflow',
+              workflowType: 'benchCampaign',
+              taskQueue: TASK_QUEUE,
+              workflowId: id,
+              args: [spec],
+              // With overlap SKIP a run that never ends skips every later one: a backstop, well past the plan.
+              workflowRunTimeout: `${runTimeoutMinutes(spec!)} minutes`,
+            },
+            policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
+            state: { paused: Boolean(values.paused), note: `rig schedule create ${id}` },
+          });
+          const desc = await schedules.getHandle(id).describe();
+          const next = desc.info.nextActionTimes[0];
+          console.log(`schedule ${id} created${next ? `; next run ${next.toISOString()}` : ''}; each run times out after ${runTimeoutMinutes(spec!)} min`);
+          return 0;
         }
-        return 0;
+        case 'list': {
+          for await (const s of schedules.list()) {
+            const next = s.info.nextActionTimes[0];
+            const d = await schedules.getHandle(s.scheduleId).describe();
+            const runs = await Promise.all(d.info.recentActions.map((a) => runStatus(rc.client, a.action.workflow.workflowId)));
+            const skipped = `skipped ${d.info.numActionsSkippedOverlap} (a run still going), missed ${d.info.numActionsMissedCatchupWindow}`;
+            console.log(`${s.scheduleId}  ${s.state.paused ? 'paused' : 'active'}  next ${next ? next.toISOString() : '-'}  ${skipped}`);
+            for (const r of runs) console.log(`  ${r}`);
+          }
+          return 0;
+        }
+        case 'trigger':
+          await schedules.getHandle(id).trigger(ScheduleOverlapPolicy.SKIP);
+          console.log(`schedule ${id} triggered`);
+          return 0;
+        case 'delete':
+          await schedules.getHandle(id).delete();
+          console.log(`schedule ${id} deleted (campaigns it started are kept)`);
+          return 0;
+        default:
+          throw new UsageError(`unknown action '${action}'`);
       }
-      case 'trigger':
-        await schedules.getHandle(id).trigger(ScheduleOverlapPolicy.SKIP);
-        console.log(`schedule ${id} triggered`);
-        return 0;
-      case 'delete':
-        await schedules.getHandle(id).delete();
-        console.log(`schedule ${id} deleted (campaigns it started are kept)`);
-        return 0;
-      default:
-        console.error(`rig schedule: unknown action '${action}'\n\n${HELP}`);
-        return 2;
+    } catch (err) {
+      if (err instanceof ScheduleNotFoundError) {
+        console.error(`rig schedule: no schedule '${id}' on ${rc.env.address}`);
+        return 1;
+      }
+      throw err;
+    } finally {
+      await rc.close();
     }
-  } catch (err) {
-    if (err instanceof ScheduleNotFoundError) {
-      console.error(`rig schedule: no schedule '${id}' on ${rc.env.address}`);
-      return 1;
-    }
-    throw err;
-  } finally {
-    await rc.close();
-  }
-}
+  },
+});
 
 /** A scheduled run's backstop: twice its watchdog (itself at least the plan plus its margin). */
 export function runTimeoutMinutes(spec: CampaignSpec): number {

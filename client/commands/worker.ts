@@ -1,5 +1,5 @@
 // rig worker: runs the control-plane and data-plane workers until SIGINT/SIGTERM.
-import { parseArgs } from 'node:util';
+import { defineCommand } from '../command';
 import { CONTROL_QUEUE, createRigWorkers, dataQueue, hostQueue } from '../../worker/run-worker';
 import { temporalEnv } from '../../lib/temporal/connection-env';
 import { hostName } from '../../lib/tools/host-name';
@@ -22,34 +22,31 @@ then goes to that host's own queue. The host name is RIG_HOST when set, else the
 Reaches Temporal through TEMPORAL_ADDRESS (default 127.0.0.1:7233), TEMPORAL_NAMESPACE and, for a
 remote cluster or Temporal Cloud, TEMPORAL_API_KEY or TEMPORAL_TLS_CLIENT_CERT_PATH/KEY_PATH.`;
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { 'task-queue': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
-  const env = temporalEnv();
-  const host = hostName();
-  const queues = values['task-queue'] ?? [CONTROL_QUEUE, hostQueue(host), dataQueue(host)];
-  const claim = claimWorker({ host, address: env.address, namespace: env.namespace, queues });
-  if ('running' in claim) {
-    const r = claim.running;
-    console.error(`rig worker: a rig worker (pid ${r.pid}, since ${r.startedAt}) already serves host ${host} on ${r.address} namespace ${r.namespace}; stop it first, or give this one another host name (RIG_HOST)`);
-    return 2;
-  }
-  try {
-    const { connection, workers } = await createRigWorkers({ env, host, taskQueues: queues, workerOptions: { shutdownGraceTime: SHUTDOWN_GRACE } });
-    console.log(`rig worker on ${env.address} namespace ${env.namespace}, task queues: ${workers.map((w) => w.options.taskQueue).join(', ')}`);
-    try {
-      await Promise.all(workers.map((w) => w.run()));
-    } finally {
-      await connection.close();
+export const { run } = defineCommand({
+  summary,
+  help: HELP,
+  options: { 'task-queue': { type: 'string', multiple: true } },
+  async run({ values }) {
+    const env = temporalEnv();
+    const host = hostName();
+    const queues = values['task-queue'] ?? [CONTROL_QUEUE, hostQueue(host), dataQueue(host)];
+    const claim = claimWorker({ host, address: env.address, namespace: env.namespace, queues });
+    if ('running' in claim) {
+      const r = claim.running;
+      console.error(`rig worker: a rig worker (pid ${r.pid}, since ${r.startedAt}) already serves host ${host} on ${r.address} namespace ${r.namespace}; stop it first, or give this one another host name (RIG_HOST)`);
+      return 2;
     }
-  } finally {
-    claim.release();
-  }
-  return 0;
-}
+    try {
+      const { connection, workers } = await createRigWorkers({ env, host, taskQueues: queues, workerOptions: { shutdownGraceTime: SHUTDOWN_GRACE } });
+      console.log(`rig worker on ${env.address} namespace ${env.namespace}, task queues: ${workers.map((w) => w.options.taskQueue).join(', ')}`);
+      try {
+        await Promise.all(workers.map((w) => w.run()));
+      } finally {
+        await connection.close();
+      }
+    } finally {
+      claim.release();
+    }
+    return 0;
+  },
+});
