@@ -5,9 +5,8 @@ import { defineCommand } from '../command';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { temporalEnv, DEFAULT_TEMPORAL_ADDRESS } from '../../lib/temporal/connection-env';
 import { portAnswers } from '../../lib/tools/free-port';
-import { CONTROL_QUEUE, createRigWorkers, dataQueue, hostQueue } from '../../worker/run-worker';
 import { hostName } from '../../lib/tools/host-name';
-import { claimWorker } from '../../lib/tools/worker-lock';
+import { rehearsalWorkers } from '../rehearsal-workers';
 import { watchCampaign } from '../campaign-watch';
 import { connectClient, warnMissingSearchAttributes } from '../connect';
 import { devUp } from '../dev-server';
@@ -41,21 +40,8 @@ export const { run } = defineCommand({
     // Failures reach the terminal through the campaign's result; the SDK's own warnings would drown the progress line.
     Runtime.install({ logger: new DefaultLogger('ERROR') });
     // A rig worker already serving this host takes the campaign; a second one beside it would split its steps.
-    const me = hostName();
-    const claim = claimWorker({ host: me, address: env.address, namespace: env.namespace, queues: [CONTROL_QUEUE, hostQueue(me), dataQueue(me)] });
-    let stopWorkers = async () => undefined as void;
-    if ('running' in claim) {
-      console.log(`using the rig worker already running on this machine (pid ${claim.running.pid}, since ${claim.running.startedAt}); not starting a second one`);
-    } else {
-      const { connection, workers } = await createRigWorkers({ env, host: me });
-      const running = Promise.all(workers.map((w) => w.run()));
-      stopWorkers = async () => {
-        workers.forEach((w) => w.shutdown());
-        await running.catch(() => undefined);
-        await connection.close();
-        claim.release();
-      };
-    }
+    const workers = await rehearsalWorkers(env, hostName());
+    if (workers.reused) console.log(`using the rig worker already running on this machine (pid ${workers.reused.pid}, since ${workers.reused.startedAt}); not starting a second one`);
     const rc = await connectClient(env);
     try {
       await warnMissingSearchAttributes(rc);
@@ -69,7 +55,7 @@ export const { run } = defineCommand({
       return result.status === 'held' ? 0 : 1;
     } finally {
       await rc.close();
-      await stopWorkers();
+      await workers.stop();
     }
   },
 });

@@ -85,3 +85,24 @@ test('rig worker refuses to start beside a running one (exit 2), naming it and t
   }
   assert.match(errors.join('\n'), new RegExp(`^rig worker: a rig worker \\(pid ${other.pid}, since 2026-12-01T00:00:00.000Z\\) already serves host lock-host on 127.0.0.1:7233 namespace default; stop it first, or give this one another host name \\(RIG_HOST\\)$`));
 });
+
+test('rig rehearse campaigns on the running worker and starts none of its own; with none running, a worker that cannot start leaves no claim behind', { timeout: 60_000 }, async () => {
+  const { rehearsalWorkers } = await import('../../client/rehearsal-workers');
+  // Nothing answers here: had the rehearsal tried to start its own worker, it would fail to connect.
+  const nowhere = { address: '127.0.0.1:1', namespace: 'default' };
+  const other = otherProcess();
+  const file = path.join(dir, 'workers', 'lock-host@127.0.0.1_1@default.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify({ ...where, ...nowhere, pid: other.pid, startedAt: '2026-12-01T00:00:00.000Z' }));
+  try {
+    const workers = await rehearsalWorkers(nowhere, 'lock-host');
+    assert.equal(workers.reused?.pid, other.pid, 'the running worker is used');
+    await workers.stop();
+    assert.ok(fs.existsSync(file), "stopping the rehearsal leaves the running worker's record alone");
+  } finally {
+    other.kill('SIGKILL');
+  }
+  fs.rmSync(file);
+  await assert.rejects(rehearsalWorkers(nowhere, 'lock-host'));
+  assert.equal(fs.existsSync(file), false, 'a worker that could not start leaves no claim behind');
+});
