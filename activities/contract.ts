@@ -7,7 +7,7 @@ import type {
   RepeatSummary,
   RigHandle,
 } from '../lib/protocol/campaign-result';
-import type { CampaignSpec, ConfigurationSpec } from '../lib/protocol/spec';
+import type { CampaignSpec, ConfigurationSpec, TargetName } from '../lib/protocol/spec';
 
 /** The host whose worker claimed a campaign, and its own queue for the campaign's machine-bound steps. */
 export interface ClaimHostOutput {
@@ -56,7 +56,7 @@ export interface CalibrateInput extends CampaignRef {
 }
 
 export interface CleanCheckInput extends CampaignRef {
-  target: 'local';
+  target: TargetName;
   /** Before provisioning a dirty account refuses; after teardown the result is reported. */
   phase: 'before' | 'after';
 }
@@ -78,7 +78,7 @@ export interface CampaignRunStateOutput {
 }
 
 export interface TeardownInput extends CampaignRef {
-  target: 'local';
+  target: TargetName;
   by: 'campaign' | 'watchdog' | 'operator';
 }
 

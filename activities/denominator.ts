@@ -7,10 +7,11 @@
 import { EvidenceStore } from '../lib/evidence/store';
 import { DENOMINATOR_FILE } from '../lib/evidence/layout';
 import type { DenominatorFile } from '../lib/evidence/records';
-import { denominator, localPgbenchRunner } from '../lib/targets/denominator';
-import { rigDbUrls } from '../lib/targets/local';
+import { denominator } from '../lib/targets/denominator';
 import type { DenominatorInput, DenominatorOutput } from './contract';
 import { heartbeat } from './context';
+import { defaultDeps } from './default-deps';
+import { rigTarget, type ActivityDeps } from './deps';
 import { refusing } from './refusal';
 
 const DESCRIPTION: Record<string, string> = {
@@ -20,10 +21,18 @@ const DESCRIPTION: Record<string, string> = {
   'owner-multirow': 'one multi-row INSERT per transaction (the floor for #823)',
 };
 
-export async function runDenominator(input: DenominatorInput): Promise<DenominatorOutput> {
+export function denominatorActivities(deps: ActivityDeps) {
+  return { runDenominator: (input: DenominatorInput) => runDenominatorWith(deps, input) };
+}
+
+/** Bound to the real targets, for in-process callers (`rig step`, tests). */
+export const { runDenominator } = denominatorActivities(defaultDeps);
+
+async function runDenominatorWith(deps: ActivityDeps, input: DenominatorInput): Promise<DenominatorOutput> {
   const store = EvidenceStore.forCampaign(input.campaignId);
-  const urls = rigDbUrls(input.campaignId);
-  const runner = localPgbenchRunner(urls.clusterDir);
+  const target = rigTarget(deps, input.rig);
+  const urls = await target.dbUrls(input.campaignId);
+  const runner = await target.pgbenchRunner(input.campaignId);
   try {
     const res = await refusing(() =>
       denominator({

@@ -4,6 +4,8 @@
 // (queue `rig-host-<host>`, named by claimHost): openCampaign, calibrateInstrument, cleanCheck,
 // provisionRig, teardownRig, finishCampaign. Data plane (queue `rig-data-<host>`, named by provision):
 // bringUp, seedHistory, warmUp, runRepeat, runDenominator. lib/temporal/queues.ts names them.
+// These are the functions bound to the real targets (in-process callers: `rig step`); workers register
+// createActivities(deps) from ./factory.ts, which is checked to have exactly these names and types.
 export { claimHost } from './host';
 export { requestLease } from './lease';
 export { resolveSpec } from './resolve-spec';

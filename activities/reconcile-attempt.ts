@@ -7,16 +7,16 @@ import { RECONCILE } from '../lib/evidence/layout';
 import type { ReconcileFile } from '../lib/evidence/records';
 import type { EvidenceStore } from '../lib/evidence/store';
 import { detectFixtures } from '../lib/targets/fixtures-scope';
-import { rigDbUrls } from '../lib/targets/local';
 import { reconcile } from '../lib/targets/reconcile';
+import type { Target } from '../lib/targets/target';
 
-export async function reconcileAttempt(store: EvidenceStore, campaignId: string, dir: string, runTag: string): Promise<{ rows: number; quantity: number }> {
+export async function reconcileAttempt(target: Target, store: EvidenceStore, campaignId: string, dir: string, runTag: string): Promise<{ rows: number; quantity: number }> {
   const rel = `${dir}/${RECONCILE}`;
   if (store.exists(rel)) {
     const kept = JSON.parse(fs.readFileSync(store.path(rel), 'utf8')) as ReconcileFile;
     return { rows: kept.rows_written, quantity: kept.quantity_gained };
   }
-  const urls = rigDbUrls(campaignId);
+  const urls = await target.dbUrls(campaignId);
   const scope = await detectFixtures(urls.ownerUrl);
   const rec = await reconcile(urls.ownerUrl, { runTag, livemode: scope.livemode, tenantId: scope.tenantId });
   store.writeJson(rel, {

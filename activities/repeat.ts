@@ -35,12 +35,13 @@ import { afterLoadReason, failAfterLoad, unanalysedSummary, unanalysedVerdict } 
 import type { InterruptedAttempt, RepeatSummary } from '../lib/protocol/campaign-result';
 import { summarizeRepeat } from '../lib/protocol/repeat-summary';
 import { evaluateRun, type Evaluation } from '../lib/protocol/evaluate';
-import { readSecrets, rigDbUrls } from '../lib/targets/local';
-import { readRigRecord } from '../lib/targets/local/rig-record';
+import type { Target } from '../lib/targets/target';
 import { customersFile } from './bringup';
 import { reconcileAttempt } from './reconcile-attempt';
 import type { RepeatInput, RepeatOutput } from './contract';
 import { attempt, cancellationSignal, heartbeat } from './context';
+import { defaultDeps } from './default-deps';
+import { rigTarget, type ActivityDeps } from './deps';
 
 /** Run tags match [A-Za-z0-9._:-]{1,64}: a short hash of the campaign keeps them unique and short. */
 export function runTagFor(campaignId: string, config: string, index: number, att: number): string {
@@ -119,22 +120,15 @@ function salvage(store: EvidenceStore, dir: string): void {
   }
 }
 
-/** The part of the Postgres log written since `offset`. */
-function logSlice(file: string | undefined, offset: number): string {
-  if (!file || !fs.existsSync(file)) return '';
-  const size = fs.statSync(file).size;
-  if (size <= offset) return '';
-  const fd = fs.openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(size - offset);
-    fs.readSync(fd, buf, 0, buf.length, offset);
-    return buf.toString('utf8');
-  } finally {
-    fs.closeSync(fd);
-  }
+export function repeatActivities(deps: ActivityDeps) {
+  return { runRepeat: (input: RepeatInput) => runRepeatWith(deps, input) };
 }
 
-export async function runRepeat(input: RepeatInput): Promise<RepeatOutput> {
+/** Bound to the real targets, for in-process callers (`rig step`, tests). */
+export const { runRepeat } = repeatActivities(defaultDeps);
+
+async function runRepeatWith(deps: ActivityDeps, input: RepeatInput): Promise<RepeatOutput> {
+  const target = rigTarget(deps, input.rig);
   const att = input.attempt ?? attempt();
   const store = EvidenceStore.forCampaign(input.campaignId);
   const interrupted = findInterrupted(store, input, att);
@@ -144,7 +138,7 @@ export async function runRepeat(input: RepeatInput): Promise<RepeatOutput> {
     const dir = attemptDir(input, a);
     if (store.exists(`${dir}/${VERDICT}`) || !loadEnded(store, dir)) continue;
     store.appendLog('info', `${labelOf(input, a)}: its load ran to its end but its worker was lost before the verdict: judged now (attempt ${att}), not measured again`);
-    return { summary: await judge(store, input, a, []), interrupted };
+    return { summary: await judge(target, store, input, a, []), interrupted };
   }
 
   const dir = attemptDir(input, att);
@@ -158,7 +152,7 @@ export async function runRepeat(input: RepeatInput): Promise<RepeatOutput> {
   let load: Awaited<ReturnType<typeof runLoad>>;
   const wrapUp: string[] = [];
   try {
-    load = await measure(store, input, dir, runTag, wrapUp);
+    load = await measure(target, store, input, dir, runTag, wrapUp);
   } catch (err) {
     // Nothing to record when it failed before its folder existed (no secrets yet, say): nothing ran.
     if (store.exists(dir)) {
@@ -173,7 +167,7 @@ export async function runRepeat(input: RepeatInput): Promise<RepeatOutput> {
 
   if (load.interrupted) {
     // Cut short: evidence, never a result. Count the rows it wrote all the same (what the database holds).
-    await reconcileAttempt(store, input.campaignId, dir, runTag).catch(() => undefined);
+    await reconcileAttempt(target, store, input.campaignId, dir, runTag).catch(() => undefined);
     const cancelled = cancellationSignal()?.aborted === true;
     const reason = cancelled ? 'cancelled' : `cut short: ${load.summary.reason ?? 'the generator stopped before its end'}`;
     store.writeJson(`${dir}/${INTERRUPTED}`, { reason, detected_by_attempt: att, detected_at: new Date().toISOString() } satisfies InterruptedFile);
@@ -181,7 +175,7 @@ export async function runRepeat(input: RepeatInput): Promise<RepeatOutput> {
     if (cancelled) throw new CancelledFailure('repeat cancelled');
     throw new Error(`${label}: the load was ${reason}: run again`);
   }
-  return { summary: await judge(store, input, att, wrapUp), interrupted };
+  return { summary: await judge(target, store, input, att, wrapUp), interrupted };
 }
 
 function labelOf(input: RepeatInput, att: number): string {
@@ -197,12 +191,11 @@ function messageOf(err: unknown): string {
  * A failure of the wrap-up (a sampler, the log slice) is not the load's: it goes to `wrapUp` and fails
  * the verdict of a load that ran to its end.
  */
-async function measure(store: EvidenceStore, input: RepeatInput, dir: string, runTag: string, wrapUp: string[]): Promise<Awaited<ReturnType<typeof runLoad>>> {
-  const secrets = readSecrets(input.campaignId);
-  if (!secrets.apiKey) throw new Error(`rig ${input.campaignId} has no API key yet: bring-up has not run`);
-  const urls = rigDbUrls(input.campaignId);
-  const pgLog = readRigRecord(input.campaignId)?.cluster.logFile;
-  const pgLogOffset = pgLog && fs.existsSync(pgLog) ? fs.statSync(pgLog).size : 0;
+async function measure(target: Target, store: EvidenceStore, input: RepeatInput, dir: string, runTag: string, wrapUp: string[]): Promise<Awaited<ReturnType<typeof runLoad>>> {
+  const apiKey = await target.apiKeys.read(input.campaignId);
+  if (!apiKey) throw new Error(`rig ${input.campaignId} has no API key yet: bring-up has not run`);
+  const urls = await target.dbUrls(input.campaignId);
+  const pgLog = await target.openPostgresLog(input.campaignId);
 
   const samplesTmp = store.tempPath(`${dir}/${SAMPLES}`);
   const dbTmp = store.tempPath(`${dir}/${DB_SAMPLES}`);
@@ -215,7 +208,7 @@ async function measure(store: EvidenceStore, input: RepeatInput, dir: string, ru
     load = await runLoad(
       {
         url: input.rig.serviceUrl,
-        apiKey: secrets.apiKey,
+        apiKey,
         mode: input.closedLoopWorkers ? 'closed' : 'open',
         rate: input.closedLoopWorkers ? undefined : input.configuration.eventsPerSecond,
         workers: input.closedLoopWorkers,
@@ -223,7 +216,7 @@ async function measure(store: EvidenceStore, input: RepeatInput, dir: string, ru
         seconds: input.seconds,
         maxInFlight: input.closedLoopWorkers ? undefined : input.maxInFlight,
         probeRate: input.probe.rate,
-        customers: readCustomersFile(customersFile(input.campaignId)),
+        customers: readCustomersFile(customersFile(target, input.campaignId)),
         runTag,
         out: samplesTmp,
       },
@@ -245,7 +238,7 @@ async function measure(store: EvidenceStore, input: RepeatInput, dir: string, ru
       }
     }
     try {
-      store.writeText(`${dir}/${POSTGRES_LOG}`, logSlice(pgLog, pgLogOffset));
+      store.writeText(`${dir}/${POSTGRES_LOG}`, await pgLog.read());
     } catch (err) {
       wrapUp.push(afterLoadReason('the Postgres log slice', err));
     }
@@ -278,7 +271,7 @@ async function measure(store: EvidenceStore, input: RepeatInput, dir: string, ru
  * Nothing here re-runs the load: a step that fails makes the verdict FAIL with its reason (beside the
  * wrap-up's), and the repeat still counts in M.
  */
-async function judge(store: EvidenceStore, input: RepeatInput, att: number, wrapUp: string[]): Promise<RepeatSummary> {
+async function judge(target: Target, store: EvidenceStore, input: RepeatInput, att: number, wrapUp: string[]): Promise<RepeatSummary> {
   const dir = attemptDir(input, att);
   const runTag = runTagFor(input.campaignId, input.configuration.name, input.index, att);
   const after = [...wrapUp];
@@ -288,7 +281,7 @@ async function judge(store: EvidenceStore, input: RepeatInput, att: number, wrap
     let rec: { rows: number; quantity: number } | null = null;
     try {
       failReconcileOnceForTest();
-      rec = await reconcileAttempt(store, input.campaignId, dir, runTag);
+      rec = await reconcileAttempt(target, store, input.campaignId, dir, runTag);
     } catch (err) {
       after.push(afterLoadReason('reconcile', err));
     }

@@ -1,19 +1,17 @@
 // Clean-check, provision and teardown: the control-plane steps that make and remove rigs. Every thing
-// a target makes is recorded in its ledger before it is made, so teardown and the clean check never
-// guess (lib/targets/local).
+// a target makes is recorded before it is made, so teardown and the clean check never guess; the
+// target comes from the spec (or the rig handle) through the registry the worker passes in.
 // Safe to run twice: the clean-check only reads; provision finds a rig the ledger already lists and
 // reuses it; teardown removes what the ledger lists and is still there, and reports the rest as gone.
-import os from 'node:os';
 import { EvidenceStore } from '../lib/evidence/store';
 import { RIG_FILE } from '../lib/evidence/layout';
 import type { RigHandle } from '../lib/protocol/campaign-result';
-import { localTarget } from '../lib/targets/local';
-import { completeRecord, connectionFromRecord } from '../lib/targets/local/connection';
-import { readRigRecord } from '../lib/targets/local/rig-record';
 import type { CampaignSpec } from '../lib/protocol/spec';
 import type { CleanCheckResult, Leftover } from '../lib/targets/target';
 import type { CleanCheckInput, CleanCheckOutput, ProvisionInput, StepSummary, TeardownInput } from './contract';
 import { activityTaskQueue, heartbeat } from './context';
+import { defaultDeps } from './default-deps';
+import type { ActivityDeps } from './deps';
 import { dataQueue, hostOfQueue } from '../lib/temporal/queues';
 import { hostName } from '../lib/tools/host-name';
 import { refusal } from './refusal';
@@ -24,8 +22,13 @@ import { refusal } from './refusal';
  * host name than the OS's, as two workers on one machine do), else this machine's (`rig step`).
  */
 export function localDataQueue(): string {
+  return dataQueue(thisHost());
+}
+
+/** The host this activity acts for: the one of the queue it was taken from, else this machine's. */
+function thisHost(): string {
   const queue = activityTaskQueue();
-  return dataQueue((queue && hostOfQueue(queue)) || hostName());
+  return (queue && hostOfQueue(queue)) || hostName();
 }
 
 function describeLeftover(l: Leftover): string {
@@ -38,72 +41,79 @@ export function describeCleanCheck(r: CleanCheckResult): string {
   return `COULD NOT LOOK: ${r.reason}`;
 }
 
-export async function cleanCheck(input: CleanCheckInput): Promise<CleanCheckOutput> {
-  const r = await localTarget.cleanCheck();
-  const summary = describeCleanCheck(r);
-  const store = EvidenceStore.forCampaign(input.campaignId);
-  if (input.phase === 'before') {
-    store.appendLog('info', `clean-check before provisioning: ${summary}`);
-    if (r.status === 'dirty') throw refusal('CleanCheckRefusal', `the local target is not clean: ${summary}. Tear it down (rig step teardown --campaign ID) or check with rig check --target local`);
-    if (r.status === 'could-not-look') throw refusal('CleanCheckRefusal', `${summary}`);
-  } else {
-    store.appendLog(r.status === 'clean' ? 'info' : 'warning', `clean-check after teardown: ${summary}`);
+export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
+  async function cleanCheck(input: CleanCheckInput): Promise<CleanCheckOutput> {
+    const target = targetFor(input.target);
+    const r = await target.cleanCheck();
+    const summary = describeCleanCheck(r);
+    const store = EvidenceStore.forCampaign(input.campaignId);
+    if (input.phase === 'before') {
+      store.appendLog('info', `clean-check before provisioning: ${summary}`);
+      if (r.status === 'dirty') throw refusal('CleanCheckRefusal', `the ${target.name} target is not clean: ${summary}. Tear it down (rig step teardown --campaign ID) or check with rig check --target ${target.name}`);
+      if (r.status === 'could-not-look') throw refusal('CleanCheckRefusal', `${summary}`);
+    } else {
+      store.appendLog(r.status === 'clean' ? 'info' : 'warning', `clean-check after teardown: ${summary}`);
+    }
+    return { clean: r.status === 'clean', summary };
   }
-  return { clean: r.status === 'clean', summary };
-}
 
-export async function provisionRig(input: ProvisionInput): Promise<RigHandle> {
-  const { spec, campaignId } = input;
-  const store = EvidenceStore.forCampaign(campaignId);
-  store.logStepStart('provision');
-  const res = await localTarget.provision(
-    campaignId,
-    {
-      db: { ...spec.database },
-      service: { lastUsed: spec.service.lastUsed, insert: spec.service.insert, aggregate: spec.service.aggregate },
-    },
-    (line) => heartbeat(line),
-  );
-  const handle = rigHandle(campaignId, spec);
-  const hardware = handle.hardware;
-  // Written once; a retried provision that reused the rig writes the same bytes again.
-  store.writeJson(RIG_FILE, {
-    target: 'local',
-    hardware,
-    serviceUrl: res.serviceUrl,
-    database: handle.database,
-    postgresParameters: handle.parameters,
-    service: { ...spec.service },
-    costPerHour: spec.hardware.costPerHour,
-  });
-  store.appendLog('info', `provisioned: service ${res.serviceUrl}, database ${handle.database}${res.reused ? ' (an existing rig was found and reused)' : ''}`);
-  return handle;
-}
-
-/** How the campaign reaches a provisioned local rig (no secrets); also used by `rig step` on a kept rig. */
-export function rigHandle(campaignId: string, spec: Pick<CampaignSpec, 'hardware'>): RigHandle {
-  const conn = connectionFromRecord(completeRecord(campaignId));
-  const rec = readRigRecord(campaignId);
-  const cpus = os.cpus();
-  return {
-    campaignId,
-    target: 'local',
-    dataQueue: localDataQueue(),
-    serviceUrl: conn.serviceUrl,
-    database: `${conn.db.host}:${conn.db.port}/${conn.db.database}`,
-    rigDir: rec?.cluster.dir ?? '',
-    hardware: `${spec.hardware.description} (${cpus.length} × ${cpus[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, local PostgreSQL cluster)`,
-    parameters: rec?.postgresParameters ?? {},
-  };
-}
-
-export async function teardownRig(input: TeardownInput): Promise<StepSummary> {
-  const r = await localTarget.teardown(input.campaignId, (line) => heartbeat(line));
-  const summary = `removed ${r.removed.length} (${r.removed.join(', ') || 'nothing'})${r.alreadyGone.length ? `; already gone: ${r.alreadyGone.join(', ')}` : ''}`;
-  try {
-    EvidenceStore.forCampaign(input.campaignId).appendLog('info', `teardown by ${input.by}: ${summary}`);
-  } catch {
-    // the watchdog may tear down a campaign whose evidence folder is elsewhere: the ledger is the record
+  async function provisionRig(input: ProvisionInput): Promise<RigHandle> {
+    const { spec, campaignId } = input;
+    const target = targetFor(spec.target);
+    const store = EvidenceStore.forCampaign(campaignId);
+    store.logStepStart('provision');
+    const res = await target.provision(
+      campaignId,
+      {
+        db: { ...spec.database },
+        service: { lastUsed: spec.service.lastUsed, insert: spec.service.insert, aggregate: spec.service.aggregate },
+      },
+      (line) => heartbeat(line),
+    );
+    const handle = rigHandle(campaignId, spec);
+    // Written once; a retried provision that reused the rig writes the same bytes again.
+    store.writeJson(RIG_FILE, {
+      target: target.name,
+      hardware: handle.hardware,
+      serviceUrl: res.serviceUrl,
+      database: handle.database,
+      postgresParameters: handle.parameters,
+      service: { ...spec.service },
+      costPerHour: target.hardware(campaignId, spec.hardware).costPerHour,
+    });
+    store.appendLog('info', `provisioned: service ${res.serviceUrl}, database ${handle.database}${res.reused ? ' (an existing rig was found and reused)' : ''}`);
+    return handle;
   }
-  return { summary };
+
+  /** How the campaign reaches a provisioned rig (no secrets); also used by `rig step` on a kept rig. */
+  function rigHandle(campaignId: string, spec: Pick<CampaignSpec, 'hardware' | 'target'>): RigHandle {
+    const target = targetFor(spec.target);
+    const rig = target.describe(campaignId);
+    return {
+      campaignId,
+      target: target.name,
+      dataQueue: target.dataQueue(campaignId, thisHost()),
+      serviceUrl: rig.serviceUrl,
+      database: rig.database,
+      rigDir: rig.rigDir,
+      hardware: target.hardware(campaignId, spec.hardware).line,
+      parameters: rig.parameters,
+    };
+  }
+
+  async function teardownRig(input: TeardownInput): Promise<StepSummary> {
+    const r = await targetFor(input.target).teardown(input.campaignId, (line) => heartbeat(line));
+    const summary = `removed ${r.removed.length} (${r.removed.join(', ') || 'nothing'})${r.alreadyGone.length ? `; already gone: ${r.alreadyGone.join(', ')}` : ''}`;
+    try {
+      EvidenceStore.forCampaign(input.campaignId).appendLog('info', `teardown by ${input.by}: ${summary}`);
+    } catch {
+      // the watchdog may tear down a campaign whose evidence folder is elsewhere: the ledger is the record
+    }
+    return { summary };
+  }
+
+  return { cleanCheck, provisionRig, rigHandle, teardownRig };
 }
+
+/** Bound to the real targets, for in-process callers (`rig step`, tests). */
+export const { cleanCheck, provisionRig, rigHandle, teardownRig } = rigLifecycleActivities(defaultDeps);

@@ -5,12 +5,13 @@
 // attempt committed and copies only the rest (after a kill mid-settle: nothing, it just settles); the
 // rollup rebuild replaces the whole rollup in one transaction.
 import { EvidenceStore } from '../lib/evidence/store';
-import { rigDbUrls } from '../lib/targets/local';
 import { seed, seedTagFor, type SeedResult } from '../lib/targets/seed';
 import { SettleTimeoutError } from '../lib/targets/settle';
 import { rebuildRollup } from '../reference/rollup';
 import type { SeedInput, StepSummary } from './contract';
 import { attempt, cancellationSignal, heartbeat } from './context';
+import { defaultDeps } from './default-deps';
+import { rigTarget, type ActivityDeps } from './deps';
 import { refusal, refusing } from './refusal';
 
 /**
@@ -28,10 +29,17 @@ export interface SeedHeartbeat {
   attempt: number;
 }
 
-export async function seedHistory(input: SeedInput): Promise<StepSummary> {
+export function seedActivities(deps: ActivityDeps) {
+  return { seedHistory: (input: SeedInput) => seedHistoryWith(deps, input) };
+}
+
+/** Bound to the real targets, for in-process callers (`rig step`, tests). */
+export const { seedHistory } = seedActivities(defaultDeps);
+
+async function seedHistoryWith(deps: ActivityDeps, input: SeedInput): Promise<StepSummary> {
   const store = EvidenceStore.forCampaign(input.campaignId);
   if (input.rows === 0) return { summary: 'no history rows asked for' };
-  const { ownerUrl } = rigDbUrls(input.campaignId);
+  const { ownerUrl } = await rigTarget(deps, input.rig).dbUrls(input.campaignId);
   const signal = cancellationSignal();
   let details: SeedHeartbeat = { phase: 'start', rows: 0, committed: 0, total: input.rows, attempt: attempt() };
   const beat = () => heartbeat(details);

@@ -18,12 +18,13 @@ import { analyzeFile } from '../lib/loadgen/analyze-file';
 import { readCustomersFile } from '../lib/loadgen/customers';
 import { runLoad, type ProgressLine } from '../lib/loadgen/run-load';
 import { failedStatuses, judgeWarmup } from '../lib/protocol/warmup';
-import { readSecrets } from '../lib/targets/local';
 import { customersFile } from './bringup';
 import { reconcileAttempt } from './reconcile-attempt';
 import { campaignTagHash } from './repeat';
 import type { WarmupInput, WarmupOutput } from './contract';
 import { attempt, cancellationSignal, heartbeat } from './context';
+import { defaultDeps } from './default-deps';
+import { rigTarget, type ActivityDeps } from './deps';
 import { refusal } from './refusal';
 
 /** `<campaign hash>.<config>.warmup.aA`: never the tag of a repeat (those end in .rK.aA). */
@@ -33,7 +34,15 @@ export function warmupTagFor(campaignId: string, config: string, att: number): s
 
 const ms = (us: number | null) => (us === null ? null : Math.round(us / 10) / 100);
 
-export async function warmUp(input: WarmupInput): Promise<WarmupOutput> {
+export function warmUpActivities(deps: ActivityDeps) {
+  return { warmUp: (input: WarmupInput) => warmUpWith(deps, input) };
+}
+
+/** Bound to the real targets, for in-process callers (`rig step`, tests). */
+export const { warmUp } = warmUpActivities(defaultDeps);
+
+async function warmUpWith(deps: ActivityDeps, input: WarmupInput): Promise<WarmupOutput> {
+  const target = rigTarget(deps, input.rig);
   const att = attempt();
   const store = EvidenceStore.forCampaign(input.campaignId);
   const c = input.configuration;
@@ -41,22 +50,22 @@ export async function warmUp(input: WarmupInput): Promise<WarmupOutput> {
   const runTag = warmupTagFor(input.campaignId, c.name, att);
   store.appendLog('info', `${c.name} warm-up: ${input.seconds} s at ${c.eventsPerSecond} ev/s, batch ${c.batch}, run tag ${runTag} (not measured)`);
 
-  const secrets = readSecrets(input.campaignId);
-  if (!secrets.apiKey) throw new Error(`rig ${input.campaignId} has no API key yet: bring-up has not run`);
+  const apiKey = await target.apiKeys.read(input.campaignId);
+  if (!apiKey) throw new Error(`rig ${input.campaignId} has no API key yet: bring-up has not run`);
 
   const samplesTmp = store.tempPath(`${dir}/${SAMPLES}`);
   const startedAt = new Date().toISOString();
   const load = await runLoad(
     {
       url: input.rig.serviceUrl,
-      apiKey: secrets.apiKey,
+      apiKey,
       mode: 'open',
       rate: c.eventsPerSecond,
       batch: c.batch,
       seconds: input.seconds,
       maxInFlight: input.maxInFlight,
       probeRate: 0,
-      customers: readCustomersFile(customersFile(input.campaignId)),
+      customers: readCustomersFile(customersFile(target, input.campaignId)),
       runTag,
       out: samplesTmp,
     },
@@ -83,7 +92,7 @@ export async function warmUp(input: WarmupInput): Promise<WarmupOutput> {
   } satisfies LoadFile);
   if (load.interrupted && cancellationSignal()?.aborted) throw new CancelledFailure('warm-up cancelled');
 
-  const rec = await reconcileAttempt(store, input.campaignId, dir, runTag);
+  const rec = await reconcileAttempt(target, store, input.campaignId, dir, runTag);
 
   const { analysis, columns } = await analyzeFile(store.path(`${dir}/${SAMPLES}`), { durationS: input.seconds });
   const i = analysis.ingest;

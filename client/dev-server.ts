@@ -1,17 +1,18 @@
 // `rig dev up|down|status`: a Temporal dev server (the `temporal` CLI from .venv) whose state lives in
 // a SQLite file under state/temporal/, so workflows survive a restart of the server. `up` records what
 // it started in a pid file; `down` stops only that process, after checking that the pid still belongs
-// to a `temporal server start-dev` on the same database file (pids get reused).
-import { spawn, execFile } from 'node:child_process';
+// to a `temporal server start-dev` on the same database file (pids get reused). The CLI calls that are
+// waited on go through runProgram (execa); the server itself is spawned detached and never waited on,
+// so it stays a plain spawn.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { stateDir } from '../lib/tools/paths';
+import { runProgram } from '../lib/tools/run';
 import { toolPath } from '../lib/tools/binaries';
 import { portAnswers } from '../lib/tools/free-port';
 import { RIG_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 
-const execFileP = promisify(execFile);
 
 export interface DevServerOptions {
   ip: string;
@@ -132,7 +133,7 @@ export async function devUp(opts: DevServerOptions, log: (line: string) => void 
 
 async function namespaceReady(address: string): Promise<boolean> {
   try {
-    await execFileP(toolPath('temporal'), ['operator', 'namespace', 'describe', '--namespace', 'default', '--address', address], { timeout: 10_000 });
+    await runProgram(toolPath('temporal'), ['operator', 'namespace', 'describe', '--namespace', 'default', '--address', address], { timeoutMs: 10_000 });
     return true;
   } catch {
     return false;

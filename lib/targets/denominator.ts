@@ -9,32 +9,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { PgCluster } from './local/pg-cluster';
 import { assertMode, detectFixtures } from './fixtures-scope';
 import { parsePgbench, type PgbenchSummary } from './pgbench-output';
 import { LEGS, legBatch, legScript, rowsPerTransaction, type LegName, type PgbenchProtocol } from './pgbench-script';
 import { reconcile } from './reconcile';
-import type { ProgressFn } from './target';
+import type { PgbenchRunner, ProgressFn } from './target';
 
-/** Runs pgbench somewhere (locally as the cluster's OS user; on AWS, on the load host). */
-export interface PgbenchRunner {
-  /** A folder the runner can read script files from. */
-  scriptDir(): string;
-  run(args: string[], env: Record<string, string>): Promise<{ stdout: string; stderr: string }>;
-  cleanup(): void;
-}
-
-/** pgbench from the cluster's own bin folder, run as the cluster's OS user (PgCluster.exec). */
-export function localPgbenchRunner(clusterDir: string): PgbenchRunner {
-  const cluster = PgCluster.attach(clusterDir);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-pgbench-'));
-  fs.chmodSync(dir, 0o755); // the cluster's OS user reads the scripts (they hold no secret)
-  return {
-    scriptDir: () => dir,
-    run: (args, env) => cluster.exec('pgbench', args, { env: { ...process.env, HOME: os.tmpdir(), LC_ALL: 'C', ...env } }),
-    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
-  };
-}
+// The runner is the target's (Target.pgbenchRunner); the local one is re-exported for the callers that
+// run pgbench on a local cluster directly (rig denominator, bench:target, the tests).
+export type { PgbenchRunner };
+export { localPgbenchRunner } from './local/pgbench-runner';
 
 export interface DenominatorOptions {
   /** Owner and app role URLs, with passwords (kept in this process). */

@@ -1,6 +1,13 @@
 // One interface for every place a rig can live: the local target (a PostgreSQL cluster the rig makes,
-// plus the reference service) and, later, AWS (RDS + EC2). The campaign calls these four; what a target
-// makes is recorded against the campaign id before it is made, so teardown and the clean check never guess.
+// plus the reference service) and, later, AWS (RDS + EC2). It is the only door to a rig: activities
+// get their targets from lib/targets/registry.ts through createActivities (activities/factory.ts) and
+// never import a target's folder. Besides make, find and remove, a target answers what the steps
+// need of it: the database URLs with the passwords from its own secret store, the API key store, the
+// Postgres log of a repeat's window, the hardware line and its price, the data-plane queue, a pgbench
+// runner beside the database, the availability zones bring-up compares, and the leftover kinds its
+// clean check reports. What a target makes is recorded against the campaign id before it is made, so
+// teardown and the clean check never guess.
+import type { TargetName } from '../protocol/spec';
 
 /** PostgreSQL settings a campaign chooses (the spec's "WAL pool sized", the vacuum lever, ...). */
 export interface DbParameters {
@@ -31,7 +38,7 @@ export interface RigParameters {
 /** How to reach a rig, without any secret: URLs here carry no password. */
 export interface RigConnection {
   campaignId: string;
-  target: string;
+  target: TargetName;
   /** The service's base URL, e.g. http://127.0.0.1:41234 */
   serviceUrl: string;
   db: {
@@ -64,7 +71,8 @@ export interface TeardownResult {
   keptLogs?: string[];
 }
 
-export type LeftoverKind = 'ledger-entry' | 'postmaster' | 'service' | 'rig-folder' | 'listening-port' | 'process';
+/** What a clean check can find; each target lists its own (Target.leftoverKinds). */
+export type LeftoverKind = string;
 
 export interface Leftover {
   kind: LeftoverKind;
@@ -84,13 +92,82 @@ export type CleanCheckResult =
 /** Progress for long operations (activities heartbeat with it; the CLI prints it). */
 export type ProgressFn = (message: string) => void;
 
+/** Connection URLs WITH passwords. Keep them in the process that connects: never return them from an activity. */
+export interface RigDbUrls {
+  superuserUrl: string;
+  ownerUrl: string;
+  appUrl: string;
+}
+
+/** The fixtures' raw API key, kept in the target's secret store beside the database passwords. */
+export interface ApiKeyStore {
+  /** Keep (or replace) the key: bring-up makes a new one on every attempt. */
+  store(campaignId: string, apiKey: string): Promise<void>;
+  /** The key, or undefined before bring-up made one; throws when the secret store cannot be read. */
+  read(campaignId: string): Promise<string | undefined>;
+}
+
+/** The Postgres log from the moment the window was opened (a repeat's load start) to its reading. */
+export interface PostgresLogWindow {
+  /** Everything the server logged in the window ('' when nothing, or no log). */
+  read(): Promise<string>;
+}
+
+/** Runs pgbench beside the database (locally as the cluster's OS user; on AWS, on the load host). */
+export interface PgbenchRunner {
+  /** A folder the runner can read script files from. */
+  scriptDir(): string;
+  run(args: string[], env: Record<string, string>): Promise<{ stdout: string; stderr: string }>;
+  cleanup(): void;
+}
+
+/** What provisioning made, read from the target's own record (no network, no secret). */
+export interface RigDescription {
+  /** The service's base URL. */
+  serviceUrl: string;
+  /** Database host:port/name, for display. */
+  database: string;
+  /** The folder holding the database's own files, for display ('' where there is none). */
+  rigDir: string;
+  /** The PostgreSQL parameters the rig applied. */
+  parameters: Record<string, string | number | boolean>;
+}
+
+/** The hardware line the report names, and its price. */
+export interface Hardware {
+  line: string;
+  costPerHour: number;
+}
+
 export interface Target {
-  readonly name: string;
+  readonly name: TargetName;
   provision(campaignId: string, params: RigParameters, onProgress?: ProgressFn): Promise<ProvisionResult>;
   teardown(campaignId: string, onProgress?: ProgressFn): Promise<TeardownResult>;
   cleanCheck(): Promise<CleanCheckResult>;
   /** How to reach a provisioned rig; throws when there is none. */
   connection(campaignId: string): Promise<RigConnection>;
+  /** What provisioning made; throws when there is no provisioned rig. */
+  describe(campaignId: string): RigDescription;
+  /** Database URLs with the passwords from this target's own secret store. */
+  dbUrls(campaignId: string): Promise<RigDbUrls>;
+  readonly apiKeys: ApiKeyStore;
+  /** Opens the Postgres log's window now; read it when the window ends. */
+  openPostgresLog(campaignId: string): Promise<PostgresLogWindow>;
+  /** The hardware line and $/hour, from what the spec declares and what the target knows of itself. */
+  hardware(campaignId: string, declared: { description: string; costPerHour: number }): Hardware;
+  /**
+   * The data-plane task queue whose worker reaches the rig (load, samplers, seeding, pgbench).
+   * `host` is the host that provisioned it: a local rig lives there.
+   */
+  dataQueue(campaignId: string, host: string): string;
+  /** pgbench beside the database; call its cleanup when done. */
+  pgbenchRunner(campaignId: string): Promise<PgbenchRunner>;
+  /** The app's and the database's availability zones, for bring-up to compare; undefined where there are none. */
+  availabilityZones(campaignId: string): Promise<{ app: string; database: string } | undefined>;
+  /** A folder on the data-plane host for the rig's plain working files (the fixtures' customer list). */
+  workDir(campaignId: string): string;
+  /** Every kind of leftover this target's clean check can report. */
+  readonly leftoverKinds: readonly LeftoverKind[];
 }
 
 /** Exit code of `rig check`: 0 clean, 1 dirty, 2 could not look. */

@@ -1,6 +1,9 @@
-// Where the rig's external binaries come from. Order: an explicit environment variable, the project's
-// own .venv (installed by `npm ci` through scripts/setup-tools.cjs), then PATH. Nothing is downloaded
-// at run time: a missing binary is an error that says how to supply it.
+// Where the rig's external binaries come from, in the order scripts/setup-tools.cjs installs them: an
+// explicit environment variable, then the project's own .venv (installed by `npm ci` from
+// tools/requirements.txt), then, for the Temporal binaries only, PATH. moto_server never comes from
+// PATH: the AWS tests are written against the pinned moto (5.2.5) and a machine may carry an older
+// one there (5.2.1 on the one this was written on). Nothing is downloaded at run time: a missing
+// binary is an error that says how to supply it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from './paths';
@@ -13,6 +16,13 @@ const ENV_VAR: Record<ToolName, string> = {
   moto_server: 'RIG_MOTO_SERVER',
 };
 
+/** Whether a copy on PATH may stand in for the pinned one (the same table as setup-tools.cjs). */
+const FROM_PATH: Record<ToolName, boolean> = {
+  temporal: true,
+  'temporal-test-server': true,
+  moto_server: false,
+};
+
 function isExecutable(p: string): boolean {
   try {
     fs.accessSync(p, fs.constants.X_OK);
@@ -22,8 +32,8 @@ function isExecutable(p: string): boolean {
   }
 }
 
-export function findOnPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+export function findOnPath(name: string, searchPath = process.env.PATH ?? ''): string | undefined {
+  for (const dir of searchPath.split(path.delimiter)) {
     if (!dir) continue;
     const candidate = path.join(dir, name);
     if (isExecutable(candidate)) return candidate;
@@ -31,19 +41,26 @@ export function findOnPath(name: string): string | undefined {
   return undefined;
 }
 
+export interface ToolLookup {
+  env?: NodeJS.ProcessEnv;
+  /** The folder holding .venv (default the project's root). */
+  root?: string;
+}
+
 /** The absolute path of a tool, or a thrown Error naming the variable that supplies it. */
-export function toolPath(name: ToolName): string {
-  const fromEnv = process.env[ENV_VAR[name]];
+export function toolPath(name: ToolName, lookup: ToolLookup = {}): string {
+  const env = lookup.env ?? process.env;
+  const fromEnv = env[ENV_VAR[name]];
   if (fromEnv) {
     if (!isExecutable(fromEnv)) throw new Error(`${ENV_VAR[name]}=${fromEnv} is not an executable file`);
     return fromEnv;
   }
-  const venv = path.join(projectRoot, '.venv', 'bin', name);
+  const venv = path.join(lookup.root ?? projectRoot, '.venv', 'bin', name);
   if (isExecutable(venv)) return venv;
-  const onPath = findOnPath(name);
+  const onPath = FROM_PATH[name] ? findOnPath(name, env.PATH ?? '') : undefined;
   if (onPath) return onPath;
   throw new Error(
     `${name} not found: run \`npm ci\` (installs it into .venv from tools/requirements.txt), ` +
-      `or set ${ENV_VAR[name]} to its path, or put it on PATH`,
+      `or set ${ENV_VAR[name]} to its path${FROM_PATH[name] ? ', or put it on PATH' : ' (the version pinned in tools/requirements.txt; a copy on PATH is not used)'}`,
   );
 }

@@ -17,6 +17,10 @@ import { ledgerDir, rigsDir } from './rig-paths';
 
 class CouldNotLook extends Error {}
 
+/** What this clean check can report (the local target's Target.leftoverKinds). */
+export const LOCAL_LEFTOVER_KINDS = ['ledger-entry', 'postmaster', 'service', 'rig-folder', 'listening-port', 'process'] as const;
+type LocalLeftover = Leftover & { kind: (typeof LOCAL_LEFTOVER_KINDS)[number] };
+
 function ageSeconds(since: Date | string | number | undefined, now: number): number | undefined {
   if (since === undefined) return undefined;
   const t = new Date(since).getTime();
@@ -49,7 +53,7 @@ export interface CleanCheckOptions {
 export async function cleanCheckLocal(opts: CleanCheckOptions = {}): Promise<CleanCheckResult> {
   const scope = opts.scope ?? 'machine';
   const now = Date.now();
-  const leftovers: Leftover[] = [];
+  const leftovers: LocalLeftover[] = [];
   const looked: string[] = [];
   try {
     // The state folder itself: a file where a folder should be, or no permission, means we cannot look.

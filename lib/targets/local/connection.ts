@@ -2,7 +2,7 @@
 // from an activity, log or store); `rigDbUrls` adds the passwords, for use inside the process that
 // connects (seeding, reconciliation, pgbench, the samplers) and nowhere else.
 import { APP_ROLE, DATABASE, OWNER_ROLE } from '../../../reference/schema';
-import type { RigConnection } from '../target';
+import type { RigConnection, RigDbUrls as TargetDbUrls } from '../target';
 import { readRigRecord, type RigRecord } from './rig-record';
 import { readSecrets } from './secrets';
 import { rigPaths } from './rig-paths';
@@ -51,10 +51,7 @@ export async function connectionLocal(campaignId: string): Promise<RigConnection
   return connectionFromRecord(completeRecord(campaignId));
 }
 
-export interface RigDbUrls {
-  superuserUrl: string;
-  ownerUrl: string;
-  appUrl: string;
+export interface RigDbUrls extends TargetDbUrls {
   /** The cluster folder, for PgCluster.attach (pgbench runs through it). */
   clusterDir: string;
 }

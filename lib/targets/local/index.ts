@@ -1,8 +1,16 @@
 // The local target: a rig on this machine (a PostgreSQL cluster the rig makes + the reference service).
+// Everything the steps ask of a target (lib/targets/target.ts) is answered from the rig's folder:
+// rig.json, the 0600 secrets file, the cluster's own log and binaries.
+import { dataQueue } from '../../temporal/queues';
 import type { Target } from '../target';
-import { cleanCheckLocal } from './clean-check';
-import { connectionLocal } from './connection';
+import { cleanCheckLocal, LOCAL_LEFTOVER_KINDS } from './clean-check';
+import { connectionLocal, rigDbUrls } from './connection';
+import { describeLocal, hardwareLocal } from './describe';
+import { localPgbenchRunner } from './pgbench-runner';
+import { openLocalPostgresLog } from './postgres-log';
 import { provisionLocal } from './provision';
+import { rigPaths } from './rig-paths';
+import { readSecrets, storeApiKey } from './secrets';
 import { teardownLocal } from './teardown';
 
 export const localTarget: Target = {
@@ -11,6 +19,21 @@ export const localTarget: Target = {
   teardown: teardownLocal,
   cleanCheck: cleanCheckLocal,
   connection: connectionLocal,
+  describe: describeLocal,
+  dbUrls: async (campaignId) => rigDbUrls(campaignId),
+  apiKeys: {
+    store: async (campaignId, apiKey) => storeApiKey(campaignId, apiKey),
+    read: async (campaignId) => readSecrets(campaignId).apiKey,
+  },
+  openPostgresLog: async (campaignId) => openLocalPostgresLog(campaignId),
+  hardware: (_campaignId, declared) => hardwareLocal(declared),
+  // The rig lives on the host that provisioned it: that host's data-plane worker reaches it.
+  dataQueue: (_campaignId, host) => dataQueue(host),
+  pgbenchRunner: async (campaignId) => localPgbenchRunner(rigDbUrls(campaignId).clusterDir),
+  // One machine, no zones: bring-up skips the check.
+  availabilityZones: async () => undefined,
+  workDir: (campaignId) => rigPaths(campaignId).dir,
+  leftoverKinds: LOCAL_LEFTOVER_KINDS,
 };
 
 export { cleanCheckLocal, connectionLocal, provisionLocal, teardownLocal };

@@ -1,16 +1,16 @@
 // A PostgreSQL cluster the rig makes for itself: initdb into a folder, start on a free loopback port,
 // stop, remove. Used by the local target (with the campaign's parameters) and by the tests (throw-away
 // clusters). pg_ctl daemonizes the postmaster, so a cluster outlives the process that started it;
-// `PgCluster.attach` finds it again from its folder.
-import { execFile, spawnSync, type ExecFileOptions } from 'node:child_process';
+// `PgCluster.attach` finds it again from its folder. initdb, pg_ctl and the cluster's other binaries
+// (pgbench, pg_waldump) run through runProgram (execa); only the exit handler's immediate stop stays
+// on spawnSync, as nothing asynchronous runs there.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { freePort } from '../../tools/free-port';
+import { runProgram, type RunOptions } from '../../tools/run';
 import { findPgBin, pgOsUser, type OsUser } from './pg-binaries';
-
-const execFileP = promisify(execFile);
 
 export interface PgClusterOptions {
   /** Folder that will hold the cluster (data/, the log and the socket). Made if missing; must be empty. */
@@ -179,30 +179,17 @@ export class PgCluster {
   }
 
   /** Run a binary from the cluster's bin folder as the cluster's OS user (pgbench, psql, ...). */
-  exec(binary: string, args: string[], options: ExecFileOptions = {}): Promise<{ stdout: string; stderr: string }> {
+  exec(binary: string, args: string[], options: Pick<RunOptions, 'env'> = {}): Promise<{ stdout: string; stderr: string }> {
     return run(path.join(this.binDir, binary), args, this.user, options);
   }
 }
 
-async function run(
-  file: string,
-  args: string[],
-  user: OsUser | undefined,
-  options: ExecFileOptions = {},
-): Promise<{ stdout: string; stderr: string }> {
-  try {
-    const res = await execFileP(file, args, {
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-      // The OS user needs a HOME and a cwd it can read; /tmp is both.
-      cwd: os.tmpdir(),
-      env: { ...process.env, HOME: os.tmpdir(), LC_ALL: 'C' },
-      ...(user ? { uid: user.uid, gid: user.gid } : {}),
-      ...options,
-    });
-    return { stdout: String(res.stdout), stderr: String(res.stderr) };
-  } catch (err) {
-    const e = err as { stderr?: string; stdout?: string; message: string };
-    throw new Error(`${path.basename(file)} ${args.join(' ')} failed: ${(e.stderr || e.stdout || e.message).trim()}`);
-  }
+/** Runs a cluster binary as the cluster's OS user; a failure throws with the binary's own output. */
+function run(file: string, args: string[], user: OsUser | undefined, options: Pick<RunOptions, 'env'> = {}): Promise<{ stdout: string; stderr: string }> {
+  return runProgram(file, args, {
+    // The OS user needs a HOME and a cwd it can read; /tmp is both.
+    cwd: os.tmpdir(),
+    env: options.env ?? { ...process.env, HOME: os.tmpdir(), LC_ALL: 'C' },
+    ...(user ? { uid: user.uid, gid: user.gid } : {}),
+  });
 }

@@ -1,0 +1,48 @@
+// createActivities(deps): every activity the rig's workers run, built from what they are given (the
+// targets) instead of what they import: the shape of Temporal's activities-dependency-injection sample.
+// The worker registers what this returns (worker/run-worker.ts); workflows keep proxying
+// `typeof activities` (activities/index.ts, the same functions bound to the real targets), and the
+// check at the bottom keeps the two lists identical, name for name and type for type.
+import { calibrateInstrument } from './calibrate';
+import { openCampaign } from './campaign-open';
+import { campaignRunState } from './campaign-state';
+import { bringUpActivities } from './bringup';
+import type { ActivityDeps } from './deps';
+import { denominatorActivities } from './denominator';
+import { finishCampaign } from './finish';
+import { claimHost } from './host';
+import { requestLease } from './lease';
+import { repeatActivities } from './repeat';
+import { resolveSpec } from './resolve-spec';
+import { rigLifecycleActivities } from './rig-lifecycle';
+import { seedActivities } from './seed';
+import { warmUpActivities } from './warmup';
+import type * as boundActivities from './index';
+
+export function createActivities(deps: ActivityDeps) {
+  const { cleanCheck, provisionRig, teardownRig } = rigLifecycleActivities(deps);
+  return {
+    claimHost,
+    requestLease,
+    resolveSpec,
+    openCampaign,
+    calibrateInstrument,
+    cleanCheck,
+    provisionRig,
+    teardownRig,
+    campaignRunState,
+    ...bringUpActivities(deps),
+    ...seedActivities(deps),
+    ...warmUpActivities(deps),
+    ...repeatActivities(deps),
+    ...denominatorActivities(deps),
+    finishCampaign,
+  };
+}
+
+export type RigActivities = ReturnType<typeof createActivities>;
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// Fails to compile when activities/index.ts (what workflows see) and this factory (what workers run) differ.
+const sameActivities: Same<RigActivities, typeof boundActivities> = true;
+void sameActivities;
