@@ -5,7 +5,7 @@
 // the campaign ended, repeats counted against planned (and attempts interrupted, never counted), rows
 // in the table against the spec, what `rig check` finds afterwards, and the minutes from the fault
 // until the machine was clean. Prints a table (docs/benchmarks.md keeps the last one); never pass/fail.
-// Long (about 35 minutes on a 2-core machine): run by hand. CI keeps the quick rows as tests
+// Long (about 45 minutes on a 2-core machine): run by hand. CI keeps the quick rows as tests
 // (crash-resume, seed-retry, server-restart, stop-paths, no-worker, host-queues).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,6 +19,7 @@ import pg from 'pg';
 import type { SeedHeartbeat } from '../activities/seed';
 import { devDown, devUp } from '../client/dev-server';
 import { campaignIdOf } from '../lib/protocol/campaign-id';
+import { campaignDir, REPEATS_DIR } from '../lib/evidence/layout';
 import type { CampaignResult } from '../lib/protocol/campaign-result';
 import type { CampaignSpecInput } from '../lib/protocol/spec';
 import { cleanCheckLocal } from '../lib/targets/local';
@@ -215,8 +216,15 @@ async function untilClean(limitMs: number): Promise<{ clean: boolean; summary: s
 }
 
 /** Every counted repeat has its verdict on disk; every interrupted attempt kept its folder. */
-function evidenceOf(r: CampaignResult | undefined): string {
-  if (!r?.resultsDir) return '—';
+function evidenceOf(r: CampaignResult | undefined, campaignId: string): string {
+  if (!r?.resultsDir) {
+    // No result (a terminated campaign): what its folder kept, attempt by attempt.
+    const repeats = path.join(campaignDir(campaignId), REPEATS_DIR);
+    const attempts = fs.existsSync(repeats) ? fs.readdirSync(repeats).flatMap((c) => fs.readdirSync(path.join(repeats, c)).map((a) => path.join(repeats, c, a))) : [];
+    if (!attempts.length) return 'no repeat folder';
+    const verdicts = attempts.filter((a) => fs.existsSync(path.join(a, 'verdict.json'))).length;
+    return `${attempts.length} attempt folder(s) kept, ${verdicts} with a verdict (no result: the report step never ran)`;
+  }
   const verdicts = r.repeats.filter((x) => fs.existsSync(path.join(r.resultsDir, x.dir, 'verdict.json'))).length;
   const kept = r.interrupted.filter((i) => i.dir && fs.existsSync(path.join(r.resultsDir, i.dir))).length;
   return `${verdicts}/${r.repeats.length} verdicts, ${kept}/${r.interrupted.length} interrupted kept`;
@@ -270,12 +278,12 @@ async function runRow(server: CampaignServer, row: Row, n: number): Promise<Outc
   return {
     name: row.name,
     fault,
-    status: result ? `${result.status}${result.error ? ` (${result.error.slice(0, 90)})` : ''}` : status.toLowerCase(),
+    status: result ? `${result.status}${result.error ? ` (${result.error.slice(0, 200)})` : ''}` : status.toLowerCase(),
     repeats: result ? `${sustained.length}/${planned}${result.interrupted.length ? `, ${result.interrupted.length} interrupted` : ''}` : '—',
     rows: seeded ? `${Number(seeded).toLocaleString('en-US')} / ${ROWS.toLocaleString('en-US')}` : `— / ${ROWS.toLocaleString('en-US')}`,
     check: clean.summary,
     cleanMinutes,
-    evidence: evidenceOf(result),
+    evidence: evidenceOf(result, campaignIdOf(id)),
   };
 }
 
@@ -289,7 +297,10 @@ async function main(): Promise<void> {
   try {
     for (const [i, row] of rows.entries()) {
       console.error(`row ${i + 1}/${rows.length}: ${row.name} ...`);
-      outcomes.push(await runRow(server, row, i + 1));
+      const o = await runRow(server, row, i + 1);
+      outcomes.push(o);
+      // Each row as it ends, so a matrix cut short still shows what it measured.
+      console.error(`  -> ${o.status}; repeats ${o.repeats}; rows ${o.rows}; ${o.check}; ${o.cleanMinutes} min; ${o.evidence}`);
     }
   } finally {
     await server.close();

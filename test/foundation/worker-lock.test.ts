@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { rehearsalWorkers } from '../../client/rehearsal-workers';
 import { claimWorker, runningWorker } from '../../lib/tools/worker-lock';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-worker-lock-'));
@@ -87,7 +88,6 @@ test('rig worker refuses to start beside a running one (exit 2), naming it and t
 });
 
 test('rig rehearse campaigns on the running worker and starts none of its own; with none running, a worker that cannot start leaves no claim behind', { timeout: 60_000 }, async () => {
-  const { rehearsalWorkers } = await import('../../client/rehearsal-workers');
   // Nothing answers here: had the rehearsal tried to start its own worker, it would fail to connect.
   const nowhere = { address: '127.0.0.1:1', namespace: 'default' };
   const other = otherProcess();
