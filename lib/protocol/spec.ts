@@ -3,6 +3,7 @@
 // arrive through `temporal workflow start --input-file`). No secret is ever part of it: API keys and
 // database passwords are made and kept inside activities.
 import { z } from 'zod';
+import { AwsSpec } from './aws-spec';
 
 const numberOf = (what: string) =>
   z.number({ error: (iss) => (iss.input === undefined ? `${what} is required` : `${what} must be a number`) });
@@ -94,7 +95,7 @@ export const SeedSpec = z.strictObject({
 });
 
 /** Where a rig can live; lib/targets/registry.ts has one Target for each. */
-export const TARGET_NAMES = ['local'] as const;
+export const TARGET_NAMES = ['local', 'aws'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 /** What the report says about the hardware (cost is per hour, in USD). */
@@ -108,7 +109,7 @@ export const CampaignSpec = z
     /** Editors' pointer to schema/campaign.schema.json; ignored by the rig. */
     $schema: z.string().optional(),
     name,
-    target: z.enum(TARGET_NAMES, { error: 'target must be "local" (the AWS target is not built yet)' }),
+    target: z.enum(TARGET_NAMES, { error: 'target must be "local" (this machine) or "aws" (RDS + EC2, with an "aws" block)' }),
     /** What happens to the rig at the end: destroy (default), keep, or keep it only when the campaign failed. */
     end: z.enum(['destroy', 'keep', 'keep-on-failure']).default('destroy'),
     /** The watchdog tears everything down this many minutes after provisioning unless disarmed. */
@@ -127,10 +128,20 @@ export const CampaignSpec = z
     ceiling: CeilingSpec.optional(),
     denominator: DenominatorSpec.optional(),
     hardware: HardwareSpec.default(HardwareSpec.parse({})),
+    /** With target "aws" only: region, zone, the RDS instance and its volume, the EC2 nodes, price overrides. */
+    aws: AwsSpec.optional(),
   })
   .refine((s) => Boolean(s.sustained) !== Boolean(s.ladder), {
     message: 'give exactly one of "sustained" (gated repeats) or "ladder" (a quick rate sweep)',
     path: ['sustained'],
+  })
+  .refine((s) => s.target !== 'aws' || s.aws !== undefined, {
+    message: 'target "aws" needs an "aws" block (region, zone, database, app, load): see examples/aws.json',
+    path: ['aws'],
+  })
+  .refine((s) => s.target === 'aws' || s.aws === undefined, {
+    message: 'an "aws" block is only read with target "aws": remove it, or set target to "aws"',
+    path: ['aws'],
   });
 
 export type CampaignSpec = z.infer<typeof CampaignSpec>;

@@ -4,12 +4,15 @@ import { TARGET_NAMES, type TargetName } from '../protocol/spec';
 import { localTarget } from './local';
 import type { Target } from './target';
 
-const TARGETS: Record<TargetName, Target> = {
+const TARGETS: Partial<Record<TargetName, Target>> = {
   local: localTarget,
 };
 
 export function targetFor(name: TargetName): Target {
   const target = TARGETS[name];
-  if (!target) throw new Error(`unknown target '${String(name)}': the rig has ${TARGET_NAMES.join(', ')}`);
+  if (!target) {
+    if ((TARGET_NAMES as readonly string[]).includes(name)) throw new Error(`the ${name} target is not built yet (issue 11 part 2)`);
+    throw new Error(`unknown target '${String(name)}': the rig has ${TARGET_NAMES.join(', ')}`);
+  }
   return target;
 }

@@ -1,0 +1,107 @@
+// The spec's `aws` block: where and on what an AWS rig runs (issue 11 part 2). Its own file because
+// RDS's rules are not the protocol's: a gp3 volume's IOPS and throughput depend on its size, a zone
+// belongs to one region, an instance class names an engine family. Every rule here fails with the
+// field and the fix, before anything is provisioned. Pure (zod only): the workflow parses it too.
+//
+// gp3 on RDS (Amazon RDS User Guide, "Amazon RDS DB instance storage", General Purpose SSD gp3; to be
+// checked against the guide before a real run): 20-65,536 GiB; below 400 GiB the volume has a fixed
+// baseline of 3,000 IOPS and 125 MiB/s that cannot be changed; from 400 GiB the baseline is 12,000
+// IOPS and 500 MiB/s, provisionable up to 64,000 IOPS and 4,000 MiB/s.
+import { z } from 'zod';
+
+export const GP3_SMALL_VOLUME_GB = 400;
+export const GP3_SMALL_BASELINE = { iops: 3000, throughputMiBps: 125 } as const;
+export const GP3_LARGE_RANGE = { iops: [12_000, 64_000], throughputMiBps: [500, 4000] } as const;
+
+const int = (what: string) =>
+  z
+    .number({ error: (iss) => (iss.input === undefined ? `${what} is required` : `${what} must be a number`) })
+    .int(`${what} must be a whole number`)
+    .positive(`${what} must be > 0`);
+const price = (what: string) => z.number({ error: `${what} must be a number (USD)` }).min(0, `${what} must be >= 0 (USD)`);
+
+const REGION = /^[a-z]{2}(-gov)?-[a-z]+-\d$/;
+const EC2_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
+
+export const AwsDatabaseSpec = z.strictObject({
+  /** The RDS instance class, e.g. db.m7g.2xlarge (the protocol's). */
+  instanceClass: z
+    .string({ error: 'instanceClass is required, e.g. "db.m7g.2xlarge"' })
+    .regex(/^db\.[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'instanceClass must be an RDS class such as "db.m7g.2xlarge" (it starts with "db.")'),
+  /** RDS PostgreSQL engine version, major.minor (e.g. "16.4"); the parameter group family is postgres<major>. */
+  engineVersion: z
+    .string({ error: 'engineVersion is required, e.g. "16.4"' })
+    .regex(/^(1[2-9]|[2-9]\d)\.\d+$/, 'engineVersion must be a PostgreSQL major.minor of 12 or later, such as "16.4"'),
+  storage: z.strictObject({
+    type: z.literal('gp3', { error: 'storage.type must be "gp3" (the protocol\'s volume; io1/io2 are not built)' }).default('gp3'),
+    sizeGb: int('sizeGb').min(20, 'sizeGb must be >= 20 (RDS gp3 minimum)').max(65_536, 'sizeGb must be <= 65536 (RDS gp3 maximum)'),
+    iops: int('iops'),
+    throughputMiBps: int('throughputMiBps'),
+  }),
+});
+
+export const AwsNodeSpec = z.strictObject({
+  /** The EC2 instance type, e.g. c7g.2xlarge. */
+  instanceType: z
+    .string({ error: 'instanceType is required, e.g. "c7g.2xlarge"' })
+    .regex(EC2_TYPE, 'instanceType must be an EC2 type such as "c7g.2xlarge" (no "db." prefix: that is an RDS class)'),
+});
+
+/** $/hour and $/month figures that replace the price table's (lib/targets/aws/prices.ts) for this campaign. */
+export const AwsPricesSpec = z.strictObject({
+  /** Source and date of the figures given here, printed beside the total. */
+  source: z.string().min(1).optional(),
+  databasePerHour: price('databasePerHour').optional(),
+  appNodePerHour: price('appNodePerHour').optional(),
+  loadNodePerHour: price('loadNodePerHour').optional(),
+  storagePerGbMonth: price('storagePerGbMonth').optional(),
+  iopsPerMonth: price('iopsPerMonth').optional(),
+  throughputPerMiBpsMonth: price('throughputPerMiBpsMonth').optional(),
+});
+
+export const AwsSpec = z
+  .strictObject({
+    /** One region, e.g. ap-south-1 (where the protocol ran). */
+    region: z.string({ error: 'region is required, e.g. "us-east-1"' }).regex(REGION, 'region must be an AWS region name such as "us-east-1"'),
+    /** One availability zone of that region: the database, the app node and the load node all go there. */
+    zone: z.string({ error: 'zone is required, e.g. "us-east-1a"' }).regex(/^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/, 'zone must be an availability zone such as "us-east-1a"'),
+    database: AwsDatabaseSpec,
+    app: AwsNodeSpec,
+    load: AwsNodeSpec,
+    prices: AwsPricesSpec.optional(),
+  })
+  .superRefine((aws, ctx) => {
+    if (REGION.test(aws.region) && !new RegExp(`^${aws.region}[a-z]$`).test(aws.zone)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['zone'],
+        message: `zone ${aws.zone} is not in region ${aws.region}: give a zone of ${aws.region} (e.g. ${aws.region}a), since the database, the app and the load node share one zone`,
+      });
+    }
+    const s = aws.database.storage;
+    if (s.sizeGb < GP3_SMALL_VOLUME_GB) {
+      for (const [field, fixed] of [['iops', GP3_SMALL_BASELINE.iops], ['throughputMiBps', GP3_SMALL_BASELINE.throughputMiBps]] as const) {
+        if (s[field] !== fixed) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['database', 'storage', field],
+            message: `${field} must be ${fixed}: RDS gp3 below ${GP3_SMALL_VOLUME_GB} GB has a fixed ${GP3_SMALL_BASELINE.iops} IOPS and ${GP3_SMALL_BASELINE.throughputMiBps} MiB/s (set ${field} to ${fixed}, or sizeGb to ${GP3_SMALL_VOLUME_GB} or more to provision it)`,
+          });
+        }
+      }
+    } else {
+      for (const field of ['iops', 'throughputMiBps'] as const) {
+        const [lo, hi] = GP3_LARGE_RANGE[field];
+        if (s[field] < lo || s[field] > hi) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['database', 'storage', field],
+            message: `${field} must be ${lo}-${hi} for RDS gp3 of ${GP3_SMALL_VOLUME_GB} GB or more (${s.sizeGb} GB given)`,
+          });
+        }
+      }
+    }
+  });
+
+export type AwsSpec = z.infer<typeof AwsSpec>;
+export type AwsPricesSpec = z.infer<typeof AwsPricesSpec>;
