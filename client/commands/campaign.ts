@@ -13,14 +13,17 @@ import { connectClient, warnMissingSearchAttributes } from '../connect';
 import { resultLines } from '../progress-view';
 import { loadSpec } from '../spec-input';
 import { watchdogLine } from '../../lib/protocol/plan';
+import { dryRunLines } from '../dry-run';
 
 export const summary = 'start|list|watch|cancel|abort|extend|logs|report: campaigns on Temporal';
 
 /** Each action's usage and what it does: `rig campaign ACTION --help` prints its own. */
 const ACTIONS: Record<string, string> = {
-  start: `rig campaign start SPEC.json|--profile rehearsal|full [--id ID] [--wait]
+  start: `rig campaign start SPEC.json|--profile rehearsal|full [--id ID] [--wait] [--dry-run]
     validates the spec before anything runs (each bad field named, exit 2); --wait follows the
-    campaign and exits non-zero unless every configuration held. An id already used is refused.`,
+    campaign and exits non-zero unless every configuration held. An id already used is refused.
+    --dry-run prints the plan (resources and their names, zone, database parameters, $/hour, the
+    watchdog's deadline) and exits 0: it creates nothing and needs no Temporal server nor AWS.`,
   list: `rig campaign list [--all]
     campaigns with their execution status (RUN), step and RigStatus; --all includes closed ones`,
   watch: `rig campaign watch ID
@@ -62,12 +65,16 @@ export const { run } = defineCommand({
     follow: { type: 'boolean', short: 'f' },
     all: { type: 'boolean' },
     minutes: { type: 'string' },
+    'dry-run': { type: 'boolean' },
   },
   positionals: true,
   run: ({ values, positionals }) => campaign(values, positionals),
 });
 
-async function campaign(values: { id?: string; profile?: string; wait?: boolean; follow?: boolean; all?: boolean; minutes?: string }, positionals: string[]): Promise<number> {
+async function campaign(
+  values: { id?: string; profile?: string; wait?: boolean; follow?: boolean; all?: boolean; minutes?: string; 'dry-run'?: boolean },
+  positionals: string[],
+): Promise<number> {
   const action = requiredPositional(positionals, 0, 'action', Object.keys(ACTIONS));
   const arg = positionals[1];
   if (action === 'logs') return logs(arg, Boolean(values.follow));
@@ -78,6 +85,10 @@ async function campaign(values: { id?: string; profile?: string; wait?: boolean;
   }
   if (action === 'start') {
     const spec = loadSpec({ file: arg, profile: values.profile });
+    if (values['dry-run']) {
+      dryRunLines(campaignIdOf(values.id ?? defaultCampaignId(spec.name)), spec).forEach((l) => console.log(l));
+      return 0;
+    }
     const rc = await connectClient();
     try {
       await warnMissingSearchAttributes(rc);

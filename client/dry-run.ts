@@ -1,0 +1,32 @@
+// `rig campaign start SPEC --dry-run`: the plan of a campaign, printed from the spec alone. It makes
+// nothing and contacts nothing (no Temporal server, no AWS endpoint, no credentials): what would be
+// made, with the names derived from the campaign id, where, with which database parameters, at what
+// $/hour, and when the watchdog would tear it down.
+import { watchdogLine, watchdogNeed } from '../lib/protocol/plan';
+import type { CampaignSpec } from '../lib/protocol/spec';
+import { formatPerHour, rigCost } from '../lib/targets/aws/cost';
+import { awsPlan, tagLine } from '../lib/targets/aws/plan';
+
+export function dryRunLines(campaignId: string, spec: CampaignSpec, now = new Date()): string[] {
+  const out = [`DRY RUN of campaign ${campaignId} (${spec.name}): nothing is created, nothing is contacted`];
+  if (spec.target === 'aws' && spec.aws) {
+    const aws = spec.aws;
+    out.push(`target aws: region ${aws.region}, zone ${aws.zone} (the database, the app node and the load node)`);
+    out.push(`resources, in the order provisioning makes them (teardown removes them in reverse), tagged ${tagLine(campaignId)}:`);
+    for (const r of awsPlan(campaignId, { database: spec.database, aws })) out.push(`  ${r.type.padEnd(19)} ${r.name.padEnd(44)} ${r.detail}`);
+    const cost = rigCost(aws);
+    out.push('cost:');
+    for (const i of cost.items) out.push(`  ${i.what.padEnd(30)} ${formatPerHour(i.perHour)}${i.from === 'spec' ? ' (spec)' : ''}`);
+    for (const m of cost.missing) out.push(`  MISSING ${m}`);
+    out.push(`  the whole rig: ${formatPerHour(cost.perHour)}; database + app node (what the protocol's $/hr counts): ${formatPerHour(cost.protocolPerHour)}`);
+    out.push(`  prices: ${cost.source}`);
+  } else {
+    out.push(`target local: a PostgreSQL cluster on a free loopback port and the reference service, on the host whose worker claims the campaign`);
+    out.push(`database parameters: ${Object.entries(spec.database).map(([k, v]) => `${k}=${String(v)}`).join(', ')}`);
+    out.push(`cost: ${spec.hardware.costPerHour > 0 ? `$${spec.hardware.costPerHour.toFixed(4)}/hour (the spec's hardware.costPerHour)` : 'none given (hardware.costPerHour)'}`);
+  }
+  const deadline = new Date(now.getTime() + spec.watchdogMinutes * 60_000);
+  out.push(`${watchdogLine(spec)}`);
+  out.push(`watchdog deadline: ${spec.watchdogMinutes} min after provisioning (provisioned now: ${deadline.toISOString()}); the plan needs ${watchdogNeed(spec).minutes} min`);
+  return out;
+}

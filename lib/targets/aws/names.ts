@@ -1,0 +1,51 @@
+// Every name an AWS rig's resources carry, derived from the campaign id alone, so that a retried
+// provision, teardown, the watchdog and `rig check` all find the same things without a ledger to
+// read. RDS identifiers allow letters, digits and single hyphens (63 characters, a letter first);
+// a campaign id allows more, so it is slugged and shortened, and a hash of the full id keeps two
+// campaigns whose slugs collide apart. The tags are how everything is looked up; the names are for
+// RDS (whose instance identifier is its key) and for a human reading the console.
+import { createHash } from 'node:crypto';
+
+/** The tag every resource of a rig carries: its campaign id, verbatim. */
+export const CAMPAIGN_TAG = 'rig:campaign';
+/** When the resource may be reaped: the watchdog's deadline at provisioning, ISO 8601. */
+export const EXPIRES_TAG = 'rig:expires';
+/** Which of the rig's resources this is (RigResourceKind). */
+export const RESOURCE_TAG = 'rig:resource';
+
+export const RIG_RESOURCE_KINDS = ['nodes-security-group', 'db-security-group', 'db-parameter-group', 'db-instance', 'app-node', 'load-node'] as const;
+export type RigResourceKind = (typeof RIG_RESOURCE_KINDS)[number];
+
+export interface RigNames {
+  /** The RDS instance identifier (its key: DBInstanceAlreadyExists on a second create). */
+  dbInstance: string;
+  dbParameterGroup: string;
+  dbSecurityGroup: string;
+  nodesSecurityGroup: string;
+  appNode: string;
+  loadNode: string;
+  /** EC2 RunInstances idempotency tokens (64 ASCII characters at most). */
+  appClientToken: string;
+  loadClientToken: string;
+}
+
+export function rigNames(campaignId: string): RigNames {
+  const hash = createHash('sha256').update(campaignId).digest('hex').slice(0, 8);
+  const slug = campaignId
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  const base = `rig-${slug ? `${slug}-` : ''}${hash}`;
+  return {
+    dbInstance: base,
+    dbParameterGroup: `${base}-pg`,
+    dbSecurityGroup: `${base}-db`,
+    nodesSecurityGroup: `${base}-nodes`,
+    appNode: `${base}-app`,
+    loadNode: `${base}-load`,
+    appClientToken: `rig-${hash}-app`,
+    loadClientToken: `rig-${hash}-load`,
+  };
+}

@@ -1,0 +1,45 @@
+// What an AWS campaign would make, before it makes anything: each resource with the name it will
+// carry, in the order provisioning creates them (teardown goes the other way). Pure, no SDK, no
+// network: `rig campaign start SPEC --dry-run` prints it, and provision.ts creates exactly these.
+import type { AwsSpec } from '../../protocol/aws-spec';
+import type { CampaignSpec } from '../../protocol/spec';
+import { CAMPAIGN_TAG, EXPIRES_TAG, rigNames, type RigResourceKind } from './names';
+import { parameterGroupFamily, rdsParameters } from './parameters';
+
+/** PostgreSQL's port: the only one the database's security group opens, to the nodes' group only. */
+export const POSTGRES_PORT = 5432;
+
+export interface PlannedResource {
+  kind: RigResourceKind;
+  /** What it is, for one column. */
+  type: string;
+  name: string;
+  detail: string;
+}
+
+export function awsPlan(campaignId: string, spec: Pick<CampaignSpec, 'database'> & { aws: AwsSpec }): PlannedResource[] {
+  const n = rigNames(campaignId);
+  const { aws } = spec;
+  const s = aws.database.storage;
+  const params = rdsParameters(spec.database)
+    .map((p) => `${p.name}=${p.value}`)
+    .join(', ');
+  return [
+    { kind: 'nodes-security-group', type: 'security group', name: n.nodesSecurityGroup, detail: 'the app and load nodes (default VPC)' },
+    { kind: 'db-security-group', type: 'security group', name: n.dbSecurityGroup, detail: `PostgreSQL ${POSTGRES_PORT} from ${n.nodesSecurityGroup} only` },
+    { kind: 'db-parameter-group', type: 'DB parameter group', name: n.dbParameterGroup, detail: `family ${parameterGroupFamily(aws.database.engineVersion)}: ${params} (RDS units; the rest RDS's defaults)` },
+    {
+      kind: 'db-instance',
+      type: 'RDS instance',
+      name: n.dbInstance,
+      detail: `${aws.database.instanceClass}, PostgreSQL ${aws.database.engineVersion}, gp3 ${s.sizeGb} GB ${s.iops} IOPS ${s.throughputMiBps} MiB/s, single-AZ in ${aws.zone}, not publicly accessible`,
+    },
+    { kind: 'app-node', type: 'EC2 instance', name: n.appNode, detail: `${aws.app.instanceType} in ${aws.zone} (ClientToken ${n.appClientToken})` },
+    { kind: 'load-node', type: 'EC2 instance', name: n.loadNode, detail: `${aws.load.instanceType} in ${aws.zone} (ClientToken ${n.loadClientToken})` },
+  ];
+}
+
+/** The tags every resource carries, as one line. */
+export function tagLine(campaignId: string): string {
+  return `${CAMPAIGN_TAG}=${campaignId}, ${EXPIRES_TAG}=<provisioning time + watchdogMinutes>, Name=<its name>`;
+}

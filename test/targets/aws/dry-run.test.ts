@@ -1,0 +1,64 @@
+// `rig campaign start SPEC --dry-run`: the plan from the spec alone. Run as a user would, with the
+// Temporal address and the AWS endpoint both pointing at a closed port and no AWS credentials: it must
+// print the plan, exit 0, and leave nothing behind.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { freePort } from '../../../lib/tools/free-port';
+import { rig } from '../../harness/rig-cli';
+
+async function offlineEnv(): Promise<{ env: NodeJS.ProcessEnv; state: string }> {
+  const closed = await freePort();
+  const state = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-dry-run-'));
+  fs.rmSync(state, { recursive: true });
+  return {
+    state,
+    env: {
+      TEMPORAL_ADDRESS: `127.0.0.1:${closed}`,
+      RIG_TEMPORAL_CONNECT_TIMEOUT_MS: '500',
+      RIG_AWS_ENDPOINT: `http://127.0.0.1:${closed}`,
+      AWS_ACCESS_KEY_ID: '',
+      AWS_SECRET_ACCESS_KEY: '',
+      AWS_PROFILE: 'rig-dry-run-no-such-profile',
+      RIG_STATE_DIR: state,
+      RIG_RESULTS: path.join(state, 'results'),
+    },
+  };
+}
+
+test('the AWS dry run prints resources named from the campaign id, the zone, parameters, $/hour and the watchdog; needs no server', async () => {
+  const { env, state } = await offlineEnv();
+  const r = await rig(['campaign', 'start', 'examples/aws.json', '--id', 'nightly-1', '--dry-run'], env);
+  assert.equal(r.code, 0, r.stderr);
+  const out = r.stdout;
+  assert.match(out, /^DRY RUN of campaign nightly-1 \(aws\): nothing is created, nothing is contacted$/m);
+  assert.match(out, /region us-east-1, zone us-east-1a/);
+  for (const name of ['rig-nightly-1-e9673773-nodes', 'rig-nightly-1-e9673773-db', 'rig-nightly-1-e9673773-pg', 'rig-nightly-1-e9673773-app', 'rig-nightly-1-e9673773-load']) {
+    assert.match(out, new RegExp(`\\b${name}\\b`));
+  }
+  assert.match(out, /RDS instance\s+rig-nightly-1-e9673773\s+db\.m7g\.2xlarge, PostgreSQL 16\.4, gp3 100 GB 3000 IOPS 125 MiB\/s, single-AZ in us-east-1a, not publicly accessible/);
+  assert.match(out, /shared_buffers=1048576, min_wal_size=16384, max_wal_size=32768/);
+  assert.match(out, /the whole rig: \$1\.2678\/hour/);
+  assert.match(out, /prices: AWS on-demand price pages .* to be checked/);
+  assert.match(out, /watchdog deadline: 600 min after provisioning/);
+  assert.equal(fs.existsSync(state), false, 'the dry run wrote nothing');
+});
+
+test('the local dry run too, and a bad spec is still refused first', async () => {
+  const { env } = await offlineEnv();
+  const r = await rig(['campaign', 'start', 'examples/rehearsal.json', '--dry-run'], env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^target local: a PostgreSQL cluster/m);
+  assert.match(r.stdout, /^watchdog 60 min; plan/m);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-dry-run-spec-'));
+  const bad = path.join(dir, 'bad.json');
+  const ex = JSON.parse(fs.readFileSync('examples/aws.json', 'utf8')) as { aws: { zone: string } };
+  ex.aws.zone = 'eu-west-1a';
+  fs.writeFileSync(bad, JSON.stringify(ex));
+  const refused = await rig(['campaign', 'start', bad, '--dry-run'], env);
+  fs.rmSync(dir, { recursive: true });
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.stderr, /aws\.zone: zone eu-west-1a is not in region us-east-1/);
+});
