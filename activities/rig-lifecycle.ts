@@ -67,6 +67,8 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
       {
         db: { ...spec.database },
         service: { lastUsed: spec.service.lastUsed, insert: spec.service.insert, aggregate: spec.service.aggregate },
+        // The expiry tag: the watchdog's deadline as armed just before provisioning.
+        ...(spec.aws ? { aws: { spec: spec.aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString() } } : {}),
       },
       (line) => heartbeat(line),
     );

@@ -7,6 +7,7 @@
 // runner beside the database, the availability zones bring-up compares, and the leftover kinds its
 // clean check reports. What a target makes is recorded against the campaign id before it is made, so
 // teardown and the clean check never guess.
+import type { AwsSpec } from '../protocol/aws-spec';
 import type { TargetName } from '../protocol/spec';
 
 /** PostgreSQL settings a campaign chooses (the spec's "WAL pool sized", the vacuum lever, ...). */
@@ -33,6 +34,8 @@ export interface ServiceParameters {
 export interface RigParameters {
   db?: DbParameters;
   service?: ServiceParameters;
+  /** The AWS target's: the spec's aws block and when the rig expires (the expiry tag); the local target ignores it. */
+  aws?: { spec: AwsSpec; expiresAt: string };
 }
 
 /** How to reach a rig, without any secret: URLs here carry no password. */

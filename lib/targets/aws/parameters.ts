@@ -3,7 +3,7 @@
 // leaves out keep RDS's own defaults, since the group starts from its family's defaults. Note: the
 // campaign spec fills its own defaults into `database` (sized for a laptop, 256MB of shared_buffers),
 // so an AWS spec should state the block in full; examples/aws.json does.
-import type { CampaignSpec } from '../../protocol/spec';
+import type { DbParameters } from '../target';
 
 export interface RdsParameter {
   name: string;
@@ -26,12 +26,15 @@ export function parameterGroupFamily(engineVersion: string): string {
   return `postgres${engineVersion.split('.')[0]}`;
 }
 
-export function rdsParameters(db: CampaignSpec['database']): RdsParameter[] {
-  return [
-    { name: 'shared_buffers', value: String(Math.floor(sizeInKb('shared_buffers', db.shared_buffers) / 8)), applyMethod: 'pending-reboot' },
-    { name: 'min_wal_size', value: String(Math.floor(sizeInKb('min_wal_size', db.min_wal_size) / 1024)), applyMethod: 'immediate' },
-    { name: 'max_wal_size', value: String(Math.floor(sizeInKb('max_wal_size', db.max_wal_size) / 1024)), applyMethod: 'immediate' },
-    { name: 'autovacuum_vacuum_insert_scale_factor', value: String(db.autovacuum_vacuum_insert_scale_factor), applyMethod: 'immediate' },
-    { name: 'wal_compression', value: db.wal_compression, applyMethod: 'immediate' },
-  ];
+/** Each parameter the block sets (a missing one keeps RDS's default); `extra` is not passed to RDS. */
+export function rdsParameters(db: DbParameters): RdsParameter[] {
+  const out: RdsParameter[] = [];
+  if (db.shared_buffers !== undefined) out.push({ name: 'shared_buffers', value: String(Math.floor(sizeInKb('shared_buffers', db.shared_buffers) / 8)), applyMethod: 'pending-reboot' });
+  if (db.min_wal_size !== undefined) out.push({ name: 'min_wal_size', value: String(Math.floor(sizeInKb('min_wal_size', db.min_wal_size) / 1024)), applyMethod: 'immediate' });
+  if (db.max_wal_size !== undefined) out.push({ name: 'max_wal_size', value: String(Math.floor(sizeInKb('max_wal_size', db.max_wal_size) / 1024)), applyMethod: 'immediate' });
+  if (db.autovacuum_vacuum_insert_scale_factor !== undefined) {
+    out.push({ name: 'autovacuum_vacuum_insert_scale_factor', value: String(db.autovacuum_vacuum_insert_scale_factor), applyMethod: 'immediate' });
+  }
+  if (db.wal_compression !== undefined) out.push({ name: 'wal_compression', value: db.wal_compression, applyMethod: 'immediate' });
+  return out;
 }

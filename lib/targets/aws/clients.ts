@@ -1,0 +1,37 @@
+// The AWS SDK clients of one rig, built from one config: the region (the campaign's, else AWS_REGION),
+// the endpoint (RIG_AWS_ENDPOINT, for the emulator; unset on real AWS) and the SDK's standard
+// credential chain (environment, shared files, SSO, instance role). Nothing here holds a secret of
+// its own. Retries are the SDK's (3 attempts); a call that cannot be made at all (no credentials,
+// refused connection) fails fast so the clean check can say COULD NOT LOOK instead of waiting.
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { RDSClient } from '@aws-sdk/client-rds';
+
+export interface AwsClients {
+  region: string;
+  endpoint?: string;
+  ec2: EC2Client;
+  rds: RDSClient;
+  destroy(): void;
+}
+
+/** The region a call goes to when no campaign names one: AWS_REGION, AWS_DEFAULT_REGION. */
+export function defaultRegion(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined;
+}
+
+export function awsClients(region: string, env: NodeJS.ProcessEnv = process.env): AwsClients {
+  const endpoint = env.RIG_AWS_ENDPOINT || undefined;
+  const config = { region, ...(endpoint ? { endpoint } : {}), maxAttempts: 3 };
+  const ec2 = new EC2Client(config);
+  const rds = new RDSClient(config);
+  return {
+    region,
+    endpoint,
+    ec2,
+    rds,
+    destroy() {
+      ec2.destroy();
+      rds.destroy();
+    },
+  };
+}

@@ -1,0 +1,225 @@
+// Provisioning an AWS rig, safe to run again at any point: each resource is looked up by its campaign
+// tag (find.ts) before it is made, names are derived from the campaign id (names.ts), the RDS instance
+// identifier is its key (a second create's DBInstanceAlreadyExists is "found"), and RunInstances
+// carries a ClientToken, which real EC2 honours and moto 5.2.5 ignores (two calls, two instances:
+// the tag lookup is what keeps a retry from making a second node there). Every resource is tagged
+// with the campaign, its kind, its creation time and its expiry. The master password is managed by
+// RDS in Secrets Manager (ManageMasterUserPassword): the rig never sees it.
+import {
+  AuthorizeSecurityGroupIngressCommand,
+  CreateSecurityGroupCommand,
+  DescribeImagesCommand,
+  DescribeVpcsCommand,
+  RunInstancesCommand,
+  type Tag,
+} from '@aws-sdk/client-ec2';
+import { CreateDBInstanceCommand, CreateDBParameterGroupCommand, DescribeDBInstancesCommand, ModifyDBParameterGroupCommand } from '@aws-sdk/client-rds';
+import type { AwsSpec } from '../../protocol/aws-spec';
+import type { DbParameters, ProgressFn, ProvisionResult, RigParameters } from '../target';
+import { awsClients, type AwsClients } from './clients';
+import { formatPerHour, rigCost } from './cost';
+import { CREATED_TAG, findRigResources, type FoundResource } from './find';
+import { CAMPAIGN_TAG, EXPIRES_TAG, RESOURCE_TAG, rigNames, type RigResourceKind } from './names';
+import { parameterGroupFamily, rdsParameters } from './parameters';
+import { POSTGRES_PORT } from './plan';
+import { writeAwsRecord } from './record';
+import { waitFor } from './wait';
+
+export const DB_MASTER_USER = 'rig_admin';
+export const DB_NAME = 'hardcount';
+const SERVICE_PORT = 8080;
+
+function tags(campaignId: string, kind: RigResourceKind, name: string, expiresAt: string, now: Date): Tag[] {
+  return [
+    { Key: 'Name', Value: name },
+    { Key: CAMPAIGN_TAG, Value: campaignId },
+    { Key: RESOURCE_TAG, Value: kind },
+    { Key: CREATED_TAG, Value: now.toISOString() },
+    { Key: EXPIRES_TAG, Value: expiresAt },
+  ];
+}
+
+const isNamed = (err: unknown, ...names: string[]) => err instanceof Error && names.some((n) => err.name === n || err.name === `${n}Fault`);
+
+/** arm64 for Graviton types (c7g, m7g, t4g, c7gn, ...), else x86_64. */
+export function architectureOf(instanceType: string): 'arm64' | 'x86_64' {
+  return /^[a-z]+\d+[a-z]*g[a-z]*\./.test(instanceType) ? 'arm64' : 'x86_64';
+}
+
+async function latestAmazonLinux(c: AwsClients, arch: string): Promise<string> {
+  const r = await c.ec2.send(
+    new DescribeImagesCommand({ Owners: ['amazon'], Filters: [{ Name: 'name', Values: ['al2023-ami-2023*'] }, { Name: 'architecture', Values: [arch] }, { Name: 'state', Values: ['available'] }] }),
+  );
+  const best = (r.Images ?? []).filter((i) => i.ImageId).sort((a, b) => `${b.CreationDate}${b.Name}`.localeCompare(`${a.CreationDate}${a.Name}`))[0];
+  if (!best?.ImageId) throw new Error(`no Amazon Linux 2023 ${arch} image in ${c.region} (DescribeImages owner amazon, name al2023-ami-2023*)`);
+  return best.ImageId;
+}
+
+export async function provisionAws(campaignId: string, params: RigParameters, onProgress: ProgressFn = () => {}): Promise<ProvisionResult> {
+  if (!params.aws) throw new Error('the aws target needs the spec\'s aws block (RigParameters.aws)');
+  const { spec: aws, expiresAt } = params.aws;
+  const c = awsClients(aws.region);
+  try {
+    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress);
+  } finally {
+    c.destroy();
+  }
+}
+
+async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn): Promise<ProvisionResult> {
+  const n = rigNames(campaignId);
+  const now = new Date();
+  const existing = await findRigResources(c, campaignId);
+  const have = (kind: RigResourceKind): FoundResource | undefined => existing.find((r) => r.kind === kind);
+  let reused = existing.length > 0;
+
+  const vpc = (await c.ec2.send(new DescribeVpcsCommand({ Filters: [{ Name: 'is-default', Values: ['true'] }] }))).Vpcs?.[0]?.VpcId;
+  if (!vpc) throw new Error(`no default VPC in ${c.region}: the first slice of the AWS target places the rig in it`);
+
+  const sg = async (kind: 'nodes-security-group' | 'db-security-group', name: string, description: string): Promise<string> => {
+    const found = have(kind);
+    if (found) return found.id;
+    onProgress(`creating security group ${name}`);
+    const r = await c.ec2.send(
+      new CreateSecurityGroupCommand({ GroupName: name, Description: description, VpcId: vpc, TagSpecifications: [{ ResourceType: 'security-group', Tags: tags(campaignId, kind, name, expiresAt, now) }] }),
+    );
+    return r.GroupId!;
+  };
+  const nodesSg = await sg('nodes-security-group', n.nodesSecurityGroup, `rig ${campaignId}: app and load nodes`);
+  const dbSg = await sg('db-security-group', n.dbSecurityGroup, `rig ${campaignId}: PostgreSQL from the nodes only`);
+  try {
+    await c.ec2.send(
+      new AuthorizeSecurityGroupIngressCommand({ GroupId: dbSg, IpPermissions: [{ IpProtocol: 'tcp', FromPort: POSTGRES_PORT, ToPort: POSTGRES_PORT, UserIdGroupPairs: [{ GroupId: nodesSg }] }] }),
+    );
+  } catch (err) {
+    if (!isNamed(err, 'InvalidPermission.Duplicate')) throw err;
+  }
+
+  const parameters = rdsParameters(db);
+  if (!have('db-parameter-group')) {
+    onProgress(`creating DB parameter group ${n.dbParameterGroup}`);
+    try {
+      await c.rds.send(
+        new CreateDBParameterGroupCommand({
+          DBParameterGroupName: n.dbParameterGroup,
+          DBParameterGroupFamily: parameterGroupFamily(aws.database.engineVersion),
+          Description: `rig ${campaignId}: the spec's database block`,
+          Tags: tags(campaignId, 'db-parameter-group', n.dbParameterGroup, expiresAt, now),
+        }),
+      );
+    } catch (err) {
+      if (!isNamed(err, 'DBParameterGroupAlreadyExists')) throw err;
+    }
+  }
+  await c.rds.send(
+    new ModifyDBParameterGroupCommand({
+      DBParameterGroupName: n.dbParameterGroup,
+      Parameters: parameters.map((p) => ({ ParameterName: p.name, ParameterValue: p.value, ApplyMethod: p.applyMethod })),
+    }),
+  );
+
+  if (!have('db-instance')) {
+    onProgress(`creating RDS instance ${n.dbInstance} (${aws.database.instanceClass})`);
+    const s = aws.database.storage;
+    try {
+      await c.rds.send(
+        new CreateDBInstanceCommand({
+          DBInstanceIdentifier: n.dbInstance,
+          DBInstanceClass: aws.database.instanceClass,
+          Engine: 'postgres',
+          EngineVersion: aws.database.engineVersion,
+          DBName: DB_NAME,
+          MasterUsername: DB_MASTER_USER,
+          ManageMasterUserPassword: true,
+          AllocatedStorage: s.sizeGb,
+          StorageType: 'gp3',
+          // Below 400 GB RDS gp3 has a fixed baseline and refuses an explicit Iops/StorageThroughput.
+          ...(s.sizeGb >= 400 ? { Iops: s.iops, StorageThroughput: s.throughputMiBps } : {}),
+          AvailabilityZone: aws.zone,
+          MultiAZ: false,
+          PubliclyAccessible: false,
+          VpcSecurityGroupIds: [dbSg],
+          DBParameterGroupName: n.dbParameterGroup,
+          Tags: tags(campaignId, 'db-instance', n.dbInstance, expiresAt, now),
+        }),
+      );
+    } catch (err) {
+      // The identifier is the campaign's: an instance by that name is this campaign's, made by an attempt that died.
+      if (!isNamed(err, 'DBInstanceAlreadyExists')) throw err;
+      reused = true;
+    }
+  }
+
+  const node = async (kind: 'app-node' | 'load-node', name: string, instanceType: string, clientToken: string): Promise<string> => {
+    const found = have(kind);
+    if (found) return found.id;
+    onProgress(`launching ${kind} ${name} (${instanceType}) in ${aws.zone}`);
+    const r = await c.ec2.send(
+      new RunInstancesCommand({
+        ImageId: await latestAmazonLinux(c, architectureOf(instanceType)),
+        InstanceType: instanceType as never,
+        MinCount: 1,
+        MaxCount: 1,
+        ClientToken: clientToken,
+        Placement: { AvailabilityZone: aws.zone },
+        SecurityGroupIds: [nodesSg],
+        TagSpecifications: [
+          { ResourceType: 'instance', Tags: tags(campaignId, kind, name, expiresAt, now) },
+          { ResourceType: 'volume', Tags: tags(campaignId, kind, name, expiresAt, now) },
+        ],
+      }),
+    );
+    return r.Instances![0].InstanceId!;
+  };
+  await node('app-node', n.appNode, aws.app.instanceType, n.appClientToken);
+  await node('load-node', n.loadNode, aws.load.instanceType, n.loadClientToken);
+
+  const dbReady = await waitFor(
+    `RDS instance ${n.dbInstance} available`,
+    async () => {
+      const inst = (await c.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: n.dbInstance }))).DBInstances?.[0];
+      return inst?.DBInstanceStatus === 'available' ? inst : undefined;
+    },
+    { timeoutMs: 60 * 60_000, onProgress },
+  );
+  const all = await findRigResources(c, campaignId);
+  const find = (kind: RigResourceKind) => all.find((r) => r.kind === kind);
+  const cost = rigCost(aws);
+  const s = aws.database.storage;
+  const hardwareLine = `RDS ${aws.database.instanceClass} PostgreSQL ${aws.database.engineVersion} (gp3 ${s.sizeGb} GB, ${s.iops} IOPS, ${s.throughputMiBps} MiB/s), app ${aws.app.instanceType}, load ${aws.load.instanceType}, ${aws.zone}`;
+  const dbEndpoint = `${dbReady.Endpoint?.Address ?? '?'}:${dbReady.Endpoint?.Port ?? POSTGRES_PORT}`;
+  const appAddress = find('app-node')?.address ?? '';
+  writeAwsRecord({
+    campaignId,
+    region: aws.region,
+    zone: aws.zone,
+    createdAt: now.toISOString(),
+    resources: Object.fromEntries(all.map((r) => [r.kind, r.id])),
+    dbEndpoint,
+    appAddress,
+    loadAddress: find('load-node')?.address ?? '',
+    hardwareLine,
+    costPerHour: cost.perHour,
+    parameters: Object.fromEntries(parameters.map((p) => [p.name, p.value])),
+  });
+  onProgress(`provisioned: ${all.length} resources, ${formatPerHour(cost.perHour)}`);
+  const host = dbReady.Endpoint?.Address ?? '';
+  const port = dbReady.Endpoint?.Port ?? POSTGRES_PORT;
+  return {
+    campaignId,
+    target: 'aws',
+    serviceUrl: `http://${appAddress}:${SERVICE_PORT}`,
+    db: {
+      host,
+      port,
+      database: DB_NAME,
+      superuser: DB_MASTER_USER,
+      ownerRole: 'hardcount_owner',
+      appRole: 'hardcount_app',
+      ownerUrl: `postgres://hardcount_owner@${host}:${port}/${DB_NAME}`,
+      appUrl: `postgres://hardcount_app@${host}:${port}/${DB_NAME}`,
+    },
+    files: {},
+    reused,
+  };
+}

@@ -1,0 +1,46 @@
+// <state>/aws-rigs/<campaign>.json: what provisioning made on AWS, for the steps that must answer
+// without a call (describe, hardware, connection). No secret: the master password stays in Secrets
+// Manager (RDS manages it). The tags, not this file, are the truth for teardown and the clean check:
+// a deleted record loses nothing there.
+import fs from 'node:fs';
+import path from 'node:path';
+import { stateDir } from '../../tools/paths';
+import type { RigResourceKind } from './names';
+
+export interface AwsRigRecord {
+  campaignId: string;
+  region: string;
+  zone: string;
+  createdAt: string;
+  resources: Partial<Record<RigResourceKind, string>>;
+  dbEndpoint: string;
+  appAddress: string;
+  loadAddress: string;
+  hardwareLine: string;
+  costPerHour: number | undefined;
+  parameters: Record<string, string>;
+}
+
+export function awsRecordFile(campaignId: string): string {
+  return path.join(stateDir(), 'aws-rigs', `${campaignId}.json`);
+}
+
+export function readAwsRecord(campaignId: string): AwsRigRecord | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(awsRecordFile(campaignId), 'utf8')) as AwsRigRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeAwsRecord(rec: AwsRigRecord): void {
+  const file = awsRecordFile(rec.campaignId);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  fs.writeFileSync(tmp, JSON.stringify(rec, null, 2) + '\n');
+  fs.renameSync(tmp, file);
+}
+
+export function removeAwsRecord(campaignId: string): void {
+  fs.rmSync(awsRecordFile(campaignId), { force: true });
+}

@@ -1,0 +1,108 @@
+// The AWS target against a real moto 5.2.5: provision -> `rig check --target aws` dirty (1) ->
+// teardown -> clean (0); a second provision makes nothing new; no credentials, refused credentials
+// and a closed port are each COULD NOT LOOK (2), never clean. moto's RDS is available at once and
+// deletes at once, and it ignores RunInstances' ClientToken (the tag lookup is what stops a second node).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { parseCampaignSpec } from '../../../lib/protocol/spec';
+import type { AwsSpec } from '../../../lib/protocol/aws-spec';
+import { awsClients } from '../../../lib/targets/aws/clients';
+import { findRigResources } from '../../../lib/targets/aws/find';
+import { provisionAws } from '../../../lib/targets/aws/provision';
+import { teardownAws } from '../../../lib/targets/aws/teardown';
+import { targetFor } from '../../../lib/targets/registry';
+import { freePort } from '../../../lib/tools/free-port';
+import { startMoto, type Moto } from '../../harness/moto';
+import { rig } from '../../harness/rig-cli';
+
+const root = path.resolve(__dirname, '..', '..', '..');
+const spec = parseCampaignSpec(JSON.parse(fs.readFileSync(path.join(root, 'examples', 'aws.json'), 'utf8')));
+const aws = spec.aws as AwsSpec;
+const CAMPAIGN = 'aws-moto-1';
+
+/** No credential source on this machine leaks in: no shared files, no instance metadata. */
+const NO_AMBIENT = { AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/rig-test', AWS_CONFIG_FILE: '/nonexistent/rig-test', AWS_EC2_METADATA_DISABLED: 'true', AWS_PROFILE: '' };
+const CREDS = { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing' };
+
+let moto: Moto;
+let state: string;
+before(async () => {
+  moto = await startMoto();
+  state = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-aws-state-'));
+  Object.assign(process.env, NO_AMBIENT, CREDS, { AWS_REGION: aws.region, RIG_AWS_ENDPOINT: moto.endpoint, RIG_STATE_DIR: state });
+});
+after(async () => {
+  await moto?.stop();
+  if (state) fs.rmSync(state, { recursive: true, force: true });
+});
+
+const cliEnv = (extra: NodeJS.ProcessEnv = {}) => ({ ...NO_AMBIENT, ...CREDS, AWS_REGION: aws.region, RIG_AWS_ENDPOINT: moto.endpoint, RIG_STATE_DIR: state, ...extra });
+const params = () => ({ db: { ...spec.database }, aws: { spec: aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString() } });
+
+async function resources() {
+  const c = awsClients(aws.region);
+  try {
+    return (await findRigResources(c, CAMPAIGN)).map((r) => `${r.kind} ${r.id}`).sort();
+  } finally {
+    c.destroy();
+  }
+}
+
+test('provision -> rig check dirty (exit 1) -> provision again makes nothing new -> teardown -> clean (exit 0)', async () => {
+  assert.equal(targetFor('aws').name, 'aws');
+  const before = await rig(['check', '--target', 'aws'], cliEnv());
+  assert.equal(before.code, 0, before.stderr);
+  assert.match(before.stdout, /^CLEAN/m);
+
+  const first = await provisionAws(CAMPAIGN, params());
+  assert.equal(first.reused, false);
+  assert.equal(first.target, 'aws');
+  assert.doesNotMatch(JSON.stringify(first), /password/i);
+  const made = await resources();
+  assert.deepEqual(made.map((r) => r.split(' ')[0]), ['app-node', 'db-instance', 'db-parameter-group', 'db-security-group', 'load-node', 'nodes-security-group']);
+
+  const dirty = await rig(['check', '--target', 'aws'], cliEnv());
+  assert.equal(dirty.code, 1, dirty.stdout + dirty.stderr);
+  assert.match(dirty.stderr, /^DIRTY: 6 leftover\(s\)/m);
+  assert.match(dirty.stderr, /db-instance\s+campaign aws-moto-1\s+\d+s old\s+rig-aws-moto-1-[0-9a-f]{8} available, expires \S+, ~\$\d+\.\d\d so far \(db\.m7g\.2xlarge\)/);
+  assert.match(dirty.stderr, /app-node\s+campaign aws-moto-1 .* running, expires .* so far \(c7g\.2xlarge\)/);
+
+  const again = await provisionAws(CAMPAIGN, params());
+  assert.equal(again.reused, true);
+  assert.deepEqual(await resources(), made, 'a second provision creates nothing new');
+
+  const down = await teardownAws(CAMPAIGN);
+  assert.equal(down.removed.length, 6);
+  assert.deepEqual(await resources(), []);
+  const clean = await rig(['check', '--target', 'aws'], cliEnv());
+  assert.equal(clean.code, 0, clean.stdout + clean.stderr);
+  assert.match(clean.stdout, /^CLEAN \(looked at: EC2 instances, security groups, RDS instances and DB parameter groups tagged rig:campaign in us-east-1 at http:\/\/127\.0\.0\.1:\d+\)/m);
+  const twice = await teardownAws(CAMPAIGN);
+  assert.deepEqual(twice.removed, []);
+});
+
+test('no credentials at all: COULD NOT LOOK (exit 2)', async () => {
+  const r = await rig(['check', '--target', 'aws'], cliEnv({ AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '' }));
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.match(r.stderr, /^COULD NOT LOOK: us-east-1 at http:\/\/127\.0\.0\.1:\d+: CredentialsProviderError: /m);
+});
+
+test('credentials the endpoint refuses (moto enforcing auth): COULD NOT LOOK (exit 2)', async () => {
+  const strict = await startMoto({ INITIAL_NO_AUTH_ACTION_COUNT: '0' });
+  const r = await rig(['check', '--target', 'aws'], cliEnv({ RIG_AWS_ENDPOINT: strict.endpoint })).finally(() => strict.stop());
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.match(r.stderr, /^COULD NOT LOOK: us-east-1 at http:\/\/127\.0\.0\.1:\d+: /m);
+});
+
+test('an endpoint that does not answer: COULD NOT LOOK (exit 2); no region: exit 2', async () => {
+  const closed = await freePort();
+  const r = await rig(['check', '--target', 'aws'], cliEnv({ RIG_AWS_ENDPOINT: `http://127.0.0.1:${closed}` }));
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.match(r.stderr, /^COULD NOT LOOK: us-east-1 at http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/m);
+  const noRegion = await rig(['check', '--target', 'aws'], cliEnv({ AWS_REGION: '', AWS_DEFAULT_REGION: '' }));
+  assert.equal(noRegion.code, 2);
+  assert.match(noRegion.stderr, /COULD NOT LOOK: no AWS region/);
+});
