@@ -4,14 +4,19 @@
 // because its defaults are history, not code.
 // Safe to run twice: pure; the same input gives the same spec.
 import { ApplicationFailure } from '@temporalio/common';
-import { parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput } from '../lib/protocol/spec';
+import { campaignTargetRefusal, parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput } from '../lib/protocol/spec';
 
 export async function resolveSpec(input: CampaignSpecInput): Promise<CampaignSpec> {
+  let spec: CampaignSpec;
   try {
-    return parseCampaignSpec(input);
+    spec = parseCampaignSpec(input);
   } catch (err) {
     // A bad spec is not retried: the failure names each field (SpecError's message) and carries the issues.
     if (err instanceof SpecError) throw ApplicationFailure.nonRetryable(err.message, 'InvalidSpec', err.issues);
     throw err;
   }
+  // A target that cannot run a campaign yet is refused here, before the lease, calibration or any rig.
+  const refusal = campaignTargetRefusal(spec);
+  if (refusal) throw ApplicationFailure.nonRetryable(`invalid campaign spec:\n  - ${refusal}`, 'InvalidSpec', [refusal]);
+  return spec;
 }

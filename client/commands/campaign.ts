@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { campaignIdOf } from '../../lib/protocol/campaign-id';
+import { campaignTargetRefusal } from '../../lib/protocol/spec';
 import { followLog } from '../../lib/evidence/follow';
 import { resultsDir } from '../../lib/tools/paths';
 import { abortUpdate, extendUpdate } from '../../workflows/messages';
@@ -89,6 +90,8 @@ async function campaign(
       dryRunLines(campaignIdOf(values.id ?? defaultCampaignId(spec.name)), spec).forEach((l) => console.log(l));
       return 0;
     }
+    const refusal = campaignTargetRefusal(spec);
+    if (refusal) throw new UsageError(refusal);
     const rc = await connectClient();
     try {
       await warnMissingSearchAttributes(rc);

@@ -98,6 +98,20 @@ export const SeedSpec = z.strictObject({
 export const TARGET_NAMES = ['local', 'aws'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
+/**
+ * The targets a whole campaign can run on today. The aws target plans (--dry-run), provisions, tears
+ * down and is checked, but its data-plane workers on the load node are not built yet (issue 11): a
+ * campaign on it would pay for RDS and EC2 and then stop at bring-up. So it is refused before anything
+ * runs, by `rig campaign start` and by the workflow's first step alike.
+ */
+export const CAMPAIGN_TARGETS: readonly TargetName[] = ['local'];
+
+/** Why this spec's campaign cannot run on its target, or null when it can. Pure. */
+export function campaignTargetRefusal(spec: { target: TargetName }): string | null {
+  if (CAMPAIGN_TARGETS.includes(spec.target)) return null;
+  return `target "${spec.target}" cannot run a campaign yet: its workers on the load node are not built (issue 11), so a campaign would provision and stop at bring-up. What works today: rig campaign start SPEC --dry-run (the plan and its $/hour), rig check --target ${spec.target}`;
+}
+
 /** What the report says about the hardware (cost is per hour, in USD). */
 export const HardwareSpec = z.strictObject({
   description: z.string().default('this machine'),

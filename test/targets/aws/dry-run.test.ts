@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { resolveSpec } from '../../../activities/resolve-spec';
 import { freePort } from '../../../lib/tools/free-port';
 import { rig } from '../../harness/rig-cli';
 
@@ -61,4 +62,23 @@ test('the local dry run too, and a bad spec is still refused first', async () =>
   fs.rmSync(dir, { recursive: true });
   assert.notEqual(refused.code, 0);
   assert.match(refused.stderr, /aws\.zone: zone eu-west-1a is not in region us-east-1/);
+});
+
+test('a campaign on aws is refused before anything runs (its load-node workers are not built): by rig campaign start, rig rehearse, rig schedule create and the workflow\'s first step', async () => {
+  const { env, state } = await offlineEnv();
+  for (const argv of [['campaign', 'start', 'examples/aws.json'], ['rehearse', 'examples/aws.json'], ['schedule', 'create', 'weekly-aws', 'examples/aws.json', '--every', '7d']]) {
+    const r = await rig(argv, env);
+    assert.equal(r.code, 2, `rig ${argv.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /target "aws" cannot run a campaign yet: its workers on the load node are not built \(issue 11\).*--dry-run/, r.stderr);
+    assert.doesNotMatch(r.stderr, /cannot reach Temporal/, 'refused before connecting');
+  }
+  assert.equal(fs.existsSync(state), false, 'nothing was written');
+  // The workflow's first step refuses the same spec, non-retryable, as an invalid spec.
+  const spec = JSON.parse(fs.readFileSync('examples/aws.json', 'utf8')) as Parameters<typeof resolveSpec>[0];
+  await assert.rejects(resolveSpec(spec), (err: Error & { type?: string; nonRetryable?: boolean }) => {
+    assert.equal(err.type, 'InvalidSpec');
+    assert.equal(err.nonRetryable, true);
+    assert.match(err.message, /target "aws" cannot run a campaign yet/);
+    return true;
+  });
 });

@@ -1,0 +1,26 @@
+// What `rig rehearse` (and `npm start`) exits with. A rehearsal shows that the rig works end to end on
+// this machine: calibrated, every repeat judged and published, the rig torn down clean. Its verdict on
+// the reference service (HELD or NOT-HELD) is printed with every failed repeat's reason, and on a VM
+// whose hypervisor steals CPU mid-repeat a NOT-HELD is a true reading of that host, not a broken rig
+// (docs/instrument.md, "A disturbed host"). So the rehearsal exits 0 on either verdict, 1 when the rig
+// did not do its job; --require-held makes HELD the only 0, as `rig campaign start --wait` always does.
+import type { CampaignResult } from '../lib/protocol/campaign-result';
+
+export function rehearsalExitCode(result: Pick<CampaignResult, 'status'>, requireHeld = false): number {
+  if (result.status === 'held') return 0;
+  if (result.status === 'not-held') return requireHeld ? 1 : 0;
+  // uncalibrated, dirty, failed, aborted, cancelled: the rehearsal did not show the rig working.
+  return 1;
+}
+
+/** The last line: what the exit code means, so a 0 beside NOT-HELD is never misread. */
+export function rehearsalVerdictLine(result: Pick<CampaignResult, 'status'>, requireHeld = false): string {
+  const code = rehearsalExitCode(result, requireHeld);
+  if (result.status === 'held') return 'rehearsal: the rig ran end to end and every configuration HELD (exit 0)';
+  if (result.status === 'not-held') {
+    return requireHeld
+      ? 'rehearsal: the rig ran end to end; NOT-HELD (reasons above; --require-held: exit 1)'
+      : 'rehearsal: the rig ran end to end; the verdict is NOT-HELD (reasons above, with the host\'s CPU steal where it was high). Exit 0: the rig worked; rig rehearse --require-held or rig campaign start --wait exit 1 unless HELD';
+  }
+  return `rehearsal: the rig did not run end to end (${result.status.toUpperCase()}; exit ${code})`;
+}
