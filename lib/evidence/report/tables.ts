@@ -184,9 +184,9 @@ export function stopsTable(m: ReportModel): Table {
 
 /** The hypervisor's share of the load host's CPU over the sustained repeats, and the repeats it disturbed. */
 export function stealText(m: ReportModel): string {
-  const seen = m.configurations.flatMap((c) =>
-    c.repeats.flatMap((r) => (r.host?.steal_pct ? [{ id: `${c.name} r${r.repeat}${r.attempt ? `-a${r.attempt}` : ''}`, max: r.host.steal_pct.max }] : [])),
-  );
+  const seen = m.configurations
+    .flatMap((c) => c.repeats)
+    .flatMap((r) => (r.host?.steal_pct ? [{ id: r.id, max: r.host.steal_pct.max }] : []));
   if (!seen.length) return 'not sampled';
   const top = Math.max(...seen.map((x) => x.max));
   const hit = seen.filter((x) => x.max >= STEAL_NOTE_PCT);

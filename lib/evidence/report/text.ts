@@ -19,7 +19,7 @@ export function renderAtAGlanceText(m: ReportModel): string {
   for (const c of m.configurations) {
     for (const r of c.repeats.filter((x) => x.status === 'failed')) {
       const steal = stealNote(r.host?.steal_pct);
-      out.push(`  ${c.name} r${r.repeat}${r.attempt ? `-a${r.attempt}` : ''} failed: ${[...r.reasons, ...(steal ? [steal] : [])].join('; ')}`);
+      out.push(`  ${r.id} failed: ${[...r.reasons, ...(steal ? [steal] : [])].join('; ')}`);
     }
   }
   const ceil = ceilingTable(m);
