@@ -9,11 +9,7 @@ export interface ActivityDeps {
   targetFor(name: TargetName): Target;
 }
 
-/**
- * The target of the rig a data-plane activity acts on. Every handle provisionRig returns names its
- * target; a handle made by hand without one (a test that seeds a bare cluster does) is the local rig's,
- * as every handle was before the target became a choice.
- */
-export function rigTarget({ targetFor }: ActivityDeps, rig: Partial<Pick<RigHandle, 'target'>>): Target {
-  return targetFor(rig.target ?? 'local');
+/** The target of the rig a data-plane activity acts on: every handle provisionRig returns names it. */
+export function rigTarget({ targetFor }: ActivityDeps, rig: Pick<RigHandle, 'target'>): Target {
+  return targetFor(rig.target);
 }

@@ -142,7 +142,7 @@ test('the seed activity: a table that cannot settle is a SettleRefusal naming it
   // table, which keeps autovacuum out (COPY is not blocked by it).
   const holder = new pg.Client({ connectionString: urls.ownerUrl, application_name: 'test-lock-holder' });
   await holder.connect();
-  const input = { campaignId: campaign, rig: {} as RigHandle, rows: 40_000, settleTimeoutSeconds: 2, rebuildRollup: false };
+  const input = { campaignId: campaign, rig: { target: 'local' } as RigHandle, rows: 40_000, settleTimeoutSeconds: 2, rebuildRollup: false };
   const tagged = async () =>
     Number((await q<{ n: string }>('SELECT count(*)::text AS n FROM usage_events WHERE properties @> $1', [JSON.stringify({ [SEED_TAG_PROPERTY]: seedTagFor(campaign) })]))[0].n);
   try {
