@@ -84,7 +84,10 @@ test('aborted while it waits for the lease: nothing is provisioned or measured, 
   });
 });
 
-test('a holder terminated without giving the lease back is passed over within one check', { timeout: 240_000 }, async () => {
+// Its guard is longer than the others': the holder's watchdog must notice the termination and tear down
+// before the lease passes over, and that takes 160-220 s of real time on an idle 2-core host (more
+// under a full suite: one run there went over the old 240 s). What is asserted is in workflow time.
+test('a holder terminated without giving the lease back is passed over within one check', { timeout: 600_000 }, async () => {
   const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
   await withDoubleWorkers(env, doubles, async () => {
     const { holder: a, waiter: b } = await holderAndWaiter('lease-terminated', 'lease-next');
