@@ -7,6 +7,7 @@ import { calibrateInstrument } from './calibrate';
 import { openCampaign } from './campaign-open';
 import { campaignRunState } from './campaign-state';
 import { bringUpActivities } from './bringup';
+import { nodeActivities } from './nodes';
 import type { ActivityDeps } from './deps';
 import { denominatorActivities } from './denominator';
 import { finishCampaign } from './finish';
@@ -31,6 +32,7 @@ export function createActivities(deps: ActivityDeps) {
     provisionRig,
     teardownRig,
     campaignRunState,
+    ...nodeActivities(deps),
     ...bringUpActivities(deps),
     ...seedActivities(deps),
     ...warmUpActivities(deps),

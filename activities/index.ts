@@ -3,7 +3,8 @@
 // campaignRunState (the watchdog's and the lease's). One host's machine-bound steps
 // (queue `rig-host-<host>`, named by claimHost): openCampaign, calibrateInstrument, cleanCheck,
 // provisionRig, teardownRig, finishCampaign. Data plane (queue `rig-data-<host>`, named by provision):
-// bringUp, seedHistory, warmUp, runRepeat, runDenominator. lib/temporal/queues.ts names them.
+// bringUp, seedHistory, warmUp, runRepeat, runDenominator; on an AWS rig prepareRig too, and
+// startRigService on its app node's queue. lib/temporal/queues.ts names them.
 // These are the functions bound to the real targets (in-process callers: `rig step`); workers register
 // createActivities(deps) from ./factory.ts, which is checked to have exactly these names and types.
 export { claimHost } from './host';
@@ -13,6 +14,7 @@ export { openCampaign } from './campaign-open';
 export { calibrateInstrument } from './calibrate';
 export { cleanCheck, provisionRig, teardownRig } from './rig-lifecycle';
 export { campaignRunState } from './campaign-state';
+export { prepareRig, startRigService } from './nodes';
 export { bringUp } from './bringup';
 export { seedHistory } from './seed';
 export { warmUp } from './warmup';

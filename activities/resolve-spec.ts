@@ -16,7 +16,7 @@ export async function resolveSpec(input: CampaignSpecInput): Promise<CampaignSpe
     throw err;
   }
   // A target that cannot run a campaign yet is refused here, before the lease, calibration or any rig.
-  const refusal = campaignTargetRefusal(spec);
+  const refusal = campaignTargetRefusal(spec, { awsEmulator: Boolean(process.env.RIG_AWS_ENDPOINT) });
   if (refusal) throw ApplicationFailure.nonRetryable(`invalid campaign spec:\n  - ${refusal}`, 'InvalidSpec', [refusal]);
   return spec;
 }

@@ -95,6 +95,7 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
       campaignId,
       target: target.name,
       dataQueue: target.dataQueue(campaignId, thisHost()),
+      ...(target.nodes ? { appQueue: target.nodes.appQueue(campaignId) } : {}),
       serviceUrl: rig.serviceUrl,
       database: rig.database,
       rigDir: rig.rigDir,

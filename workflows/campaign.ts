@@ -38,7 +38,7 @@ import type {
   StepOutcome,
 } from '../lib/protocol/campaign-result';
 import { campaignIdOf } from '../lib/protocol/campaign-id';
-import { parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
+import { calibratesOnRigNode, parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
 import { DENOMINATOR_LEGS, marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogProblem, type PlanStep } from '../lib/protocol/plan';
 import { failureReason, isRefusal, namingQueue } from './failures';
 import { abortSignal, abortUpdate, disarmSignal, fireSignal, holdUntilSignal, leaseGrantedSignal, leaseReleaseSignal, progressQuery, type CampaignProgress } from './messages';
@@ -178,6 +178,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   }
   const planStepOf: Partial<Record<StepName, PlanStep>> = {
     provision: 'provision',
+    prepare: 'bring-up',
+    service: 'bring-up',
     'bring-up': 'bring-up',
     seed: 'seed',
     'warm-up': 'measuring',
@@ -274,11 +276,14 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
         (r) => (r.heldBy ? `host ${leasedHost}: granted after ${Math.round(r.waitedMs / 60_000)} min waiting for ${r.heldBy}` : `host ${leasedHost}: granted at once`),
       );
     }
-    if (spec.calibrate) {
+    // Fine enough is relative to what will be judged: the instrument's floor against the smallest p99 limit.
+    const limits = spec.sustained?.configurations.map((c) => c.p99LimitMs) ?? [];
+    const p99LimitMs = limits.length ? Math.min(...limits) : undefined;
+    // The instrument is calibrated on the host that will send the load: this one for a local rig; an
+    // AWS rig's load node, which exists only once provisioned (below, on its data-plane queue).
+    const calibrateOnRig = calibratesOnRigNode(spec.target);
+    if (spec.calibrate && !calibrateOnRig) {
       const calibrateActs = machine({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' });
-      // Fine enough is relative to what will be judged: the instrument's floor against the smallest p99 limit.
-      const limits = spec.sustained?.configurations.map((c) => c.p99LimitMs) ?? [];
-      const p99LimitMs = limits.length ? Math.min(...limits) : undefined;
       await step('calibrate', () => calibrateActs.calibrateInstrument({ campaignId, p99LimitMs }), (r) => r.summary);
     }
     await step('clean-check', () => machine({}).cleanCheck({ campaignId, target: spec.target, phase: 'before' }), (r) => r.summary);
@@ -301,14 +306,27 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     provisioned = true; // from here on, teardown runs whatever happens (it is idempotent)
     const provisionActs = machine({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute' });
     rig = await step('provision', () => provisionActs.provisionRig({ campaignId, spec }), (r) => `${r.hardware}; service ${r.serviceUrl}; database ${r.database}`);
-    const theRig = rig;
+    let theRig = rig;
 
-    const data = (opts: Partial<ActivityOptions>) =>
+    const on = (taskQueue: string, opts: Partial<ActivityOptions>) =>
       namingQueue(
-        proxyActivities<typeof activities>({ taskQueue: theRig.dataQueue, startToCloseTimeout: '10 minutes', scheduleToStartTimeout: workerWait, retry, ...opts }),
-        theRig.dataQueue,
+        proxyActivities<typeof activities>({ taskQueue, startToCloseTimeout: '10 minutes', scheduleToStartTimeout: workerWait, retry, ...opts }),
+        taskQueue,
         workerWait,
       );
+    const data = (opts: Partial<ActivityOptions>) => on(theRig.dataQueue, opts);
+    // A rig made whole on its own hosts (AWS): the database from the load node, the service on the app node.
+    const appQueue = theRig.appQueue;
+    if (appQueue) {
+      await step('prepare', () => data({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute' }).prepareRig({ campaignId, rig: theRig }), (r) => r.summary);
+      const service = { lastUsed: spec.service.lastUsed, insert: spec.service.insert, aggregate: spec.service.aggregate };
+      const started = await step('service', () => on(appQueue, { startToCloseTimeout: '5 minutes' }).startRigService({ campaignId, rig: theRig, service }), (r) => r.summary);
+      theRig = { ...theRig, serviceUrl: started.serviceUrl };
+      rig = theRig;
+    }
+    if (spec.calibrate && calibrateOnRig) {
+      await step('calibrate', () => data({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' }).calibrateInstrument({ campaignId, p99LimitMs }), (r) => r.summary);
+    }
     await step('bring-up', () => data({ startToCloseTimeout: '5 minutes' }).bringUp({ campaignId, rig: theRig, customers: spec.seed.customers }), (r) => r.summary);
     await step(
       'seed',

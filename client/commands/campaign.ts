@@ -90,7 +90,7 @@ async function campaign(
       dryRunLines(campaignIdOf(values.id ?? defaultCampaignId(spec.name)), spec).forEach((l) => console.log(l));
       return 0;
     }
-    const refusal = campaignTargetRefusal(spec);
+    const refusal = campaignTargetRefusal(spec, { awsEmulator: Boolean(process.env.RIG_AWS_ENDPOINT) });
     if (refusal) throw new UsageError(refusal);
     const rc = await connectClient();
     try {

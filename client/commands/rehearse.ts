@@ -36,7 +36,7 @@ export const { run } = defineCommand({
   positionals: true,
   async run({ values, positionals }) {
     const spec = loadSpec(positionals[0] ? { file: positionals[0] } : { profile: values.profile ?? 'rehearsal' });
-    const refusal = campaignTargetRefusal(spec);
+    const refusal = campaignTargetRefusal(spec, { awsEmulator: Boolean(process.env.RIG_AWS_ENDPOINT) });
     if (refusal) throw new UsageError(refusal);
     const env = temporalEnv();
     const [host, port] = env.address.split(':');

@@ -38,7 +38,7 @@ export const { run } = defineCommand({
     if (action !== 'list' && !id) throw new UsageError(`${action} needs a schedule id: rig schedule ${action} ID`);
     // Validate everything before touching the cluster.
     const spec = action === 'create' ? loadSpec({ file, profile: values.profile }) : undefined;
-    const refusal = spec && campaignTargetRefusal(spec);
+    const refusal = spec && campaignTargetRefusal(spec, { awsEmulator: Boolean(process.env.RIG_AWS_ENDPOINT) });
     if (refusal) throw new UsageError(refusal);
     if (action === 'create' && Boolean(values.cron) === Boolean(values.every)) {
       throw new UsageError('create needs exactly one of --cron "MIN HOUR DOM MON DOW" or --every DURATION (e.g. 7d)');

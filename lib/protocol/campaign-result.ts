@@ -9,6 +9,10 @@ export type StepName =
   | 'clean-check'
   | 'provision'
   | 'watchdog'
+  /** An AWS rig's database made ready from its load node (roles, migrations). */
+  | 'prepare'
+  /** An AWS rig's service started on its app node. */
+  | 'service'
   | 'bring-up'
   | 'seed'
   | 'warm-up'
@@ -38,6 +42,8 @@ export interface RigHandle {
   target: TargetName;
   /** Task queue of the data-plane worker that can reach this rig (load, seeding, pgbench). */
   dataQueue: string;
+  /** Task queue of the worker on the rig's app node, where the target has one (AWS); the service starts there. */
+  appQueue?: string;
   /** Base URL of the service under test. */
   serviceUrl: string;
   /** Database host:port, for display. */

@@ -106,10 +106,21 @@ export type TargetName = (typeof TARGET_NAMES)[number];
  */
 export const CAMPAIGN_TARGETS: readonly TargetName[] = ['local'];
 
-/** Why this spec's campaign cannot run on its target, or null when it can. Pure. */
-export function campaignTargetRefusal(spec: { target: TargetName }): string | null {
+/**
+ * Why this spec's campaign cannot run on its target, or null when it can. Pure: the caller says
+ * whether the AWS emulator is in use (RIG_AWS_ENDPOINT). On the emulator every step of an aws
+ * campaign runs on this machine; on real AWS the evidence the load node writes does not reach the
+ * control host's results folder yet, so the report would miss the repeats: refused until it does.
+ */
+export function campaignTargetRefusal(spec: { target: TargetName }, where: { awsEmulator: boolean } = { awsEmulator: false }): string | null {
   if (CAMPAIGN_TARGETS.includes(spec.target)) return null;
-  return `target "${spec.target}" cannot run a campaign yet: its workers on the load node are not built (issue 11), so a campaign would provision and stop at bring-up. What works today: rig campaign start SPEC --dry-run (the plan and its $/hour), rig check --target ${spec.target}`;
+  if (spec.target === 'aws' && where.awsEmulator) return null;
+  return `target "${spec.target}" cannot run a campaign on real AWS yet: the evidence its load node writes does not reach this host's results folder (issue 11), so the report would miss the repeats. What works today: rig campaign start SPEC --dry-run (the plan and its $/hour), rig check --target ${spec.target}, and a whole campaign against the AWS emulator (RIG_AWS_ENDPOINT)`;
+}
+
+/** Where the instrument is calibrated: on the host that sends the load (an AWS rig's load node, once provisioned). Pure. */
+export function calibratesOnRigNode(target: TargetName): boolean {
+  return target === 'aws';
 }
 
 /** What the report says about the hardware (cost is per hour, in USD). */

@@ -142,8 +142,23 @@ export interface Hardware {
   costPerHour: number;
 }
 
+/**
+ * A rig whose database and service are made ready after provisioning, each on its own host (AWS: the
+ * database is reachable only from the load node, and the service runs on the app node). Absent where
+ * provisioning makes the rig whole (the local target).
+ */
+export interface RigNodes {
+  /** The task queue of the worker on the app node. */
+  appQueue(campaignId: string): string;
+  /** On the data-plane queue: roles, database and default privileges, then the migrations. Returns a summary. */
+  prepareDatabase(campaignId: string, onProgress: ProgressFn): Promise<string>;
+  /** On the app queue: the service under test; returns the URL the load node reaches it at. */
+  startService(campaignId: string, service: ServiceParameters, onProgress: ProgressFn): Promise<{ serviceUrl: string; reused: boolean }>;
+}
+
 export interface Target {
   readonly name: TargetName;
+  readonly nodes?: RigNodes;
   provision(campaignId: string, params: RigParameters, onProgress?: ProgressFn): Promise<ProvisionResult>;
   teardown(campaignId: string, onProgress?: ProgressFn): Promise<TeardownResult>;
   cleanCheck(): Promise<CleanCheckResult>;

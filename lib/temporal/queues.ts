@@ -17,6 +17,21 @@ export function dataQueue(host: string): string {
   return `rig-data-${host}`;
 }
 
+/**
+ * An AWS rig's data plane: the worker on its load node (user data starts it with this name). Derived
+ * from the campaign id alone, so the workflow knows it when provisioning returns and a retried
+ * provision, the watchdog and an operator all name the same queue. Campaign ids are 1-80 characters
+ * of letters, digits, '.', '_' and '-' (lib/targets/local/rig-paths.ts), all legal in a queue name.
+ */
+export function awsLoadQueue(campaignId: string): string {
+  return `rig-aws-load-${campaignId}`;
+}
+
+/** An AWS rig's app node: the worker that runs the service under test and its host sampler. */
+export function awsAppQueue(campaignId: string): string {
+  return `rig-aws-app-${campaignId}`;
+}
+
 /** The host a host or data queue belongs to (undefined for any other queue). */
 export function hostOfQueue(queue: string): string | undefined {
   const m = /^rig-(?:host|data)-(.+)$/.exec(queue);

@@ -5,12 +5,14 @@
 // refused connection) fails fast so the clean check can say COULD NOT LOOK instead of waiting.
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { RDSClient } from '@aws-sdk/client-rds';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 
 export interface AwsClients {
   region: string;
   endpoint?: string;
   ec2: EC2Client;
   rds: RDSClient;
+  secrets: SecretsManagerClient;
   destroy(): void;
 }
 
@@ -24,14 +26,17 @@ export function awsClients(region: string, env: NodeJS.ProcessEnv = process.env)
   const config = { region, ...(endpoint ? { endpoint } : {}), maxAttempts: 3 };
   const ec2 = new EC2Client(config);
   const rds = new RDSClient(config);
+  const secrets = new SecretsManagerClient(config);
   return {
     region,
     endpoint,
     ec2,
     rds,
+    secrets,
     destroy() {
       ec2.destroy();
       rds.destroy();
+      secrets.destroy();
     },
   };
 }

@@ -1,23 +1,27 @@
-// The AWS target, first slice (issue 11 part 2): provision, teardown and the clean check by tag,
-// against AWS or the emulator (RIG_AWS_ENDPOINT). What needs the workers on the load node (the
-// data-plane queue, pgbench beside the database, the Postgres log, database URLs with the password
-// from Secrets Manager, the API key store) is not built yet and says so when called.
+// The AWS target (issue 11 part 2): provision, teardown and the clean check by tag, against AWS or the
+// emulator (RIG_AWS_ENDPOINT); the data-plane answers (database URLs with the passwords from Secrets
+// Manager, the API key, pgbench, the zones, the Postgres log) on the load node, from the campaign id
+// and AWS's own answers (data-plane.ts); the database and the service made ready on their nodes
+// after provisioning (nodes.ts). Under the emulator a test-only map (emulator-map.ts) stands a local
+// cluster in for RDS.
+import { awsAppQueue, awsLoadQueue } from '../../temporal/queues';
 import type { Target } from '../target';
 import { cleanCheckAws, AWS_LEFTOVER_KINDS } from './clean-check';
+import { awsApiKeys, awsAvailabilityZones, awsDbUrls, awsPgbenchRunner, awsWorkDir, DB_NAME, openAwsPostgresLog } from './data-plane';
+import { prepareAwsDatabase, startAwsService } from './nodes';
 import { provisionAws } from './provision';
 import { readAwsRecord } from './record';
 import { teardownAws } from './teardown';
-import { DB_NAME } from './provision';
-
-const NOT_BUILT = 'not built yet: issue 11, workers on the load node';
-function notBuilt(what: string): never {
-  throw new Error(`aws target: ${what} is ${NOT_BUILT}`);
-}
 
 function record(campaignId: string) {
   const rec = readAwsRecord(campaignId);
   if (!rec) throw new Error(`aws target: no provisioned rig recorded for ${campaignId} (state/aws-rigs/${campaignId}.json)`);
   return rec;
+}
+
+/** RDS's log through DownloadDBLogFilePortion: not built yet (its collector is issue 11's cloud evidence). */
+async function rdsPostgresLog(): Promise<never> {
+  throw new Error('aws target: the Postgres log through DownloadDBLogFilePortion is not built yet (issue 11, cloud evidence)');
 }
 
 export const awsTarget: Target = {
@@ -49,21 +53,24 @@ export const awsTarget: Target = {
     const rec = record(campaignId);
     return { serviceUrl: `http://${rec.appAddress}:8080`, database: `${rec.dbEndpoint}/${DB_NAME}`, rigDir: '', parameters: rec.parameters };
   },
-  dbUrls: () => notBuilt('dbUrls (the master password from Secrets Manager)'),
-  apiKeys: {
-    store: () => notBuilt('the API key store'),
-    read: () => notBuilt('the API key store'),
-  },
-  openPostgresLog: () => notBuilt('openPostgresLog (DownloadDBLogFilePortion)'),
+  dbUrls: awsDbUrls,
+  apiKeys: awsApiKeys,
+  openPostgresLog: (campaignId) => openAwsPostgresLog(campaignId, rdsPostgresLog),
   hardware: (campaignId, declared) => {
     const rec = readAwsRecord(campaignId);
     if (!rec) return { line: declared.description, costPerHour: declared.costPerHour };
     return { line: `${declared.description}: ${rec.hardwareLine}`, costPerHour: rec.costPerHour ?? declared.costPerHour };
   },
-  dataQueue: () => notBuilt('dataQueue (the data-plane worker on the load node)'),
-  pgbenchRunner: () => notBuilt('pgbenchRunner (pgbench on the load node)'),
-  // Must be read from AWS at bring-up, never from the record (which says what was asked, not where it landed).
-  availabilityZones: () => notBuilt('availabilityZones (bring-up on the load node)'),
-  workDir: () => notBuilt('workDir (a folder on the load node)'),
+  // The load node's worker serves this queue (its user data names it): derived from the campaign alone.
+  dataQueue: (campaignId) => awsLoadQueue(campaignId),
+  pgbenchRunner: () => awsPgbenchRunner(),
+  // Read from AWS at bring-up, never from the record (which says what was asked, not where it landed).
+  availabilityZones: awsAvailabilityZones,
+  workDir: awsWorkDir,
+  nodes: {
+    appQueue: awsAppQueue,
+    prepareDatabase: prepareAwsDatabase,
+    startService: startAwsService,
+  },
   leftoverKinds: AWS_LEFTOVER_KINDS,
 };

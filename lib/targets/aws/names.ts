@@ -13,7 +13,7 @@ export const EXPIRES_TAG = 'rig:expires';
 /** Which of the rig's resources this is (RigResourceKind). */
 export const RESOURCE_TAG = 'rig:resource';
 
-export const RIG_RESOURCE_KINDS = ['nodes-security-group', 'db-security-group', 'db-parameter-group', 'db-instance', 'app-node', 'load-node'] as const;
+export const RIG_RESOURCE_KINDS = ['nodes-security-group', 'db-security-group', 'db-parameter-group', 'db-instance', 'app-node', 'load-node', 'rig-secret'] as const;
 export type RigResourceKind = (typeof RIG_RESOURCE_KINDS)[number];
 
 export interface RigNames {

@@ -22,11 +22,13 @@ import { CREATED_TAG, findRigResources, type FoundResource } from './find';
 import { CAMPAIGN_TAG, EXPIRES_TAG, RESOURCE_TAG, rigNames, type RigResourceKind } from './names';
 import { parameterGroupFamily, rdsParameters } from './parameters';
 import { POSTGRES_PORT } from './plan';
+import { DB_NAME } from './data-plane';
 import { writeAwsRecord } from './record';
+import { ensureRigSecret } from './secrets';
 import { waitFor } from './wait';
 
 export const DB_MASTER_USER = 'rig_admin';
-export const DB_NAME = 'hardcount';
+export { DB_NAME };
 const SERVICE_PORT = 8080;
 
 function tags(campaignId: string, kind: RigResourceKind, name: string, expiresAt: string, now: Date): Tag[] {
@@ -93,6 +95,11 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
     );
   } catch (err) {
     if (!isNamed(err, 'InvalidPermission.Duplicate')) throw err;
+  }
+
+  if (!have('rig-secret')) {
+    onProgress('creating the rig\'s secret (role passwords) in Secrets Manager');
+    await ensureRigSecret(c, campaignId, tags(campaignId, 'rig-secret', `rig ${campaignId} database`, expiresAt, now));
   }
 
   const parameters = rdsParameters(db);

@@ -1,13 +1,15 @@
 // Teardown of an AWS rig by its campaign tag, in dependency order, waiting until each resource is
 // gone before the next: the nodes (terminated), the RDS instance (deleted, no final snapshot), then
-// the parameter group and the security groups it used (the database's first: it refers to the
+// the parameter group, the rig's secret and the security groups it used (the database's first: it refers to the
 // nodes'). Safe to run twice: what the tags no longer find is not there to remove.
 import { DeleteSecurityGroupCommand, DescribeInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import { DeleteSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { DeleteDBInstanceCommand, DeleteDBParameterGroupCommand, DescribeDBInstancesCommand } from '@aws-sdk/client-rds';
 import type { ProgressFn, TeardownResult } from '../target';
 import { awsClients, defaultRegion } from './clients';
 import { findRigResources, type FoundResource } from './find';
 import type { RigResourceKind } from './names';
+import { stopEmulatedService } from './nodes';
 import { readAwsRecord, removeAwsRecord } from './record';
 import { waitFor } from './wait';
 
@@ -21,6 +23,10 @@ export async function teardownAws(campaignId: string, onProgress: ProgressFn = (
   try {
     const found = await findRigResources(c, campaignId);
     const of = (...kinds: RigResourceKind[]): FoundResource[] => found.filter((r) => kinds.includes(r.kind));
+
+    // Under the emulator the nodes' processes run on this machine: terminating a record would not end them.
+    const emulated = await stopEmulatedService(campaignId);
+    if (emulated) removed.push(emulated);
 
     const nodes = of('app-node', 'load-node');
     if (nodes.length) {
@@ -69,6 +75,16 @@ export async function teardownAws(campaignId: string, onProgress: ProgressFn = (
         if (!isNamed(err, 'DBParameterGroupNotFound')) throw err;
       }
       removed.push(`db-parameter-group ${pg.id}`);
+    }
+
+    // The role passwords have no use once the database is gone: deleted now, not after a recovery window.
+    for (const secret of of('rig-secret')) {
+      try {
+        await c.secrets.send(new DeleteSecretCommand({ SecretId: secret.id, ForceDeleteWithoutRecovery: true }));
+      } catch (err) {
+        if (!isNamed(err, 'ResourceNotFoundException')) throw err;
+      }
+      removed.push(`rig-secret ${secret.id}`);
     }
 
     for (const sg of [...of('db-security-group'), ...of('nodes-security-group')]) {

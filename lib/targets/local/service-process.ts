@@ -26,6 +26,8 @@ export interface StartServiceOptions {
   /** Called synchronously right after spawn, before anything can fail: record the pid in the ledger. */
   onSpawned(pid: number): void;
   readyTimeoutMs?: number;
+  /** Where it listens: default loopback on a free port (the local rig); an AWS app node listens on its own address. */
+  listen?: { host: string; port: number };
 }
 
 export interface StartedService {
@@ -38,8 +40,8 @@ function serviceEnv(opts: StartServiceOptions): NodeJS.ProcessEnv {
   const s = opts.service;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    HC_PORT: '0',
-    HC_HOST: '127.0.0.1',
+    HC_PORT: String(opts.listen?.port ?? 0),
+    HC_HOST: opts.listen?.host ?? '127.0.0.1',
     HC_DATABASE_URL: opts.databaseUrl,
     [MARKER_CAMPAIGN]: opts.campaignId,
     [MARKER_RESOURCE]: opts.resourceId,
