@@ -8,6 +8,8 @@ import { provisionAws } from './provision';
 import { readAwsRecord } from './record';
 import { teardownAws } from './teardown';
 import { DB_NAME } from './provision';
+import { collectCloudEvidence } from './evidence/collect';
+import { rigNames } from './names';
 
 const NOT_BUILT = 'not built yet: issue 11, workers on the load node';
 function notBuilt(what: string): never {
@@ -55,6 +57,13 @@ export const awsTarget: Target = {
     read: () => notBuilt('the API key store'),
   },
   openPostgresLog: () => notBuilt('openPostgresLog (DownloadDBLogFilePortion)'),
+  // After each repeat's load: CloudWatch, Enhanced Monitoring and Performance Insights of its window
+  // (evidence/collect.ts); a source that fails writes its error into its own file.
+  cloudEvidence: async (campaignId, window, write, onProgress) => {
+    const rec = record(campaignId);
+    const dbInstanceIdentifier = rec.resources['db-instance'] ?? rigNames(campaignId).dbInstance;
+    await collectCloudEvidence({ region: rec.region, dbInstanceIdentifier, ...window }, write, { onProgress });
+  },
   hardware: (campaignId, declared) => {
     const rec = readAwsRecord(campaignId);
     if (!rec) return { line: declared.description, costPerHour: declared.costPerHour };
