@@ -4,7 +4,8 @@
 // interrupted attempt keeps its own run tag and folder and is never counted (below).
 //
 // Order matters: samplers start, the generator runs (its stream written as it goes), samplers stop,
-// the Postgres log slice is kept, the database is reconciled by run tag, and only then is the verdict
+// the Postgres log slice is kept, the target's cloud evidence of the window is kept (aws only, never
+// gating: keepCloudEvidence), the database is reconciled by run tag, and only then is the verdict
 // derived from the files: evidence is written before it is summarised.
 //
 // A completed measurement is a result; only an interrupted one is re-run. Attempt A of repeat K lives
@@ -138,6 +139,7 @@ async function runRepeatWith(deps: ActivityDeps, input: RepeatInput): Promise<Re
     const dir = attemptDir(input, a);
     if (store.exists(`${dir}/${VERDICT}`) || !loadEnded(store, dir)) continue;
     store.appendLog('info', `${labelOf(input, a)}: its load ran to its end but its worker was lost before the verdict: judged now (attempt ${att}), not measured again`);
+    await keepCloudEvidence(target, store, input, a);
     return { summary: await judge(target, store, input, a, []), interrupted };
   }
 
@@ -175,7 +177,36 @@ async function runRepeatWith(deps: ActivityDeps, input: RepeatInput): Promise<Re
     if (cancelled) throw new CancelledFailure('repeat cancelled');
     throw new Error(`${label}: the load was ${reason}: run again`);
   }
+  await keepCloudEvidence(target, store, input, att);
   return { summary: await judge(target, store, input, att, wrapUp), interrupted };
+}
+
+/**
+ * The cloud's own evidence of a load that ran to its end (Target.cloudEvidence; the local target has
+ * none), over the window its load.json records, written beside the load's own files before the
+ * verdict. A failure never reaches the verdict: it is in the collector's file as `{ error }` (shown on
+ * the page) and a warning in the campaign log, not in the wrap-up reasons that fail a repeat. These
+ * are diagnostics beside the gated figures, like the DB sampler's waits, and a monitoring API that
+ * refuses or lags says nothing about whether the service held its rate. Files already there (a retry
+ * judging an earlier attempt) are kept as they are.
+ */
+async function keepCloudEvidence(target: Target, store: EvidenceStore, input: RepeatInput, att: number): Promise<void> {
+  if (!target.cloudEvidence) return;
+  const dir = attemptDir(input, att);
+  const load = readJsonFile<LoadFile>(store, `${dir}/${LOAD}`);
+  if (!load?.started_at || !load.ended_at) return;
+  const runTag = runTagFor(input.campaignId, input.configuration.name, input.index, att);
+  const beat = setInterval(() => heartbeat({ runTag, phase: 'cloud evidence' }), 5_000);
+  const write = (file: string, json: unknown) => {
+    if (!store.exists(`${dir}/${file}`)) store.writeJson(`${dir}/${file}`, json);
+  };
+  try {
+    await target.cloudEvidence(input.campaignId, { start: load.started_at, end: load.ended_at }, write, (message) => heartbeat({ runTag, phase: 'cloud evidence', message }));
+  } catch (err) {
+    store.logWarning(`${labelOf(input, att)}: cloud evidence not kept (${messageOf(err)}); the repeat is judged without it`);
+  } finally {
+    clearInterval(beat);
+  }
 }
 
 function labelOf(input: RepeatInput, att: number): string {

@@ -37,6 +37,7 @@ import type {
   StepName,
   StepOutcome,
 } from '../lib/protocol/campaign-result';
+import { CLOUD_EVIDENCE_BUDGET_S } from '../lib/protocol/cloud-evidence';
 import { campaignIdOf } from '../lib/protocol/campaign-id';
 import { calibratesOnRigNode, parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
 import { DENOMINATOR_LEGS, marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogProblem, type PlanStep } from '../lib/protocol/plan';
@@ -345,7 +346,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     // repeat runs again (a fresh run tag); the interrupted attempt is recorded by the next attempt.
     const repeatActs = (seconds: number) =>
       data({
-        startToCloseTimeout: `${seconds + 300} seconds`,
+        // On aws the repeat also waits (bounded) for CloudWatch to publish its window (lib/protocol/cloud-evidence.ts).
+        startToCloseTimeout: `${seconds + 300 + (theRig.target === 'aws' ? CLOUD_EVIDENCE_BUDGET_S : 0)} seconds`,
         heartbeatTimeout: '30 seconds',
         retry: { initialInterval: '1 second', maximumAttempts: 4, nonRetryableErrorTypes: ['InvalidSpec'] },
         // A cancelled repeat stops its load and records itself as interrupted before teardown starts.

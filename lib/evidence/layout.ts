@@ -31,6 +31,16 @@ export const POSTGRES_LOG = 'postgres.log';
 export const VERDICT = 'verdict.json';
 /** Beside an attempt that did not finish: why (written by the attempt that found it, or on cancel). */
 export const INTERRUPTED = 'interrupted.json';
+/**
+ * Cloud evidence of a repeat on the aws target (lib/targets/aws/evidence/collect.ts), one file per
+ * source, each holding its series or the collector's error: CloudWatch AWS/RDS metrics, Enhanced
+ * Monitoring (RDSOSMetrics), Performance Insights db.load by wait event. Absent on the local target.
+ */
+export const CLOUD_RDS_METRICS = 'cloud-rds-metrics.json';
+export const CLOUD_OS_METRICS = 'cloud-os-metrics.json';
+export const CLOUD_DB_LOAD = 'cloud-db-load.json';
+export const CLOUD_FILES = [CLOUD_RDS_METRICS, CLOUD_OS_METRICS, CLOUD_DB_LOAD] as const;
+export type CloudFileName = (typeof CLOUD_FILES)[number];
 
 /** The campaign's folder: <RIG_RESULTS or state/results>/<campaignId>. */
 export function campaignDir(campaignId: string, root: string = resultsDir()): string {

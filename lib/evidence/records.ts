@@ -278,3 +278,23 @@ export interface WarmupFile {
   summary?: string;
 }
 export const WarmupSchema = z.looseObject({ configuration: z.string(), run_tag: z.string(), seconds: z.number().min(0), ok: z.boolean(), reasons: z.array(z.string()) });
+
+/**
+ * cloud-*.json (aws only): written by lib/targets/aws/evidence/collect.ts, shapes in
+ * lib/protocol/cloud-evidence.ts. Each holds its source's series or, when the source failed, its
+ * error; the report checks only what its summaries read.
+ */
+const CloudErrorSchema = z.looseObject({ error: z.string(), source: z.string() });
+const maybe = z.array(z.number().nullable());
+export const CloudRdsSchema = z.union([
+  CloudErrorSchema,
+  z.looseObject({ source: z.string(), period_s: z.number(), stat: z.string(), complete: z.boolean(), series: z.array(z.looseObject({ metric: z.string(), unit: z.string(), values: z.array(z.number()) })) }),
+]);
+export const CloudOsSchema = z.union([
+  CloudErrorSchema,
+  z.looseObject({ source: z.string(), granularity_s: z.number().nullable(), unreadable: z.number(), t: z.array(iso), cpu_total_pct: maybe, cpu_wait_pct: maybe, cpu_steal_pct: maybe }),
+]);
+export const CloudDbLoadSchema = z.union([
+  CloudErrorSchema,
+  z.looseObject({ source: z.string(), period_s: z.number(), total: z.looseObject({ values: maybe }).nullable(), by_wait_event: z.array(z.looseObject({ event: z.string(), values: maybe })) }),
+]);

@@ -7,6 +7,7 @@
 // runner beside the database, the availability zones bring-up compares, and the leftover kinds its
 // clean check reports. What a target makes is recorded against the campaign id before it is made, so
 // teardown and the clean check never guess.
+import type { CloudFileName } from '../evidence/layout';
 import type { AwsSpec } from '../protocol/aws-spec';
 import type { TargetName } from '../protocol/spec';
 
@@ -171,6 +172,12 @@ export interface Target {
   readonly apiKeys: ApiKeyStore;
   /** Opens the Postgres log's window now; read it when the window ends. */
   openPostgresLog(campaignId: string): Promise<PostgresLogWindow>;
+  /**
+   * The cloud's own evidence of a repeat's window (aws: CloudWatch, Enhanced Monitoring, Performance
+   * Insights), each file handed to `write` as soon as it is read; a source that fails writes its error
+   * into its file instead of throwing. Absent where there is no cloud (local).
+   */
+  cloudEvidence?(campaignId: string, window: { start: string; end: string }, write: (file: CloudFileName, json: unknown) => void, onProgress?: ProgressFn): Promise<void>;
   /** The hardware line and $/hour, from what the spec declares and what the target knows of itself. */
   hardware(campaignId: string, declared: { description: string; costPerHour: number }): Hardware;
   /**

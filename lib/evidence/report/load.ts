@@ -16,10 +16,15 @@ import { analyzeFile } from '../../loadgen/analyze-file';
 import type { RunAnalysis } from '../../protocol/analysis';
 import type { CampaignResult, InterruptedAttempt } from '../../protocol/campaign-result';
 import { parseCampaignSpec, SpecError, type CampaignSpec } from '../../protocol/spec';
+import type { CloudEvidence } from '../../protocol/cloud-evidence';
 import { parseLogLine, type LogLine } from '../campaign-log';
 import {
   CALIBRATION_FILE,
   CEILING_DIR,
+  CLOUD_DB_LOAD,
+  CLOUD_FILES,
+  CLOUD_OS_METRICS,
+  CLOUD_RDS_METRICS,
   DB_SAMPLES,
   DENOMINATOR_FILE,
   HOST_SAMPLES,
@@ -42,6 +47,9 @@ import {
 import { assertManifest, type Manifest } from '../manifest';
 import {
   CalibrationSchema,
+  CloudDbLoadSchema,
+  CloudOsSchema,
+  CloudRdsSchema,
   DbSampleSchema,
   DenominatorSchema,
   HostSampleSchema,
@@ -82,6 +90,8 @@ export interface AttemptEvidence {
   db: DbSampleRow[] | null;
   host: HostSampleRow[] | null;
   postgresLogBytes: number | null;
+  /** The cloud's own evidence of the window (aws only); absent when the folder has none of its files. */
+  cloud?: CloudEvidence;
   /** The analysis of samples.csv.gz; null when the attempt is interrupted or the stream is absent/unreadable. */
   analysis: RunAnalysis | null;
   /** The configured length the analysis used (s). */
@@ -292,6 +302,11 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
     const db = take(readJsonLines<DbSampleRow>(at(DB_SAMPLES), DbSampleSchema));
     const host = take(readJsonLines<HostSampleRow>(at(HOST_SAMPLES), HostSampleSchema));
     const pg = listed.get(at(POSTGRES_LOG));
+    const hasCloud = files.some((f) => (CLOUD_FILES as readonly string[]).includes(f));
+    const cloudFile = <T>(name: string, schema: z.ZodType): T | null => (files.includes(name) ? take(readJson<T>(at(name), schema)) : null);
+    const cloud: CloudEvidence | undefined = hasCloud
+      ? { rds: cloudFile(CLOUD_RDS_METRICS, CloudRdsSchema), os: cloudFile(CLOUD_OS_METRICS, CloudOsSchema), load: cloudFile(CLOUD_DB_LOAD, CloudDbLoadSchema) }
+      : undefined;
 
     const listedAs = interruptedBy.find((i) => i.dir === rel || (kind !== 'ceiling' && i.configuration === config && i.index === repeat && i.attempt === attempt));
     // interrupted.json: written by the attempt that found this one dead (or by a cancelled attempt).
@@ -332,6 +347,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
       db,
       host,
       postgresLogBytes: pg ? pg.size : null,
+      ...(cloud ? { cloud } : {}),
       analysis,
       durationS,
       samplesProblem,

@@ -1,7 +1,7 @@
 // The page as Markdown (report.md, `rig report --format md`). Sections follow the spec's results
 // page: result, at a glance, method, conditions, runs, not published, what this does not show. Pure.
 import type { ReportModel } from './model';
-import { ceilingLine, ceilingStatusText, ceilingTable, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
+import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { baselineTable } from './baseline';
 import { warmupTable } from './warmups';
 
@@ -69,6 +69,13 @@ export function renderMarkdown(m: ReportModel): string {
   for (const c of m.configurations) {
     out.push(`### ${c.name}: ${c.events_per_second} ev/s at batch ${c.batch}${c.p99_limit_ms !== null ? `, p99 limit ${c.p99_limit_ms} ms` : ''}: passed ${c.summary.label}`);
     out.push(mdTable(runsTable(c)));
+    // Each repeat's cloud figures (aws only), beside the DB sampler's in the runs table above.
+    for (const r of c.repeats) {
+      const cloud = cloudTable(r);
+      if (!cloud) continue;
+      out.push(`#### ${r.id}: Cloud (RDS)`);
+      out.push(mdTable(cloud));
+    }
   }
   if (m.ceiling) {
     out.push('### Closed-loop ceiling');

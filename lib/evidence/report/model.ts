@@ -18,6 +18,7 @@
 // Across repeats, lib/protocol/reporting's summarizeRepeats applies the rules (median over passing
 // repeats, min–max range, N/M).
 import { AFTER_LOAD } from '../../protocol/after-load';
+import { summarizeCloud, type CloudSummary } from '../../protocol/cloud-evidence';
 import { DEFAULT_DRIFT_LIMIT } from '../../protocol/drift';
 import { INSTRUMENT_LAG_NO_LIMIT_MS, INSTRUMENT_LAG_SHARE, MIN_SAMPLES, type GateCheck, type Reconciliation } from '../../protocol/gates';
 import { evaluateRun } from '../../protocol/evaluate';
@@ -70,6 +71,8 @@ export interface RepeatModel {
   checks: GateCheck[];
   db: DbSummary | null;
   host: HostSummary | null;
+  /** The cloud's own figures of the window (aws only: lib/protocol/cloud-evidence.ts); absent on local repeats. */
+  cloud?: CloudSummary;
   /** Evidence present for this attempt (names of the files). */
   files: string[];
   started_at: string | null;
@@ -348,6 +351,7 @@ export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | nul
     files: a.files,
     started_at: a.load?.started_at ?? null,
     problems: a.problems,
+    ...cloudOf(a),
   };
   // WAL per event is divided by the rows the database holds for the run (else the events acknowledged).
   const events = a.reconcile?.rows_written ?? a.analysis?.ingest.events_claimed ?? null;
@@ -407,6 +411,12 @@ export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | nul
     return { ...base, status: 'not-published', reasons: why, gate_reasons: gateReasons.filter((r) => !r.startsWith('rows:') && !r.startsWith('quantity:')), report, checks: gate.checks, db, host, series: seriesOf(report, a) };
   }
   return { ...base, status: verdict.passed ? 'passed' : 'failed', reasons: gateReasons, gate_reasons: [], report, checks: gate.checks, db, host, series: seriesOf(report, a) };
+}
+
+/** `{ cloud }` for a repeat with cloud files, `{}` otherwise (so a local repeat's model is unchanged). */
+function cloudOf(a: AttemptEvidence): { cloud?: CloudSummary } {
+  const cloud = a.cloud ? summarizeCloud(a.cloud) : null;
+  return cloud ? { cloud } : {};
 }
 
 function figuresOf(r: RepeatModel): Record<string, number | null> {

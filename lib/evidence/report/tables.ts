@@ -301,3 +301,43 @@ export function ceilingStatusText(c: NonNullable<ReportModel['ceiling']>): strin
 export function ceilingLine(r: RunReport): string {
   return `Delivered ${num(r.delivered_rate, 0)} ev/s (${num(r.delivered_rate_rps, 1)} requests/s), p50 ${ms(r.p50_ms)}, p99 ${ms(r.p99_ms)}, ${num(r.samples, 0)} samples, ${num(r.failed, 0)} failed, ${num(r.dropped, 0)} dropped.`;
 }
+
+/**
+ * A repeat's "Cloud (RDS)" block (aws only): each figure with its source and period beside it, and a
+ * source that could not be read shown as its error. Null when the repeat has no cloud files.
+ */
+export function cloudTable(r: RepeatModel): Table | null {
+  const c = r.cloud;
+  if (!c) return null;
+  const rows: Row[] = [];
+  const failed = (what: string, p: { error: string; source: string }) => rows.push({ cells: [what, `could not be read: ${p.error}`, p.source, DASH], cls: 'failed' });
+  const missing = (what: string, file: string) => rows.push({ cells: [what, `not in the evidence (no ${file})`, DASH, DASH], cls: 'not-run' });
+  const pct = (x: number | null) => (x === null ? DASH : `${num(x, 1)} %`);
+  if (!c.rds) missing('CloudWatch AWS/RDS', 'cloud-rds-metrics.json');
+  else if ('error' in c.rds) failed('CloudWatch AWS/RDS', c.rds);
+  else {
+    const s = c.rds.ok;
+    const period = `${c.rds.period}${s.complete ? '' : ' (incomplete: CloudWatch had not published the last minute)'}`;
+    const src = c.rds.source;
+    rows.push({ cells: ['RDS CPU', `mean ${pct(s.cpu_mean_pct)}, max ${pct(s.cpu_max_pct)}`, src, period] });
+    rows.push({ cells: ['read / write IOPS (mean)', `${num(s.read_iops_mean, 0)} / ${num(s.write_iops_mean, 0)}`, src, period] });
+    rows.push({ cells: ['disk queue depth (max)', num(s.queue_depth_max, 2), src, period] });
+    rows.push({ cells: ['read / write latency (mean)', `${ms(s.read_latency_mean_ms)} / ${ms(s.write_latency_mean_ms)}`, src, period] });
+    rows.push({ cells: ['freeable memory (min)', bytes(s.freeable_memory_min_bytes), src, period] });
+  }
+  if (!c.os) missing('Enhanced Monitoring', 'cloud-os-metrics.json');
+  else if ('error' in c.os) failed('Enhanced Monitoring', c.os);
+  else {
+    const s = c.os.ok;
+    const period = `${c.os.period}, ${num(s.samples, 0)} samples${s.unreadable ? ` (+${s.unreadable} unreadable)` : ''}`;
+    rows.push({ cells: ['OS CPU steal / I/O wait (max)', `${pct(s.steal_max_pct)} / ${pct(s.wait_max_pct)}`, c.os.source, period] });
+  }
+  if (!c.load) missing('Performance Insights', 'cloud-db-load.json');
+  else if ('error' in c.load) failed('Performance Insights', c.load);
+  else {
+    const s = c.load.ok;
+    const top = s.top.length ? s.top.map((t) => `${t.event} ${num(t.mean, 2)}`).join(', ') : 'no wait event recorded';
+    rows.push({ cells: ['db.load by wait event (top 3, mean active sessions)', `${top}${s.mean_total === null ? '' : `; all events ${num(s.mean_total, 2)}`}`, c.load.source, c.load.period] });
+  }
+  return { header: ['figure', 'value', 'source', 'period'], rows };
+}

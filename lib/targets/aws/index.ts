@@ -7,21 +7,20 @@
 import { awsAppQueue, awsLoadQueue } from '../../temporal/queues';
 import type { Target } from '../target';
 import { cleanCheckAws, AWS_LEFTOVER_KINDS } from './clean-check';
-import { awsApiKeys, awsAvailabilityZones, awsDbUrls, awsPgbenchRunner, awsWorkDir, DB_NAME, openAwsPostgresLog } from './data-plane';
+import { awsApiKeys, awsAvailabilityZones, awsDbUrls, awsPgbenchRunner, awsWorkDir, DB_NAME, openAwsPostgresLog, rigRegion } from './data-plane';
+import { emulatorMap } from './emulator-map';
+import { openAwsPostgresLog as openRdsPostgresLog } from './evidence/postgres-log';
 import { prepareAwsDatabase, startAwsService } from './nodes';
 import { provisionAws } from './provision';
 import { readAwsRecord } from './record';
 import { teardownAws } from './teardown';
+import { collectCloudEvidence } from './evidence/collect';
+import { rigNames } from './names';
 
 function record(campaignId: string) {
   const rec = readAwsRecord(campaignId);
   if (!rec) throw new Error(`aws target: no provisioned rig recorded for ${campaignId} (state/aws-rigs/${campaignId}.json)`);
   return rec;
-}
-
-/** RDS's log through DownloadDBLogFilePortion: not built yet (its collector is issue 11's cloud evidence). */
-async function rdsPostgresLog(): Promise<never> {
-  throw new Error('aws target: the Postgres log through DownloadDBLogFilePortion is not built yet (issue 11, cloud evidence)');
 }
 
 export const awsTarget: Target = {
@@ -55,7 +54,14 @@ export const awsTarget: Target = {
   },
   dbUrls: awsDbUrls,
   apiKeys: awsApiKeys,
-  openPostgresLog: (campaignId) => openAwsPostgresLog(campaignId, rdsPostgresLog),
+  openPostgresLog: (campaignId) => openAwsPostgresLog(campaignId, (id) => openRdsPostgresLog(rigRegion(id), rigNames(id).dbInstance)),
+  // After each repeat's load, on the load node: CloudWatch, Enhanced Monitoring and Performance Insights
+  // of its window (evidence/collect.ts); a source that fails writes its error into its own file. The
+  // emulator publishes no metrics: nothing is waited for there (its files say what it answered).
+  cloudEvidence: async (campaignId, window, write, onProgress) => {
+    const dbInstanceIdentifier = rigNames(campaignId).dbInstance;
+    await collectCloudEvidence({ region: rigRegion(campaignId), dbInstanceIdentifier, ...window }, write, { onProgress, ...(emulatorMap() ? { maxWaitMs: 0 } : {}) });
+  },
   hardware: (campaignId, declared) => {
     const rec = readAwsRecord(campaignId);
     if (!rec) return { line: declared.description, costPerHour: declared.costPerHour };
