@@ -1,8 +1,9 @@
 // Finding a rig's AWS resources by their tags, the one way provision, teardown and the clean check
 // look: EC2 instances and security groups by a tag filter, RDS instances by the TagList their
 // describe returns, DB parameter groups one by one with ListTagsForResource (neither DescribeDB-
-// ParameterGroups nor the tagging API's listing covers them). Terminated instances are gone, not
-// leftovers. Any failed call throws: a caller that cannot look must say so, never report clean.
+// ParameterGroups nor the tagging API's listing covers them), and the S3 bucket, Secrets Manager
+// secret and IAM roles and instance profile of the nodes through find-bootstrap.ts. Terminated
+// instances are gone, not leftovers. Any failed call throws: a caller that cannot look must say so, never report clean.
 import { DescribeInstancesCommand, DescribeSecurityGroupsCommand, type DescribeSecurityGroupsCommandOutput, type Tag as Ec2Tag } from '@aws-sdk/client-ec2';
 import {
   DescribeDBInstancesCommand,
@@ -12,9 +13,10 @@ import {
   type Tag as RdsTag,
 } from '@aws-sdk/client-rds';
 import type { AwsClients } from './clients';
-import { CAMPAIGN_TAG, EXPIRES_TAG, RESOURCE_TAG, type RigResourceKind } from './names';
+import { findBootstrapResources } from './find-bootstrap';
+import { CAMPAIGN_TAG, CREATED_TAG, EXPIRES_TAG, RESOURCE_TAG, type RigResourceKind } from './names';
 
-export const CREATED_TAG = 'rig:created';
+export { CREATED_TAG };
 
 export interface FoundResource {
   kind: RigResourceKind;
@@ -97,5 +99,7 @@ export async function findRigResources(c: AwsClients, campaignId?: string): Prom
     }
     marker = page.Marker;
   } while (marker);
+  // The bucket, secret and IAM the nodes boot with: looked up their own ways (find-bootstrap.ts).
+  found.push(...(await findBootstrapResources(c, campaignId)));
   return found;
 }

@@ -1,12 +1,14 @@
 // The AWS target, first slice (issue 11 part 2): provision, teardown and the clean check by tag,
-// against AWS or the emulator (RIG_AWS_ENDPOINT). What needs the workers on the load node (the
-// data-plane queue, pgbench beside the database, the Postgres log, database URLs with the password
-// from Secrets Manager, the API key store) is not built yet and says so when called.
+// against AWS or the emulator (RIG_AWS_ENDPOINT); the nodes boot with the project and start workers
+// on the campaign's queues (bootstrap.ts, user-data.ts). What runs on the load node (pgbench beside
+// the database, the Postgres log, database URLs with the password from Secrets Manager, the API key
+// store) is not built yet and says so when called.
 import type { Target } from '../target';
 import { cleanCheckAws, AWS_LEFTOVER_KINDS } from './clean-check';
 import { provisionAws } from './provision';
 import { readAwsRecord } from './record';
 import { teardownAws } from './teardown';
+import { awsDataQueue } from '../../temporal/queues';
 import { DB_NAME } from './provision';
 
 const NOT_BUILT = 'not built yet: issue 11, workers on the load node';
@@ -60,7 +62,8 @@ export const awsTarget: Target = {
     if (!rec) return { line: declared.description, costPerHour: declared.costPerHour };
     return { line: `${declared.description}: ${rec.hardwareLine}`, costPerHour: rec.costPerHour ?? declared.costPerHour };
   },
-  dataQueue: () => notBuilt('dataQueue (the data-plane worker on the load node)'),
+  // The load node's worker serves it (user-data.ts); derived from the campaign alone.
+  dataQueue: (campaignId) => awsDataQueue(campaignId),
   pgbenchRunner: () => notBuilt('pgbenchRunner (pgbench on the load node)'),
   // Must be read from AWS at bring-up, never from the record (which says what was asked, not where it landed).
   availabilityZones: () => notBuilt('availabilityZones (bring-up on the load node)'),
