@@ -18,21 +18,42 @@ export function dataQueue(host: string): string {
 }
 
 /**
- * An AWS rig's data plane: the worker on its load node (user data starts it with this name). Derived
- * from the campaign id alone, so the workflow knows it when provisioning returns and a retried
- * provision, the watchdog and an operator all name the same queue. Campaign ids are 1-80 characters
- * of letters, digits, '.', '_' and '-' (lib/targets/local/rig-paths.ts), all legal in a queue name.
+ * A short, stable hash of a campaign id: FNV-1a 32-bit, hex. Not node:crypto, because workflows
+ * import this file and the workflow sandbox has no Node modules; the slug beside it is for people,
+ * the hash keeps two campaigns whose slugs collide apart.
  */
-export function awsLoadQueue(campaignId: string): string {
-  return `rig-aws-load-${campaignId}`;
+function campaignTag(campaignId: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < campaignId.length; i++) {
+    h ^= campaignId.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  const slug = campaignId
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return `${slug ? `${slug}-` : ''}${h.toString(16).padStart(8, '0')}`;
 }
 
-/** An AWS rig's app node: the worker that runs the service under test and its host sampler. */
+/**
+ * An AWS campaign's data plane (calibration, roles and migrations, bring-up, seed, repeats,
+ * denominator, samplers), served by the worker on its load node: the database is reachable only from
+ * there. Derived from the campaign id alone, so the workflow knows it before any node exists. The
+ * prefix is `rig-aws-`, never `rig-data-`/`rig-host-`: no host name can make a queue that reads as a
+ * campaign's, nor the other way round (hostOfQueue gives undefined for it).
+ */
+export function awsDataQueue(campaignId: string): string {
+  return `rig-aws-data-${campaignTag(campaignId)}`;
+}
+
+/** An AWS campaign's app node: the service and its host sampler. Named like awsDataQueue. */
 export function awsAppQueue(campaignId: string): string {
-  return `rig-aws-app-${campaignId}`;
+  return `rig-aws-app-${campaignTag(campaignId)}`;
 }
 
-/** The host a host or data queue belongs to (undefined for any other queue). */
+/** The host a host or data queue belongs to (undefined for any other queue, a campaign's AWS queues among them). */
 export function hostOfQueue(queue: string): string | undefined {
   const m = /^rig-(?:host|data)-(.+)$/.exec(queue);
   return m?.[1];

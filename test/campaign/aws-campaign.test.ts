@@ -21,7 +21,7 @@ import type { CampaignSpecInput } from '../../lib/protocol/spec';
 import { awsClients } from '../../lib/targets/aws/clients';
 import { EMULATOR_MAP_ENV } from '../../lib/targets/aws/emulator-map';
 import { findRigResources } from '../../lib/targets/aws/find';
-import { awsAppQueue, awsLoadQueue } from '../../lib/temporal/queues';
+import { awsAppQueue, awsDataQueue } from '../../lib/temporal/queues';
 import { campaignEnv, tinySpec } from '../harness/campaign';
 import { startMoto, type Moto } from '../harness/moto';
 import { throwAwayCluster } from '../harness/pg';
@@ -58,7 +58,7 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
   const env = await campaignEnv();
   await env.inProcessWorker();
   // This machine plays both nodes: the workers their user data would start, on the queues derived from the campaign.
-  await env.inProcessWorker([awsLoadQueue(id), awsAppQueue(id)]);
+  await env.inProcessWorker([awsDataQueue(id), awsAppQueue(id)]);
   const spec = tinySpec({
     target: 'aws',
     aws: awsBlock,

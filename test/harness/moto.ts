@@ -17,10 +17,14 @@ export interface Moto {
   stop(): Promise<void>;
 }
 
-/** A fresh moto server; `env` adds to its environment (INITIAL_NO_AUTH_ACTION_COUNT=0 enforces credentials). */
+/**
+ * A fresh moto server; `env` adds to its environment (INITIAL_NO_AUTH_ACTION_COUNT=0 enforces credentials).
+ * AWS's managed IAM policies are loaded (MOTO_IAM_LOAD_MANAGED_POLICIES): moto leaves them out by
+ * default, and provisioning attaches AmazonRDSEnhancedMonitoringRole to the monitoring role.
+ */
 export async function startMoto(env: NodeJS.ProcessEnv = {}): Promise<Moto> {
   const port = await freePort();
-  const child = spawn(toolPath('moto_server'), ['-H', '127.0.0.1', '-p', String(port)], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(toolPath('moto_server'), ['-H', '127.0.0.1', '-p', String(port)], { env: { MOTO_IAM_LOAD_MANAGED_POLICIES: 'true', ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   live.add(child);

@@ -1,6 +1,6 @@
 // Is anything of an AWS rig left in the region? Every resource carrying the rig's campaign tag, each
 // with its campaign, age and cost so far (age x the price table's $/hour for instances; security
-// and parameter groups cost nothing). Any failed call (no credentials, access denied, an endpoint
+// and parameter groups and IAM cost nothing, a bucket holding one package and a secret cents a month). Any failed call (no credentials, access denied, an endpoint
 // that does not answer) is COULD NOT LOOK with the call's error: never a false clean.
 import type { CleanCheckResult, Leftover } from '../target';
 import { awsClients, defaultRegion } from './clients';
@@ -20,7 +20,9 @@ export async function cleanCheckAws(opts: { region?: string; now?: Date } = {}):
   const region = opts.region ?? defaultRegion();
   if (!region) return { status: 'could-not-look', reason: 'no AWS region: set AWS_REGION (or pass --region)', leftovers: [] };
   const c = awsClients(region);
-  const looked = [`EC2 instances, security groups, RDS instances and DB parameter groups tagged rig:campaign in ${region}${c.endpoint ? ` at ${c.endpoint}` : ''}`];
+  const looked = [
+    `EC2 instances, security groups, RDS instances, DB parameter groups, S3 buckets and Secrets Manager secrets tagged rig:campaign in ${region}${c.endpoint ? ` at ${c.endpoint}` : ''}, and IAM roles and instance profiles under /rig/`,
+  ];
   try {
     const found = await findRigResources(c);
     const now = (opts.now ?? new Date()).getTime();

@@ -3,8 +3,13 @@
 // credential chain (environment, shared files, SSO, instance role). Nothing here holds a secret of
 // its own. Retries are the SDK's (3 attempts); a call that cannot be made at all (no credentials,
 // refused connection) fails fast so the clean check can say COULD NOT LOOK instead of waiting.
+// S3 uses path-style addressing against an emulator (moto answers on one host, not a bucket's own
+// subdomain); real S3 keeps its default virtual-hosted style. IAM is global: its client's region only
+// picks the signing region.
 import { EC2Client } from '@aws-sdk/client-ec2';
+import { IAMClient } from '@aws-sdk/client-iam';
 import { RDSClient } from '@aws-sdk/client-rds';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 
 export interface AwsClients {
@@ -12,6 +17,8 @@ export interface AwsClients {
   endpoint?: string;
   ec2: EC2Client;
   rds: RDSClient;
+  s3: S3Client;
+  iam: IAMClient;
   secrets: SecretsManagerClient;
   destroy(): void;
 }
@@ -26,17 +33,19 @@ export function awsClients(region: string, env: NodeJS.ProcessEnv = process.env)
   const config = { region, ...(endpoint ? { endpoint } : {}), maxAttempts: 3 };
   const ec2 = new EC2Client(config);
   const rds = new RDSClient(config);
+  const s3 = new S3Client({ ...config, ...(endpoint ? { forcePathStyle: true } : {}) });
+  const iam = new IAMClient(config);
   const secrets = new SecretsManagerClient(config);
   return {
     region,
     endpoint,
     ec2,
     rds,
+    s3,
+    iam,
     secrets,
     destroy() {
-      ec2.destroy();
-      rds.destroy();
-      secrets.destroy();
+      for (const client of [ec2, rds, s3, iam, secrets]) client.destroy();
     },
   };
 }

@@ -1,7 +1,9 @@
 // Finding a rig's AWS resources by their tags, the one way provision, teardown and the clean check
 // look: EC2 instances and security groups by a tag filter, RDS instances by the TagList their
-// describe returns, the rig's secret by a tag filter, DB parameter groups one by one with
-// ListTagsForResource (neither DescribeDBParameterGroups nor the tagging API's listing covers them). Terminated instances are gone, not
+// describe returns, DB parameter groups one by one with ListTagsForResource (neither
+// DescribeDBParameterGroups nor the tagging API's listing covers them), and the S3 bucket, the
+// Secrets Manager secrets (the Temporal connection's and the rig's own) and the IAM roles and
+// instance profile of the nodes through find-bootstrap.ts. Terminated instances are gone, not
 // leftovers. Any failed call throws: a caller that cannot look must say so, never report clean.
 import { DescribeInstancesCommand, DescribeSecurityGroupsCommand, type DescribeSecurityGroupsCommandOutput, type Tag as Ec2Tag } from '@aws-sdk/client-ec2';
 import {
@@ -11,11 +13,11 @@ import {
   type DescribeDBParameterGroupsCommandOutput,
   type Tag as RdsTag,
 } from '@aws-sdk/client-rds';
-import { ListSecretsCommand, type ListSecretsCommandOutput } from '@aws-sdk/client-secrets-manager';
 import type { AwsClients } from './clients';
-import { CAMPAIGN_TAG, EXPIRES_TAG, RESOURCE_TAG, type RigResourceKind } from './names';
+import { findBootstrapResources } from './find-bootstrap';
+import { CAMPAIGN_TAG, CREATED_TAG, EXPIRES_TAG, RESOURCE_TAG, type RigResourceKind } from './names';
 
-export const CREATED_TAG = 'rig:created';
+export { CREATED_TAG };
 
 export interface FoundResource {
   kind: RigResourceKind;
@@ -33,7 +35,7 @@ export interface FoundResource {
   address?: string;
 }
 
-type AnyTag = Ec2Tag | RdsTag | { Key?: string; Value?: string };
+type AnyTag = Ec2Tag | RdsTag;
 const tagOf = (tags: AnyTag[] | undefined, key: string) => tags?.find((t) => t.Key === key)?.Value;
 const dateOf = (s: string | undefined) => (s && !Number.isNaN(Date.parse(s)) ? new Date(s) : undefined);
 
@@ -98,17 +100,7 @@ export async function findRigResources(c: AwsClients, campaignId?: string): Prom
     }
     marker = page.Marker;
   } while (marker);
-
-  // The rig's secret (role passwords, API key); a secret deleted without recovery is no longer listed.
-  token = undefined;
-  do {
-    const page: ListSecretsCommandOutput = await c.secrets.send(new ListSecretsCommand({ Filters: [{ Key: 'tag-key', Values: [CAMPAIGN_TAG] }], NextToken: token }));
-    for (const s of page.SecretList ?? []) {
-      if (!mine(s.Tags) || s.DeletedDate) continue;
-      const b = base(s.Tags, 'rig-secret');
-      found.push({ ...b, id: s.Name ?? s.ARN ?? '?', createdAt: s.CreatedDate ?? b.created, state: '' });
-    }
-    token = page.NextToken;
-  } while (token);
+  // The bucket, secret and IAM the nodes boot with: looked up their own ways (find-bootstrap.ts).
+  found.push(...(await findBootstrapResources(c, campaignId)));
   return found;
 }

@@ -4,7 +4,7 @@
 // and AWS's own answers (data-plane.ts); the database and the service made ready on their nodes
 // after provisioning (nodes.ts). Under the emulator a test-only map (emulator-map.ts) stands a local
 // cluster in for RDS.
-import { awsAppQueue, awsLoadQueue } from '../../temporal/queues';
+import { awsAppQueue, awsDataQueue } from '../../temporal/queues';
 import type { Target } from '../target';
 import { cleanCheckAws, AWS_LEFTOVER_KINDS } from './clean-check';
 import { awsApiKeys, awsAvailabilityZones, awsDbUrls, awsPgbenchRunner, awsWorkDir, DB_NAME, openAwsPostgresLog, rigRegion } from './data-plane';
@@ -68,7 +68,7 @@ export const awsTarget: Target = {
     return { line: `${declared.description}: ${rec.hardwareLine}`, costPerHour: rec.costPerHour ?? declared.costPerHour };
   },
   // The load node's worker serves this queue (its user data names it): derived from the campaign alone.
-  dataQueue: (campaignId) => awsLoadQueue(campaignId),
+  dataQueue: (campaignId) => awsDataQueue(campaignId),
   pgbenchRunner: () => awsPgbenchRunner(),
   // Read from AWS at bring-up, never from the record (which says what was asked, not where it landed).
   availabilityZones: awsAvailabilityZones,

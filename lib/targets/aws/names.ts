@@ -10,10 +10,28 @@ import { createHash } from 'node:crypto';
 export const CAMPAIGN_TAG = 'rig:campaign';
 /** When the resource may be reaped: the watchdog's deadline at provisioning, ISO 8601. */
 export const EXPIRES_TAG = 'rig:expires';
+/** When the resource was made, ISO 8601 (for those whose service keeps no creation time). */
+export const CREATED_TAG = 'rig:created';
 /** Which of the rig's resources this is (RigResourceKind). */
 export const RESOURCE_TAG = 'rig:resource';
 
-export const RIG_RESOURCE_KINDS = ['nodes-security-group', 'db-security-group', 'db-parameter-group', 'db-instance', 'app-node', 'load-node', 'rig-secret'] as const;
+export const RIG_RESOURCE_KINDS = [
+  'nodes-security-group',
+  'db-security-group',
+  'db-parameter-group',
+  'db-instance',
+  'app-node',
+  'load-node',
+  // What the nodes boot with (bootstrap.ts): the package they run, the Temporal connection, the role
+  // that reads both, and the role RDS's Enhanced Monitoring publishes through.
+  'artifacts-bucket',
+  'temporal-secret',
+  'node-role',
+  'node-instance-profile',
+  'monitoring-role',
+  // The database role passwords and the fixtures' API key (secrets.ts).
+  'rig-secret',
+] as const;
 export type RigResourceKind = (typeof RIG_RESOURCE_KINDS)[number];
 
 export interface RigNames {
@@ -27,7 +45,22 @@ export interface RigNames {
   /** EC2 RunInstances idempotency tokens (64 ASCII characters at most). */
   appClientToken: string;
   loadClientToken: string;
+  /** Secrets Manager name of the Temporal connection the nodes' workers use. */
+  temporalSecret: string;
+  /** IAM role and instance profile of the app and load nodes (64 characters at most). */
+  nodeRole: string;
+  nodeInstanceProfile: string;
+  /** IAM role Enhanced Monitoring publishes OS metrics through. */
+  monitoringRole: string;
+  /** The artifacts bucket's name in an account (bucket names are global: the account keeps two apart). */
+  artifactsBucket(accountId: string): string;
 }
+
+/**
+ * Every rig IAM role and instance profile lives under this path: IAM is global and has no tag filter
+ * on its listings, so the finder lists this path and reads each one's tags.
+ */
+export const IAM_PATH = '/rig/';
 
 export function rigNames(campaignId: string): RigNames {
   const hash = createHash('sha256').update(campaignId).digest('hex').slice(0, 8);
@@ -47,5 +80,11 @@ export function rigNames(campaignId: string): RigNames {
     loadNode: `${base}-load`,
     appClientToken: `rig-${hash}-app`,
     loadClientToken: `rig-${hash}-load`,
+    temporalSecret: `rig/${base.slice(4)}/temporal`,
+    nodeRole: `${base}-node`,
+    nodeInstanceProfile: `${base}-node`,
+    monitoringRole: `${base}-rdsmon`,
+    // 3-63 characters, lowercase, digits and hyphens: 4 + 25 + 1 + 8 + 1 + 12 = 51 at most.
+    artifactsBucket: (accountId) => `rig-${slug.slice(0, 25).replace(/-+$/, '')}${slug ? '-' : ''}${hash}-${accountId}`,
   };
 }

@@ -3,7 +3,8 @@
 // network: `rig campaign start SPEC --dry-run` prints it, and provision.ts creates exactly these.
 import type { AwsSpec } from '../../protocol/aws-spec';
 import type { CampaignSpec } from '../../protocol/spec';
-import { CAMPAIGN_TAG, EXPIRES_TAG, rigNames, type RigResourceKind } from './names';
+import { awsAppQueue, awsDataQueue } from '../../temporal/queues';
+import { CAMPAIGN_TAG, EXPIRES_TAG, IAM_PATH, rigNames, type RigResourceKind } from './names';
 import { parameterGroupFamily, rdsParameters } from './parameters';
 
 /** PostgreSQL's port: the only one the database's security group opens, to the nodes' group only. */
@@ -28,14 +29,19 @@ export function awsPlan(campaignId: string, spec: Pick<CampaignSpec, 'database'>
     { kind: 'nodes-security-group', type: 'security group', name: n.nodesSecurityGroup, detail: 'the app and load nodes (default VPC)' },
     { kind: 'db-security-group', type: 'security group', name: n.dbSecurityGroup, detail: `PostgreSQL ${POSTGRES_PORT} from ${n.nodesSecurityGroup} only` },
     { kind: 'db-parameter-group', type: 'DB parameter group', name: n.dbParameterGroup, detail: `family ${parameterGroupFamily(aws.database.engineVersion)}: ${params} (RDS units; the rest RDS's defaults)` },
+    { kind: 'monitoring-role', type: 'IAM role', name: `${IAM_PATH}${n.monitoringRole}`, detail: 'RDS Enhanced Monitoring (AmazonRDSEnhancedMonitoringRole)' },
     {
       kind: 'db-instance',
       type: 'RDS instance',
       name: n.dbInstance,
-      detail: `${aws.database.instanceClass}, PostgreSQL ${aws.database.engineVersion}, gp3 ${s.sizeGb} GB ${s.iops} IOPS ${s.throughputMiBps} MiB/s, single-AZ in ${aws.zone}, not publicly accessible`,
+      detail: `${aws.database.instanceClass}, PostgreSQL ${aws.database.engineVersion}, gp3 ${s.sizeGb} GB ${s.iops} IOPS ${s.throughputMiBps} MiB/s, single-AZ in ${aws.zone}, not publicly accessible, Enhanced Monitoring 1 s, Performance Insights 7 days`,
     },
-    { kind: 'app-node', type: 'EC2 instance', name: n.appNode, detail: `${aws.app.instanceType} in ${aws.zone} (ClientToken ${n.appClientToken})` },
-    { kind: 'load-node', type: 'EC2 instance', name: n.loadNode, detail: `${aws.load.instanceType} in ${aws.zone} (ClientToken ${n.loadClientToken})` },
+    { kind: 'node-role', type: 'IAM role', name: `${IAM_PATH}${n.nodeRole}`, detail: 'the nodes: read the package and two secrets, nothing else' },
+    { kind: 'artifacts-bucket', type: 'S3 bucket', name: n.artifactsBucket('<account>'), detail: 'the package the nodes run (npm pack + package-lock.json, keyed by sha256)' },
+    { kind: 'temporal-secret', type: 'secret', name: n.temporalSecret, detail: 'the nodes\' Temporal connection (this machine\'s TEMPORAL_* settings)' },
+    { kind: 'node-instance-profile', type: 'instance profile', name: `${IAM_PATH}${n.nodeInstanceProfile}`, detail: `carries ${n.nodeRole}` },
+    { kind: 'app-node', type: 'EC2 instance', name: n.appNode, detail: `${aws.app.instanceType} in ${aws.zone} (ClientToken ${n.appClientToken}), worker on ${awsAppQueue(campaignId)}` },
+    { kind: 'load-node', type: 'EC2 instance', name: n.loadNode, detail: `${aws.load.instanceType} in ${aws.zone} (ClientToken ${n.loadClientToken}), worker on ${awsDataQueue(campaignId)}` },
   ];
 }
 

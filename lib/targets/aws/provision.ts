@@ -5,43 +5,44 @@
 // the tag lookup is what keeps a retry from making a second node there). Every resource is tagged
 // with the campaign, its kind, its creation time and its expiry. The master password is managed by
 // RDS in Secrets Manager (ManageMasterUserPassword): the rig never sees it.
+// The database has Enhanced Monitoring every second (through the monitoring role) and Performance
+// Insights (7 days, the free retention); the nodes launch with the instance profile and the user data
+// that install the project and start their workers (bootstrap.ts, user-data.ts).
 import {
   AuthorizeSecurityGroupIngressCommand,
   CreateSecurityGroupCommand,
   DescribeImagesCommand,
   DescribeVpcsCommand,
   RunInstancesCommand,
-  type Tag,
 } from '@aws-sdk/client-ec2';
 import { CreateDBInstanceCommand, CreateDBParameterGroupCommand, DescribeDBInstancesCommand, ModifyDBParameterGroupCommand } from '@aws-sdk/client-rds';
 import type { AwsSpec } from '../../protocol/aws-spec';
 import type { DbParameters, ProgressFn, ProvisionResult, RigParameters } from '../target';
 import { awsClients, type AwsClients } from './clients';
 import { formatPerHour, rigCost } from './cost';
-import { CREATED_TAG, findRigResources, type FoundResource } from './find';
-import { CAMPAIGN_TAG, EXPIRES_TAG, RESOURCE_TAG, rigNames, type RigResourceKind } from './names';
+import { ensureMonitoring, ensureNodeBootstrap, masterSecretArn, nodeUserDataInput, type NodeBootstrap } from './bootstrap';
+import { isNamed } from './errors';
+import { findRigResources, type FoundResource } from './find';
+import { whileIamPropagates } from './iam';
+import { rigNames, type RigResourceKind } from './names';
+import type { RigPackage } from './package';
 import { parameterGroupFamily, rdsParameters } from './parameters';
 import { POSTGRES_PORT } from './plan';
 import { DB_NAME } from './data-plane';
 import { writeAwsRecord } from './record';
 import { ensureRigSecret } from './secrets';
+import { rigTags as tags } from './tags';
+import { renderUserData } from './user-data';
 import { waitFor } from './wait';
 
 export const DB_MASTER_USER = 'rig_admin';
 export { DB_NAME };
 const SERVICE_PORT = 8080;
 
-function tags(campaignId: string, kind: RigResourceKind, name: string, expiresAt: string, now: Date): Tag[] {
-  return [
-    { Key: 'Name', Value: name },
-    { Key: CAMPAIGN_TAG, Value: campaignId },
-    { Key: RESOURCE_TAG, Value: kind },
-    { Key: CREATED_TAG, Value: now.toISOString() },
-    { Key: EXPIRES_TAG, Value: expiresAt },
-  ];
-}
-
-const isNamed = (err: unknown, ...names: string[]) => err instanceof Error && names.some((n) => err.name === n || err.name === `${n}Fault`);
+/** Enhanced Monitoring's interval, seconds: the finest RDS offers, for the per-repeat OS figures. */
+export const MONITORING_INTERVAL_S = 1;
+/** Performance Insights retention, days: 7 is the free tier. */
+export const PERFORMANCE_INSIGHTS_RETENTION_DAYS = 7;
 
 /** arm64 for Graviton types (c7g, m7g, t4g, c7gn, ...), else x86_64. */
 export function architectureOf(instanceType: string): 'arm64' | 'x86_64' {
@@ -57,18 +58,19 @@ async function latestAmazonLinux(c: AwsClients, arch: string): Promise<string> {
   return best.ImageId;
 }
 
-export async function provisionAws(campaignId: string, params: RigParameters, onProgress: ProgressFn = () => {}): Promise<ProvisionResult> {
+/** `pkg`: the package the nodes run, for tests that give one; by default the project is packed (package.ts). */
+export async function provisionAws(campaignId: string, params: RigParameters, onProgress: ProgressFn = () => {}, opts: { pkg?: RigPackage } = {}): Promise<ProvisionResult> {
   if (!params.aws) throw new Error('the aws target needs the spec\'s aws block (RigParameters.aws)');
   const { spec: aws, expiresAt } = params.aws;
   const c = awsClients(aws.region);
   try {
-    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress);
+    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg);
   } finally {
     c.destroy();
   }
 }
 
-async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn): Promise<ProvisionResult> {
+async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined): Promise<ProvisionResult> {
   const n = rigNames(campaignId);
   const now = new Date();
   const existing = await findRigResources(c, campaignId);
@@ -97,10 +99,17 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
     if (!isNamed(err, 'InvalidPermission.Duplicate')) throw err;
   }
 
-  if (!have('rig-secret')) {
-    onProgress('creating the rig\'s secret (role passwords) in Secrets Manager');
-    await ensureRigSecret(c, campaignId, tags(campaignId, 'rig-secret', `rig ${campaignId} database`, expiresAt, now));
+  // The nodes reach each other's service port (the load node sends to the app node's service).
+  try {
+    await c.ec2.send(
+      new AuthorizeSecurityGroupIngressCommand({ GroupId: nodesSg, IpPermissions: [{ IpProtocol: 'tcp', FromPort: SERVICE_PORT, ToPort: SERVICE_PORT, UserIdGroupPairs: [{ GroupId: nodesSg }] }] }),
+    );
+  } catch (err) {
+    if (!isNamed(err, 'InvalidPermission.Duplicate')) throw err;
   }
+
+  if (!have('rig-secret')) onProgress('creating the rig\'s secret (role passwords) in Secrets Manager');
+  const rigSecretArn = await ensureRigSecret(c, campaignId, tags(campaignId, 'rig-secret', `rig ${campaignId} database`, expiresAt, now));
 
   const parameters = rdsParameters(db);
   if (!have('db-parameter-group')) {
@@ -125,11 +134,13 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
     }),
   );
 
+  const ctx = { c, campaignId, expiresAt, now, onProgress };
+  const monitoringRoleArn = await ensureMonitoring(ctx);
   if (!have('db-instance')) {
     onProgress(`creating RDS instance ${n.dbInstance} (${aws.database.instanceClass})`);
     const s = aws.database.storage;
     try {
-      await c.rds.send(
+      await whileIamPropagates(`creating RDS instance ${n.dbInstance}`, () => c.rds.send(
         new CreateDBInstanceCommand({
           DBInstanceIdentifier: n.dbInstance,
           DBInstanceClass: aws.database.instanceClass,
@@ -147,9 +158,13 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
           PubliclyAccessible: false,
           VpcSecurityGroupIds: [dbSg],
           DBParameterGroupName: n.dbParameterGroup,
+          MonitoringInterval: MONITORING_INTERVAL_S,
+          MonitoringRoleArn: monitoringRoleArn,
+          EnablePerformanceInsights: true,
+          PerformanceInsightsRetentionPeriod: PERFORMANCE_INSIGHTS_RETENTION_DAYS,
           Tags: tags(campaignId, 'db-instance', n.dbInstance, expiresAt, now),
         }),
-      );
+      ), onProgress);
     } catch (err) {
       // The identifier is the campaign's: an instance by that name is this campaign's, made by an attempt that died.
       if (!isNamed(err, 'DBInstanceAlreadyExists')) throw err;
@@ -157,25 +172,32 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
     }
   }
 
+  // The nodes read the master password's secret through their role: its ARN is known once RDS made it.
+  const boot: NodeBootstrap = await ensureNodeBootstrap(ctx, { dbMasterSecretArn: await masterSecretArn(c, n.dbInstance, onProgress), rigSecretArn, pkg });
+
   const node = async (kind: 'app-node' | 'load-node', name: string, instanceType: string, clientToken: string): Promise<string> => {
     const found = have(kind);
     if (found) return found.id;
     onProgress(`launching ${kind} ${name} (${instanceType}) in ${aws.zone}`);
-    const r = await c.ec2.send(
+    const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot));
+    const imageId = await latestAmazonLinux(c, architectureOf(instanceType));
+    const r = await whileIamPropagates(`launching ${kind} ${name}`, () => c.ec2.send(
       new RunInstancesCommand({
-        ImageId: await latestAmazonLinux(c, architectureOf(instanceType)),
+        ImageId: imageId,
         InstanceType: instanceType as never,
         MinCount: 1,
         MaxCount: 1,
         ClientToken: clientToken,
         Placement: { AvailabilityZone: aws.zone },
         SecurityGroupIds: [nodesSg],
+        IamInstanceProfile: { Arn: boot.instanceProfileArn },
+        UserData: Buffer.from(userData, 'utf8').toString('base64'),
         TagSpecifications: [
           { ResourceType: 'instance', Tags: tags(campaignId, kind, name, expiresAt, now) },
           { ResourceType: 'volume', Tags: tags(campaignId, kind, name, expiresAt, now) },
         ],
       }),
-    );
+    ), onProgress);
     return r.Instances![0].InstanceId!;
   };
   await node('app-node', n.appNode, aws.app.instanceType, n.appClientToken);
@@ -208,6 +230,7 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
     hardwareLine,
     costPerHour: cost.perHour,
     parameters: Object.fromEntries(parameters.map((p) => [p.name, p.value])),
+    bootstrap: boot,
   });
   onProgress(`provisioned: ${all.length} resources, ${formatPerHour(cost.perHour)}`);
   const host = dbReady.Endpoint?.Address ?? '';

@@ -1,10 +1,11 @@
 // <state>/aws-rigs/<campaign>.json: what provisioning made on AWS, for the steps that must answer
 // without a call (describe, hardware, connection). No secret: the master password stays in Secrets
-// Manager (RDS manages it). The tags, not this file, are the truth for teardown and the clean check:
+// Manager (RDS manages it), and so does the nodes' Temporal connection (only its ARN is here). The tags, not this file, are the truth for teardown and the clean check:
 // a deleted record loses nothing there.
 import fs from 'node:fs';
 import path from 'node:path';
 import { stateDir } from '../../tools/paths';
+import type { NodeBootstrap } from './bootstrap';
 import type { RigResourceKind } from './names';
 
 export interface AwsRigRecord {
@@ -19,6 +20,8 @@ export interface AwsRigRecord {
   hardwareLine: string;
   costPerHour: number | undefined;
   parameters: Record<string, string>;
+  /** What the nodes were given: bucket, package keys, Temporal secret ARN, instance profile, queues. */
+  bootstrap?: NodeBootstrap;
 }
 
 export function awsRecordFile(campaignId: string): string {

@@ -1,19 +1,25 @@
 // Teardown of an AWS rig by its campaign tag, in dependency order, waiting until each resource is
-// gone before the next: the nodes (terminated), the RDS instance (deleted, no final snapshot), then
-// the parameter group, the rig's secret and the security groups it used (the database's first: it refers to the
-// nodes'). Safe to run twice: what the tags no longer find is not there to remove.
+// gone before the next: the nodes (terminated), then their instance profile (its role taken out) and
+// their role (its policies detached and deleted); the RDS instance (deleted, no final snapshot), then
+// the Enhanced Monitoring role it published through, the parameter group and the security groups it
+// used (the database's first: it refers to the nodes'); last the artifacts bucket (its objects, then
+// itself) the rig's secret (role passwords) and the Temporal secret (deleted at
+// once, no recovery window). Safe to run twice: what the
+// tags no longer find is not there to remove.
 import { DeleteSecurityGroupCommand, DescribeInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { DeleteSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { DeleteDBInstanceCommand, DeleteDBParameterGroupCommand, DescribeDBInstancesCommand } from '@aws-sdk/client-rds';
 import type { ProgressFn, TeardownResult } from '../target';
 import { awsClients, defaultRegion } from './clients';
+import { removeBucket } from './bucket';
+import { isNamed } from './errors';
 import { findRigResources, type FoundResource } from './find';
+import { removeInstanceProfile, removeRole } from './iam';
 import type { RigResourceKind } from './names';
 import { stopEmulatedService } from './nodes';
 import { readAwsRecord, removeAwsRecord } from './record';
+import { removeTemporalSecret } from './temporal-secret';
 import { waitFor } from './wait';
-
-const isNamed = (err: unknown, ...names: string[]) => err instanceof Error && names.some((n) => err.name === n || err.name === `${n}Fault`);
 
 export async function teardownAws(campaignId: string, onProgress: ProgressFn = () => {}): Promise<TeardownResult> {
   const region = readAwsRecord(campaignId)?.region ?? defaultRegion();
@@ -44,6 +50,15 @@ export async function teardownAws(campaignId: string, onProgress: ProgressFn = (
       );
       removed.push(...nodes.map((r) => `${r.kind} ${r.id}`));
     }
+    // The profile only once no instance holds it; the role once no profile carries it.
+    for (const p of of('node-instance-profile')) {
+      await removeInstanceProfile(c, p.id, onProgress);
+      removed.push(`node-instance-profile ${p.id}`);
+    }
+    for (const r of of('node-role')) {
+      await removeRole(c, r.id, onProgress);
+      removed.push(`node-role ${r.id}`);
+    }
 
     for (const db of of('db-instance')) {
       onProgress(`deleting RDS instance ${db.id}`);
@@ -66,6 +81,11 @@ export async function teardownAws(campaignId: string, onProgress: ProgressFn = (
         { timeoutMs: 40 * 60_000, intervalMs: 10_000, onProgress },
       );
       removed.push(`db-instance ${db.id}`);
+    }
+    // RDS publishes Enhanced Monitoring through it until the instance is gone.
+    for (const r of of('monitoring-role')) {
+      await removeRole(c, r.id, onProgress);
+      removed.push(`monitoring-role ${r.id}`);
     }
 
     for (const pg of of('db-parameter-group')) {
@@ -104,6 +124,14 @@ export async function teardownAws(campaignId: string, onProgress: ProgressFn = (
         { timeoutMs: 15 * 60_000, onProgress },
       );
       removed.push(`${sg.kind} ${sg.id}`);
+    }
+    for (const b of of('artifacts-bucket')) {
+      await removeBucket(c, b.id, onProgress);
+      removed.push(`artifacts-bucket ${b.id}`);
+    }
+    for (const s of of('temporal-secret')) {
+      await removeTemporalSecret(c, s.id, onProgress);
+      removed.push(`temporal-secret ${s.id}`);
     }
     const left = await findRigResources(c, campaignId);
     if (left.length) throw new Error(`teardown of ${campaignId}: still there after removing: ${left.map((r) => `${r.kind} ${r.id} (${r.state || 'present'})`).join(', ')}`);

@@ -62,11 +62,23 @@ test('provision -> rig check dirty (exit 1) -> provision again makes nothing new
   assert.equal(first.target, 'aws');
   assert.doesNotMatch(JSON.stringify(first), /password/i);
   const made = await resources();
-  assert.deepEqual(made.map((r) => r.split(' ')[0]), ['app-node', 'db-instance', 'db-parameter-group', 'db-security-group', 'load-node', 'nodes-security-group']);
+  assert.deepEqual(made.map((r) => r.split(' ')[0]), [
+    'app-node',
+    'artifacts-bucket',
+    'db-instance',
+    'db-parameter-group',
+    'db-security-group',
+    'load-node',
+    'monitoring-role',
+    'node-instance-profile',
+    'node-role',
+    'nodes-security-group',
+    'temporal-secret',
+  ]);
 
   const dirty = await rig(['check', '--target', 'aws'], cliEnv());
   assert.equal(dirty.code, 1, dirty.stdout + dirty.stderr);
-  assert.match(dirty.stderr, /^DIRTY: 6 leftover\(s\)/m);
+  assert.match(dirty.stderr, /^DIRTY: 11 leftover\(s\)/m);
   assert.match(dirty.stderr, /db-instance\s+campaign aws-moto-1\s+\d+s old\s+rig-aws-moto-1-[0-9a-f]{8} available, expires \S+, ~\$\d+\.\d\d so far \(db\.m7g\.2xlarge\)/);
   assert.match(dirty.stderr, /app-node\s+campaign aws-moto-1 .* running, expires .* so far \(c7g\.2xlarge\)/);
 
@@ -75,11 +87,14 @@ test('provision -> rig check dirty (exit 1) -> provision again makes nothing new
   assert.deepEqual(await resources(), made, 'a second provision creates nothing new');
 
   const down = await teardownAws(CAMPAIGN);
-  assert.equal(down.removed.length, 6);
+  assert.equal(down.removed.length, 11);
   assert.deepEqual(await resources(), []);
   const clean = await rig(['check', '--target', 'aws'], cliEnv());
   assert.equal(clean.code, 0, clean.stdout + clean.stderr);
-  assert.match(clean.stdout, /^CLEAN \(looked at: EC2 instances, security groups, RDS instances and DB parameter groups tagged rig:campaign in us-east-1 at http:\/\/127\.0\.0\.1:\d+\)/m);
+  assert.match(
+    clean.stdout,
+    /^CLEAN \(looked at: EC2 instances, security groups, RDS instances, DB parameter groups, S3 buckets and Secrets Manager secrets tagged rig:campaign in us-east-1 at http:\/\/127\.0\.0\.1:\d+, and IAM roles and instance profiles under \/rig\/\)/m,
+  );
   const twice = await teardownAws(CAMPAIGN);
   assert.deepEqual(twice.removed, []);
 });

@@ -1,0 +1,195 @@
+// The IAM of an AWS rig, per campaign: the nodes' role and instance profile, and the role through
+// which RDS publishes Enhanced Monitoring. IAM is global and its listings have no tag filter, so every
+// role and profile made here lives under the path /rig/ (IAM_PATH) with the campaign's tags, and
+// find-bootstrap.ts lists that path and reads each one's tags.
+//
+// The nodes' role may do exactly three things: read the campaign's package (s3:GetObject on its two
+// keys), and read two secrets (the campaign's Temporal connection and the database's master password,
+// which RDS keeps in Secrets Manager under ManageMasterUserPassword). Nothing else: the evidence the
+// cloud keeps (CloudWatch, Enhanced Monitoring, Performance Insights, the Postgres log) is collected
+// by the control host with its own credentials, not by the nodes.
+//
+// IAM is eventually consistent: on real AWS a role or profile made a moment ago can be refused by EC2
+// and RDS for some seconds ("Invalid IAM Instance Profile", "IAM role ARN value is invalid");
+// whileIamPropagates retries those refusals, and only those, for two minutes.
+import {
+  AddRoleToInstanceProfileCommand,
+  AttachRolePolicyCommand,
+  CreateInstanceProfileCommand,
+  CreateRoleCommand,
+  DeleteInstanceProfileCommand,
+  DeleteRoleCommand,
+  DeleteRolePolicyCommand,
+  DetachRolePolicyCommand,
+  GetInstanceProfileCommand,
+  GetRoleCommand,
+  ListAttachedRolePoliciesCommand,
+  ListInstanceProfilesForRoleCommand,
+  ListRolePoliciesCommand,
+  PutRolePolicyCommand,
+  RemoveRoleFromInstanceProfileCommand,
+} from '@aws-sdk/client-iam';
+import type { ProgressFn } from '../target';
+import type { AwsClients } from './clients';
+import { isNamed } from './errors';
+import { IAM_PATH } from './names';
+import type { RigTag } from './tags';
+import { waitFor } from './wait';
+
+export const ENHANCED_MONITORING_POLICY_ARN = 'arn:aws:iam::aws:policy/service-role/AmazonRDSEnhancedMonitoringRole';
+/** The inline policy on the nodes' role. */
+export const NODE_POLICY_NAME = 'rig-node';
+
+function trust(service: string): string {
+  return JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: service }, Action: 'sts:AssumeRole' }] });
+}
+
+export interface NodePolicyInput {
+  /** The artifacts bucket and the keys the nodes fetch (package.ts). */
+  bucket: string;
+  objectKeys: string[];
+  /** The campaign's Temporal secret and the database's RDS-managed master secret (full ARNs). */
+  secretArns: string[];
+  /**
+   * The rig's own secret (role passwords and the fixtures' API key, secrets.ts): read by both nodes,
+   * and written by the load node, whose bring-up keeps a new API key on every attempt.
+   */
+  rigSecretArn?: string;
+}
+
+/** The nodes' inline policy: least privilege, only the named objects and secrets. Pure. */
+export function nodePolicyDocument(p: NodePolicyInput): string {
+  if (!p.objectKeys.length || !p.secretArns.length) throw new Error('the nodes\' policy needs the package keys and the secret ARNs: refusing to write a policy without a resource');
+  return JSON.stringify({
+    Version: '2012-10-17',
+    Statement: [
+      { Sid: 'ReadThePackage', Effect: 'Allow', Action: 's3:GetObject', Resource: p.objectKeys.map((k) => `arn:aws:s3:::${p.bucket}/${k}`) },
+      { Sid: 'ReadTheSecrets', Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: [...p.secretArns, ...(p.rigSecretArn ? [p.rigSecretArn] : [])] },
+      ...(p.rigSecretArn ? [{ Sid: 'KeepTheApiKey', Effect: 'Allow', Action: 'secretsmanager:PutSecretValue', Resource: p.rigSecretArn }] : []),
+    ],
+  });
+}
+
+/** The account id, from an ARN IAM gave back (arn:aws:iam::123456789012:role/...). */
+export function accountOf(arn: string): string {
+  const account = arn.split(':')[4];
+  if (!account || !/^\d{12}$/.test(account)) throw new Error(`cannot read an account id from ARN ${arn}`);
+  return account;
+}
+
+async function ensureRole(c: AwsClients, name: string, service: string, description: string, tags: RigTag[], onProgress: ProgressFn): Promise<string> {
+  try {
+    onProgress(`creating IAM role ${name}`);
+    return (await c.iam.send(new CreateRoleCommand({ RoleName: name, Path: IAM_PATH, AssumeRolePolicyDocument: trust(service), Description: description, Tags: tags }))).Role!.Arn!;
+  } catch (err) {
+    // The name is the campaign's: a role by that name was made by an attempt that died.
+    if (!isNamed(err, 'EntityAlreadyExists', 'EntityAlreadyExistsException')) throw err;
+    return (await c.iam.send(new GetRoleCommand({ RoleName: name }))).Role!.Arn!;
+  }
+}
+
+/** The role RDS publishes Enhanced Monitoring through; gives its ARN (CreateDBInstance's MonitoringRoleArn). */
+export async function ensureMonitoringRole(c: AwsClients, name: string, tags: RigTag[], onProgress: ProgressFn = () => {}): Promise<string> {
+  const arn = await ensureRole(c, name, 'monitoring.rds.amazonaws.com', 'rig: RDS Enhanced Monitoring of one campaign', tags, onProgress);
+  await c.iam.send(new AttachRolePolicyCommand({ RoleName: name, PolicyArn: ENHANCED_MONITORING_POLICY_ARN }));
+  return arn;
+}
+
+/** The nodes' role (assumed by EC2); its policy is put once the package and secrets are known. */
+export async function ensureNodeRole(c: AwsClients, name: string, tags: RigTag[], onProgress: ProgressFn = () => {}): Promise<string> {
+  return ensureRole(c, name, 'ec2.amazonaws.com', 'rig: the app and load nodes of one campaign', tags, onProgress);
+}
+
+export async function putNodePolicy(c: AwsClients, roleName: string, policy: NodePolicyInput): Promise<void> {
+  await c.iam.send(new PutRolePolicyCommand({ RoleName: roleName, PolicyName: NODE_POLICY_NAME, PolicyDocument: nodePolicyDocument(policy) }));
+}
+
+/** The instance profile that carries the nodes' role; gives its ARN. */
+export async function ensureInstanceProfile(c: AwsClients, name: string, roleName: string, tags: RigTag[], onProgress: ProgressFn = () => {}): Promise<string> {
+  try {
+    onProgress(`creating IAM instance profile ${name}`);
+    await c.iam.send(new CreateInstanceProfileCommand({ InstanceProfileName: name, Path: IAM_PATH, Tags: tags }));
+  } catch (err) {
+    if (!isNamed(err, 'EntityAlreadyExists', 'EntityAlreadyExistsException')) throw err;
+  }
+  const profile = (await c.iam.send(new GetInstanceProfileCommand({ InstanceProfileName: name }))).InstanceProfile!;
+  if (!(profile.Roles ?? []).some((r) => r.RoleName === roleName)) {
+    await c.iam.send(new AddRoleToInstanceProfileCommand({ InstanceProfileName: name, RoleName: roleName }));
+  }
+  return profile.Arn!;
+}
+
+/** Runs `call` again while IAM has not yet spread a role or profile made a moment ago. */
+export async function whileIamPropagates<T>(what: string, call: () => Promise<T>, onProgress: ProgressFn = () => {}, timeoutMs = 2 * 60_000): Promise<T> {
+  const notYet = (err: unknown) =>
+    err instanceof Error && /InvalidParameter/.test(err.name) && /iam|instance profile|role/i.test(err.message) && /invalid|not found|does not exist|permissions/i.test(err.message);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      if (!notYet(err) || Date.now() > deadline) throw err;
+      onProgress(`${what}: IAM not yet consistent (${(err as Error).message}); trying again`);
+      await new Promise((r) => setTimeout(r, 5000));
+    }
+  }
+}
+
+const gone = (err: unknown) => isNamed(err, 'NoSuchEntity', 'NoSuchEntityException');
+
+/** Takes the role out of its instance profiles, detaches and deletes its policies, deletes it, waits until IAM says it is gone. */
+export async function removeRole(c: AwsClients, name: string, onProgress: ProgressFn = () => {}): Promise<void> {
+  try {
+    for (const p of (await c.iam.send(new ListInstanceProfilesForRoleCommand({ RoleName: name }))).InstanceProfiles ?? []) {
+      await c.iam.send(new RemoveRoleFromInstanceProfileCommand({ InstanceProfileName: p.InstanceProfileName!, RoleName: name }));
+    }
+    for (const p of (await c.iam.send(new ListAttachedRolePoliciesCommand({ RoleName: name }))).AttachedPolicies ?? []) {
+      await c.iam.send(new DetachRolePolicyCommand({ RoleName: name, PolicyArn: p.PolicyArn! }));
+    }
+    for (const p of (await c.iam.send(new ListRolePoliciesCommand({ RoleName: name }))).PolicyNames ?? []) {
+      await c.iam.send(new DeleteRolePolicyCommand({ RoleName: name, PolicyName: p }));
+    }
+    onProgress(`deleting IAM role ${name}`);
+    await c.iam.send(new DeleteRoleCommand({ RoleName: name }));
+  } catch (err) {
+    if (!gone(err)) throw err;
+  }
+  await waitFor(
+    `IAM role ${name} deleted`,
+    async () => {
+      try {
+        await c.iam.send(new GetRoleCommand({ RoleName: name }));
+        return undefined;
+      } catch (err) {
+        if (gone(err)) return true;
+        throw err;
+      }
+    },
+    { timeoutMs: 5 * 60_000, onProgress },
+  );
+}
+
+/** Removes its role from it, deletes it, waits until IAM says it is gone (the role itself stays). */
+export async function removeInstanceProfile(c: AwsClients, name: string, onProgress: ProgressFn = () => {}): Promise<void> {
+  try {
+    const profile = (await c.iam.send(new GetInstanceProfileCommand({ InstanceProfileName: name }))).InstanceProfile!;
+    for (const r of profile.Roles ?? []) await c.iam.send(new RemoveRoleFromInstanceProfileCommand({ InstanceProfileName: name, RoleName: r.RoleName! }));
+    onProgress(`deleting IAM instance profile ${name}`);
+    await c.iam.send(new DeleteInstanceProfileCommand({ InstanceProfileName: name }));
+  } catch (err) {
+    if (!gone(err)) throw err;
+  }
+  await waitFor(
+    `IAM instance profile ${name} deleted`,
+    async () => {
+      try {
+        await c.iam.send(new GetInstanceProfileCommand({ InstanceProfileName: name }));
+        return undefined;
+      } catch (err) {
+        if (gone(err)) return true;
+        throw err;
+      }
+    },
+    { timeoutMs: 5 * 60_000, onProgress },
+  );
+}
