@@ -73,12 +73,13 @@ test('provision -> rig check dirty (exit 1) -> provision again makes nothing new
     'node-instance-profile',
     'node-role',
     'nodes-security-group',
+    'rig-secret',
     'temporal-secret',
   ]);
 
   const dirty = await rig(['check', '--target', 'aws'], cliEnv());
   assert.equal(dirty.code, 1, dirty.stdout + dirty.stderr);
-  assert.match(dirty.stderr, /^DIRTY: 11 leftover\(s\)/m);
+  assert.match(dirty.stderr, /^DIRTY: 12 leftover\(s\)/m);
   assert.match(dirty.stderr, /db-instance\s+campaign aws-moto-1\s+\d+s old\s+rig-aws-moto-1-[0-9a-f]{8} available, expires \S+, ~\$\d+\.\d\d so far \(db\.m7g\.2xlarge\)/);
   assert.match(dirty.stderr, /app-node\s+campaign aws-moto-1 .* running, expires .* so far \(c7g\.2xlarge\)/);
 
@@ -87,7 +88,7 @@ test('provision -> rig check dirty (exit 1) -> provision again makes nothing new
   assert.deepEqual(await resources(), made, 'a second provision creates nothing new');
 
   const down = await teardownAws(CAMPAIGN);
-  assert.equal(down.removed.length, 11);
+  assert.equal(down.removed.length, 12);
   assert.deepEqual(await resources(), []);
   const clean = await rig(['check', '--target', 'aws'], cliEnv());
   assert.equal(clean.code, 0, clean.stdout + clean.stderr);

@@ -22,6 +22,7 @@ import { nodeUserDataInput } from '../../../lib/targets/aws/bootstrap';
 import { awsClients, type AwsClients } from '../../../lib/targets/aws/clients';
 import { ENHANCED_MONITORING_POLICY_ARN, NODE_POLICY_NAME } from '../../../lib/targets/aws/iam';
 import { rigNames } from '../../../lib/targets/aws/names';
+import { rigSecretName } from '../../../lib/targets/aws/secrets';
 import { provisionAws } from '../../../lib/targets/aws/provision';
 import { readAwsRecord } from '../../../lib/targets/aws/record';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
@@ -93,12 +94,15 @@ test('provision makes the bucket + package, secret, roles and profile; the nodes
   assert.equal(boot.tarballKey, `packages/${boot.packageSha256}/rig.tgz`);
   assert.equal(lines.filter((l) => l.startsWith('uploading ')).length, 2);
 
-  // The nodes' role: exactly the two objects and the two secrets (the Temporal one and RDS's master one).
+  // The nodes' role: exactly the two objects and the three secrets (the Temporal one, RDS's master one
+  // and the rig's own, which the load node also writes: bring-up keeps the API key there).
+  const rigSecretArn = (await c.secrets.send(new DescribeSecretCommand({ SecretId: rigSecretName(CAMPAIGN) }))).ARN!;
   const db = (await c.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: n.dbInstance }))).DBInstances![0];
   const policy = JSON.parse(decodeURIComponent((await c.iam.send(new GetRolePolicyCommand({ RoleName: n.nodeRole, PolicyName: NODE_POLICY_NAME }))).PolicyDocument!));
   assert.deepEqual(policy.Statement, [
     { Sid: 'ReadThePackage', Effect: 'Allow', Action: 's3:GetObject', Resource: [`arn:aws:s3:::${boot.bucket}/${boot.tarballKey}`, `arn:aws:s3:::${boot.bucket}/${boot.lockKey}`] },
-    { Sid: 'ReadTheSecrets', Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: [boot.temporalSecretArn, db.MasterUserSecret!.SecretArn] },
+    { Sid: 'ReadTheSecrets', Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: [boot.temporalSecretArn, db.MasterUserSecret!.SecretArn, rigSecretArn] },
+    { Sid: 'KeepTheApiKey', Effect: 'Allow', Action: 'secretsmanager:PutSecretValue', Resource: rigSecretArn },
   ]);
   const nodeRole = (await c.iam.send(new GetRoleCommand({ RoleName: n.nodeRole }))).Role!;
   assert.match(decodeURIComponent(nodeRole.AssumeRolePolicyDocument!), /ec2\.amazonaws\.com/);

@@ -64,21 +64,32 @@ test('the local dry run too, and a bad spec is still refused first', async () =>
   assert.match(refused.stderr, /aws\.zone: zone eu-west-1a is not in region us-east-1/);
 });
 
-test('a campaign on aws is refused before anything runs (its load-node workers are not built): by rig campaign start, rig rehearse, rig schedule create and the workflow\'s first step', async () => {
+test('a campaign on real aws is refused before anything runs (its load node\'s evidence does not reach this host yet): by rig campaign start, rig rehearse, rig schedule create and the workflow\'s first step; against the emulator it is not', async () => {
   const { env, state } = await offlineEnv();
+  const real = { ...env, RIG_AWS_ENDPOINT: '' };
   for (const argv of [['campaign', 'start', 'examples/aws.json'], ['rehearse', 'examples/aws.json'], ['schedule', 'create', 'weekly-aws', 'examples/aws.json', '--every', '7d']]) {
-    const r = await rig(argv, env);
+    const r = await rig(argv, real);
     assert.equal(r.code, 2, `rig ${argv.join(' ')}: ${r.stderr}`);
-    assert.match(r.stderr, /target "aws" cannot run a campaign yet: its workers on the load node are not built \(issue 11\).*--dry-run/, r.stderr);
+    assert.match(r.stderr, /target "aws" cannot run a campaign on real AWS yet: the evidence its load node writes does not reach this host's results folder \(issue 11\).*--dry-run.*the AWS emulator \(RIG_AWS_ENDPOINT\)/, r.stderr);
     assert.doesNotMatch(r.stderr, /cannot reach Temporal/, 'refused before connecting');
   }
   assert.equal(fs.existsSync(state), false, 'nothing was written');
-  // The workflow's first step refuses the same spec, non-retryable, as an invalid spec.
+  // Against the emulator the spec passes: the command goes on to connect (and finds no Temporal here).
+  const emulated = await rig(['campaign', 'start', 'examples/aws.json'], env);
+  assert.doesNotMatch(emulated.stderr, /cannot run a campaign/, emulated.stderr);
+  assert.match(emulated.stderr, /cannot reach Temporal/, emulated.stderr);
+  // The workflow's first step refuses the same spec, non-retryable, as an invalid spec, on a worker without the emulator.
   const spec = JSON.parse(fs.readFileSync('examples/aws.json', 'utf8')) as Parameters<typeof resolveSpec>[0];
-  await assert.rejects(resolveSpec(spec), (err: Error & { type?: string; nonRetryable?: boolean }) => {
-    assert.equal(err.type, 'InvalidSpec');
-    assert.equal(err.nonRetryable, true);
-    assert.match(err.message, /target "aws" cannot run a campaign yet/);
-    return true;
-  });
+  const saved = process.env.RIG_AWS_ENDPOINT;
+  delete process.env.RIG_AWS_ENDPOINT;
+  try {
+    await assert.rejects(resolveSpec(spec), (err: Error & { type?: string; nonRetryable?: boolean }) => {
+      assert.equal(err.type, 'InvalidSpec');
+      assert.equal(err.nonRetryable, true);
+      assert.match(err.message, /target "aws" cannot run a campaign on real AWS yet/);
+      return true;
+    });
+  } finally {
+    if (saved !== undefined) process.env.RIG_AWS_ENDPOINT = saved;
+  }
 });
