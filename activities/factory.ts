@@ -20,7 +20,7 @@ import { warmUpActivities } from './warmup';
 import type * as boundActivities from './index';
 
 export function createActivities(deps: ActivityDeps) {
-  const { cleanCheck, provisionRig, teardownRig } = rigLifecycleActivities(deps);
+  const { cleanCheck, provisionRig, teardownRig, retagRigExpiry } = rigLifecycleActivities(deps);
   return {
     claimHost,
     requestLease,
@@ -30,6 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     cleanCheck,
     provisionRig,
     teardownRig,
+    retagRigExpiry,
     campaignRunState,
     ...bringUpActivities(deps),
     ...seedActivities(deps),

@@ -6,6 +6,7 @@ import type { Target } from '../target';
 import { cleanCheckAws, AWS_LEFTOVER_KINDS } from './clean-check';
 import { provisionAws } from './provision';
 import { readAwsRecord } from './record';
+import { extendExpiryAws } from './retag';
 import { teardownAws } from './teardown';
 import { DB_NAME } from './provision';
 
@@ -66,4 +67,7 @@ export const awsTarget: Target = {
   availabilityZones: () => notBuilt('availabilityZones (bring-up on the load node)'),
   workDir: () => notBuilt('workDir (a folder on the load node)'),
   leftoverKinds: AWS_LEFTOVER_KINDS,
+  extendExpiry: async (campaignId, expiresAt) => {
+    await extendExpiryAws(campaignId, expiresAt);
+  },
 };

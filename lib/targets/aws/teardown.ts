@@ -1,11 +1,13 @@
 // Teardown of an AWS rig by its campaign tag, in dependency order, waiting until each resource is
 // gone before the next: the nodes (terminated), the RDS instance (deleted, no final snapshot), then
 // the parameter group and the security groups it used (the database's first: it refers to the
-// nodes'). Safe to run twice: what the tags no longer find is not there to remove.
+// nodes'). Safe to run twice: what the tags no longer find is not there to remove. The removal of a
+// list of found resources (removeRigResources) is shared with the reaper (reap.ts), which passes only
+// a campaign's expired ones.
 import { DeleteSecurityGroupCommand, DescribeInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
-import { DeleteDBInstanceCommand, DeleteDBParameterGroupCommand, DescribeDBInstancesCommand } from '@aws-sdk/client-rds';
+import { DeleteDBInstanceCommand, DeleteDBParameterGroupCommand, DeleteDBSubnetGroupCommand, DescribeDBInstancesCommand } from '@aws-sdk/client-rds';
 import type { ProgressFn, TeardownResult } from '../target';
-import { awsClients, defaultRegion } from './clients';
+import { awsClients, defaultRegion, type AwsClients } from './clients';
 import { findRigResources, type FoundResource } from './find';
 import type { RigResourceKind } from './names';
 import { readAwsRecord, removeAwsRecord } from './record';
@@ -17,78 +19,8 @@ export async function teardownAws(campaignId: string, onProgress: ProgressFn = (
   const region = readAwsRecord(campaignId)?.region ?? defaultRegion();
   if (!region) throw new Error(`teardown of ${campaignId}: no record of its region (state/aws-rigs) and no AWS_REGION`);
   const c = awsClients(region);
-  const removed: string[] = [];
   try {
-    const found = await findRigResources(c, campaignId);
-    const of = (...kinds: RigResourceKind[]): FoundResource[] => found.filter((r) => kinds.includes(r.kind));
-
-    const nodes = of('app-node', 'load-node');
-    if (nodes.length) {
-      const ids = nodes.map((r) => r.id);
-      onProgress(`terminating ${ids.join(', ')}`);
-      await c.ec2.send(new TerminateInstancesCommand({ InstanceIds: ids }));
-      await waitFor(
-        `instances ${ids.join(', ')} terminated`,
-        async () => {
-          const r = await c.ec2.send(new DescribeInstancesCommand({ InstanceIds: ids }));
-          const states = (r.Reservations ?? []).flatMap((x) => x.Instances ?? []).map((i) => i.State?.Name);
-          return states.every((s) => s === 'terminated') ? true : undefined;
-        },
-        { timeoutMs: 15 * 60_000, onProgress },
-      );
-      removed.push(...nodes.map((r) => `${r.kind} ${r.id}`));
-    }
-
-    for (const db of of('db-instance')) {
-      onProgress(`deleting RDS instance ${db.id}`);
-      try {
-        if (db.state !== 'deleting') await c.rds.send(new DeleteDBInstanceCommand({ DBInstanceIdentifier: db.id, SkipFinalSnapshot: true, DeleteAutomatedBackups: true }));
-      } catch (err) {
-        if (!isNamed(err, 'DBInstanceNotFound')) throw err;
-      }
-      await waitFor(
-        `RDS instance ${db.id} deleted`,
-        async () => {
-          try {
-            await c.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: db.id }));
-            return undefined;
-          } catch (err) {
-            if (isNamed(err, 'DBInstanceNotFound')) return true;
-            throw err;
-          }
-        },
-        { timeoutMs: 40 * 60_000, intervalMs: 10_000, onProgress },
-      );
-      removed.push(`db-instance ${db.id}`);
-    }
-
-    for (const pg of of('db-parameter-group')) {
-      try {
-        await c.rds.send(new DeleteDBParameterGroupCommand({ DBParameterGroupName: pg.id }));
-      } catch (err) {
-        if (!isNamed(err, 'DBParameterGroupNotFound')) throw err;
-      }
-      removed.push(`db-parameter-group ${pg.id}`);
-    }
-
-    for (const sg of [...of('db-security-group'), ...of('nodes-security-group')]) {
-      // A security group stays "in use" for a while after its instances are gone (their network interfaces).
-      await waitFor(
-        `security group ${sg.id} deleted`,
-        async () => {
-          try {
-            await c.ec2.send(new DeleteSecurityGroupCommand({ GroupId: sg.id }));
-            return true;
-          } catch (err) {
-            if (isNamed(err, 'InvalidGroup.NotFound')) return true;
-            if (isNamed(err, 'DependencyViolation')) return undefined;
-            throw err;
-          }
-        },
-        { timeoutMs: 15 * 60_000, onProgress },
-      );
-      removed.push(`${sg.kind} ${sg.id}`);
-    }
+    const removed = await removeRigResources(c, await findRigResources(c, campaignId), onProgress);
     const left = await findRigResources(c, campaignId);
     if (left.length) throw new Error(`teardown of ${campaignId}: still there after removing: ${left.map((r) => `${r.kind} ${r.id} (${r.state || 'present'})`).join(', ')}`);
     removeAwsRecord(campaignId);
@@ -96,4 +28,92 @@ export async function teardownAws(campaignId: string, onProgress: ProgressFn = (
   } finally {
     c.destroy();
   }
+}
+
+/**
+ * Removes `found` in dependency order (nodes, the DB instance, its parameter and subnet groups, the
+ * security groups), waiting until each is gone; what is already gone counts as removed. Returns
+ * "<kind> <id>" for each. Throws at the first call that fails or wait that times out.
+ */
+export async function removeRigResources(c: AwsClients, found: FoundResource[], onProgress: ProgressFn = () => {}): Promise<string[]> {
+  const removed: string[] = [];
+  const of = (...kinds: RigResourceKind[]): FoundResource[] => found.filter((r) => kinds.includes(r.kind));
+
+  const nodes = of('app-node', 'load-node');
+  if (nodes.length) {
+    const ids = nodes.map((r) => r.id);
+    onProgress(`terminating ${ids.join(', ')}`);
+    await c.ec2.send(new TerminateInstancesCommand({ InstanceIds: ids }));
+    await waitFor(
+      `instances ${ids.join(', ')} terminated`,
+      async () => {
+        const r = await c.ec2.send(new DescribeInstancesCommand({ InstanceIds: ids }));
+        const states = (r.Reservations ?? []).flatMap((x) => x.Instances ?? []).map((i) => i.State?.Name);
+        return states.every((s) => s === 'terminated') ? true : undefined;
+      },
+      { timeoutMs: 15 * 60_000, onProgress },
+    );
+    removed.push(...nodes.map((r) => `${r.kind} ${r.id}`));
+  }
+
+  for (const db of of('db-instance')) {
+    onProgress(`deleting RDS instance ${db.id}`);
+    try {
+      if (db.state !== 'deleting') await c.rds.send(new DeleteDBInstanceCommand({ DBInstanceIdentifier: db.id, SkipFinalSnapshot: true, DeleteAutomatedBackups: true }));
+    } catch (err) {
+      if (!isNamed(err, 'DBInstanceNotFound')) throw err;
+    }
+    await waitFor(
+      `RDS instance ${db.id} deleted`,
+      async () => {
+        try {
+          await c.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: db.id }));
+          return undefined;
+        } catch (err) {
+          if (isNamed(err, 'DBInstanceNotFound')) return true;
+          throw err;
+        }
+      },
+      { timeoutMs: 40 * 60_000, intervalMs: 10_000, onProgress },
+    );
+    removed.push(`db-instance ${db.id}`);
+  }
+
+  for (const pg of of('db-parameter-group')) {
+    try {
+      await c.rds.send(new DeleteDBParameterGroupCommand({ DBParameterGroupName: pg.id }));
+    } catch (err) {
+      if (!isNamed(err, 'DBParameterGroupNotFound')) throw err;
+    }
+    removed.push(`db-parameter-group ${pg.id}`);
+  }
+
+  for (const sn of of('db-subnet-group')) {
+    try {
+      await c.rds.send(new DeleteDBSubnetGroupCommand({ DBSubnetGroupName: sn.id }));
+    } catch (err) {
+      if (!isNamed(err, 'DBSubnetGroupNotFound')) throw err;
+    }
+    removed.push(`db-subnet-group ${sn.id}`);
+  }
+
+  for (const sg of [...of('db-security-group'), ...of('nodes-security-group')]) {
+    // A security group stays "in use" for a while after its instances are gone (their network interfaces).
+    await waitFor(
+      `security group ${sg.id} deleted`,
+      async () => {
+        try {
+          await c.ec2.send(new DeleteSecurityGroupCommand({ GroupId: sg.id }));
+          return true;
+        } catch (err) {
+          if (isNamed(err, 'InvalidGroup.NotFound')) return true;
+          if (isNamed(err, 'DependencyViolation')) return undefined;
+          throw err;
+        }
+      },
+      { timeoutMs: 15 * 60_000, onProgress },
+    );
+    removed.push(`${sg.kind} ${sg.id}`);
+  }
+  return removed;
 }
