@@ -5,12 +5,15 @@
 // refused connection) fails fast so the clean check can say COULD NOT LOOK instead of waiting.
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { RDSClient } from '@aws-sdk/client-rds';
+import { ResourceGroupsTaggingAPIClient } from '@aws-sdk/client-resource-groups-tagging-api';
 
 export interface AwsClients {
   region: string;
   endpoint?: string;
   ec2: EC2Client;
   rds: RDSClient;
+  /** The Resource Groups Tagging API: the reaper's first look across services (reap.ts). */
+  tagging: ResourceGroupsTaggingAPIClient;
   destroy(): void;
 }
 
@@ -24,14 +27,17 @@ export function awsClients(region: string, env: NodeJS.ProcessEnv = process.env)
   const config = { region, ...(endpoint ? { endpoint } : {}), maxAttempts: 3 };
   const ec2 = new EC2Client(config);
   const rds = new RDSClient(config);
+  const tagging = new ResourceGroupsTaggingAPIClient(config);
   return {
     region,
     endpoint,
     ec2,
     rds,
+    tagging,
     destroy() {
       ec2.destroy();
       rds.destroy();
+      tagging.destroy();
     },
   };
 }

@@ -33,10 +33,10 @@ export async function teardownAws(campaignId: string, onProgress: ProgressFn = (
 /**
  * Removes `found` in dependency order (nodes, the DB instance, its parameter and subnet groups, the
  * security groups), waiting until each is gone; what is already gone counts as removed. Returns
- * "<kind> <id>" for each. Throws at the first call that fails or wait that times out.
+ * "<kind> <id>" for each, pushed into `removed` as it goes: a caller that catches the first call that
+ * fails (or wait that times out: it throws there) still knows what went before it.
  */
-export async function removeRigResources(c: AwsClients, found: FoundResource[], onProgress: ProgressFn = () => {}): Promise<string[]> {
-  const removed: string[] = [];
+export async function removeRigResources(c: AwsClients, found: FoundResource[], onProgress: ProgressFn = () => {}, removed: string[] = []): Promise<string[]> {
   const of = (...kinds: RigResourceKind[]): FoundResource[] => found.filter((r) => kinds.includes(r.kind));
 
   const nodes = of('app-node', 'load-node');
