@@ -82,6 +82,13 @@ export interface TeardownInput extends CampaignRef {
   by: 'campaign' | 'watchdog' | 'operator';
 }
 
+/** The watchdog's deadline moved: re-tag the rig's expiry (Target.extendExpiry). */
+export interface RetagExpiryInput extends CampaignRef {
+  target: TargetName;
+  /** The new deadline, ISO 8601. */
+  expiresAt: string;
+}
+
 export interface RigInput extends CampaignRef {
   rig: RigHandle;
 }

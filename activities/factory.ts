@@ -21,7 +21,7 @@ import { warmUpActivities } from './warmup';
 import type * as boundActivities from './index';
 
 export function createActivities(deps: ActivityDeps) {
-  const { cleanCheck, provisionRig, teardownRig } = rigLifecycleActivities(deps);
+  const { cleanCheck, provisionRig, teardownRig, retagRigExpiry } = rigLifecycleActivities(deps);
   return {
     claimHost,
     requestLease,
@@ -31,6 +31,7 @@ export function createActivities(deps: ActivityDeps) {
     cleanCheck,
     provisionRig,
     teardownRig,
+    retagRigExpiry,
     campaignRunState,
     ...nodeActivities(deps),
     ...bringUpActivities(deps),

@@ -2,9 +2,10 @@
 // Local to the workflow's worker: resolveSpec. Any host (queue `rig`): claimHost, requestLease,
 // campaignRunState (the watchdog's and the lease's). One host's machine-bound steps
 // (queue `rig-host-<host>`, named by claimHost): openCampaign, calibrateInstrument, cleanCheck,
-// provisionRig, teardownRig, finishCampaign. Data plane (queue `rig-data-<host>`, named by provision):
-// bringUp, seedHistory, warmUp, runRepeat, runDenominator; on an AWS rig prepareRig too, and
-// startRigService on its app node's queue. lib/temporal/queues.ts names them.
+// provisionRig, teardownRig, retagRigExpiry (the watchdog's, when its deadline moves),
+// finishCampaign. Data plane (queue `rig-data-<host>`, named by provision): bringUp, seedHistory,
+// warmUp, runRepeat, runDenominator; on an AWS rig prepareRig too, and startRigService on its app
+// node's queue. lib/temporal/queues.ts names them.
 // These are the functions bound to the real targets (in-process callers: `rig step`); workers register
 // createActivities(deps) from ./factory.ts, which is checked to have exactly these names and types.
 export { claimHost } from './host';
@@ -12,7 +13,7 @@ export { requestLease } from './lease';
 export { resolveSpec } from './resolve-spec';
 export { openCampaign } from './campaign-open';
 export { calibrateInstrument } from './calibrate';
-export { cleanCheck, provisionRig, teardownRig } from './rig-lifecycle';
+export { cleanCheck, provisionRig, teardownRig, retagRigExpiry } from './rig-lifecycle';
 export { campaignRunState } from './campaign-state';
 export { prepareRig, startRigService } from './nodes';
 export { bringUp } from './bringup';

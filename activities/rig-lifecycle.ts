@@ -8,7 +8,7 @@ import { RIG_FILE } from '../lib/evidence/layout';
 import type { RigHandle } from '../lib/protocol/campaign-result';
 import type { CampaignSpec } from '../lib/protocol/spec';
 import type { CleanCheckResult, Leftover } from '../lib/targets/target';
-import type { CleanCheckInput, CleanCheckOutput, ProvisionInput, StepSummary, TeardownInput } from './contract';
+import type { CleanCheckInput, CleanCheckOutput, ProvisionInput, RetagExpiryInput, StepSummary, TeardownInput } from './contract';
 import { activityTaskQueue, heartbeat } from './context';
 import { defaultDeps } from './default-deps';
 import type { ActivityDeps } from './deps';
@@ -115,8 +115,13 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
     return { summary };
   }
 
-  return { cleanCheck, provisionRig, rigHandle, teardownRig };
+  /** The watchdog moved its deadline: the rig's expiry tag follows it (a no-op where a target has none). */
+  async function retagRigExpiry(input: RetagExpiryInput): Promise<void> {
+    await targetFor(input.target).extendExpiry(input.campaignId, input.expiresAt);
+  }
+
+  return { cleanCheck, provisionRig, rigHandle, teardownRig, retagRigExpiry };
 }
 
 /** Bound to the real targets, for in-process callers (`rig step`, tests). */
-export const { cleanCheck, provisionRig, rigHandle, teardownRig } = rigLifecycleActivities(defaultDeps);
+export const { cleanCheck, provisionRig, rigHandle, teardownRig, retagRigExpiry } = rigLifecycleActivities(defaultDeps);

@@ -4,6 +4,9 @@
 // A kept rig (end: keep) stays under its watchdog: billing never runs unattended.
 // Signals: disarm (the rig is gone), extend (+minutes, an operator), hold-until (the campaign, at each
 // step: the deadline follows the plan), fire (tear down now: the campaign's own teardown gave up).
+// Whenever the deadline moves, the rig's expiry tag follows it (retagRigExpiry, on the teardown's
+// queue), so `rig check --reap` never takes a rig its watchdog still guards; a re-tag that fails is
+// logged and never stops the watchdog (the deadline here, not the tag, is what tears the rig down).
 import { condition, log, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities';
 import type { TargetName } from '../lib/protocol/spec';
@@ -17,6 +20,14 @@ const teardownOn = (taskQueue: string | undefined) =>
     retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 20 },
   }).teardownRig;
 
+/** Same queue as teardown (the host that made the rig); a few quick attempts, then give up and warn. */
+const retagOn = (taskQueue: string | undefined) =>
+  proxyActivities<typeof activities>({
+    ...(taskQueue ? { taskQueue } : {}),
+    startToCloseTimeout: '5 minutes',
+    retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 5 },
+  }).retagRigExpiry;
+
 /** Read-only, quick: how the campaign's workflow stands (activities/campaign-state.ts). */
 const { campaignRunState } = proxyActivities<typeof activities>({
   startToCloseTimeout: '30 seconds',
@@ -27,6 +38,8 @@ const { campaignRunState } = proxyActivities<typeof activities>({
 const CHECKS_CAMPAIGN_PATCH = 'watchdog-checks-campaign';
 /** How often the watchdog looks: a terminated campaign's rig is torn down within this, not at the deadline. */
 export const CAMPAIGN_CHECK_MS = 2 * 60_000;
+/** patched() id: a moved deadline re-tags the rig's expiry (histories before it did not). */
+const RETAGS_EXPIRY_PATCH = 'watchdog-retags-expiry';
 /**
  * Closed without running its own end: nothing tore the rig down and nothing will disarm. Any other
  * close (completed, failed, cancelled) ran the campaign's teardown, or kept the rig on purpose
@@ -85,7 +98,29 @@ export async function rigWatchdog(input: WatchdogInput): Promise<WatchdogState> 
     fireNow ??= String(reason || 'asked to fire now');
   });
   setHandler(watchdogQuery, state);
+  /**
+   * Runs beside the main loop: one re-tag at a time, always to the latest deadline (moves that come
+   * while one is running are folded into the next). Provisioning tagged the rig with the first deadline.
+   */
+  async function followDeadlineWithTag(): Promise<void> {
+    const retag = retagOn(input.hostQueue);
+    let taggedMs = input.deadlineMs;
+    for (;;) {
+      await condition(() => disarmed || fireNow !== undefined || deadlineMs !== taggedMs);
+      if (disarmed || fireNow !== undefined) return;
+      const wanted = deadlineMs;
+      try {
+        await retag({ campaignId: input.campaignId, target: input.target, expiresAt: new Date(wanted).toISOString() });
+      } catch (err) {
+        log.warn('could not re-tag the rig\'s expiry: a reaper may take it at the old time; the watchdog keeps its own deadline', { error: String(err) });
+      }
+      taggedMs = wanted;
+    }
+  }
   const checks = patched(CHECKS_CAMPAIGN_PATCH);
+  if (patched(RETAGS_EXPIRY_PATCH)) {
+    followDeadlineWithTag().catch((err) => log.warn('the expiry re-tagging stopped', { error: String(err) }));
+  }
   // The campaign's workflow id: this watchdog's own, without the suffix the campaign gave it.
   const campaignWorkflowId = workflowInfo().workflowId.replace(/\.watchdog$/, '');
   for (;;) {

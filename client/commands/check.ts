@@ -1,9 +1,12 @@
 // `rig check --target local|aws`: is anything of a rig left? Exit 0 clean, 1 dirty (each leftover
 // listed with its campaign and age), 2 could not look (with the reason). The looking is
-// lib/targets/<target>/clean-check.ts; this file only formats.
+// lib/targets/<target>/clean-check.ts; this file only formats. `--target aws --reap` deletes the
+// expired rig resources (lib/targets/aws/reap.ts): exit 0 nothing expired left, 1 something expired
+// could not be reaped, 2 could not look.
 import { defineCommand } from '../command';
 import { UsageError } from '../parse-flags';
 import { cleanCheckAws } from '../../lib/targets/aws/clean-check';
+import { reapAws, reapExitCode, type ReapEntry, type ReapResult } from '../../lib/targets/aws/reap';
 import { cleanCheckLocal } from '../../lib/targets/local/clean-check';
 import { cleanCheckExitCode, type CleanCheckResult, type Leftover } from '../../lib/targets/target';
 
@@ -11,6 +14,7 @@ export const summary = 'look for rig resources left behind (exit 0 clean, 1 dirt
 
 const HELP = `usage: rig check --target local [--scope machine|state] [--json]
        rig check --target aws [--region R] [--json]
+       rig check --target aws --reap [--region R] [--json]
 
 Looks for anything a local rig left: open ledger entries, rig folders, live postmasters and services
 carrying the rig's marker, ports the ledgers recorded that still answer.
@@ -24,7 +28,18 @@ carrying the rig's marker, ports the ledgers recorded that still answer.
 instances and DB parameter groups tagged rig:campaign, each with its campaign, age and cost so far;
 terminated instances are not leftovers. Credentials come from the SDK's standard chain;
 RIG_AWS_ENDPOINT points it at an emulator. Any failed call (no credentials, access denied, an
-endpoint that does not answer) is COULD NOT LOOK, exit 2.`;
+endpoint that does not answer) is COULD NOT LOOK, exit 2.
+
+--reap deletes the EXPIRED rig resources (tag rig:expires earlier than now) and nothing else: never
+an unexpired one, one without a readable rig:expires, or one without the rig:campaign tag. Candidates
+come from the Resource Groups Tagging API, each confirmed by the service's own describe (a hit that is
+gone, or whose tags there differ, is skipped and reported); DB parameter and subnet groups named
+rig-* by their own tags. Removed per campaign in dependency order (nodes, DB instance, its groups,
+security groups). Prints each reaped resource with its campaign, age and expiry, each skipped one
+with why.
+  exit 0  nothing expired is left
+  exit 1  something expired could not be reaped (each with why)
+  exit 2  COULD NOT LOOK: any failed call while looking; nothing was deleted`;
 
 export function formatAge(seconds: number | undefined): string {
   if (seconds === undefined) return 'age unknown';
@@ -44,13 +59,32 @@ export function formatCheck(r: CleanCheckResult): string {
   return [`COULD NOT LOOK: ${r.reason}`, ...(r.leftovers.length ? ['found before stopping:', ...r.leftovers.map(line)] : [])].join('\n');
 }
 
+function reapLine(verb: string, e: ReapEntry): string {
+  return `  ${verb.padEnd(10)} ${e.kind.padEnd(20)} campaign ${e.campaignId}  ${formatAge(e.ageSeconds).padEnd(12)} expires ${e.expiresAt ?? '(none)'}  ${e.id}${e.why ? `: ${e.why}` : ''}`;
+}
+
+export function formatReap(r: ReapResult): string {
+  const head =
+    r.status === 'could-not-look'
+      ? `COULD NOT LOOK: ${r.reason}`
+      : `${r.status === 'done' ? 'REAPED' : 'REAP INCOMPLETE'}: ${r.reaped.length} reaped, ${r.notReaped.length} expired not reaped, ${r.skipped.length} skipped, ${r.unexpired} unexpired left alone (looked at: ${r.looked.join('; ')})`;
+  return [head, ...r.reaped.map((e) => reapLine('reaped', e)), ...r.notReaped.map((e) => reapLine('NOT REAPED', e)), ...r.skipped.map((e) => reapLine('skipped', e))].join('\n');
+}
+
 export const { run } = defineCommand({
   summary,
   help: HELP,
-  options: { target: { type: 'string' }, scope: { type: 'string', default: 'machine' }, region: { type: 'string' }, json: { type: 'boolean' } },
+  options: { target: { type: 'string' }, scope: { type: 'string', default: 'machine' }, region: { type: 'string' }, json: { type: 'boolean' }, reap: { type: 'boolean' } },
   async run({ values }) {
     if (values.target !== 'local' && values.target !== 'aws') {
       throw new UsageError(`--target ${values.target ?? '(missing)'} is not supported; use --target local or --target aws`);
+    }
+    if (values.reap && values.target !== 'aws') throw new UsageError('--reap is for --target aws (a local rig has no expiry tag: rig step teardown --campaign ID removes it)');
+    if (values.reap) {
+      const r = await reapAws({ region: values.region, onProgress: (m) => console.error(m) });
+      if (values.json) console.log(JSON.stringify(r, null, 2));
+      else (reapExitCode(r) === 0 ? console.log : console.error)(formatReap(r));
+      return reapExitCode(r);
     }
     if (values.target === 'aws') return report(await cleanCheckAws({ region: values.region }), Boolean(values.json));
     if (values.scope !== 'machine' && values.scope !== 'state') {

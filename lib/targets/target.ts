@@ -193,6 +193,11 @@ export interface Target {
   workDir(campaignId: string): string;
   /** Every kind of leftover this target's clean check can report. */
   readonly leftoverKinds: readonly LeftoverKind[];
+  /**
+   * The watchdog's deadline moved: every resource of the campaign now expires at `expiresAt` (ISO
+   * 8601), so a reaper never takes a rig its watchdog still guards. Idempotent; nothing found, nothing done.
+   */
+  extendExpiry(campaignId: string, expiresAt: string): Promise<void>;
 }
 
 /** Exit code of `rig check`: 0 clean, 1 dirty, 2 could not look. */

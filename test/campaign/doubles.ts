@@ -40,6 +40,8 @@ export interface DoubleOptions {
   bringUpRetryAfter?: string;
   /** Teardown fails (retryably) every time it is run by this caller. */
   teardownFailsFor?: contract.TeardownInput['by'];
+  /** The expiry re-tag fails (non-retryably, one attempt) for these expiry times (ISO 8601). */
+  retagFailsFor?: string[];
 }
 
 let doublesMade = 0;
@@ -104,6 +106,10 @@ export function activityDoubles(opts: DoubleOptions) {
       note('teardownRig', i);
       if (opts.teardownFailsFor === i.by) throw ApplicationFailure.retryable('pg_ctl: could not stop the server', 'Error');
       return { summary: 'removed' };
+    },
+    async retagRigExpiry(i: contract.RetagExpiryInput): Promise<void> {
+      note('retagRigExpiry', i);
+      if (opts.retagFailsFor?.includes(i.expiresAt)) throw ApplicationFailure.nonRetryable('AccessDenied: ec2:CreateTags', 'Error');
     },
     // The real one: it only asks the server how the campaign's workflow stands.
     async campaignRunState(i: contract.CampaignRunStateInput): Promise<contract.CampaignRunStateOutput> {

@@ -9,6 +9,7 @@
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { RDSClient } from '@aws-sdk/client-rds';
+import { ResourceGroupsTaggingAPIClient } from '@aws-sdk/client-resource-groups-tagging-api';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 
@@ -20,6 +21,8 @@ export interface AwsClients {
   s3: S3Client;
   iam: IAMClient;
   secrets: SecretsManagerClient;
+  /** The Resource Groups Tagging API: the reaper's first look across services (reap.ts). */
+  tagging: ResourceGroupsTaggingAPIClient;
   destroy(): void;
 }
 
@@ -36,6 +39,7 @@ export function awsClients(region: string, env: NodeJS.ProcessEnv = process.env)
   const s3 = new S3Client({ ...config, ...(endpoint ? { forcePathStyle: true } : {}) });
   const iam = new IAMClient(config);
   const secrets = new SecretsManagerClient(config);
+  const tagging = new ResourceGroupsTaggingAPIClient(config);
   return {
     region,
     endpoint,
@@ -44,8 +48,9 @@ export function awsClients(region: string, env: NodeJS.ProcessEnv = process.env)
     s3,
     iam,
     secrets,
+    tagging,
     destroy() {
-      for (const client of [ec2, rds, s3, iam, secrets]) client.destroy();
+      for (const client of [ec2, rds, s3, iam, secrets, tagging]) client.destroy();
     },
   };
 }

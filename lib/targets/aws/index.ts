@@ -13,6 +13,7 @@ import { openAwsPostgresLog as openRdsPostgresLog } from './evidence/postgres-lo
 import { prepareAwsDatabase, startAwsService } from './nodes';
 import { provisionAws } from './provision';
 import { readAwsRecord } from './record';
+import { extendExpiryAws } from './retag';
 import { teardownAws } from './teardown';
 import { collectCloudEvidence } from './evidence/collect';
 import { rigNames } from './names';
@@ -79,4 +80,7 @@ export const awsTarget: Target = {
     startService: startAwsService,
   },
   leftoverKinds: AWS_LEFTOVER_KINDS,
+  extendExpiry: async (campaignId, expiresAt) => {
+    await extendExpiryAws(campaignId, expiresAt);
+  },
 };

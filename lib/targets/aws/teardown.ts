@@ -1,16 +1,17 @@
 // Teardown of an AWS rig by its campaign tag, in dependency order, waiting until each resource is
 // gone before the next: the nodes (terminated), then their instance profile (its role taken out) and
 // their role (its policies detached and deleted); the RDS instance (deleted, no final snapshot), then
-// the Enhanced Monitoring role it published through, the parameter group and the security groups it
-// used (the database's first: it refers to the nodes'); last the artifacts bucket (its objects, then
-// itself) the rig's secret (role passwords) and the Temporal secret (deleted at
-// once, no recovery window). Safe to run twice: what the
-// tags no longer find is not there to remove.
+// the Enhanced Monitoring role it published through, its parameter and subnet groups, the rig's
+// secret (role passwords, deleted at once: no recovery window) and the security groups it used (the
+// database's first: it refers to the nodes'); last the artifacts bucket (its objects, then itself)
+// and the Temporal secret. Safe to run twice: what the tags no longer find is not there to remove.
+// The removal of a list of found resources (removeRigResources) is shared with the reaper (reap.ts),
+// which passes only a campaign's expired ones.
 import { DeleteSecurityGroupCommand, DescribeInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import { DeleteDBInstanceCommand, DeleteDBParameterGroupCommand, DeleteDBSubnetGroupCommand, DescribeDBInstancesCommand } from '@aws-sdk/client-rds';
 import { DeleteSecretCommand } from '@aws-sdk/client-secrets-manager';
-import { DeleteDBInstanceCommand, DeleteDBParameterGroupCommand, DescribeDBInstancesCommand } from '@aws-sdk/client-rds';
 import type { ProgressFn, TeardownResult } from '../target';
-import { awsClients, defaultRegion } from './clients';
+import { awsClients, defaultRegion, type AwsClients } from './clients';
 import { removeBucket } from './bucket';
 import { isNamed } from './errors';
 import { findRigResources, type FoundResource } from './find';
@@ -25,114 +26,10 @@ export async function teardownAws(campaignId: string, onProgress: ProgressFn = (
   const region = readAwsRecord(campaignId)?.region ?? defaultRegion();
   if (!region) throw new Error(`teardown of ${campaignId}: no record of its region (state/aws-rigs) and no AWS_REGION`);
   const c = awsClients(region);
-  const removed: string[] = [];
   try {
-    const found = await findRigResources(c, campaignId);
-    const of = (...kinds: RigResourceKind[]): FoundResource[] => found.filter((r) => kinds.includes(r.kind));
-
     // Under the emulator the nodes' processes run on this machine: terminating a record would not end them.
     const emulated = await stopEmulatedService(campaignId);
-    if (emulated) removed.push(emulated);
-
-    const nodes = of('app-node', 'load-node');
-    if (nodes.length) {
-      const ids = nodes.map((r) => r.id);
-      onProgress(`terminating ${ids.join(', ')}`);
-      await c.ec2.send(new TerminateInstancesCommand({ InstanceIds: ids }));
-      await waitFor(
-        `instances ${ids.join(', ')} terminated`,
-        async () => {
-          const r = await c.ec2.send(new DescribeInstancesCommand({ InstanceIds: ids }));
-          const states = (r.Reservations ?? []).flatMap((x) => x.Instances ?? []).map((i) => i.State?.Name);
-          return states.every((s) => s === 'terminated') ? true : undefined;
-        },
-        { timeoutMs: 15 * 60_000, onProgress },
-      );
-      removed.push(...nodes.map((r) => `${r.kind} ${r.id}`));
-    }
-    // The profile only once no instance holds it; the role once no profile carries it.
-    for (const p of of('node-instance-profile')) {
-      await removeInstanceProfile(c, p.id, onProgress);
-      removed.push(`node-instance-profile ${p.id}`);
-    }
-    for (const r of of('node-role')) {
-      await removeRole(c, r.id, onProgress);
-      removed.push(`node-role ${r.id}`);
-    }
-
-    for (const db of of('db-instance')) {
-      onProgress(`deleting RDS instance ${db.id}`);
-      try {
-        if (db.state !== 'deleting') await c.rds.send(new DeleteDBInstanceCommand({ DBInstanceIdentifier: db.id, SkipFinalSnapshot: true, DeleteAutomatedBackups: true }));
-      } catch (err) {
-        if (!isNamed(err, 'DBInstanceNotFound')) throw err;
-      }
-      await waitFor(
-        `RDS instance ${db.id} deleted`,
-        async () => {
-          try {
-            await c.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: db.id }));
-            return undefined;
-          } catch (err) {
-            if (isNamed(err, 'DBInstanceNotFound')) return true;
-            throw err;
-          }
-        },
-        { timeoutMs: 40 * 60_000, intervalMs: 10_000, onProgress },
-      );
-      removed.push(`db-instance ${db.id}`);
-    }
-    // RDS publishes Enhanced Monitoring through it until the instance is gone.
-    for (const r of of('monitoring-role')) {
-      await removeRole(c, r.id, onProgress);
-      removed.push(`monitoring-role ${r.id}`);
-    }
-
-    for (const pg of of('db-parameter-group')) {
-      try {
-        await c.rds.send(new DeleteDBParameterGroupCommand({ DBParameterGroupName: pg.id }));
-      } catch (err) {
-        if (!isNamed(err, 'DBParameterGroupNotFound')) throw err;
-      }
-      removed.push(`db-parameter-group ${pg.id}`);
-    }
-
-    // The role passwords have no use once the database is gone: deleted now, not after a recovery window.
-    for (const secret of of('rig-secret')) {
-      try {
-        await c.secrets.send(new DeleteSecretCommand({ SecretId: secret.id, ForceDeleteWithoutRecovery: true }));
-      } catch (err) {
-        if (!isNamed(err, 'ResourceNotFoundException')) throw err;
-      }
-      removed.push(`rig-secret ${secret.id}`);
-    }
-
-    for (const sg of [...of('db-security-group'), ...of('nodes-security-group')]) {
-      // A security group stays "in use" for a while after its instances are gone (their network interfaces).
-      await waitFor(
-        `security group ${sg.id} deleted`,
-        async () => {
-          try {
-            await c.ec2.send(new DeleteSecurityGroupCommand({ GroupId: sg.id }));
-            return true;
-          } catch (err) {
-            if (isNamed(err, 'InvalidGroup.NotFound')) return true;
-            if (isNamed(err, 'DependencyViolation')) return undefined;
-            throw err;
-          }
-        },
-        { timeoutMs: 15 * 60_000, onProgress },
-      );
-      removed.push(`${sg.kind} ${sg.id}`);
-    }
-    for (const b of of('artifacts-bucket')) {
-      await removeBucket(c, b.id, onProgress);
-      removed.push(`artifacts-bucket ${b.id}`);
-    }
-    for (const s of of('temporal-secret')) {
-      await removeTemporalSecret(c, s.id, onProgress);
-      removed.push(`temporal-secret ${s.id}`);
-    }
+    const removed = await removeRigResources(c, await findRigResources(c, campaignId), onProgress, emulated ? [emulated] : []);
     const left = await findRigResources(c, campaignId);
     if (left.length) throw new Error(`teardown of ${campaignId}: still there after removing: ${left.map((r) => `${r.kind} ${r.id} (${r.state || 'present'})`).join(', ')}`);
     removeAwsRecord(campaignId);
@@ -140,4 +37,123 @@ export async function teardownAws(campaignId: string, onProgress: ProgressFn = (
   } finally {
     c.destroy();
   }
+}
+
+/**
+ * Removes `found` in dependency order (the header's), waiting until each is gone; what is already gone counts as removed. Returns
+ * "<kind> <id>" for each, pushed into `removed` as it goes: a caller that catches the first call that
+ * fails (or wait that times out: it throws there) still knows what went before it.
+ */
+export async function removeRigResources(c: AwsClients, found: FoundResource[], onProgress: ProgressFn = () => {}, removed: string[] = []): Promise<string[]> {
+  const of = (...kinds: RigResourceKind[]): FoundResource[] => found.filter((r) => kinds.includes(r.kind));
+
+  const nodes = of('app-node', 'load-node');
+  if (nodes.length) {
+    const ids = nodes.map((r) => r.id);
+    onProgress(`terminating ${ids.join(', ')}`);
+    await c.ec2.send(new TerminateInstancesCommand({ InstanceIds: ids }));
+    await waitFor(
+      `instances ${ids.join(', ')} terminated`,
+      async () => {
+        const r = await c.ec2.send(new DescribeInstancesCommand({ InstanceIds: ids }));
+        const states = (r.Reservations ?? []).flatMap((x) => x.Instances ?? []).map((i) => i.State?.Name);
+        return states.every((s) => s === 'terminated') ? true : undefined;
+      },
+      { timeoutMs: 15 * 60_000, onProgress },
+    );
+    removed.push(...nodes.map((r) => `${r.kind} ${r.id}`));
+  }
+  // The profile only once no instance holds it; the role once no profile carries it.
+  for (const p of of('node-instance-profile')) {
+    await removeInstanceProfile(c, p.id, onProgress);
+    removed.push(`node-instance-profile ${p.id}`);
+  }
+  for (const r of of('node-role')) {
+    await removeRole(c, r.id, onProgress);
+    removed.push(`node-role ${r.id}`);
+  }
+
+  for (const db of of('db-instance')) {
+    onProgress(`deleting RDS instance ${db.id}`);
+    try {
+      if (db.state !== 'deleting') await c.rds.send(new DeleteDBInstanceCommand({ DBInstanceIdentifier: db.id, SkipFinalSnapshot: true, DeleteAutomatedBackups: true }));
+    } catch (err) {
+      if (!isNamed(err, 'DBInstanceNotFound')) throw err;
+    }
+    await waitFor(
+      `RDS instance ${db.id} deleted`,
+      async () => {
+        try {
+          await c.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: db.id }));
+          return undefined;
+        } catch (err) {
+          if (isNamed(err, 'DBInstanceNotFound')) return true;
+          throw err;
+        }
+      },
+      { timeoutMs: 40 * 60_000, intervalMs: 10_000, onProgress },
+    );
+    removed.push(`db-instance ${db.id}`);
+  }
+  // RDS publishes Enhanced Monitoring through it until the instance is gone.
+  for (const r of of('monitoring-role')) {
+    await removeRole(c, r.id, onProgress);
+    removed.push(`monitoring-role ${r.id}`);
+  }
+
+  for (const pg of of('db-parameter-group')) {
+    try {
+      await c.rds.send(new DeleteDBParameterGroupCommand({ DBParameterGroupName: pg.id }));
+    } catch (err) {
+      if (!isNamed(err, 'DBParameterGroupNotFound')) throw err;
+    }
+    removed.push(`db-parameter-group ${pg.id}`);
+  }
+
+  for (const sn of of('db-subnet-group')) {
+    try {
+      await c.rds.send(new DeleteDBSubnetGroupCommand({ DBSubnetGroupName: sn.id }));
+    } catch (err) {
+      if (!isNamed(err, 'DBSubnetGroupNotFound')) throw err;
+    }
+    removed.push(`db-subnet-group ${sn.id}`);
+  }
+
+  // The role passwords have no use once the database is gone: deleted now, not after a recovery window.
+  for (const secret of of('rig-secret')) {
+    try {
+      await c.secrets.send(new DeleteSecretCommand({ SecretId: secret.id, ForceDeleteWithoutRecovery: true }));
+    } catch (err) {
+      if (!isNamed(err, 'ResourceNotFoundException')) throw err;
+    }
+    removed.push(`rig-secret ${secret.id}`);
+  }
+
+  for (const sg of [...of('db-security-group'), ...of('nodes-security-group')]) {
+    // A security group stays "in use" for a while after its instances are gone (their network interfaces).
+    await waitFor(
+      `security group ${sg.id} deleted`,
+      async () => {
+        try {
+          await c.ec2.send(new DeleteSecurityGroupCommand({ GroupId: sg.id }));
+          return true;
+        } catch (err) {
+          if (isNamed(err, 'InvalidGroup.NotFound')) return true;
+          if (isNamed(err, 'DependencyViolation')) return undefined;
+          throw err;
+        }
+      },
+      { timeoutMs: 15 * 60_000, onProgress },
+    );
+    removed.push(`${sg.kind} ${sg.id}`);
+  }
+  for (const b of of('artifacts-bucket')) {
+    await removeBucket(c, b.id, onProgress);
+    removed.push(`artifacts-bucket ${b.id}`);
+  }
+  for (const s of of('temporal-secret')) {
+    await removeTemporalSecret(c, s.id, onProgress);
+    removed.push(`temporal-secret ${s.id}`);
+  }
+  return removed;
 }

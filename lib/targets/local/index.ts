@@ -34,6 +34,9 @@ export const localTarget: Target = {
   availabilityZones: async () => undefined,
   workDir: (campaignId) => rigPaths(campaignId).dir,
   leftoverKinds: LOCAL_LEFTOVER_KINDS,
+  // Nothing to do: a local rig carries no expiry tag and no reaper looks for one; its watchdog's
+  // deadline (in the workflow) is the only clock it has.
+  extendExpiry: async () => {},
 };
 
 export { cleanCheckLocal, connectionLocal, provisionLocal, teardownLocal };

@@ -1,0 +1,70 @@
+// The expiry re-tag against a real moto 5.2.5: provision a rig, move its expiry with the target's
+// extendExpiry, and every resource of the campaign (nodes, security groups, the RDS instance, its
+// parameter group) carries the new rig:expires; a second call with the same time changes nothing;
+// another campaign's tags are untouched; a time that is not ISO 8601 is refused naming the field.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { parseCampaignSpec } from '../../../lib/protocol/spec';
+import type { AwsSpec } from '../../../lib/protocol/aws-spec';
+import { awsClients } from '../../../lib/targets/aws/clients';
+import { findRigResources } from '../../../lib/targets/aws/find';
+import { provisionAws } from '../../../lib/targets/aws/provision';
+import { teardownAws } from '../../../lib/targets/aws/teardown';
+import { targetFor } from '../../../lib/targets/registry';
+import { startMoto, type Moto } from '../../harness/moto';
+
+const root = path.resolve(__dirname, '..', '..', '..');
+const spec = parseCampaignSpec(JSON.parse(fs.readFileSync(path.join(root, 'examples', 'aws.json'), 'utf8')));
+const aws = spec.aws as AwsSpec;
+const NO_AMBIENT = { AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/rig-test', AWS_CONFIG_FILE: '/nonexistent/rig-test', AWS_EC2_METADATA_DISABLED: 'true', AWS_PROFILE: '' };
+const CREDS = { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing' };
+
+let moto: Moto;
+let state: string;
+before(async () => {
+  moto = await startMoto();
+  state = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-aws-retag-'));
+  Object.assign(process.env, NO_AMBIENT, CREDS, { AWS_REGION: aws.region, RIG_AWS_ENDPOINT: moto.endpoint, RIG_STATE_DIR: state });
+});
+after(async () => {
+  await moto?.stop();
+  if (state) fs.rmSync(state, { recursive: true, force: true });
+});
+
+async function expiries(campaignId: string): Promise<Record<string, string | undefined>> {
+  const c = awsClients(aws.region);
+  try {
+    return Object.fromEntries((await findRigResources(c, campaignId)).map((r) => [r.kind, r.expiresAt]));
+  } finally {
+    c.destroy();
+  }
+}
+
+test('extendExpiry re-tags rig:expires on every resource of the campaign, and only its', { timeout: 120_000 }, async () => {
+  const first = new Date(Date.now() + 60 * 60_000).toISOString();
+  await provisionAws('retag-a', { db: { ...spec.database }, aws: { spec: aws, expiresAt: first } });
+  await provisionAws('retag-b', { db: { ...spec.database }, aws: { spec: aws, expiresAt: first } });
+  const made = await expiries('retag-a');
+  assert.deepEqual(Object.keys(made).sort(), ['app-node', 'db-instance', 'db-parameter-group', 'db-security-group', 'load-node', 'nodes-security-group']);
+  assert.ok(Object.values(made).every((e) => e === first), JSON.stringify(made));
+
+  const later = new Date(Date.parse(first) + 90 * 60_000).toISOString();
+  await targetFor('aws').extendExpiry('retag-a', later);
+  const moved = await expiries('retag-a');
+  assert.deepEqual(Object.keys(moved).sort(), Object.keys(made).sort(), 'the same resources, nothing made or lost');
+  for (const [kind, e] of Object.entries(moved)) assert.equal(e, later, `${kind} rig:expires`);
+  await targetFor('aws').extendExpiry('retag-a', later); // idempotent
+  assert.deepEqual(await expiries('retag-a'), moved);
+  assert.ok(Object.values(await expiries('retag-b')).every((e) => e === first), 'the other campaign keeps its expiry');
+
+  await assert.rejects(targetFor('aws').extendExpiry('retag-a', 'tomorrow'), /expiresAt must be an ISO 8601 time, got "tomorrow"/);
+  await targetFor('local').extendExpiry('retag-a', later); // the local target: nothing to tag, no error
+
+  await teardownAws('retag-a');
+  await teardownAws('retag-b');
+  await targetFor('aws').extendExpiry('retag-a', later); // a rig already gone: nothing found, nothing done
+  assert.deepEqual(await expiries('retag-a'), {});
+});
