@@ -11,7 +11,8 @@
 // reports terminated) is skipped as gone; one whose tags there differ from the hit's is skipped and
 // reported, never reaped on the index's word. DB parameter and subnet groups are not in the tagging
 // API's answer: they are found by their describes (names starting rig-) and ListTagsForResource
-// (find.ts), which is the service's word already. Removal is per campaign in dependency order
+// (find.ts), which is the service's word already; so are the bucket, secrets and IAM roles and
+// instance profile the nodes boot with (find-bootstrap.ts: S3, Secrets Manager and IAM listings). Removal is per campaign in dependency order
 // (removeRigResources, shared with teardown): nodes, the DB instance, its groups, the security groups.
 //
 // What moto 5.2.5 does (probed with its server): GetResources supports TagFilters (key alone and
@@ -33,6 +34,7 @@ import type { ProgressFn } from '../target';
 import { awsClients, defaultRegion, type AwsClients } from './clients';
 import { CREATED_TAG, findRdsGroups, tagOf, type FoundResource } from './find';
 import { CAMPAIGN_TAG, EXPIRES_TAG, RESOURCE_TAG, RIG_RESOURCE_KINDS, type RigResourceKind } from './names';
+import { findBootstrapResources } from './find-bootstrap';
 import { removeRigResources } from './teardown';
 
 /** The resource types the rig makes that the tagging API lists (volumes go with their instance). */
@@ -167,7 +169,7 @@ export async function reapAws(opts: { region?: string; now?: Date; onProgress?: 
   const onProgress = opts.onProgress ?? (() => {});
   const c = awsClients(region);
   const where = `${region}${c.endpoint ? ` at ${c.endpoint}` : ''}`;
-  const looked = [`the tagging API for ${TAGGING_RESOURCE_TYPES.join(', ')} tagged ${CAMPAIGN_TAG}, each confirmed by its describe; DB parameter and subnet groups named rig-* by their tags; in ${where}`];
+  const looked = [`the tagging API for ${TAGGING_RESOURCE_TYPES.join(', ')} tagged ${CAMPAIGN_TAG}, each confirmed by its describe; DB parameter and subnet groups named rig-* by their tags; the nodes' bucket, secrets and IAM roles by their own listings; in ${where}`];
   const skipped: ReapEntry[] = [];
   const notReaped: ReapEntry[] = [];
   const reaped: ReapEntry[] = [];
@@ -202,7 +204,10 @@ export async function reapAws(opts: { region?: string; now?: Date; onProgress?: 
       const createdAt = d.createdAt ?? dateOf(tagOf(d.tags, CREATED_TAG));
       expired.push({ r: { ...asFound, kind: kindOf(d.tags, a), state: d.state ?? '', size: d.size, createdAt }, entry: { ...entry, kind: kindOf(d.tags, a), id: a.id, ageSeconds: ageOf(createdAt, now) } });
     }
-    for (const g of await findRdsGroups(c, ['db-parameter-group', 'db-subnet-group'])) {
+    // What the nodes boot with (bucket, secrets, IAM roles and instance profile) is found through each
+    // service's own listing (find-bootstrap.ts), which is already the service's word: nothing to confirm.
+    // IAM is global: an expired campaign's roles are reaped from whichever region looks first.
+    for (const g of [...(await findRdsGroups(c, ['db-parameter-group', 'db-subnet-group'])), ...(await findBootstrapResources(c))]) {
       const entry = { kind: g.kind, id: g.id, campaignId: g.campaignId, expiresAt: g.expiresAt, ageSeconds: ageOf(g.createdAt, now), why: '' };
       if (consider(g, entry)) expired.push({ r: g, entry });
     }

@@ -15,7 +15,7 @@ import { CreateDBParameterGroupCommand, CreateDBSubnetGroupCommand, DescribeDBPa
 import { parseCampaignSpec } from '../../../lib/protocol/spec';
 import type { AwsSpec } from '../../../lib/protocol/aws-spec';
 import { awsClients } from '../../../lib/targets/aws/clients';
-import { findRdsGroups, findRigResources } from '../../../lib/targets/aws/find';
+import { findRigResources } from '../../../lib/targets/aws/find';
 import { provisionAws } from '../../../lib/targets/aws/provision';
 import { confirmHit, parseRigArn, reapExitCode, type ReapResult } from '../../../lib/targets/aws/reap';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
@@ -51,7 +51,7 @@ async function withClients<T>(fn: (c: ReturnType<typeof awsClients>) => Promise<
   }
 }
 const resources = (campaignId: string) =>
-  withClients(async (c) => [...(await findRigResources(c, campaignId)), ...(await findRdsGroups(c, ['db-subnet-group'], campaignId))].map((r) => `${r.kind} ${r.id} ${r.expiresAt}`).sort());
+  withClients(async (c) => (await findRigResources(c, campaignId)).map((r) => `${r.kind} ${r.id} ${r.expiresAt}`).sort());
 
 test('--reap removes every resource of the expired campaign and nothing else; exit 0, again 0; a closed port is exit 2', { timeout: 180_000 }, async () => {
   const past = new Date(Date.now() - 60 * 60_000).toISOString();
@@ -78,14 +78,18 @@ test('--reap removes every resource of the expired campaign and nothing else; ex
   const load = oldBefore.find((r) => r.kind === 'load-node')!.id;
   await withClients((c) => c.ec2.send(new TerminateInstancesCommand({ InstanceIds: [load] })));
   const newBefore = await resources('reap-new');
-  assert.equal(newBefore.length, 6);
-  assert.equal((await resources('reap-old')).length, 6, 'app node, db, parameter and subnet groups, two security groups (the load node is terminated)');
+  assert.equal(newBefore.length, 12);
+  assert.equal(
+    (await resources('reap-old')).length,
+    12,
+    'app node, db, parameter and subnet groups, two security groups (the load node is terminated), and what the nodes boot with: bucket, two secrets, two roles, instance profile',
+  );
 
   const r = await rig(['check', '--target', 'aws', '--reap'], cliEnv());
   assert.equal(r.code, 0, r.stdout + r.stderr);
   const out = r.stdout;
-  assert.match(out, /^REAPED: 6 reaped, 0 expired not reaped, 2 skipped, 6 unexpired left alone \(looked at: the tagging API for ec2:instance, ec2:security-group, rds:db/m);
-  for (const kind of ['app-node', 'db-instance', 'db-parameter-group', 'db-subnet-group', 'db-security-group', 'nodes-security-group']) {
+  assert.match(out, /^REAPED: 12 reaped, 0 expired not reaped, 2 skipped, 12 unexpired left alone \(looked at: the tagging API for ec2:instance, ec2:security-group, rds:db/m);
+  for (const kind of ['app-node', 'db-instance', 'db-parameter-group', 'db-subnet-group', 'db-security-group', 'nodes-security-group', 'artifacts-bucket', 'temporal-secret', 'rig-secret', 'node-role', 'node-instance-profile', 'monitoring-role']) {
     assert.match(out, new RegExp(`^  reaped +${kind} +campaign reap-old +\\d+s old +expires ${past.replace(/\./g, '\\.')}  \\S+$`, 'm'), `${kind} reaped with campaign, age and expiry`);
   }
   assert.match(out, new RegExp(`^  skipped +load-node +campaign reap-old .* ${load}: gone: terminated`, 'm'));
@@ -104,7 +108,7 @@ test('--reap removes every resource of the expired campaign and nothing else; ex
   const again = await rig(['check', '--target', 'aws', '--reap', '--json'], cliEnv());
   assert.equal(again.code, 0, again.stdout + again.stderr);
   const j = JSON.parse(again.stdout) as ReapResult;
-  assert.deepEqual([j.status, j.reaped.length, j.notReaped.length, j.unexpired], ['done', 0, 0, 6]);
+  assert.deepEqual([j.status, j.reaped.length, j.notReaped.length, j.unexpired], ['done', 0, 0, 12]);
   // Both of its nodes are terminated now, and the tagging API (moto's as AWS's) still lists them.
   assert.deepEqual(j.skipped.map((s) => `${s.kind} ${s.why.split(':')[0]}`).sort(), ['app-node gone', 'load-node gone', 'nodes-security-group no readable rig'], 'the terminated nodes and the group with no expiry, again');
 

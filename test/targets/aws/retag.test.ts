@@ -48,7 +48,7 @@ test('extendExpiry re-tags rig:expires on every resource of the campaign, and on
   await provisionAws('retag-a', { db: { ...spec.database }, aws: { spec: aws, expiresAt: first } });
   await provisionAws('retag-b', { db: { ...spec.database }, aws: { spec: aws, expiresAt: first } });
   const made = await expiries('retag-a');
-  assert.deepEqual(Object.keys(made).sort(), ['app-node', 'db-instance', 'db-parameter-group', 'db-security-group', 'load-node', 'nodes-security-group']);
+  assert.deepEqual(Object.keys(made).sort(), ['app-node', 'artifacts-bucket', 'db-instance', 'db-parameter-group', 'db-security-group', 'load-node', 'monitoring-role', 'node-instance-profile', 'node-role', 'nodes-security-group', 'rig-secret', 'temporal-secret']);
   assert.ok(Object.values(made).every((e) => e === first), JSON.stringify(made));
 
   const later = new Date(Date.parse(first) + 90 * 60_000).toISOString();
