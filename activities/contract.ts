@@ -53,6 +53,8 @@ export interface CalibrateInput extends CampaignRef {
    * may be at most 10 % of it. Default 50 when absent (histories recorded before it was passed).
    */
   p99LimitMs?: number;
+  /** The rig whose node calibrates (an AWS rig's load node, after provisioning); absent on the control host. */
+  rig?: RigHandle;
 }
 
 export interface CleanCheckInput extends CampaignRef {

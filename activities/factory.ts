@@ -10,36 +10,40 @@ import { bringUpActivities } from './bringup';
 import { nodeActivities } from './nodes';
 import type { ActivityDeps } from './deps';
 import { denominatorActivities } from './denominator';
-import { finishCampaign } from './finish';
+import { finishActivities } from './finish';
 import { claimHost } from './host';
 import { requestLease } from './lease';
 import { repeatActivities } from './repeat';
 import { resolveSpec } from './resolve-spec';
 import { rigLifecycleActivities } from './rig-lifecycle';
 import { seedActivities } from './seed';
+import { withShipping } from './ship';
 import { warmUpActivities } from './warmup';
 import type * as boundActivities from './index';
 
 export function createActivities(deps: ActivityDeps) {
   const { cleanCheck, provisionRig, teardownRig, retagRigExpiry } = rigLifecycleActivities(deps);
+  // Steps that may run on a rig's own node ship what they wrote before they report done (./ship.ts).
+  const onNode = { ...nodeActivities(deps), ...bringUpActivities(deps), ...seedActivities(deps), ...warmUpActivities(deps), ...repeatActivities(deps), ...denominatorActivities(deps) };
   return {
     claimHost,
     requestLease,
     resolveSpec,
     openCampaign,
-    calibrateInstrument,
+    calibrateInstrument: withShipping(deps, calibrateInstrument),
     cleanCheck,
     provisionRig,
     teardownRig,
     retagRigExpiry,
     campaignRunState,
-    ...nodeActivities(deps),
-    ...bringUpActivities(deps),
-    ...seedActivities(deps),
-    ...warmUpActivities(deps),
-    ...repeatActivities(deps),
-    ...denominatorActivities(deps),
-    finishCampaign,
+    prepareRig: withShipping(deps, onNode.prepareRig),
+    startRigService: withShipping(deps, onNode.startRigService),
+    bringUp: withShipping(deps, onNode.bringUp),
+    seedHistory: withShipping(deps, onNode.seedHistory),
+    warmUp: withShipping(deps, onNode.warmUp),
+    runRepeat: withShipping(deps, onNode.runRepeat),
+    runDenominator: withShipping(deps, onNode.runDenominator),
+    ...finishActivities(deps),
   };
 }
 

@@ -106,7 +106,9 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
 
   async function teardownRig(input: TeardownInput): Promise<StepSummary> {
     const r = await targetFor(input.target).teardown(input.campaignId, (line) => heartbeat(line));
-    const summary = `removed ${r.removed.length} (${r.removed.join(', ') || 'nothing'})${r.alreadyGone.length ? `; already gone: ${r.alreadyGone.join(', ')}` : ''}`;
+    // A rig with nodes (AWS) says what became of their evidence (gathered from its bucket first).
+    const gathered = targetFor(input.target).nodes && r.keptLogs?.length ? `; ${r.keptLogs.join('; ')}` : '';
+    const summary = `removed ${r.removed.length} (${r.removed.join(', ') || 'nothing'})${r.alreadyGone.length ? `; already gone: ${r.alreadyGone.join(', ')}` : ''}${gathered}`;
     try {
       EvidenceStore.forCampaign(input.campaignId).appendLog('info', `teardown by ${input.by}: ${summary}`);
     } catch {

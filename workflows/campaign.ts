@@ -326,7 +326,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       rig = theRig;
     }
     if (spec.calibrate && calibrateOnRig) {
-      await step('calibrate', () => data({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' }).calibrateInstrument({ campaignId, p99LimitMs }), (r) => r.summary);
+      await step('calibrate', () => data({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' }).calibrateInstrument({ campaignId, p99LimitMs, rig: theRig }), (r) => r.summary);
     }
     await step('bring-up', () => data({ startToCloseTimeout: '5 minutes' }).bringUp({ campaignId, rig: theRig, customers: spec.seed.customers }), (r) => r.summary);
     await step(

@@ -155,6 +155,10 @@ export interface RigNodes {
   prepareDatabase(campaignId: string, onProgress: ProgressFn): Promise<string>;
   /** On the app queue: the service under test; returns the URL the load node reaches it at. */
   startService(campaignId: string, service: ServiceParameters, onProgress: ProgressFn): Promise<{ serviceUrl: string; reused: boolean }>;
+  /** On a node, at the end of every step that wrote evidence there: what changed goes where the control host can fetch it. */
+  shipEvidence(campaignId: string, onProgress: ProgressFn): Promise<void>;
+  /** On the control host, before the rig (and the shipped evidence with it) is removed, and before the report: the nodes' evidence comes into its results folder. */
+  gatherEvidence(campaignId: string, onProgress: ProgressFn): Promise<string>;
 }
 
 export interface Target {

@@ -1,7 +1,8 @@
 // One whole campaign with target "aws", every step run: a real moto 5.2.5 for AWS's control plane
-// (EC2, RDS, Secrets Manager), a real Temporal dev server, this machine's workers serving the control
-// queues and the AWS rig's own queues (the load node's and the app node's, derived from the campaign),
-// and, through the test-only RIG_AWS_EMULATOR_MAP (lib/targets/aws/emulator-map.ts), a real local
+// (EC2, RDS, Secrets Manager, S3, IAM), a real Temporal dev server, the control host's worker in this
+// process, and the two nodes' workers as `rig worker --task-queue Q` child processes, each with its
+// own state and results folders as a node has (so the evidence they write reaches the control host
+// only through the campaign's bucket, lib/targets/aws/evidence-sync.ts), and, through the test-only RIG_AWS_EMULATOR_MAP (lib/targets/aws/emulator-map.ts), a real local
 // PostgreSQL cluster standing in for the RDS endpoint moto returns (nothing listens there). The
 // cluster trusts loopback connections: the passwords the rig reads from Secrets Manager (the master's
 // from RDS's own secret, the roles' from the rig's) are sent and not checked, which no test here can
@@ -11,16 +12,21 @@
 // from the load node's queue, starts the service on the app node's queue, calibrates there (after
 // provisioning, not on the control host), brings up, seeds, measures, runs the ceiling and the
 // denominator, tears everything down by tag (moto holds nothing of it after) and stops the service
-// (the local clean check finds nothing), and the report re-derives its figures.
+// (the local clean check finds nothing), and the report, on the control host, sees every repeat the
+// load node measured.
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { CALIBRATION_FILE } from '../../lib/evidence/layout';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import type { CampaignSpecInput } from '../../lib/protocol/spec';
 import { awsClients } from '../../lib/targets/aws/clients';
 import { EMULATOR_MAP_ENV } from '../../lib/targets/aws/emulator-map';
 import { findRigResources } from '../../lib/targets/aws/find';
+import { rigNames } from '../../lib/targets/aws/names';
 import { awsAppQueue, awsDataQueue } from '../../lib/temporal/queues';
 import { campaignEnv, tinySpec } from '../harness/campaign';
 import { startMoto, type Moto } from '../harness/moto';
@@ -49,16 +55,53 @@ async function rigResources(campaignId: string): Promise<string[]> {
   }
 }
 
-test('a whole campaign on the aws target runs every step on the rig\'s own queues and leaves nothing behind', async () => {
+/** moto's account: the artifacts bucket's name carries it. */
+const MOTO_ACCOUNT = '123456789012';
+const children = new Set<ChildProcess>();
+after(() => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
+/** A node's own state and results folders. */
+function nodeFolders(node: 'load' | 'app'): { stateDir: string; resultsDir: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rig-aws-${node}-node-`));
+  return { stateDir: path.join(dir, 'state'), resultsDir: path.join(dir, 'state', 'results') };
+}
+
+/** A node's worker: `rig worker --task-queue Q` in a child process, with the node's own folders and the settings its user data gives it. */
+async function nodeWorker(node: 'load' | 'app', queue: string, env: NodeJS.ProcessEnv, folders = nodeFolders(node)): Promise<{ stateDir: string; resultsDir: string }> {
+  const child = spawn(process.execPath, [path.join(root, 'bin', 'rig.cjs'), 'worker', '--task-queue', queue], {
+    cwd: root,
+    env: { ...env, RIG_STATE_DIR: folders.stateDir, RIG_RESULTS: folders.resultsDir, RIG_AWS_NODE: node },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('rig worker on')) resolve();
+    });
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('exit', (code) => reject(new Error(`the ${node} node's worker exited (${code}) before it was ready:\n${out}`)));
+  });
+  return folders;
+}
+
+test('a whole campaign on the aws target runs every step on the rig\'s own queues, the report sees what the load node measured, and nothing is left behind', async () => {
   const id = 'aws-whole';
   // RDS's master user is rig_admin (provision.ts); the stand-in cluster has it as its superuser.
   // (Both helpers register their own `after`: they are called here, in the test, not in a `before` hook.)
   const db = await throwAwayCluster({ superuser: 'rig_admin', parameters: { log_checkpoints: 'on', log_autovacuum_min_duration: 0 } });
-  process.env[EMULATOR_MAP_ENV] = JSON.stringify({ db: `${db.host}:${db.port}`, postgresLog: db.logFile });
+  const appFolders = nodeFolders('app');
+  const map = { db: `${db.host}:${db.port}`, postgresLog: db.logFile };
   const env = await campaignEnv();
+  // The control host's worker (this process) knows where the emulated app node keeps its service.
+  process.env[EMULATOR_MAP_ENV] = JSON.stringify({ ...map, appNodeStateDir: appFolders.stateDir });
   await env.inProcessWorker();
-  // This machine plays both nodes: the workers their user data would start, on the queues derived from the campaign.
-  await env.inProcessWorker([awsDataQueue(id), awsAppQueue(id)]);
+  const nodeEnv = { ...env.childEnv, [EMULATOR_MAP_ENV]: JSON.stringify(map), RIG_AWS_ARTIFACTS_BUCKET: rigNames(id).artifactsBucket(MOTO_ACCOUNT) };
+  const load = await nodeWorker('load', awsDataQueue(id), nodeEnv);
+  await nodeWorker('app', awsAppQueue(id), nodeEnv, appFolders);
   const spec = tinySpec({
     target: 'aws',
     aws: awsBlock,
@@ -83,19 +126,32 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
   const provision = result.steps.find((s) => s.step === 'provision')!;
   assert.match(provision.summary, /RDS db\.m7g\.2xlarge PostgreSQL 16\.4 .* us-east-1a/);
   assert.match(provision.summary, /rig-aws-whole-[0-9a-f]{8}\.aaaaaaaaaa\.us-east-1\.rds\.amazonaws\.com:5432\/hardcount/);
+  const teardown = result.steps.find((s) => s.step === 'teardown')!;
+  assert.match(teardown.summary, /the nodes' evidence: [1-9]\d* file\(s\) brought here/, teardown.summary);
+
+  // What the nodes wrote in their own folders reached the control host's, through the bucket.
+  assert.ok(result.resultsDir.startsWith(process.env.RIG_RESULTS!), 'the report is the control host\'s');
+  const nodeDir = path.join(load.resultsDir, id);
+  assert.ok(fs.existsSync(path.join(nodeDir, CALIBRATION_FILE)), 'the load node calibrated, in its own folder');
+  assert.ok(fs.existsSync(path.join(result.resultsDir, CALIBRATION_FILE)), 'and the control host has its calibration');
   const log = fs.readFileSync(path.join(result.resultsDir, 'campaign.log'), 'utf8');
   assert.match(log, /database prepared on the load node/);
   assert.match(log, /service started on the app node at http:\/\/127\.0\.0\.1:\d+/);
   assert.match(log, /bring-up check availability-zone: app and database both in us-east-1a/);
+  assert.ok(fs.existsSync(path.join(result.resultsDir, 'nodes', 'load', 'campaign.log')), 'the load node\'s own log, kept whole');
+  assert.ok(fs.existsSync(path.join(result.resultsDir, 'nodes', 'app', 'campaign.log')), 'the app node\'s own log, kept whole');
 
-  // Every repeat judged, its evidence (the stand-in cluster's Postgres log slice included) on disk.
+  // Every repeat judged on the load node, its evidence (the stand-in cluster's Postgres log slice included) in the control host's folder.
   assert.equal(result.repeats.length, 2);
   for (const r of result.repeats) {
-    const dir = path.join(result.resultsDir, 'repeats', r.configuration, `r${r.index}-a${r.attempt}`);
-    assert.ok(fs.existsSync(path.join(dir, 'verdict.json')), `${dir}/verdict.json`);
-    assert.ok(fs.existsSync(path.join(dir, 'postgres.log')), `${dir}/postgres.log`);
+    const rel = path.join('repeats', r.configuration, `r${r.index}-a${r.attempt}`);
+    for (const f of ['verdict.json', 'postgres.log']) {
+      assert.ok(fs.existsSync(path.join(nodeDir, rel, f)), `written on the load node: ${rel}/${f}`);
+      assert.ok(fs.existsSync(path.join(result.resultsDir, rel, f)), `gathered to the control host: ${rel}/${f}`);
+    }
   }
-  assert.ok(fs.existsSync(path.join(result.resultsDir, 'report.md')));
+  const page = fs.readFileSync(path.join(result.resultsDir, 'report.md'), 'utf8');
+  for (const r of result.repeats) assert.match(page, new RegExp(`r${r.index}-a${r.attempt}`), `the page shows ${r.configuration} r${r.index}`);
 
   // Nothing left: not on AWS (by tag), not on this machine (the emulated app node's service).
   assert.deepEqual(await rigResources(id), []);

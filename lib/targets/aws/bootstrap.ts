@@ -9,6 +9,7 @@ import { awsAppQueue, awsDataQueue } from '../../temporal/queues';
 import type { ProgressFn } from '../target';
 import { ensureBucket } from './bucket';
 import type { AwsClients } from './clients';
+import { evidencePrefix } from './evidence-sync';
 import { accountOf, ensureInstanceProfile, ensureMonitoringRole, ensureNodeRole, putNodePolicy } from './iam';
 import { rigNames, type RigResourceKind } from './names';
 import { buildPackage, uploadPackage, type RigPackage } from './package';
@@ -67,7 +68,10 @@ export async function ensureNodeBootstrap(x: Ctx, opts: { dbMasterSecretArn: str
   if (isLoopbackAddress(value.address)) x.onProgress(`warning: TEMPORAL_ADDRESS is ${value.address}, this machine's own: the nodes' workers cannot reach it (set TEMPORAL_ADDRESS to an address the nodes can reach)`);
   const temporalSecretArn = await ensureTemporalSecret(x.c, n.temporalSecret, value, tagsFor(x, 'temporal-secret', n.temporalSecret), x.onProgress);
 
-  await putNodePolicy(x.c, n.nodeRole, { bucket, objectKeys: [keys.tarball, keys.lock], secretArns: [temporalSecretArn, opts.dbMasterSecretArn], rigSecretArn: opts.rigSecretArn });
+  await putNodePolicy(x.c, n.nodeRole, { bucket, objectKeys: [keys.tarball, keys.lock], secretArns: [temporalSecretArn, opts.dbMasterSecretArn],
+    rigSecretArn: opts.rigSecretArn,
+    rig: { region: x.c.region, account: accountOf(roleArn), dbInstance: n.dbInstance, evidencePrefix: evidencePrefix(x.campaignId) },
+  });
   const instanceProfileArn = await ensureInstanceProfile(x.c, n.nodeInstanceProfile, n.nodeRole, tagsFor(x, 'node-instance-profile', n.nodeInstanceProfile), x.onProgress);
   return {
     bucket,

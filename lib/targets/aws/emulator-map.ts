@@ -7,13 +7,18 @@
 // worker serves the app and load queues). It is honoured only beside RIG_AWS_ENDPOINT (an emulator):
 // on real AWS it is refused, so it can never point a real campaign at the wrong database.
 //
-//   RIG_AWS_EMULATOR_MAP='{"db":"127.0.0.1:54329","postgresLog":"/tmp/x/postgres.log"}'
+//   RIG_AWS_EMULATOR_MAP='{"db":"127.0.0.1:54329","postgresLog":"/tmp/x/postgres.log","appNodeStateDir":"/tmp/app/state"}'
 
 export interface EmulatorMap {
   /** host:port that stands in for the RDS endpoint. */
   db: string;
   /** The stand-in cluster's log file, read by offset for a repeat's window (none: the log is empty). */
   postgresLog?: string;
+  /**
+   * The emulated app node's RIG_STATE_DIR when its worker runs with its own (a child process standing
+   * in for the node): where teardown finds the service to stop. Default: this process's state folder.
+   */
+  appNodeStateDir?: string;
 }
 
 export const EMULATOR_MAP_ENV = 'RIG_AWS_EMULATOR_MAP';
@@ -36,5 +41,6 @@ export function emulatorMap(env: NodeJS.ProcessEnv = process.env): EmulatorMap |
     throw new Error(`${EMULATOR_MAP_ENV}.db must be "host:port" of the PostgreSQL cluster that stands in for RDS (got ${JSON.stringify(m.db)})`);
   }
   if (m.postgresLog !== undefined && typeof m.postgresLog !== 'string') throw new Error(`${EMULATOR_MAP_ENV}.postgresLog must be a file path`);
-  return { db: m.db, ...(m.postgresLog ? { postgresLog: m.postgresLog } : {}) };
+  if (m.appNodeStateDir !== undefined && typeof m.appNodeStateDir !== 'string') throw new Error(`${EMULATOR_MAP_ENV}.appNodeStateDir must be a folder path`);
+  return { db: m.db, ...(m.postgresLog ? { postgresLog: m.postgresLog } : {}), ...(m.appNodeStateDir ? { appNodeStateDir: m.appNodeStateDir } : {}) };
 }

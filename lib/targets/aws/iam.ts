@@ -55,6 +55,12 @@ export interface NodePolicyInput {
    * and written by the load node, whose bring-up keeps a new API key on every attempt.
    */
   rigSecretArn?: string;
+  /**
+   * What the load node's steps read and write besides (data-plane.ts, evidence/, evidence-sync.ts):
+   * the database instance (its endpoint, zone and master secret; its log files), the app node's zone,
+   * the cloud evidence of each repeat, and the evidence prefix it ships to.
+   */
+  rig?: { region: string; account: string; dbInstance: string; evidencePrefix: string };
 }
 
 /** The nodes' inline policy: least privilege, only the named objects and secrets. Pure. */
@@ -66,8 +72,23 @@ export function nodePolicyDocument(p: NodePolicyInput): string {
       { Sid: 'ReadThePackage', Effect: 'Allow', Action: 's3:GetObject', Resource: p.objectKeys.map((k) => `arn:aws:s3:::${p.bucket}/${k}`) },
       { Sid: 'ReadTheSecrets', Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: [...p.secretArns, ...(p.rigSecretArn ? [p.rigSecretArn] : [])] },
       ...(p.rigSecretArn ? [{ Sid: 'KeepTheApiKey', Effect: 'Allow', Action: 'secretsmanager:PutSecretValue', Resource: p.rigSecretArn }] : []),
+      ...(p.rig ? rigStatements(p.bucket, p.rig) : []),
     ],
   });
+}
+
+/** The nodes' reads of their own rig and the evidence they ship (NodePolicyInput.rig). */
+function rigStatements(bucket: string, r: NonNullable<NodePolicyInput['rig']>): object[] {
+  const db = `arn:aws:rds:${r.region}:${r.account}:db:${r.dbInstance}`;
+  return [
+    { Sid: 'ShipTheEvidence', Effect: 'Allow', Action: 's3:PutObject', Resource: `arn:aws:s3:::${bucket}/${r.evidencePrefix}*` },
+    { Sid: 'ReadTheDatabase', Effect: 'Allow', Action: ['rds:DescribeDBInstances', 'rds:DescribeDBLogFiles', 'rds:DownloadDBLogFilePortion'], Resource: db },
+    // No resource-level permissions for these (DescribeInstances, GetMetricData) or the resource is
+    // known only once the instance exists (Performance Insights keys it by DbiResourceId).
+    { Sid: 'ReadTheRigAndItsMetrics', Effect: 'Allow', Action: ['ec2:DescribeInstances', 'cloudwatch:GetMetricData'], Resource: '*' },
+    { Sid: 'ReadEnhancedMonitoring', Effect: 'Allow', Action: 'logs:FilterLogEvents', Resource: `arn:aws:logs:${r.region}:${r.account}:log-group:RDSOSMetrics:*` },
+    { Sid: 'ReadDbLoad', Effect: 'Allow', Action: 'pi:GetResourceMetrics', Resource: `arn:aws:pi:${r.region}:${r.account}:metrics/rds/*` },
+  ];
 }
 
 /** The account id, from an ARN IAM gave back (arn:aws:iam::123456789012:role/...). */

@@ -7,7 +7,8 @@
 import { awsAppQueue, awsDataQueue } from '../../temporal/queues';
 import type { Target } from '../target';
 import { cleanCheckAws, AWS_LEFTOVER_KINDS } from './clean-check';
-import { awsApiKeys, awsAvailabilityZones, awsDbUrls, awsPgbenchRunner, awsWorkDir, DB_NAME, openAwsPostgresLog, rigRegion } from './data-plane';
+import { awsApiKeys, awsAvailabilityZones, awsDbUrls, awsPgbenchRunner, awsWorkDir, DB_NAME, openAwsPostgresLog, rigRegion, withClients } from './data-plane';
+import { gatherEvidence, shipEvidence, summarizeGather } from './evidence-sync';
 import { emulatorMap } from './emulator-map';
 import { openAwsPostgresLog as openRdsPostgresLog } from './evidence/postgres-log';
 import { prepareAwsDatabase, startAwsService } from './nodes';
@@ -78,6 +79,10 @@ export const awsTarget: Target = {
     appQueue: awsAppQueue,
     prepareDatabase: prepareAwsDatabase,
     startService: startAwsService,
+    shipEvidence: async (campaignId, onProgress) => {
+      await withClients(campaignId, (c) => shipEvidence(c, campaignId, { onProgress }));
+    },
+    gatherEvidence: (campaignId, onProgress) => withClients(campaignId, async (c) => summarizeGather(await gatherEvidence(c, campaignId, { onProgress }))),
   },
   leftoverKinds: AWS_LEFTOVER_KINDS,
   extendExpiry: async (campaignId, expiresAt) => {

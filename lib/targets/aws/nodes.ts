@@ -78,8 +78,9 @@ export async function startAwsService(campaignId: string, service: ServiceParame
  * terminating the node ends it; here nothing would, and the local clean check would see it.
  */
 export async function stopEmulatedService(campaignId: string): Promise<string | undefined> {
-  if (!emulatorMap()) return undefined;
-  const f = path.join(awsWorkDir(campaignId), 'app', 'service.pid');
+  const map = emulatorMap();
+  if (!map) return undefined;
+  const f = map.appNodeStateDir ? path.join(map.appNodeStateDir, 'aws-nodes', campaignId, 'app', 'service.pid') : path.join(awsWorkDir(campaignId), 'app', 'service.pid');
   if (!fs.existsSync(f)) return undefined;
   const pid = Number(fs.readFileSync(f, 'utf8').trim());
   const outcome = await stopService(pid, { campaignId, resourceId: SERVICE_RESOURCE });

@@ -5,8 +5,9 @@
 // secret (role passwords, deleted at once: no recovery window) and the security groups it used (the
 // database's first: it refers to the nodes'); last the artifacts bucket (its objects, then itself)
 // and the Temporal secret. Safe to run twice: what the tags no longer find is not there to remove.
-// The removal of a list of found resources (removeRigResources) is shared with the reaper (reap.ts),
-// which passes only a campaign's expired ones.
+// Before anything goes, the evidence the nodes shipped to the bucket is gathered into this host's
+// results folder (evidence-sync.ts). The removal of a list of found resources (removeRigResources) is
+// shared with the reaper (reap.ts), which passes only a campaign's expired ones.
 import { DeleteSecurityGroupCommand, DescribeInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { DeleteDBInstanceCommand, DeleteDBParameterGroupCommand, DeleteDBSubnetGroupCommand, DescribeDBInstancesCommand } from '@aws-sdk/client-rds';
 import { DeleteSecretCommand } from '@aws-sdk/client-secrets-manager';
@@ -17,6 +18,7 @@ import { isNamed } from './errors';
 import { findRigResources, type FoundResource } from './find';
 import { removeInstanceProfile, removeRole } from './iam';
 import type { RigResourceKind } from './names';
+import { gatherEvidence, summarizeGather } from './evidence-sync';
 import { stopEmulatedService } from './nodes';
 import { readAwsRecord, removeAwsRecord } from './record';
 import { removeTemporalSecret } from './temporal-secret';
@@ -27,13 +29,34 @@ export async function teardownAws(campaignId: string, onProgress: ProgressFn = (
   if (!region) throw new Error(`teardown of ${campaignId}: no record of its region (state/aws-rigs) and no AWS_REGION`);
   const c = awsClients(region);
   try {
+    const found = await findRigResources(c, campaignId);
+    // First the nodes' evidence, out of the bucket that is about to go (evidence-sync.ts). If it cannot
+    // be read, everything else goes (billing stops) and the bucket stays, named in the error: a
+    // retried teardown gathers and removes it; the clean check reports it until then.
+    const bucket = found.find((r) => r.kind === 'artifacts-bucket' && r.state !== 'untagged')?.id;
+    let gathered: string | undefined;
+    let gatherFailure: string | undefined;
+    if (bucket) {
+      try {
+        gathered = summarizeGather(await gatherEvidence(c, campaignId, { bucket, onProgress }));
+      } catch (err) {
+        gatherFailure = `${(err as Error).name}: ${(err as Error).message}`;
+        onProgress(`could not gather the nodes' evidence from ${bucket}: ${gatherFailure}; the bucket is kept`);
+      }
+    }
     // Under the emulator the nodes' processes run on this machine: terminating a record would not end them.
     const emulated = await stopEmulatedService(campaignId);
-    const removed = await removeRigResources(c, await findRigResources(c, campaignId), onProgress, emulated ? [emulated] : []);
-    const left = await findRigResources(c, campaignId);
+    const toRemove = gatherFailure ? found.filter((r) => r.kind !== 'artifacts-bucket') : found;
+    const removed = await removeRigResources(c, toRemove, onProgress, emulated ? [emulated] : []);
+    const left = (await findRigResources(c, campaignId)).filter((r) => !(gatherFailure && r.kind === 'artifacts-bucket'));
     if (left.length) throw new Error(`teardown of ${campaignId}: still there after removing: ${left.map((r) => `${r.kind} ${r.id} (${r.state || 'present'})`).join(', ')}`);
+    if (gatherFailure) {
+      throw new Error(
+        `teardown of ${campaignId}: everything removed but the artifacts bucket ${bucket}, kept because the nodes' evidence in it could not be gathered (${gatherFailure}); run rig step teardown --campaign ${campaignId} again once it can be read`,
+      );
+    }
     removeAwsRecord(campaignId);
-    return { campaignId, removed, alreadyGone: removed.length ? [] : ['nothing of this campaign was found by its tag'] };
+    return { campaignId, removed, alreadyGone: removed.length ? [] : ['nothing of this campaign was found by its tag'], ...(gathered ? { keptLogs: [gathered] } : {}) };
   } finally {
     c.destroy();
   }

@@ -53,6 +53,7 @@ export function renderUserData(u: UserDataInput): string {
   const queue = plain('queue', u.queue);
   const host = plain('hostName', u.hostName);
   const region = plain('region', u.region);
+  const bucket = plain('bucket', u.bucket);
   if (!/^[0-9a-f]{64}$/.test(u.packageSha256)) throw new Error(`user data: packageSha256 must be 64 hex characters, got ${JSON.stringify(u.packageSha256)}`);
   const load = u.node === 'load';
   const script = `#!/bin/bash
@@ -113,6 +114,8 @@ EnvironmentFile=/etc/rig/worker.env
 Environment=RIG_STATE_DIR=/var/lib/rig/state
 Environment=RIG_HOST=${host}
 Environment=AWS_REGION=${region}
+Environment=RIG_AWS_NODE=${u.node}
+Environment=RIG_AWS_ARTIFACTS_BUCKET=${bucket}
 ExecStart=/usr/bin/node-20 /opt/rig/app/bin/rig.cjs worker --task-queue ${queue}
 Restart=on-failure
 RestartSec=10
