@@ -103,6 +103,12 @@ test('provision makes the bucket + package, secret, roles and profile; the nodes
     { Sid: 'ReadThePackage', Effect: 'Allow', Action: 's3:GetObject', Resource: [`arn:aws:s3:::${boot.bucket}/${boot.tarballKey}`, `arn:aws:s3:::${boot.bucket}/${boot.lockKey}`] },
     { Sid: 'ReadTheSecrets', Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: [boot.temporalSecretArn, db.MasterUserSecret!.SecretArn, rigSecretArn] },
     { Sid: 'KeepTheApiKey', Effect: 'Allow', Action: 'secretsmanager:PutSecretValue', Resource: rigSecretArn },
+    // What the load node's steps read of their own rig, and where they ship their evidence.
+    { Sid: 'ShipTheEvidence', Effect: 'Allow', Action: 's3:PutObject', Resource: `arn:aws:s3:::${boot.bucket}/evidence/${CAMPAIGN}/*` },
+    { Sid: 'ReadTheDatabase', Effect: 'Allow', Action: ['rds:DescribeDBInstances', 'rds:DescribeDBLogFiles', 'rds:DownloadDBLogFilePortion'], Resource: db.DBInstanceArn },
+    { Sid: 'ReadTheRigAndItsMetrics', Effect: 'Allow', Action: ['ec2:DescribeInstances', 'cloudwatch:GetMetricData'], Resource: '*' },
+    { Sid: 'ReadEnhancedMonitoring', Effect: 'Allow', Action: 'logs:FilterLogEvents', Resource: 'arn:aws:logs:us-east-1:123456789012:log-group:RDSOSMetrics:*' },
+    { Sid: 'ReadDbLoad', Effect: 'Allow', Action: 'pi:GetResourceMetrics', Resource: 'arn:aws:pi:us-east-1:123456789012:metrics/rds/*' },
   ]);
   const nodeRole = (await c.iam.send(new GetRoleCommand({ RoleName: n.nodeRole }))).Role!;
   assert.match(decodeURIComponent(nodeRole.AssumeRolePolicyDocument!), /ec2\.amazonaws\.com/);

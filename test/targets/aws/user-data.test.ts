@@ -74,6 +74,9 @@ test('renders for both nodes: bash -n passes, the queue is in it, pgbench only o
       const queue = node === 'load' ? boot.dataQueue : boot.appQueue;
       assert.match(text, new RegExp(`^ExecStart=/usr/bin/node-20 /opt/rig/app/bin/rig\\.cjs worker --task-queue ${queue}$`, 'm'));
       assert.match(text, /^Restart=on-failure$/m);
+      // Which node it is and where its evidence goes (lib/targets/aws/evidence-sync.ts).
+      assert.match(text, new RegExp(`^Environment=RIG_AWS_NODE=${node}$`, 'm'));
+      assert.match(text, new RegExp(`^Environment=RIG_AWS_ARTIFACTS_BUCKET=${boot.bucket}$`, 'm'));
       assert.match(text, /^dnf install -y nodejs20 nodejs20-npm/m);
       assert.match(text, /npm-20 ci --omit=dev --ignore-scripts/);
       assert.match(text, new RegExp(`^SECRET_ID=${shq(boot.temporalSecretArn).replace(/[/.]/g, '\\$&')}$`, 'm'));
