@@ -40,6 +40,7 @@ const IAM_PREFIX: Record<string, string> = {
 const IAM_ACTIONS: Record<string, string[]> = {
   's3:ListBuckets': ['s3:ListAllMyBuckets'],
   's3:HeadBucket': ['s3:ListBucket'],
+  's3:ListObjectsV2': ['s3:ListBucket'],
   's3:HeadObject': ['s3:GetObject'],
   's3:ListObjectVersions': ['s3:ListBucketVersions'],
   // With a VersionId (removeBucket passes each version's) a delete is s3:DeleteObjectVersion.
