@@ -4,7 +4,7 @@
 // because its defaults are history, not code.
 // Safe to run twice: pure; the same input gives the same spec.
 import { ApplicationFailure } from '@temporalio/common';
-import { campaignTargetRefusal, parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput } from '../lib/protocol/spec';
+import { parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput } from '../lib/protocol/spec';
 
 export async function resolveSpec(input: CampaignSpecInput): Promise<CampaignSpec> {
   let spec: CampaignSpec;
@@ -15,8 +15,5 @@ export async function resolveSpec(input: CampaignSpecInput): Promise<CampaignSpe
     if (err instanceof SpecError) throw ApplicationFailure.nonRetryable(err.message, 'InvalidSpec', err.issues);
     throw err;
   }
-  // A target that cannot run a campaign yet is refused here, before the lease, calibration or any rig.
-  const refusal = campaignTargetRefusal(spec, { awsEmulator: Boolean(process.env.RIG_AWS_ENDPOINT) });
-  if (refusal) throw ApplicationFailure.nonRetryable(`invalid campaign spec:\n  - ${refusal}`, 'InvalidSpec', [refusal]);
   return spec;
 }

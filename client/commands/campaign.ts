@@ -5,7 +5,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { campaignIdOf } from '../../lib/protocol/campaign-id';
-import { campaignTargetRefusal } from '../../lib/protocol/spec';
 import { followLog } from '../../lib/evidence/follow';
 import { resultsDir } from '../../lib/tools/paths';
 import { abortUpdate, extendUpdate } from '../../workflows/messages';
@@ -90,8 +89,6 @@ async function campaign(
       dryRunLines(campaignIdOf(values.id ?? defaultCampaignId(spec.name)), spec).forEach((l) => console.log(l));
       return 0;
     }
-    const refusal = campaignTargetRefusal(spec, { awsEmulator: Boolean(process.env.RIG_AWS_ENDPOINT) });
-    if (refusal) throw new UsageError(refusal);
     const rc = await connectClient();
     try {
       await warnMissingSearchAttributes(rc);

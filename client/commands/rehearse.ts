@@ -2,8 +2,6 @@
 // minutes: a dev server if none answers, a worker in this process, the `rehearsal` profile on the
 // local rig, and the At-a-glance table at the end.
 import { defineCommand } from '../command';
-import { UsageError } from '../parse-flags';
-import { campaignTargetRefusal } from '../../lib/protocol/spec';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { temporalEnv, DEFAULT_TEMPORAL_ADDRESS } from '../../lib/temporal/connection-env';
 import { portAnswers } from '../../lib/tools/free-port';
@@ -36,8 +34,6 @@ export const { run } = defineCommand({
   positionals: true,
   async run({ values, positionals }) {
     const spec = loadSpec(positionals[0] ? { file: positionals[0] } : { profile: values.profile ?? 'rehearsal' });
-    const refusal = campaignTargetRefusal(spec, { awsEmulator: Boolean(process.env.RIG_AWS_ENDPOINT) });
-    if (refusal) throw new UsageError(refusal);
     const env = temporalEnv();
     const [host, port] = env.address.split(':');
     if (!(await portAnswers(host, Number(port ?? 7233)))) {

@@ -1,7 +1,6 @@
 // rig schedule create|list|delete|trigger: weekly regression runs through Temporal Schedules. Each
 // scheduled run is a benchCampaign with the same spec; compare two with `rig report ID --baseline OTHER`.
 import { defineCommand, requiredPositional } from '../command';
-import { campaignTargetRefusal } from '../../lib/protocol/spec';
 import { UsageError } from '../parse-flags';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { CampaignSpec } from '../../lib/protocol/spec';
@@ -38,8 +37,6 @@ export const { run } = defineCommand({
     if (action !== 'list' && !id) throw new UsageError(`${action} needs a schedule id: rig schedule ${action} ID`);
     // Validate everything before touching the cluster.
     const spec = action === 'create' ? loadSpec({ file, profile: values.profile }) : undefined;
-    const refusal = spec && campaignTargetRefusal(spec, { awsEmulator: Boolean(process.env.RIG_AWS_ENDPOINT) });
-    if (refusal) throw new UsageError(refusal);
     if (action === 'create' && Boolean(values.cron) === Boolean(values.every)) {
       throw new UsageError('create needs exactly one of --cron "MIN HOUR DOM MON DOW" or --every DURATION (e.g. 7d)');
     }

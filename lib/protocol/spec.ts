@@ -98,26 +98,6 @@ export const SeedSpec = z.strictObject({
 export const TARGET_NAMES = ['local', 'aws'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
-/**
- * The targets a whole campaign can run on today. The aws target plans (--dry-run), provisions, tears
- * down and is checked, but its data-plane workers on the load node are not built yet (issue 11): a
- * campaign on it would pay for RDS and EC2 and then stop at bring-up. So it is refused before anything
- * runs, by `rig campaign start` and by the workflow's first step alike.
- */
-export const CAMPAIGN_TARGETS: readonly TargetName[] = ['local'];
-
-/**
- * Why this spec's campaign cannot run on its target, or null when it can. Pure: the caller says
- * whether the AWS emulator is in use (RIG_AWS_ENDPOINT). On the emulator every step of an aws
- * campaign runs on this machine; on real AWS the evidence the load node writes does not reach the
- * control host's results folder yet, so the report would miss the repeats: refused until it does.
- */
-export function campaignTargetRefusal(spec: { target: TargetName }, where: { awsEmulator: boolean } = { awsEmulator: false }): string | null {
-  if (CAMPAIGN_TARGETS.includes(spec.target)) return null;
-  if (spec.target === 'aws' && where.awsEmulator) return null;
-  return `target "${spec.target}" cannot run a campaign on real AWS yet: the evidence its load node writes does not reach this host's results folder (issue 11), so the report would miss the repeats. What works today: rig campaign start SPEC --dry-run (the plan and its $/hour), rig check --target ${spec.target}, and a whole campaign against the AWS emulator (RIG_AWS_ENDPOINT)`;
-}
-
 /** Where the instrument is calibrated: on the host that sends the load (an AWS rig's load node, once provisioned). Pure. */
 export function calibratesOnRigNode(target: TargetName): boolean {
   return target === 'aws';
