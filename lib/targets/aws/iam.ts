@@ -3,11 +3,13 @@
 // role and profile made here lives under the path /rig/ (IAM_PATH) with the campaign's tags, and
 // find-bootstrap.ts lists that path and reads each one's tags.
 //
-// The nodes' role may do exactly three things: read the campaign's package (s3:GetObject on its two
-// keys), and read two secrets (the campaign's Temporal connection and the database's master password,
-// which RDS keeps in Secrets Manager under ManageMasterUserPassword). Nothing else: the evidence the
-// cloud keeps (CloudWatch, Enhanced Monitoring, Performance Insights, the Postgres log) is collected
-// by the control host with its own credentials, not by the nodes.
+// The nodes' role may read the campaign's package (s3:GetObject on its two keys) and three secrets
+// (the campaign's Temporal connection, the database's master password, which RDS keeps in Secrets
+// Manager under ManageMasterUserPassword, and the rig's own: the roles' passwords, where the load
+// node also keeps the API key); read their own database instance, its log files and the cloud
+// evidence of its repeats (CloudWatch, Enhanced Monitoring, Performance Insights: collected on the
+// load node, after each repeat); find the app node's zone; and ship their evidence under
+// evidence/<campaign>/ in the bucket. Nothing else (nodePolicyDocument).
 //
 // IAM is eventually consistent: on real AWS a role or profile made a moment ago can be refused by EC2
 // and RDS for some seconds ("Invalid IAM Instance Profile", "IAM role ARN value is invalid");

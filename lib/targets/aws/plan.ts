@@ -3,6 +3,7 @@
 // network: `rig campaign start SPEC --dry-run` prints it, and provision.ts creates exactly these.
 import type { AwsSpec } from '../../protocol/aws-spec';
 import type { CampaignSpec } from '../../protocol/spec';
+import { rigSecretName } from './secrets';
 import { awsAppQueue, awsDataQueue } from '../../temporal/queues';
 import { CAMPAIGN_TAG, EXPIRES_TAG, IAM_PATH, rigNames, type RigResourceKind } from './names';
 import { parameterGroupFamily, rdsParameters } from './parameters';
@@ -29,6 +30,7 @@ export function awsPlan(campaignId: string, spec: Pick<CampaignSpec, 'database'>
     { kind: 'nodes-security-group', type: 'security group', name: n.nodesSecurityGroup, detail: 'the app and load nodes (default VPC)' },
     { kind: 'db-security-group', type: 'security group', name: n.dbSecurityGroup, detail: `PostgreSQL ${POSTGRES_PORT} from ${n.nodesSecurityGroup} only` },
     { kind: 'db-parameter-group', type: 'DB parameter group', name: n.dbParameterGroup, detail: `family ${parameterGroupFamily(aws.database.engineVersion)}: ${params} (RDS units; the rest RDS's defaults)` },
+    { kind: 'rig-secret', type: 'secret', name: rigSecretName(campaignId), detail: 'the database roles\' passwords and the fixtures\' API key (made here, read on the nodes)' },
     { kind: 'monitoring-role', type: 'IAM role', name: `${IAM_PATH}${n.monitoringRole}`, detail: 'RDS Enhanced Monitoring (AmazonRDSEnhancedMonitoringRole)' },
     {
       kind: 'db-instance',
@@ -36,8 +38,8 @@ export function awsPlan(campaignId: string, spec: Pick<CampaignSpec, 'database'>
       name: n.dbInstance,
       detail: `${aws.database.instanceClass}, PostgreSQL ${aws.database.engineVersion}, gp3 ${s.sizeGb} GB ${s.iops} IOPS ${s.throughputMiBps} MiB/s, single-AZ in ${aws.zone}, not publicly accessible, Enhanced Monitoring 1 s, Performance Insights 7 days`,
     },
-    { kind: 'node-role', type: 'IAM role', name: `${IAM_PATH}${n.nodeRole}`, detail: 'the nodes: read the package and two secrets, nothing else' },
-    { kind: 'artifacts-bucket', type: 'S3 bucket', name: n.artifactsBucket('<account>'), detail: 'the package the nodes run (npm pack + package-lock.json, keyed by sha256)' },
+    { kind: 'node-role', type: 'IAM role', name: `${IAM_PATH}${n.nodeRole}`, detail: 'the nodes: read the package and three secrets, keep the API key, read their own database and its metrics, ship their evidence to the bucket' },
+    { kind: 'artifacts-bucket', type: 'S3 bucket', name: n.artifactsBucket('<account>'), detail: 'the package the nodes run (npm pack + package-lock.json, keyed by sha256) and the evidence they ship (evidence/<campaign>/)' },
     { kind: 'temporal-secret', type: 'secret', name: n.temporalSecret, detail: 'the nodes\' Temporal connection (this machine\'s TEMPORAL_* settings)' },
     { kind: 'node-instance-profile', type: 'instance profile', name: `${IAM_PATH}${n.nodeInstanceProfile}`, detail: `carries ${n.nodeRole}` },
     { kind: 'app-node', type: 'EC2 instance', name: n.appNode, detail: `${aws.app.instanceType} in ${aws.zone} (ClientToken ${n.appClientToken}), worker on ${awsAppQueue(campaignId)}` },
