@@ -42,8 +42,8 @@ export function awsPlan(campaignId: string, spec: Pick<CampaignSpec, 'database'>
     { kind: 'artifacts-bucket', type: 'S3 bucket', name: n.artifactsBucket('<account>'), detail: 'the package the nodes run (npm pack + package-lock.json, keyed by sha256) and the evidence they ship (evidence/<campaign>/)' },
     { kind: 'temporal-secret', type: 'secret', name: n.temporalSecret, detail: 'the nodes\' Temporal connection (this machine\'s TEMPORAL_* settings)' },
     { kind: 'node-instance-profile', type: 'instance profile', name: `${IAM_PATH}${n.nodeInstanceProfile}`, detail: `carries ${n.nodeRole}` },
-    { kind: 'app-node', type: 'EC2 instance', name: n.appNode, detail: `${aws.app.instanceType} in ${aws.zone} (ClientToken ${n.appClientToken}), worker on ${awsAppQueue(campaignId)}` },
-    { kind: 'load-node', type: 'EC2 instance', name: n.loadNode, detail: `${aws.load.instanceType} in ${aws.zone} (ClientToken ${n.loadClientToken}), worker on ${awsDataQueue(campaignId)}` },
+    { kind: 'app-node', type: 'EC2 instance', name: n.appNode, detail: `${aws.app.instanceType} in ${aws.zone} (ClientToken ${n.appClientToken}-<secret suffix>), worker on ${awsAppQueue(campaignId)}` },
+    { kind: 'load-node', type: 'EC2 instance', name: n.loadNode, detail: `${aws.load.instanceType} in ${aws.zone} (ClientToken ${n.loadClientToken}-<secret suffix>), worker on ${awsDataQueue(campaignId)}` },
   ];
 }
 

@@ -11,6 +11,7 @@
 import {
   AuthorizeSecurityGroupIngressCommand,
   CreateSecurityGroupCommand,
+  CreateTagsCommand,
   DescribeImagesCommand,
   DescribeVpcsCommand,
   RunInstancesCommand,
@@ -24,7 +25,7 @@ import { ensureMonitoring, ensureNodeBootstrap, masterSecretArn, nodeUserDataInp
 import { isNamed } from './errors';
 import { findRigResources, type FoundResource } from './find';
 import { whileIamPropagates } from './iam';
-import { rigNames, type RigResourceKind } from './names';
+import { CREATED_TAG, EXPIRES_TAG, rigNames, type RigResourceKind } from './names';
 import type { RigPackage } from './package';
 import { parameterGroupFamily, rdsParameters } from './parameters';
 import { POSTGRES_PORT } from './plan';
@@ -175,9 +176,25 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
   // The nodes read the master password's secret through their role: its ARN is known once RDS made it.
   const boot: NodeBootstrap = await ensureNodeBootstrap(ctx, { dbMasterSecretArn: await masterSecretArn(c, n.dbInstance, onProgress), rigSecretArn, pkg });
 
+  // RunInstances' ClientToken makes a retried launch return the same instance on real AWS, but only
+  // when every parameter is the same: so the tags it carries are the ones every attempt gives alike
+  // (Name, campaign, kind), and rig:created / rig:expires, which differ per attempt, follow by CreateTags
+  // (a retry after a kill between the two applies them). The token also carries the rig secret's ARN
+  // suffix, random per provisioning and kept across its retries: a campaign id used again after a
+  // teardown (tokens live 24 hours after termination) does not get the old, terminated instance back.
+  const tokenSuffix = rigSecretArn.slice(-6);
+  const launchTags = (kind: RigResourceKind, name: string) => tags(campaignId, kind, name, expiresAt, now).filter((t) => t.Key !== CREATED_TAG && t.Key !== EXPIRES_TAG);
+  const stamp = async (id: string, created: boolean) => {
+    const extra = [{ Key: EXPIRES_TAG, Value: expiresAt }, ...(created ? [{ Key: CREATED_TAG, Value: now.toISOString() }] : [])];
+    await c.ec2.send(new CreateTagsCommand({ Resources: [id], Tags: extra }));
+  };
   const node = async (kind: 'app-node' | 'load-node', name: string, instanceType: string, clientToken: string): Promise<string> => {
     const found = have(kind);
-    if (found) return found.id;
+    if (found) {
+      // Launched by an attempt that died before it stamped it.
+      if (!found.expiresAt) await stamp(found.id, !found.createdAt);
+      return found.id;
+    }
     onProgress(`launching ${kind} ${name} (${instanceType}) in ${aws.zone}`);
     const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot));
     const imageId = await latestAmazonLinux(c, architectureOf(instanceType));
@@ -187,18 +204,20 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
         InstanceType: instanceType as never,
         MinCount: 1,
         MaxCount: 1,
-        ClientToken: clientToken,
+        ClientToken: `${clientToken}-${tokenSuffix}`,
         Placement: { AvailabilityZone: aws.zone },
         SecurityGroupIds: [nodesSg],
         IamInstanceProfile: { Arn: boot.instanceProfileArn },
         UserData: Buffer.from(userData, 'utf8').toString('base64'),
         TagSpecifications: [
-          { ResourceType: 'instance', Tags: tags(campaignId, kind, name, expiresAt, now) },
-          { ResourceType: 'volume', Tags: tags(campaignId, kind, name, expiresAt, now) },
+          { ResourceType: 'instance', Tags: launchTags(kind, name) },
+          { ResourceType: 'volume', Tags: launchTags(kind, name) },
         ],
       }),
     ), onProgress);
-    return r.Instances![0].InstanceId!;
+    const id = r.Instances![0].InstanceId!;
+    await stamp(id, true);
+    return id;
   };
   await node('app-node', n.appNode, aws.app.instanceType, n.appClientToken);
   await node('load-node', n.loadNode, aws.load.instanceType, n.loadClientToken);
