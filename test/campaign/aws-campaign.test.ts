@@ -19,41 +19,19 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { CALIBRATION_FILE } from '../../lib/evidence/layout';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
-import type { CampaignSpecInput } from '../../lib/protocol/spec';
-import { awsClients } from '../../lib/targets/aws/clients';
 import { EMULATOR_MAP_ENV } from '../../lib/targets/aws/emulator-map';
-import { findRigResources } from '../../lib/targets/aws/find';
 import { rigNames } from '../../lib/targets/aws/names';
 import { awsAppQueue, awsDataQueue } from '../../lib/temporal/queues';
+import { exampleInput, standInDatabase, useMoto } from '../harness/aws-env';
 import { campaignEnv, tinySpec } from '../harness/campaign';
-import { startMoto, type Moto } from '../harness/moto';
-import { throwAwayCluster } from '../harness/pg';
 
 const root = path.resolve(__dirname, '..', '..');
-const awsBlock = (JSON.parse(fs.readFileSync(path.join(root, 'examples', 'aws.json'), 'utf8')) as CampaignSpecInput).aws!;
-const NO_AMBIENT = { AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/rig-test', AWS_CONFIG_FILE: '/nonexistent/rig-test', AWS_EC2_METADATA_DISABLED: 'true', AWS_PROFILE: '' };
-
-let moto: Moto;
-before(async () => {
-  moto = await startMoto();
-  Object.assign(process.env, NO_AMBIENT, { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_REGION: awsBlock.region, RIG_AWS_ENDPOINT: moto.endpoint });
-});
-after(async () => {
-  delete process.env[EMULATOR_MAP_ENV];
-  await moto?.stop();
-});
-
-async function rigResources(campaignId: string): Promise<string[]> {
-  const c = awsClients(awsBlock.region);
-  try {
-    return (await findRigResources(c, campaignId)).map((r) => `${r.kind} ${r.id}`);
-  } finally {
-    c.destroy();
-  }
-}
+const awsBlock = exampleInput.aws!;
+// RIG_STATE_DIR is campaignEnv()'s.
+const { rigResources } = useMoto({ stateDir: false, clearEnv: [EMULATOR_MAP_ENV] });
 
 /** moto's account: the artifacts bucket's name carries it. */
 const MOTO_ACCOUNT = '123456789012';
@@ -92,9 +70,8 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
   const id = 'aws-whole';
   // RDS's master user is rig_admin (provision.ts); the stand-in cluster has it as its superuser.
   // (Both helpers register their own `after`: they are called here, in the test, not in a `before` hook.)
-  const db = await throwAwayCluster({ superuser: 'rig_admin', parameters: { log_checkpoints: 'on', log_autovacuum_min_duration: 0 } });
+  const { map } = await standInDatabase({ parameters: { log_checkpoints: 'on', log_autovacuum_min_duration: 0 } });
   const appFolders = nodeFolders('app');
-  const map = { db: `${db.host}:${db.port}`, postgresLog: db.logFile };
   const env = await campaignEnv();
   // The control host's worker (this process) knows where the emulated app node keeps its service.
   process.env[EMULATOR_MAP_ENV] = JSON.stringify({ ...map, appNodeStateDir: appFolders.stateDir });

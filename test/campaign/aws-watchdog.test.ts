@@ -13,49 +13,24 @@
 // says it fired because the campaign closed terminated (not at its deadline), and this machine is
 // clean (the teardown stopped the emulated app node's service: lib/targets/aws/nodes.ts stopEmulatedService).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { after, before, test } from 'node:test';
-import type { CampaignSpecInput } from '../../lib/protocol/spec';
-import { awsClients } from '../../lib/targets/aws/clients';
+import { test } from 'node:test';
 import { EMULATOR_MAP_ENV } from '../../lib/targets/aws/emulator-map';
-import { findRigResources } from '../../lib/targets/aws/find';
 import { awsAppQueue, awsDataQueue } from '../../lib/temporal/queues';
 import { watchdogQuery, type WatchdogState } from '../../workflows/messages';
 import { CAMPAIGN_CHECK_MS } from '../../workflows/watchdog';
+import { exampleInput, standInDatabase, useMoto } from '../harness/aws-env';
 import { campaignEnv, failIfClosed, tinySpec, waitFor, waitForProgress } from '../harness/campaign';
-import { startMoto, type Moto } from '../harness/moto';
-import { throwAwayCluster } from '../harness/pg';
 
-const root = path.resolve(__dirname, '..', '..');
-const awsBlock = (JSON.parse(fs.readFileSync(path.join(root, 'examples', 'aws.json'), 'utf8')) as CampaignSpecInput).aws!;
-const NO_AMBIENT = { AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/rig-test', AWS_CONFIG_FILE: '/nonexistent/rig-test', AWS_EC2_METADATA_DISABLED: 'true', AWS_PROFILE: '' };
-
-let moto: Moto;
-before(async () => {
-  moto = await startMoto();
-  Object.assign(process.env, NO_AMBIENT, { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_REGION: awsBlock.region, RIG_AWS_ENDPOINT: moto.endpoint });
-});
-after(async () => {
-  delete process.env[EMULATOR_MAP_ENV];
-  await moto?.stop();
-});
-
-async function rigResources(campaignId: string): Promise<string[]> {
-  const c = awsClients(awsBlock.region);
-  try {
-    return (await findRigResources(c, campaignId)).map((r) => `${r.kind} ${r.id}`);
-  } finally {
-    c.destroy();
-  }
-}
+const awsBlock = exampleInput.aws!;
+// RIG_STATE_DIR is campaignEnv()'s.
+const { rigResources } = useMoto({ stateDir: false, clearEnv: [EMULATOR_MAP_ENV] });
 
 test('the watchdog tears down a terminated AWS campaign within its check, long before its deadline', { timeout: 20 * 60_000 }, async () => {
   const id = 'aws-watchdog';
   // RDS's master user is rig_admin (provision.ts); the stand-in cluster has it as its superuser.
   // (Both helpers register their own `after`: they are called here, in the test, not in a `before` hook.)
-  const db = await throwAwayCluster({ superuser: 'rig_admin' });
-  process.env[EMULATOR_MAP_ENV] = JSON.stringify({ db: `${db.host}:${db.port}`, postgresLog: db.logFile });
+  const { mapJson } = await standInDatabase();
+  process.env[EMULATOR_MAP_ENV] = mapJson;
   const env = await campaignEnv();
   // The control queues, this host's queue among them: the watchdog's teardown runs there (the host that made the rig).
   await env.inProcessWorker();

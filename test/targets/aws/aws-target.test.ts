@@ -3,52 +3,23 @@
 // and a closed port are each COULD NOT LOOK (2), never clean. moto's RDS is available at once and
 // deletes at once, and it ignores RunInstances' ClientToken (the tag lookup is what stops a second node).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, test } from 'node:test';
-import { parseCampaignSpec } from '../../../lib/protocol/spec';
-import type { AwsSpec } from '../../../lib/protocol/aws-spec';
-import { awsClients } from '../../../lib/targets/aws/clients';
-import { findRigResources } from '../../../lib/targets/aws/find';
+import { test } from 'node:test';
 import { provisionAws } from '../../../lib/targets/aws/provision';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
 import { targetFor } from '../../../lib/targets/registry';
 import { freePort } from '../../../lib/tools/free-port';
-import { startMoto, type Moto } from '../../harness/moto';
+import { exampleAws as aws, exampleSpec as spec, useMoto } from '../../harness/aws-env';
+import { startMoto } from '../../harness/moto';
 import { rig } from '../../harness/rig-cli';
 
-const root = path.resolve(__dirname, '..', '..', '..');
-const spec = parseCampaignSpec(JSON.parse(fs.readFileSync(path.join(root, 'examples', 'aws.json'), 'utf8')));
-const aws = spec.aws as AwsSpec;
 const CAMPAIGN = 'aws-moto-1';
 
-/** No credential source on this machine leaks in: no shared files, no instance metadata. */
-const NO_AMBIENT = { AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/rig-test', AWS_CONFIG_FILE: '/nonexistent/rig-test', AWS_EC2_METADATA_DISABLED: 'true', AWS_PROFILE: '' };
-const CREDS = { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing' };
-
-let moto: Moto;
-let state: string;
-before(async () => {
-  moto = await startMoto();
-  state = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-aws-state-'));
-  Object.assign(process.env, NO_AMBIENT, CREDS, { AWS_REGION: aws.region, RIG_AWS_ENDPOINT: moto.endpoint, RIG_STATE_DIR: state });
-});
-after(async () => {
-  await moto?.stop();
-  if (state) fs.rmSync(state, { recursive: true, force: true });
-});
-
-const cliEnv = (extra: NodeJS.ProcessEnv = {}) => ({ ...NO_AMBIENT, ...CREDS, AWS_REGION: aws.region, RIG_AWS_ENDPOINT: moto.endpoint, RIG_STATE_DIR: state, ...extra });
+const env = useMoto({ prefix: 'rig-aws-state-' });
+const cliEnv = env.cliEnv;
 const params = () => ({ db: { ...spec.database }, aws: { spec: aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString() } });
 
 async function resources() {
-  const c = awsClients(aws.region);
-  try {
-    return (await findRigResources(c, CAMPAIGN)).map((r) => `${r.kind} ${r.id}`).sort();
-  } finally {
-    c.destroy();
-  }
+  return (await env.rigResources(CAMPAIGN)).sort();
 }
 
 test('provision -> rig check dirty (exit 1) -> provision again makes nothing new -> teardown -> clean (exit 0)', async () => {

@@ -8,16 +8,13 @@
 // of them, and the check is clean (0) after. A rig-shaped bucket left untagged is still reported.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { DescribeInstanceAttributeCommand, DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { GetInstanceProfileCommand, GetRoleCommand, GetRolePolicyCommand, ListAttachedRolePoliciesCommand } from '@aws-sdk/client-iam';
 import { DescribeDBInstancesCommand } from '@aws-sdk/client-rds';
 import { CreateBucketCommand, DeleteBucketCommand, GetBucketTaggingCommand, HeadBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { DescribeSecretCommand, GetSecretValueCommand, ListSecretVersionIdsCommand } from '@aws-sdk/client-secrets-manager';
-import { parseCampaignSpec } from '../../../lib/protocol/spec';
-import type { AwsSpec } from '../../../lib/protocol/aws-spec';
 import { nodeUserDataInput } from '../../../lib/targets/aws/bootstrap';
 import { awsClients, type AwsClients } from '../../../lib/targets/aws/clients';
 import { ENHANCED_MONITORING_POLICY_ARN, NODE_POLICY_NAME } from '../../../lib/targets/aws/iam';
@@ -28,35 +25,21 @@ import { readAwsRecord } from '../../../lib/targets/aws/record';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
 import { renderUserData } from '../../../lib/targets/aws/user-data';
 import { awsAppQueue, awsDataQueue } from '../../../lib/temporal/queues';
-import { startMoto, type Moto } from '../../harness/moto';
+import { exampleAws as aws, exampleSpec as spec, useMoto } from '../../harness/aws-env';
 import { rig } from '../../harness/rig-cli';
 
-const root = path.resolve(__dirname, '..', '..', '..');
-const spec = parseCampaignSpec(JSON.parse(fs.readFileSync(path.join(root, 'examples', 'aws.json'), 'utf8')));
-const aws = spec.aws as AwsSpec;
 const CAMPAIGN = 'aws-boot-1';
 const SENTINEL = 'SENTINEL-TEMPORAL-KEY-41c9';
 
-const NO_AMBIENT = { AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/rig-test', AWS_CONFIG_FILE: '/nonexistent/rig-test', AWS_EC2_METADATA_DISABLED: 'true', AWS_PROFILE: '' };
-const CREDS = { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing' };
 const TEMPORAL = { TEMPORAL_ADDRESS: 'temporal.example.internal:7233', TEMPORAL_NAMESPACE: 'rig-boot', TEMPORAL_API_KEY: SENTINEL };
 
-let moto: Moto;
-let state: string;
 let c: AwsClients;
-before(async () => {
-  moto = await startMoto();
-  state = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-aws-boot-'));
-  Object.assign(process.env, NO_AMBIENT, CREDS, TEMPORAL, { AWS_REGION: aws.region, RIG_AWS_ENDPOINT: moto.endpoint, RIG_STATE_DIR: state });
+const env = useMoto({ prefix: 'rig-aws-boot-', extraEnv: TEMPORAL, beforeStop: () => c?.destroy() });
+before(() => {
   c = awsClients(aws.region);
 });
-after(async () => {
-  c?.destroy();
-  await moto?.stop();
-  if (state) fs.rmSync(state, { recursive: true, force: true });
-});
 
-const cliEnv = () => ({ ...NO_AMBIENT, ...CREDS, AWS_REGION: aws.region, RIG_AWS_ENDPOINT: moto.endpoint, RIG_STATE_DIR: state });
+const cliEnv = env.cliEnv;
 const params = () => ({ db: { ...spec.database }, aws: { spec: aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString() } });
 const n = rigNames(CAMPAIGN);
 const gone = async (call: () => Promise<unknown>) =>
@@ -75,7 +58,7 @@ test('provision makes the bucket + package, secret, roles and profile; the nodes
   assert.equal(boot.appQueue, awsAppQueue(CAMPAIGN));
 
   // The secret holds the connection; nothing else the rig keeps or says does.
-  for (const [what, text] of [['provision result', JSON.stringify(first)], ['record', fs.readFileSync(path.join(state, 'aws-rigs', `${CAMPAIGN}.json`), 'utf8')], ['progress', lines.join('\n')]]) {
+  for (const [what, text] of [['provision result', JSON.stringify(first)], ['record', fs.readFileSync(path.join(env.state, 'aws-rigs', `${CAMPAIGN}.json`), 'utf8')], ['progress', lines.join('\n')]]) {
     assert.doesNotMatch(text, new RegExp(SENTINEL), `${what} holds no Temporal key`);
   }
   const secret = JSON.parse((await c.secrets.send(new GetSecretValueCommand({ SecretId: n.temporalSecret }))).SecretString!);

@@ -7,7 +7,6 @@
 // the other two are still written.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { CloudWatchClient, PutMetricDataCommand, type StandardUnit } from '@aws-sdk/client-cloudwatch';
@@ -24,16 +23,13 @@ import { collectDbLoad } from '../../../lib/targets/aws/evidence/performance-ins
 import { openAwsPostgresLog } from '../../../lib/targets/aws/evidence/postgres-log';
 import { dbiResourceId } from '../../../lib/targets/aws/evidence/resource-id';
 import { fetchUntilComplete } from '../../../lib/targets/aws/evidence/wait-for-data';
-import { startMoto, type Moto } from '../../harness/moto';
+import { useMoto } from '../../harness/aws-env';
 import { fill, startReplayServer, type ReplayServer } from '../../harness/replay-server';
 
 const REGION = 'eu-west-1';
 const DB = 'rig-cloud-evidence-test';
 const FIXTURES = path.join(__dirname, 'fixtures');
 const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');
-/** No credential source on this machine leaks in: no shared files, no instance metadata. */
-const NO_AMBIENT = { AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/rig-test', AWS_CONFIG_FILE: '/nonexistent/rig-test', AWS_EC2_METADATA_DISABLED: 'true', AWS_PROFILE: '' };
-const CREDS = { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing' };
 
 // The window: three whole minutes ten minutes ago, ending 20 s into the third (a load's end is never
 // on a minute), so CloudWatch's query rounds it out to [start, start + 3 min).
@@ -42,12 +38,12 @@ const startMs = Math.floor(Date.now() / MIN) * MIN - 10 * MIN;
 const endMs = startMs + 2 * MIN + 40_000;
 const WINDOW: CloudWindow = { start: new Date(startMs).toISOString(), end: new Date(endMs).toISOString() };
 
-let moto: Moto;
+// moto, the state folder and the environment (AWS_REGION is REGION) for the file; the replay server and the data are set up after.
+const env = useMoto({ prefix: 'rig-aws-evidence-', region: REGION });
 let replay: ReplayServer;
-let state: string;
 let resourceId: string;
 let piMode: 'ok' | 'denied' = 'ok';
-const cfg = () => ({ region: REGION, endpoint: moto.endpoint, maxAttempts: 1 });
+const cfg = () => ({ region: REGION, endpoint: env.endpoint, maxAttempts: 1 });
 const replayCfg = () => ({ region: REGION, endpoint: replay.endpoint, maxAttempts: 1 });
 
 /** "2026-05-01 12:00:03" (the Postgres log's stamp) of epoch ms. */
@@ -90,10 +86,7 @@ function osMessage(ms: number, steal: number, wait: number): string {
 }
 
 before(async () => {
-  moto = await startMoto();
   replay = await startReplayServer(answer);
-  state = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-aws-evidence-'));
-  Object.assign(process.env, NO_AMBIENT, CREDS, { AWS_REGION: REGION, RIG_AWS_ENDPOINT: moto.endpoint, RIG_STATE_DIR: state });
 
   const rds = new RDSClient(cfg());
   await rds.send(new CreateDBInstanceCommand({ DBInstanceIdentifier: DB, DBInstanceClass: 'db.m7g.2xlarge', Engine: 'postgres', AllocatedStorage: 100, MasterUsername: 'rig_admin', MasterUserPassword: 'not-a-secret-1' }));
@@ -131,9 +124,7 @@ before(async () => {
 });
 
 after(async () => {
-  await moto?.stop();
   await replay?.stop();
-  if (state) fs.rmSync(state, { recursive: true, force: true });
 });
 
 const noWait = () => ({ deadline: Date.now(), sleep: () => Promise.reject(new Error('must not wait: the data is complete')) });

@@ -8,38 +8,24 @@
 //   the bucket stays and the error names it, and a later teardown gathers and removes it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import type { AwsSpec } from '../../../lib/protocol/aws-spec';
-import { parseCampaignSpec } from '../../../lib/protocol/spec';
 import { awsClients, type AwsClients } from '../../../lib/targets/aws/clients';
 import { gatherEvidence, missingLogLines, shipEvidence } from '../../../lib/targets/aws/evidence-sync';
 import { findRigResources } from '../../../lib/targets/aws/find';
 import { provisionAws } from '../../../lib/targets/aws/provision';
 import { readAwsRecord } from '../../../lib/targets/aws/record';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
-import { startMoto, type Moto } from '../../harness/moto';
+import { exampleAws as aws, exampleSpec as spec, useMoto } from '../../harness/aws-env';
 
-const root = path.resolve(__dirname, '..', '..', '..');
-const spec = parseCampaignSpec(JSON.parse(fs.readFileSync(path.join(root, 'examples', 'aws.json'), 'utf8')));
-const aws = spec.aws as AwsSpec;
-const NO_AMBIENT = { AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/rig-test', AWS_CONFIG_FILE: '/nonexistent/rig-test', AWS_EC2_METADATA_DISABLED: 'true', AWS_PROFILE: '' };
-
-let moto: Moto;
 let c: AwsClients;
+// RIG_STATE_DIR is the folder's state/: the results folders of the tests sit beside it.
+const env = useMoto({ prefix: 'rig-evidence-sync-', stateDir: 'state', beforeStop: () => c?.destroy() });
 let tmp: string;
-before(async () => {
-  moto = await startMoto();
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-evidence-sync-'));
-  Object.assign(process.env, NO_AMBIENT, { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_REGION: aws.region, RIG_AWS_ENDPOINT: moto.endpoint, RIG_STATE_DIR: path.join(tmp, 'state') });
+before(() => {
+  tmp = env.dir;
   c = awsClients(aws.region);
-});
-after(async () => {
-  c?.destroy();
-  await moto?.stop();
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 /** Acts as the host whose results folder is `dir` (RIG_RESULTS, as a node's or the control host's worker has it). */

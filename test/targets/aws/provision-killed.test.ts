@@ -16,22 +16,14 @@
 // ClientToken covers on AWS, and only the tag lookup here).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
-import type { AwsSpec } from '../../../lib/protocol/aws-spec';
-import { parseCampaignSpec } from '../../../lib/protocol/spec';
-import { awsClients } from '../../../lib/targets/aws/clients';
-import { findRigResources } from '../../../lib/targets/aws/find';
+import { test } from 'node:test';
 import { provisionAws } from '../../../lib/targets/aws/provision';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
+import { exampleAws as aws, exampleSpec as spec, useMoto } from '../../harness/aws-env';
 import { waitFor } from '../../harness/campaign';
-import { startMoto, type Moto } from '../../harness/moto';
 
 const root = path.resolve(__dirname, '..', '..', '..');
-const spec = parseCampaignSpec(JSON.parse(fs.readFileSync(path.join(root, 'examples', 'aws.json'), 'utf8')));
-const aws = spec.aws as AwsSpec;
 const KINDS = [
   'app-node',
   'artifacts-bucket',
@@ -47,31 +39,17 @@ const KINDS = [
   'temporal-secret',
 ];
 
-/** No credential source on this machine leaks in: no shared files, no instance metadata. */
-const NO_AMBIENT = { AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/rig-test', AWS_CONFIG_FILE: '/nonexistent/rig-test', AWS_EC2_METADATA_DISABLED: 'true', AWS_PROFILE: '' };
-const CREDS = { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing' };
-
-let moto: Moto;
-let state: string;
 let child: ChildProcess | undefined;
-before(async () => {
-  moto = await startMoto();
-  state = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-aws-state-'));
-  Object.assign(process.env, NO_AMBIENT, CREDS, { AWS_REGION: aws.region, RIG_AWS_ENDPOINT: moto.endpoint, RIG_STATE_DIR: state });
-});
-after(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await moto?.stop();
-  if (state) fs.rmSync(state, { recursive: true, force: true });
+// A child still running at the end (a failed test) is killed before moto stops.
+const env = useMoto({
+  prefix: 'rig-aws-state-',
+  beforeStop: () => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  },
 });
 
 async function resources(campaignId: string): Promise<string[]> {
-  const c = awsClients(aws.region);
-  try {
-    return (await findRigResources(c, campaignId)).map((r) => `${r.kind} ${r.id}`).sort();
-  } finally {
-    c.destroy();
-  }
+  return (await env.rigResources(campaignId)).sort();
 }
 const kinds = (list: string[]) => list.map((r) => r.split(' ')[0]);
 

@@ -6,50 +6,19 @@
 // expired left (and again on a second run), 2 COULD NOT LOOK on a closed port, 1 (something expired
 // not reaped) through the confirm step's unit tests, since moto's tagging API never lags its services.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { CreateSecurityGroupCommand, DescribeSecurityGroupsCommand, DescribeSubnetsCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { CreateDBParameterGroupCommand, CreateDBSubnetGroupCommand, DescribeDBParameterGroupsCommand } from '@aws-sdk/client-rds';
-import { parseCampaignSpec } from '../../../lib/protocol/spec';
-import type { AwsSpec } from '../../../lib/protocol/aws-spec';
-import { awsClients } from '../../../lib/targets/aws/clients';
 import { findRigResources } from '../../../lib/targets/aws/find';
 import { provisionAws } from '../../../lib/targets/aws/provision';
 import { confirmHit, parseRigArn, reapExitCode, type ReapResult } from '../../../lib/targets/aws/reap';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
 import { freePort } from '../../../lib/tools/free-port';
-import { startMoto, type Moto } from '../../harness/moto';
+import { exampleAws as aws, exampleSpec as spec, useMoto } from '../../harness/aws-env';
 import { rig } from '../../harness/rig-cli';
 
-const root = path.resolve(__dirname, '..', '..', '..');
-const spec = parseCampaignSpec(JSON.parse(fs.readFileSync(path.join(root, 'examples', 'aws.json'), 'utf8')));
-const aws = spec.aws as AwsSpec;
-const NO_AMBIENT = { AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/rig-test', AWS_CONFIG_FILE: '/nonexistent/rig-test', AWS_EC2_METADATA_DISABLED: 'true', AWS_PROFILE: '' };
-const CREDS = { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing' };
-
-let moto: Moto;
-let state: string;
-before(async () => {
-  moto = await startMoto();
-  state = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-aws-reap-'));
-  Object.assign(process.env, NO_AMBIENT, CREDS, { AWS_REGION: aws.region, RIG_AWS_ENDPOINT: moto.endpoint, RIG_STATE_DIR: state });
-});
-after(async () => {
-  await moto?.stop();
-  if (state) fs.rmSync(state, { recursive: true, force: true });
-});
-const cliEnv = (extra: NodeJS.ProcessEnv = {}) => ({ ...NO_AMBIENT, ...CREDS, AWS_REGION: aws.region, RIG_AWS_ENDPOINT: moto.endpoint, RIG_STATE_DIR: state, ...extra });
-
-async function withClients<T>(fn: (c: ReturnType<typeof awsClients>) => Promise<T>): Promise<T> {
-  const c = awsClients(aws.region);
-  try {
-    return await fn(c);
-  } finally {
-    c.destroy();
-  }
-}
+const env = useMoto({ prefix: 'rig-aws-reap-' });
+const { cliEnv, withClients } = env;
 const resources = (campaignId: string) =>
   withClients(async (c) => (await findRigResources(c, campaignId)).map((r) => `${r.kind} ${r.id} ${r.expiresAt}`).sort());
 

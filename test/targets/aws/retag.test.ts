@@ -3,44 +3,17 @@
 // parameter group) carries the new rig:expires; a second call with the same time changes nothing;
 // another campaign's tags are untouched; a time that is not ISO 8601 is refused naming the field.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, before, test } from 'node:test';
-import { parseCampaignSpec } from '../../../lib/protocol/spec';
-import type { AwsSpec } from '../../../lib/protocol/aws-spec';
-import { awsClients } from '../../../lib/targets/aws/clients';
+import { test } from 'node:test';
 import { findRigResources } from '../../../lib/targets/aws/find';
 import { provisionAws } from '../../../lib/targets/aws/provision';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
 import { targetFor } from '../../../lib/targets/registry';
-import { startMoto, type Moto } from '../../harness/moto';
+import { exampleAws as aws, exampleSpec as spec, useMoto } from '../../harness/aws-env';
 
-const root = path.resolve(__dirname, '..', '..', '..');
-const spec = parseCampaignSpec(JSON.parse(fs.readFileSync(path.join(root, 'examples', 'aws.json'), 'utf8')));
-const aws = spec.aws as AwsSpec;
-const NO_AMBIENT = { AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/rig-test', AWS_CONFIG_FILE: '/nonexistent/rig-test', AWS_EC2_METADATA_DISABLED: 'true', AWS_PROFILE: '' };
-const CREDS = { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing' };
-
-let moto: Moto;
-let state: string;
-before(async () => {
-  moto = await startMoto();
-  state = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-aws-retag-'));
-  Object.assign(process.env, NO_AMBIENT, CREDS, { AWS_REGION: aws.region, RIG_AWS_ENDPOINT: moto.endpoint, RIG_STATE_DIR: state });
-});
-after(async () => {
-  await moto?.stop();
-  if (state) fs.rmSync(state, { recursive: true, force: true });
-});
+const env = useMoto({ prefix: 'rig-aws-retag-' });
 
 async function expiries(campaignId: string): Promise<Record<string, string | undefined>> {
-  const c = awsClients(aws.region);
-  try {
-    return Object.fromEntries((await findRigResources(c, campaignId)).map((r) => [r.kind, r.expiresAt]));
-  } finally {
-    c.destroy();
-  }
+  return env.withClients(async (c) => Object.fromEntries((await findRigResources(c, campaignId)).map((r) => [r.kind, r.expiresAt])));
 }
 
 test('extendExpiry re-tags rig:expires on every resource of the campaign, and only its', { timeout: 120_000 }, async () => {

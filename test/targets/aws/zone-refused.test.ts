@@ -14,17 +14,13 @@
 // prepared and the service started as the campaign's prepare and service steps do).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { CreateDBInstanceCommand, DeleteDBInstanceCommand, DescribeDBInstancesCommand } from '@aws-sdk/client-rds';
 import { ApplicationFailure } from '@temporalio/common';
 import { bringUp } from '../../../activities/bringup';
 import { prepareRig, startRigService } from '../../../activities/nodes';
 import { rigHandle } from '../../../activities/rig-lifecycle';
-import type { AwsSpec } from '../../../lib/protocol/aws-spec';
-import { parseCampaignSpec } from '../../../lib/protocol/spec';
-import { awsClients } from '../../../lib/targets/aws/clients';
 import { EMULATOR_MAP_ENV } from '../../../lib/targets/aws/emulator-map';
 import { isNamed } from '../../../lib/targets/aws/errors';
 import { findRigResources } from '../../../lib/targets/aws/find';
@@ -32,41 +28,17 @@ import { rigNames } from '../../../lib/targets/aws/names';
 import { provisionAws } from '../../../lib/targets/aws/provision';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
 import { cleanCheckLocal } from '../../../lib/targets/local';
-import { startMoto, type Moto } from '../../harness/moto';
-import { throwAwayCluster } from '../../harness/pg';
+import { exampleAws as aws, exampleSpec as spec, standInDatabase, useMoto } from '../../harness/aws-env';
 
-const root = path.resolve(__dirname, '..', '..', '..');
-const spec = parseCampaignSpec(JSON.parse(fs.readFileSync(path.join(root, 'examples', 'aws.json'), 'utf8')));
-const aws = spec.aws as AwsSpec;
 const CAMPAIGN = 'aws-zone-1';
 
-/** No credential source on this machine leaks in: no shared files, no instance metadata. */
-const NO_AMBIENT = { AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/rig-test', AWS_CONFIG_FILE: '/nonexistent/rig-test', AWS_EC2_METADATA_DISABLED: 'true', AWS_PROFILE: '' };
-const CREDS = { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing' };
-
-let moto: Moto;
-let state: string;
-before(async () => {
-  moto = await startMoto();
-  state = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-aws-state-'));
-  Object.assign(process.env, NO_AMBIENT, CREDS, { AWS_REGION: aws.region, RIG_AWS_ENDPOINT: moto.endpoint, RIG_STATE_DIR: state });
-});
-after(async () => {
+const env = useMoto({
+  prefix: 'rig-aws-state-',
   // A failed assertion must not leave the emulated app node's service running: teardown is idempotent.
-  if (moto) await teardownAws(CAMPAIGN).catch((err: unknown) => console.error(`teardown after the test: ${String(err)}`));
-  delete process.env[EMULATOR_MAP_ENV];
-  await moto?.stop();
-  if (state) fs.rmSync(state, { recursive: true, force: true });
+  beforeStop: () => teardownAws(CAMPAIGN).catch((err: unknown) => console.error(`teardown after the test: ${String(err)}`)),
+  clearEnv: [EMULATOR_MAP_ENV],
 });
-
-async function withClients<T>(fn: (c: ReturnType<typeof awsClients>) => Promise<T>): Promise<T> {
-  const c = awsClients(aws.region);
-  try {
-    return await fn(c);
-  } finally {
-    c.destroy();
-  }
-}
+const { withClients } = env;
 
 /**
  * The rig's database, made again in `zone` as AWS could report it after a replacement: the same
@@ -114,8 +86,8 @@ async function moveDatabase(zone: string): Promise<void> {
 
 test('a database in another zone is refused at bring-up; back in the spec\'s zone the same bring-up passes', async () => {
   // RDS's master user is rig_admin (provision.ts); the stand-in cluster has it as its superuser.
-  const db = await throwAwayCluster({ superuser: 'rig_admin' });
-  process.env[EMULATOR_MAP_ENV] = JSON.stringify({ db: `${db.host}:${db.port}`, postgresLog: db.logFile });
+  const { mapJson } = await standInDatabase();
+  process.env[EMULATOR_MAP_ENV] = mapJson;
 
   const expiresAt = new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString();
   await provisionAws(CAMPAIGN, { db: { ...spec.database }, aws: { spec: aws, expiresAt } });
@@ -143,7 +115,7 @@ test('a database in another zone is refused at bring-up; back in the spec\'s zon
   await moveDatabase('us-east-1a');
   const ok = await bringUp({ campaignId: CAMPAIGN, rig, customers: 20 });
   assert.match(ok.summary, /^20 customers in livemode=\w+, meter \S+; checks passed: availability-zone, /);
-  const log = fs.readFileSync(path.join(state, 'results', CAMPAIGN, 'campaign.log'), 'utf8');
+  const log = fs.readFileSync(path.join(env.state, 'results', CAMPAIGN, 'campaign.log'), 'utf8');
   assert.match(log, /bring-up check availability-zone: app and database both in us-east-1a/);
 
   // Teardown by tag leaves nothing on AWS, and the emulated app node's service is stopped.
