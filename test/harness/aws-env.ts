@@ -8,11 +8,10 @@
 // Why: each file carried its own copy of this set-up (the duplicate finder flagged it), and a change to
 // how the tests reach moto (one more variable that must not leak in) had to be made ten times.
 //
-// useMoto registers one `before` and one `after` (node:test) on the file. Hooks of one kind run in the
-// order they were registered (Node's Test.runHook walks the list in order; createHook appends), so a
-// file's own `before` registered after useMoto runs once moto answers and the environment is set, and
-// its own `after` runs once moto is stopped: what must run while moto still answers goes in
-// `beforeStop`.
+// useMoto registers one `before` and one `after` (node:test) on the file. A file's own top-level hooks
+// are NOT ordered after useMoto's (Node 20 runs a file's root hooks without waiting for one before the
+// next: a synchronous `before` finishes before an async one registered earlier), so what needs moto
+// and the environment goes in `afterStart`, and what must run while moto still answers in `beforeStop`.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,6 +52,8 @@ export interface UseMotoOptions {
    * folder and sets no RIG_STATE_DIR (campaignEnv() sets its own).
    */
   stateDir?: boolean | string;
+  /** Run at the end of the `before` hook, once moto answers and process.env is set: e.g. clients, data. */
+  afterStart?: () => unknown;
   /** Run first in the `after` hook, while moto still answers (only when moto started): e.g. a teardown. */
   beforeStop?: () => unknown;
   /** Names deleted from process.env in the `after` hook, after beforeStop and before moto stops. */
@@ -101,6 +102,7 @@ export function useMoto(opts: UseMotoOptions = {}): AwsTestEnv {
       state = typeof stateDir === 'string' ? path.join(dir, stateDir) : dir;
     }
     Object.assign(process.env, NO_AMBIENT, TEST_CREDS, opts.extraEnv, { AWS_REGION: region, RIG_AWS_ENDPOINT: moto.endpoint, ...stateEnv() });
+    await opts.afterStart?.();
   });
   after(async () => {
     if (moto) await opts.beforeStop?.();

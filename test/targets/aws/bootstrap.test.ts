@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import { DescribeInstanceAttributeCommand, DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { GetInstanceProfileCommand, GetRoleCommand, GetRolePolicyCommand, ListAttachedRolePoliciesCommand } from '@aws-sdk/client-iam';
 import { DescribeDBInstancesCommand } from '@aws-sdk/client-rds';
@@ -34,10 +34,7 @@ const SENTINEL = 'SENTINEL-TEMPORAL-KEY-41c9';
 const TEMPORAL = { TEMPORAL_ADDRESS: 'temporal.example.internal:7233', TEMPORAL_NAMESPACE: 'rig-boot', TEMPORAL_API_KEY: SENTINEL };
 
 let c: AwsClients;
-const env = useMoto({ prefix: 'rig-aws-boot-', extraEnv: TEMPORAL, beforeStop: () => c?.destroy() });
-before(() => {
-  c = awsClients(aws.region);
-});
+const env = useMoto({ prefix: 'rig-aws-boot-', extraEnv: TEMPORAL, afterStart: () => (c = awsClients(aws.region)), beforeStop: () => c?.destroy() });
 
 const cliEnv = env.cliEnv;
 const params = () => ({ db: { ...spec.database }, aws: { spec: aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString() } });

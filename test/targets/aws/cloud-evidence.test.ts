@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { CloudWatchClient, PutMetricDataCommand, type StandardUnit } from '@aws-sdk/client-cloudwatch';
 import { CloudWatchLogsClient, CreateLogGroupCommand, CreateLogStreamCommand, PutLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { PIClient } from '@aws-sdk/client-pi';
@@ -39,7 +39,8 @@ const endMs = startMs + 2 * MIN + 40_000;
 const WINDOW: CloudWindow = { start: new Date(startMs).toISOString(), end: new Date(endMs).toISOString() };
 
 // moto, the state folder and the environment (AWS_REGION is REGION) for the file; the replay server and the data are set up after.
-const env = useMoto({ prefix: 'rig-aws-evidence-', region: REGION });
+// The data the tests read goes into moto once it answers (afterStart: a file's own `before` is not ordered after useMoto's).
+const env = useMoto({ prefix: 'rig-aws-evidence-', region: REGION, afterStart: () => putTestData() });
 let replay: ReplayServer;
 let resourceId: string;
 let piMode: 'ok' | 'denied' = 'ok';
@@ -85,7 +86,7 @@ function osMessage(ms: number, steal: number, wait: number): string {
   });
 }
 
-before(async () => {
+async function putTestData(): Promise<void> {
   replay = await startReplayServer(answer);
 
   const rds = new RDSClient(cfg());
@@ -121,7 +122,7 @@ before(async () => {
     }),
   );
   logs.destroy();
-});
+}
 
 after(async () => {
   await replay?.stop();

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { awsClients, type AwsClients } from '../../../lib/targets/aws/clients';
 import { gatherEvidence, missingLogLines, shipEvidence } from '../../../lib/targets/aws/evidence-sync';
@@ -21,11 +21,15 @@ import { exampleAws as aws, exampleSpec as spec, useMoto } from '../../harness/a
 
 let c: AwsClients;
 // RIG_STATE_DIR is the folder's state/: the results folders of the tests sit beside it.
-const env = useMoto({ prefix: 'rig-evidence-sync-', stateDir: 'state', beforeStop: () => c?.destroy() });
 let tmp: string;
-before(() => {
-  tmp = env.dir;
-  c = awsClients(aws.region);
+const env = useMoto({
+  prefix: 'rig-evidence-sync-',
+  stateDir: 'state',
+  afterStart: () => {
+    tmp = env.dir;
+    c = awsClients(aws.region);
+  },
+  beforeStop: () => c?.destroy(),
 });
 
 /** Acts as the host whose results folder is `dir` (RIG_RESULTS, as a node's or the control host's worker has it). */
