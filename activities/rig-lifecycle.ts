@@ -7,7 +7,7 @@ import { EvidenceStore } from '../lib/evidence/store';
 import { RIG_FILE } from '../lib/evidence/layout';
 import type { RigHandle } from '../lib/protocol/campaign-result';
 import type { CampaignSpec } from '../lib/protocol/spec';
-import type { CleanCheckResult, Leftover } from '../lib/targets/target';
+import type { CleanCheckResult, Hardware, Leftover } from '../lib/targets/target';
 import type { CleanCheckInput, CleanCheckOutput, ProvisionInput, RetagExpiryInput, StepSummary, TeardownInput } from './contract';
 import { activityTaskQueue, heartbeat } from './context';
 import { defaultDeps } from './default-deps';
@@ -33,6 +33,11 @@ function thisHost(): string {
 
 function describeLeftover(l: Leftover): string {
   return `${l.kind}${l.campaignId ? ` of ${l.campaignId}` : ''}${l.ageSeconds !== undefined ? ` (${Math.round(l.ageSeconds / 60)} min old)` : ''}: ${l.detail}`;
+}
+
+/** The rig's price as rig.json keeps it for the page: $/hour, and where a target has them, its source and what it covers. */
+function costOf(h: Hardware): { costPerHour: number; priceSource?: string; priceCovers?: string } {
+  return { costPerHour: h.costPerHour, ...(h.priceSource ? { priceSource: h.priceSource } : {}), ...(h.priceCovers ? { priceCovers: h.priceCovers } : {}) };
 }
 
 export function describeCleanCheck(r: CleanCheckResult): string {
@@ -81,7 +86,7 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
       database: handle.database,
       postgresParameters: handle.parameters,
       service: { ...spec.service },
-      costPerHour: target.hardware(campaignId, spec.hardware).costPerHour,
+      ...costOf(target.hardware(campaignId, spec.hardware)),
     });
     store.appendLog('info', `provisioned: service ${res.serviceUrl}, database ${handle.database}${res.reused ? ' (an existing rig was found and reused)' : ''}`);
     return handle;

@@ -233,9 +233,16 @@ export interface RigFile {
   postgresVersion?: string;
   postgresParameters?: Record<string, string | number | boolean>;
   service?: Record<string, string | number | boolean>;
+  /** The rig's $/hour as its target priced it (the spec's hardware.costPerHour for a local rig). */
+  costPerHour?: number;
+  priceSource?: string;
+  priceCovers?: string;
 }
 export const RigSchema = z.looseObject({
   hardware: z.string().optional(),
+  costPerHour: z.number().optional(),
+  priceSource: z.string().optional(),
+  priceCovers: z.string().optional(),
   postgresParameters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
 });
 

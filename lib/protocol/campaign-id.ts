@@ -5,3 +5,18 @@ export function campaignIdOf(workflowId: string): string {
   const safe = workflowId.replace(/[^A-Za-z0-9._-]/g, '-').replace(/^[^A-Za-z0-9]+/, '');
   return (safe || 'campaign').slice(0, 80);
 }
+
+/**
+ * The campaign id as it may appear inside a cloud resource's or queue's name: lower case, letters,
+ * digits and single hyphens, at most 40 characters ('' when nothing is left). Names that carry it also
+ * carry a hash of the full id, which keeps two campaigns whose slugs collide apart. Pure (workflows
+ * import the queue names built with it).
+ */
+export function campaignSlug(campaignId: string): string {
+  return campaignId
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+}

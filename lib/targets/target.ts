@@ -141,6 +141,10 @@ export interface RigDescription {
 export interface Hardware {
   line: string;
   costPerHour: number;
+  /** Where the $/hour comes from (a price table and its date, the spec's overrides); absent: the spec's hardware block. */
+  priceSource?: string;
+  /** What the $/hour covers, when it is more than the spec's hardware line says (e.g. "RDS, both nodes and gp3 storage"). */
+  priceCovers?: string;
 }
 
 /**

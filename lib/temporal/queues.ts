@@ -3,6 +3,7 @@
 // `rig worker`s on two hosts, a teardown taken by the host that has nothing would report "removed 0,
 // clean" while the other host's rig runs on. Pure names (workflows import this file): the host name
 // itself comes from lib/tools/host-name.ts.
+import { campaignSlug } from '../protocol/campaign-id';
 
 /** Shared by every worker: the workflows, and activities that may run on any host. */
 export const CONTROL_QUEUE = 'rig';
@@ -28,12 +29,7 @@ function campaignTag(campaignId: string): string {
     h ^= campaignId.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
   }
-  const slug = campaignId
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
+  const slug = campaignSlug(campaignId);
   return `${slug ? `${slug}-` : ''}${h.toString(16).padStart(8, '0')}`;
 }
 

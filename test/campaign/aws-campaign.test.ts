@@ -129,6 +129,9 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
   }
   const page = fs.readFileSync(path.join(result.resultsDir, 'report.md'), 'utf8');
   for (const r of result.repeats) assert.match(page, new RegExp(`r${r.index}-a${r.attempt}`), `the page shows ${r.configuration} r${r.index}`);
+  // The cost is the rig's as the price table gives it (the spec's hardware block names no price), with its source and what it covers.
+  assert.match(page, /\$1\.27\/hour \(prices: AWS on-demand price pages .*as of \d{4}-\d{2}-\d{2}/);
+  assert.match(page, /it covers the RDS instance, its gp3 storage, the app node and the load node/);
 
   // Nothing left: not on AWS (by tag), not on this machine (the emulated app node's service).
   assert.deepEqual(await rigResources(id), []);

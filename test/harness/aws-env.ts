@@ -34,6 +34,22 @@ export const exampleInput = JSON.parse(exampleText) as CampaignSpecInput;
 export const exampleSpec = parseCampaignSpec(JSON.parse(exampleText));
 export const exampleAws = exampleSpec.aws as AwsSpec;
 
+/** Every kind of resource one provision makes, sorted (db-subnet-group is only ever found, never made). */
+export const MADE_KINDS = [
+  'app-node',
+  'artifacts-bucket',
+  'db-instance',
+  'db-parameter-group',
+  'db-security-group',
+  'load-node',
+  'monitoring-role',
+  'node-instance-profile',
+  'node-role',
+  'nodes-security-group',
+  'rig-secret',
+  'temporal-secret',
+];
+
 /** No credential source on this machine leaks in: no shared files, no instance metadata. */
 export const NO_AMBIENT = { AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/rig-test', AWS_CONFIG_FILE: '/nonexistent/rig-test', AWS_EC2_METADATA_DISABLED: 'true', AWS_PROFILE: '' };
 /** moto's dummy credentials. */

@@ -167,6 +167,8 @@ export interface Conditions {
   target: string;
   hardware: string;
   cost_per_hour: number;
+  /** Where cost_per_hour comes from, when the target priced the rig itself. */
+  cost_source?: string;
   /** Rig lifetime the cost covers. */
   billed: { from: string; to: string; hours: number; basis: string } | null;
   total_cost: number | null;
@@ -294,7 +296,7 @@ export function buildReportModel(ev: Evidence): ReportModel {
     steps,
     unpublished,
     warnings,
-    not_shown: notShown(spec),
+    not_shown: notShown(spec, ev.rig),
   };
 }
 
@@ -637,6 +639,8 @@ function buildConditions(ev: Evidence): Omit<Conditions, 'warmup'> {
       basis: teardown ? 'provision start to teardown end' : 'provision start to the last recorded time (no completed teardown: the rig may still be billing)',
     };
   }
+  // The rig's own price where its target priced it (aws: the price table or the spec's overrides), else the spec's.
+  const perHour = typeof ev.rig?.costPerHour === 'number' ? ev.rig.costPerHour : spec.hardware.costPerHour;
   const s = spec.sustained;
   const protocol = s
     ? `${s.repeats} × ${s.repeatSeconds} s per configuration, ${s.cooldownSeconds} s cool-down, open loop (${s.maxInFlight} request slots), drift limit ×${s.driftLimit}, read probe ${s.probe.rate > 0 ? `${s.probe.rate} req/s, p99 budget ${s.probe.p99BudgetMs} ms` : 'off'}`
@@ -646,9 +650,10 @@ function buildConditions(ev: Evidence): Omit<Conditions, 'warmup'> {
   return {
     target: spec.target,
     hardware: ev.rig?.hardware ?? spec.hardware.description,
-    cost_per_hour: spec.hardware.costPerHour,
+    cost_per_hour: perHour,
+    ...(ev.rig?.priceSource ? { cost_source: ev.rig.priceSource } : {}),
     billed,
-    total_cost: billed ? Math.round(billed.hours * spec.hardware.costPerHour * 100) / 100 : null,
+    total_cost: billed ? Math.round(billed.hours * perHour * 100) / 100 : null,
     database,
     database_source: fromRig ? 'rig.json' : 'spec.json',
     service: Object.entries(spec.service).map(([k, v]) => [k, String(v)] as [string, string]),

@@ -1,12 +1,13 @@
 // "What this does not show", written from the campaign's own spec: the limits of THESE figures, so
 // the page never claims more than the protocol measured. Pure.
 import { MAX_BATCH } from '../../protocol/hardcount-api';
+import type { RigFile } from '../records';
 import type { CampaignSpec } from '../../protocol/spec';
 
 const n = (x: number) => String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 const dur = (s: number) => (s % 60 === 0 ? `${s / 60} min` : `${s} s`);
 
-export function notShown(spec: CampaignSpec): string[] {
+export function notShown(spec: CampaignSpec, rig?: Pick<RigFile, 'costPerHour' | 'priceCovers'> | null): string[] {
   const out: string[] = [];
   out.push(
     'Steady state only. Constant, evenly spaced arrivals; no spikes, no diurnal shape, no retries or duplicate keys, server-side timestamps, uniform batches, one tenant, one meter. A steady, well-behaved client is the right first benchmark, not a "real traffic" claim.',
@@ -42,8 +43,9 @@ export function notShown(spec: CampaignSpec): string[] {
   out.push(
     `The service under test is configured as: last-used writes ${spec.service.lastUsed}, inserts ${spec.service.insert}, usage aggregate by ${spec.service.aggregate}. Other settings of the same service are other results.`,
   );
+  const perHour = typeof rig?.costPerHour === 'number' ? rig.costPerHour : spec.hardware.costPerHour;
   out.push(
-    `Cost is the hardware's hourly price (${spec.hardware.costPerHour > 0 ? `$${spec.hardware.costPerHour.toFixed(2)}/hour` : 'none given'}) over the time the rig existed; storage and the load generator are not in it.`,
+    `Cost is the hardware's hourly price (${perHour > 0 ? `$${perHour.toFixed(2)}/hour` : 'none given'}) over the time the rig existed; ${rig?.priceCovers ? `it covers ${rig.priceCovers}, not data transfer, snapshots or the control host` : 'storage and the load generator are not in it'}.`,
   );
   out.push(`Batches up to ${n(MAX_BATCH)} events are accepted by the service; only the batch sizes above were measured.`);
   return out;

@@ -280,7 +280,7 @@ export function floorText(m: ReportModel): string | null {
 
 export function costText(m: ReportModel): string {
   const c = m.conditions;
-  const rate = `$${num(c.cost_per_hour, 2)}/hour`;
+  const rate = `$${num(c.cost_per_hour, 2)}/hour${c.cost_source ? ` (prices: ${c.cost_source})` : ''}`;
   if (!c.billed) return `${rate}; total unknown (no provision step recorded)`;
   return `${rate} × ${num(c.billed.hours, 2)} h (${c.billed.basis}) = $${num(c.total_cost, 2)}`;
 }

@@ -67,7 +67,13 @@ export const awsTarget: Target = {
   hardware: (campaignId, declared) => {
     const rec = readAwsRecord(campaignId);
     if (!rec) return { line: declared.description, costPerHour: declared.costPerHour };
-    return { line: `${declared.description}: ${rec.hardwareLine}`, costPerHour: rec.costPerHour ?? declared.costPerHour };
+    if (rec.costPerHour === undefined) return { line: `${declared.description}: ${rec.hardwareLine}`, costPerHour: declared.costPerHour };
+    return {
+      line: `${declared.description}: ${rec.hardwareLine}`,
+      costPerHour: rec.costPerHour,
+      ...(rec.priceSource ? { priceSource: rec.priceSource } : {}),
+      priceCovers: 'the RDS instance, its gp3 storage, the app node and the load node',
+    };
   },
   // The load node's worker serves this queue (its user data names it): derived from the campaign alone.
   dataQueue: (campaignId) => awsDataQueue(campaignId),

@@ -4,6 +4,7 @@
 // a campaign id allows more, so it is slugged and shortened, and a hash of the full id keeps two
 // campaigns whose slugs collide apart. The tags are how everything is looked up; the names are for
 // RDS (whose instance identifier is its key) and for a human reading the console.
+import { campaignSlug } from '../../protocol/campaign-id';
 import { createHash } from 'node:crypto';
 
 /** The tag every resource of a rig carries: its campaign id, verbatim. */
@@ -67,12 +68,7 @@ export const IAM_PATH = '/rig/';
 
 export function rigNames(campaignId: string): RigNames {
   const hash = createHash('sha256').update(campaignId).digest('hex').slice(0, 8);
-  const slug = campaignId
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
+  const slug = campaignSlug(campaignId);
   const base = `rig-${slug ? `${slug}-` : ''}${hash}`;
   return {
     dbInstance: base,

@@ -248,6 +248,7 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
     loadAddress: find('load-node')?.address ?? '',
     hardwareLine,
     costPerHour: cost.perHour,
+    priceSource: cost.source,
     parameters: Object.fromEntries(parameters.map((p) => [p.name, p.value])),
     bootstrap: boot,
   });

@@ -19,6 +19,8 @@ export interface AwsRigRecord {
   loadAddress: string;
   hardwareLine: string;
   costPerHour: number | undefined;
+  /** The source of costPerHour (the price table with its date, the spec's overrides). */
+  priceSource?: string;
   parameters: Record<string, string>;
   /** What the nodes were given: bucket, package keys, Temporal secret ARN, instance profile, queues. */
   bootstrap?: NodeBootstrap;

@@ -8,7 +8,7 @@ import { provisionAws } from '../../../lib/targets/aws/provision';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
 import { targetFor } from '../../../lib/targets/registry';
 import { freePort } from '../../../lib/tools/free-port';
-import { exampleAws as aws, exampleSpec as spec, useMoto } from '../../harness/aws-env';
+import { exampleAws as aws, exampleSpec as spec, useMoto, MADE_KINDS } from '../../harness/aws-env';
 import { startMoto } from '../../harness/moto';
 import { rig } from '../../harness/rig-cli';
 
@@ -33,20 +33,7 @@ test('provision -> rig check dirty (exit 1) -> provision again makes nothing new
   assert.equal(first.target, 'aws');
   assert.doesNotMatch(JSON.stringify(first), /password/i);
   const made = await resources();
-  assert.deepEqual(made.map((r) => r.split(' ')[0]), [
-    'app-node',
-    'artifacts-bucket',
-    'db-instance',
-    'db-parameter-group',
-    'db-security-group',
-    'load-node',
-    'monitoring-role',
-    'node-instance-profile',
-    'node-role',
-    'nodes-security-group',
-    'rig-secret',
-    'temporal-secret',
-  ]);
+  assert.deepEqual(made.map((r) => r.split(' ')[0]), MADE_KINDS);
 
   const dirty = await rig(['check', '--target', 'aws'], cliEnv());
   assert.equal(dirty.code, 1, dirty.stdout + dirty.stderr);

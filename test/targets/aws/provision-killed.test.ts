@@ -20,24 +20,11 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { provisionAws } from '../../../lib/targets/aws/provision';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
-import { exampleAws as aws, exampleSpec as spec, useMoto } from '../../harness/aws-env';
+import { exampleAws as aws, exampleSpec as spec, useMoto, MADE_KINDS } from '../../harness/aws-env';
 import { waitFor } from '../../harness/campaign';
 
 const root = path.resolve(__dirname, '..', '..', '..');
-const KINDS = [
-  'app-node',
-  'artifacts-bucket',
-  'db-instance',
-  'db-parameter-group',
-  'db-security-group',
-  'load-node',
-  'monitoring-role',
-  'node-instance-profile',
-  'node-role',
-  'nodes-security-group',
-  'rig-secret',
-  'temporal-secret',
-];
+const KINDS = MADE_KINDS;
 
 let child: ChildProcess | undefined;
 // A child still running at the end (a failed test) is killed before moto stops.
