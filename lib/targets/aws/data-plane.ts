@@ -9,6 +9,7 @@ import path from 'node:path';
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { DescribeDBInstancesCommand } from '@aws-sdk/client-rds';
 import { roleUrl } from '../../../reference/roles';
+import { APP_ROLE, DATABASE, OWNER_ROLE } from '../../../reference/schema';
 import { findPgBin } from '../local/pg-binaries';
 import { openFileLogWindow } from '../../evidence/file-log-window';
 import { runProgram } from '../../tools/run';
@@ -20,9 +21,8 @@ import { CAMPAIGN_TAG, RESOURCE_TAG, rigNames } from './names';
 import { readAwsRecord } from './record';
 import { masterCredentials, readRigSecret, storeRigApiKey } from './secrets';
 
-export const DB_NAME = 'hardcount';
-export const OWNER_ROLE = 'hardcount_owner';
-export const APP_ROLE = 'hardcount_app';
+// The reference service's own names: the database and its two roles (reference/schema.ts).
+export { APP_ROLE, DATABASE as DB_NAME, OWNER_ROLE };
 
 /** The region of a campaign's rig: the control host's record, else this worker's AWS_REGION. */
 export function rigRegion(campaignId: string): string {
@@ -57,12 +57,12 @@ export async function awsDbUrls(campaignId: string): Promise<RigDbUrls> {
     const endpoint = await dbEndpoint(c, campaignId);
     const master = await masterCredentials(c, rigNames(campaignId).dbInstance);
     const secret = await readRigSecret(c, campaignId);
-    const base = `postgres://${endpoint}/${DB_NAME}`;
+    const base = `postgres://${endpoint}/${DATABASE}`;
     return {
       // The maintenance database, which RDS always has: the rig's own is made (or re-owned) from there.
       superuserUrl: roleUrl(base, master.user, master.password, 'postgres'),
-      ownerUrl: roleUrl(base, OWNER_ROLE, secret.ownerPassword, DB_NAME),
-      appUrl: roleUrl(base, APP_ROLE, secret.appPassword, DB_NAME),
+      ownerUrl: roleUrl(base, OWNER_ROLE, secret.ownerPassword, DATABASE),
+      appUrl: roleUrl(base, APP_ROLE, secret.appPassword, DATABASE),
     };
   });
 }

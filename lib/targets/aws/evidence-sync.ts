@@ -16,8 +16,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
-import { isTempName } from '../../evidence/atomic';
-import { campaignDir, LOG_FILE, MANIFEST_FILE } from '../../evidence/layout';
+import { writeAtomic } from '../../evidence/atomic';
+import { campaignDir, LOG_FILE } from '../../evidence/layout';
+import { listEvidenceFiles } from '../../evidence/manifest';
 import { stateDir } from '../../tools/paths';
 import { hostName } from '../../tools/host-name';
 import type { ProgressFn } from '../target';
@@ -41,18 +42,6 @@ export function artifactsBucket(campaignId: string, env: NodeJS.ProcessEnv = pro
   return bucket;
 }
 
-/** Every file under `dir`, as '/'-separated paths relative to it; writers' temporary files left out. */
-function listFiles(dir: string, rel = ''): string[] {
-  if (!fs.existsSync(path.join(dir, rel))) return [];
-  const out: string[] = [];
-  for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-    const r = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...listFiles(dir, r));
-    else if (e.isFile() && !isTempName(e.name)) out.push(r);
-  }
-  return out;
-}
-
 const shippedFile = (campaignId: string) => path.join(stateDir(), 'aws-nodes', campaignId, 'shipped.json');
 
 /** Uploads what changed since the last ship; returns how many files went. */
@@ -63,8 +52,8 @@ export async function shipEvidence(c: Pick<AwsClients, 's3'>, campaignId: string
   const ledgerFile = shippedFile(campaignId);
   const shipped: Record<string, string> = fs.existsSync(ledgerFile) ? (JSON.parse(fs.readFileSync(ledgerFile, 'utf8')) as Record<string, string>) : {};
   let sent = 0;
-  for (const rel of listFiles(dir)) {
-    if (rel === MANIFEST_FILE) continue;
+  // The manifest and the page are rebuilt on the control host; writers' temporary files are half files.
+  for (const rel of fs.existsSync(dir) ? listEvidenceFiles(dir) : []) {
     const st = fs.statSync(path.join(dir, ...rel.split('/')));
     const stamp = `${st.size}:${st.mtimeMs}`;
     if (shipped[rel] === stamp) continue;
@@ -103,13 +92,7 @@ export async function gatherEvidence(c: Pick<AwsClients, 's3'>, campaignId: stri
   const bucket = opts.bucket ?? artifactsBucket(campaignId);
   const prefix = evidencePrefix(campaignId);
   const res: GatherResult = { written: [], same: 0, keptAside: [], logLinesAdded: 0 };
-  const write = (rel: string, bytes: Uint8Array) => {
-    const file = path.join(dir, ...rel.split('/'));
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const tmp = `${file}.gather-${process.pid}`;
-    fs.writeFileSync(tmp, bytes);
-    fs.renameSync(tmp, file);
-  };
+  const write = (rel: string, bytes: Uint8Array) => writeAtomic(path.join(dir, ...rel.split('/')), bytes);
   let token: string | undefined;
   do {
     const page: ListObjectsV2CommandOutput = await c.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));

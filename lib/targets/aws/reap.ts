@@ -32,6 +32,7 @@ import { DescribeDBInstancesCommand, type Tag as RdsTag } from '@aws-sdk/client-
 import { GetResourcesCommand, type ResourceTagMapping } from '@aws-sdk/client-resource-groups-tagging-api';
 import type { ProgressFn } from '../target';
 import { awsClients, defaultRegion, type AwsClients } from './clients';
+import { isNamed } from './errors';
 import { CREATED_TAG, findRdsGroups, tagOf, type FoundResource } from './find';
 import { CAMPAIGN_TAG, EXPIRES_TAG, RESOURCE_TAG, RIG_RESOURCE_KINDS, type RigResourceKind } from './names';
 import { findBootstrapResources } from './find-bootstrap';
@@ -111,8 +112,6 @@ export function confirmHit(hit: { campaignId: string; expiresAt: string }, descr
     stillExpired,
   };
 }
-
-const isNamed = (err: unknown, ...names: string[]) => err instanceof Error && names.some((n) => err.name === n || err.name === `${n}Fault`);
 
 /** The service's own word on one hit. Not-found is "gone"; any other failure throws (could not look). */
 async function describeHit(c: AwsClients, a: ArnKind): Promise<Described> {

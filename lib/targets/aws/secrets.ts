@@ -6,10 +6,11 @@
 // The rig's secret is tagged like every other resource, found by tag, and deleted without recovery at
 // teardown (a rig's passwords have no use after it). Reading a secret that is not there is an error
 // that names it: a step never runs on a guessed password.
-import { randomBytes } from 'node:crypto';
 import { DescribeDBInstancesCommand } from '@aws-sdk/client-rds';
 import { CreateSecretCommand, DescribeSecretCommand, GetSecretValueCommand, PutSecretValueCommand, type Tag } from '@aws-sdk/client-secrets-manager';
+import { generatePassword as password } from '../local/secrets';
 import type { AwsClients } from './clients';
+import { isNamed } from './errors';
 
 export interface RigSecret {
   ownerPassword: string;
@@ -22,12 +23,6 @@ export function rigSecretName(campaignId: string): string {
   return `rig/${campaignId}/database`;
 }
 
-const isNamed = (err: unknown, name: string) => err instanceof Error && err.name === name;
-
-function password(): string {
-  // URL-safe: the passwords go into libpq URLs (encoded anyway) and SCRAM verifiers.
-  return randomBytes(24).toString('base64url');
-}
 
 /** Makes the rig's secret with fresh passwords, or finds it (a retried provision keeps the first passwords). Returns its ARN. */
 export async function ensureRigSecret(c: AwsClients, campaignId: string, tags: Tag[]): Promise<string> {
