@@ -38,6 +38,7 @@ export function createActivities(deps: ActivityDeps) {
     campaignRunState,
     prepareRig: withShipping(deps, onNode.prepareRig),
     startRigService: withShipping(deps, onNode.startRigService),
+    keepAppNodeEvidence: withShipping(deps, onNode.keepAppNodeEvidence),
     bringUp: withShipping(deps, onNode.bringUp),
     seedHistory: withShipping(deps, onNode.seedHistory),
     warmUp: withShipping(deps, onNode.warmUp),

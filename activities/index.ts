@@ -4,8 +4,8 @@
 // (queue `rig-host-<host>`, named by claimHost): openCampaign, calibrateInstrument, cleanCheck,
 // provisionRig, teardownRig, retagRigExpiry (the watchdog's, when its deadline moves),
 // finishCampaign. Data plane (queue `rig-data-<host>`, named by provision): bringUp, seedHistory,
-// warmUp, runRepeat, runDenominator; on an AWS rig prepareRig too, and startRigService on its app
-// node's queue. lib/temporal/queues.ts names them.
+// warmUp, runRepeat, runDenominator; on an AWS rig prepareRig too, and startRigService and
+// keepAppNodeEvidence (after each repeat) on its app node's queue. lib/temporal/queues.ts names them.
 // These are the functions bound to the real targets (in-process callers: `rig step`); workers register
 // createActivities(deps) from ./factory.ts, which is checked to have exactly these names and types.
 export { claimHost } from './host';
@@ -15,7 +15,7 @@ export { openCampaign } from './campaign-open';
 export { calibrateInstrument } from './calibrate';
 export { cleanCheck, provisionRig, teardownRig, retagRigExpiry } from './rig-lifecycle';
 export { campaignRunState } from './campaign-state';
-export { prepareRig, startRigService } from './nodes';
+export { prepareRig, startRigService, keepAppNodeEvidence } from './nodes';
 export { bringUp } from './bringup';
 export { seedHistory } from './seed';
 export { warmUp } from './warmup';

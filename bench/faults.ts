@@ -7,7 +7,7 @@
 // until the machine was clean. Prints a table (docs/benchmarks.md keeps the last one); never pass/fail.
 // Long (about 45 minutes on a 2-core machine): run by hand. CI keeps the quick rows as tests
 // (crash-resume, seed-retry, server-restart, stop-paths, no-worker, host-queues).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,9 +27,9 @@ import { rigDbUrls } from '../lib/targets/local/connection';
 import { hostName } from '../lib/tools/host-name';
 import { progressQuery, type CampaignProgress } from '../workflows/messages';
 import { startCampaignServer, type CampaignServer } from '../test/harness/campaign-server';
+import { spawnRigWorker } from '../test/harness/worker-process';
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
-const root = path.resolve(__dirname, '..');
 
 const ROWS = 300_000;
 const REPEATS = 2;
@@ -233,21 +233,7 @@ function evidenceOf(r: CampaignResult | undefined, campaignId: string): string {
 async function runRow(server: CampaignServer, row: Row, n: number): Promise<Outcome> {
   const children = new Set<ChildProcess>();
   const childEnv = { ...process.env, TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: 'default' };
-  const startWorker = async (env: NodeJS.ProcessEnv = {}, args: string[] = []) => {
-    const child = spawn(process.execPath, [path.join(root, 'bin', 'rig.cjs'), 'worker', ...args], { cwd: root, env: { ...childEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.add(child);
-    child.on('exit', () => children.delete(child));
-    let out = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('rig worker on')) resolve();
-      });
-      child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-      child.once('exit', (code) => reject(new Error(`rig worker exited (${code}) before it was ready:\n${out}`)));
-    });
-    return child;
-  };
+  const startWorker = (env: NodeJS.ProcessEnv = {}, args: string[] = []) => spawnRigWorker({ env: { ...childEnv, ...env }, args, children });
   const workers = row.workers ? await row.workers({ server, startWorker }) : [await startWorker()];
   const id = `faults-${n}-${row.name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`;
   const handle = await server.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [row.spec ?? spec()] });

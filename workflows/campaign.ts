@@ -69,6 +69,11 @@ const SPEC_PATCH = 'spec-resolved-once-into-history';
  * before it calibrates and gives it back after its teardown; a second campaign waits, saying for whom.
  */
 const LEASE_PATCH = 'one-measurement-per-host';
+/**
+ * After each repeat on a rig with an app node (aws), that node's worker checks its host sampler and
+ * sends its samples home (activities/nodes.ts keepAppNodeEvidence).
+ */
+const APP_NODE_PATCH = 'app-node-evidence-after-each-repeat';
 /** How long a teardown on the host queue may wait for that host's worker (a deploy, a restart): its retry window. */
 const TEARDOWN_WORKER_WAIT = '50 minutes';
 
@@ -373,11 +378,25 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
         await condition(() => aborting, cooldownSeconds * 1000);
       }
     };
-    const record = (out: { summary: RepeatSummary; interrupted: InterruptedAttempt[] }) => {
+    // The app node's host samples, after every repeat. A failure is listed as a failed 'app-node' step
+    // and the campaign goes on: the measurement is the load node's, and the page shows which repeats
+    // have no app node samples.
+    const keepAppNode = async () => {
+      if (!appQueue || !patched(APP_NODE_PATCH)) return;
+      const startedAt = new Date().toISOString();
+      try {
+        await on(appQueue, { startToCloseTimeout: '5 minutes', retry: { initialInterval: '5 seconds', maximumAttempts: 3 } }).keepAppNodeEvidence({ campaignId, rig: theRig });
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        steps.push({ step: 'app-node', status: 'failed', startedAt, endedAt: new Date().toISOString(), summary: failureReason(err) });
+      }
+    };
+    const record = async (out: { summary: RepeatSummary; interrupted: InterruptedAttempt[] }) => {
       repeats.push(out.summary);
       interrupted.push(...out.interrupted);
       progress.lastVerdicts = [...progress.lastVerdicts, pick(out.summary)].slice(-5);
       progress.secondsLeft = measuringSecondsLeft(spec, repeats.length);
+      await keepAppNode();
     };
 
     if (spec.sustained) {
@@ -408,7 +427,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
               driftLimit: s.driftLimit,
               maxInFlight: s.maxInFlight,
             });
-            record(out);
+            await record(out);
             // Cool-down between repeats: a durable timer, cut short by an abort.
             if (i < plan.length - 1 && s.cooldownSeconds > 0) {
               progress.phase = 'cool-down';
@@ -434,7 +453,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
               progress.phase = 'repeat';
               await followPlan('measuring');
               repeatEndsAtMs = Date.now() + l.rungSeconds * 1000;
-              record(
+              await record(
                 await repeatActs(l.rungSeconds).runRepeat({
                   campaignId,
                   rig: theRig,
@@ -480,6 +499,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
             closedLoopWorkers: c.workers,
           });
           interrupted.push(...out.interrupted);
+          await keepAppNode();
           return out.summary;
         },
         (r) => `${Math.round(r.deliveredRate)} ev/s closed loop (${c.workers} workers, batch ${c.batch}); p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms`,

@@ -116,20 +116,28 @@ export function hostDelta(a: Raw, b: Raw, mem: Record<string, number>, loadavg: 
 }
 
 export interface HostSamplerOptions {
-  file: string;
+  /** The file, or the file a row taken at a time goes to (the app node's hourly files). */
+  file: string | ((at: Date) => string);
   /** Default 5000 ms. */
   intervalMs?: number;
   onSample?: (s: HostSample) => void;
+  /** Its timer does not keep the process alive (a sampler that outlives the activity that started it). */
+  unref?: boolean;
 }
 
 export interface HostSampler {
-  readonly file: string;
   stop(): Promise<{ samples: number }>;
 }
 
 /** Starts now (a baseline reading); the first row is written one interval later. */
 export function startHostSampler(opts: HostSamplerOptions): HostSampler {
-  const out = new JsonlWriter(opts.file);
+  const writers = new Map<string, JsonlWriter>();
+  const writerAt = (at: Date) => {
+    const file = typeof opts.file === 'string' ? opts.file : opts.file(at);
+    let w = writers.get(file);
+    if (!w) writers.set(file, (w = new JsonlWriter(file)));
+    return w;
+  };
   let prev = readRaw();
   let samples = 0;
   const loop = runPeriodic(opts.intervalMs ?? 5000, async (seq) => {
@@ -141,17 +149,17 @@ export function startHostSampler(opts: HostSamplerOptions): HostSampler {
       const s = hostDelta(prev, cur, mem, la, seq);
       prev = cur;
       samples++;
-      await out.write(s);
+      await writerAt(new Date(cur.at)).write(s);
       opts.onSample?.(s);
     } catch (err) {
-      await out.write({ t: new Date().toISOString(), seq, error: (err as Error).message });
+      const at = new Date();
+      await writerAt(at).write({ t: at.toISOString(), seq, error: (err as Error).message });
     }
-  });
+  }, opts.unref);
   return {
-    file: opts.file,
     async stop() {
       await loop.stop();
-      await out.flush();
+      for (const w of writers.values()) await w.flush();
       return { samples };
     },
   };

@@ -27,6 +27,16 @@ export const LOAD = 'load.json';
 export const RECONCILE = 'reconcile.json';
 export const DB_SAMPLES = 'db-samples.jsonl';
 export const HOST_SAMPLES = 'host-samples.jsonl';
+/**
+ * The app node's host samples (aws: the service's own host), taken all campaign long by the app node's
+ * worker (activities/app-node.ts) in one file per hour, so a ship after each repeat sends only the hour
+ * that grew. The page cuts each repeat's window out of them by load.json's start and end.
+ */
+export const APP_NODE_DIR = 'app-node';
+export function appNodeHostFile(at: Date): string {
+  return `${APP_NODE_DIR}/host-samples-${at.toISOString().slice(0, 13).replace(/[-:]/g, '')}.jsonl`;
+}
+export const APP_NODE_HOST_FILE = /^app-node\/host-samples-\d{8}T\d{2}\.jsonl$/;
 export const POSTGRES_LOG = 'postgres.log';
 export const VERDICT = 'verdict.json';
 /** Beside an attempt that did not finish: why (written by the attempt that found it, or on cancel). */

@@ -6,7 +6,7 @@ export interface Periodic {
   stop(): Promise<void>;
 }
 
-export function runPeriodic(intervalMs: number, tick: (seq: number) => Promise<void>): Periodic {
+export function runPeriodic(intervalMs: number, tick: (seq: number) => Promise<void>, unref = false): Periodic {
   if (!(intervalMs > 0)) throw new Error(`sampler interval must be positive, not ${intervalMs}`);
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -21,6 +21,7 @@ export function runPeriodic(intervalMs: number, tick: (seq: number) => Promise<v
       await new Promise<void>((resolve) => {
         wake = resolve;
         timer = setTimeout(resolve, Math.max(0, next - Date.now()));
+        if (unref) timer.unref();
       });
     }
   })();

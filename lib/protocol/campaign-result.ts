@@ -13,6 +13,11 @@ export type StepName =
   | 'prepare'
   /** An AWS rig's service started on its app node. */
   | 'service'
+  /**
+   * An AWS rig's app node, after a repeat: its host sampler checked and its samples sent home. Listed
+   * only when that failed (the campaign goes on; the page shows those repeats without app node samples).
+   */
+  | 'app-node'
   | 'bring-up'
   | 'seed'
   | 'warm-up'

@@ -15,20 +15,21 @@
 // (the local clean check finds nothing), and the report, on the control host, sees every repeat the
 // load node measured.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { CALIBRATION_FILE } from '../../lib/evidence/layout';
+import { buildReportModel, loadEvidence } from '../../lib/evidence/report';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { EMULATOR_MAP_ENV } from '../../lib/targets/aws/emulator-map';
 import { rigNames } from '../../lib/targets/aws/names';
 import { awsAppQueue, awsDataQueue } from '../../lib/temporal/queues';
 import { exampleInput, standInDatabase, useMoto } from '../harness/aws-env';
 import { campaignEnv, tinySpec } from '../harness/campaign';
+import { spawnRigWorker } from '../harness/worker-process';
 
-const root = path.resolve(__dirname, '..', '..');
 const awsBlock = exampleInput.aws!;
 // RIG_STATE_DIR is campaignEnv()'s.
 const { rigResources } = useMoto({ stateDir: false, clearEnv: [EMULATOR_MAP_ENV] });
@@ -48,20 +49,11 @@ function nodeFolders(node: 'load' | 'app'): { stateDir: string; resultsDir: stri
 
 /** A node's worker: `rig worker --task-queue Q` in a child process, with the node's own folders and the settings its user data gives it. */
 async function nodeWorker(node: 'load' | 'app', queue: string, env: NodeJS.ProcessEnv, folders = nodeFolders(node)): Promise<{ stateDir: string; resultsDir: string }> {
-  const child = spawn(process.execPath, [path.join(root, 'bin', 'rig.cjs'), 'worker', '--task-queue', queue], {
-    cwd: root,
+  await spawnRigWorker({
     env: { ...env, RIG_STATE_DIR: folders.stateDir, RIG_RESULTS: folders.resultsDir, RIG_AWS_NODE: node },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('rig worker on')) resolve();
-    });
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', (code) => reject(new Error(`the ${node} node's worker exited (${code}) before it was ready:\n${out}`)));
+    args: ['--task-queue', queue],
+    children,
+    name: `the ${node} node's worker`,
   });
   return folders;
 }
@@ -129,6 +121,16 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
   }
   const page = fs.readFileSync(path.join(result.resultsDir, 'report.md'), 'utf8');
   for (const r of result.repeats) assert.match(page, new RegExp(`r${r.index}-a${r.attempt}`), `the page shows ${r.configuration} r${r.index}`);
+  // The app node sampled its own host all campaign long; after every repeat its samples went home, and
+  // the page shows each repeat's window of them beside the load node's.
+  assert.ok(!result.steps.some((s) => s.step === 'app-node'), `no app node step failed: ${JSON.stringify(result.steps.filter((s) => s.step === 'app-node'))}`);
+  assert.ok(fs.readdirSync(path.join(appFolders.resultsDir, id, 'app-node')).length >= 1, 'written on the app node');
+  assert.ok(fs.readdirSync(path.join(result.resultsDir, 'app-node')).some((f) => /^host-samples-\d{8}T\d{2}\.jsonl$/.test(f)), 'gathered to the control host');
+  const model = buildReportModel(await loadEvidence(result.resultsDir));
+  for (const r of model.configurations.flatMap((c) => c.repeats)) {
+    assert.ok(r.app_node && r.app_node.rows >= 1, `${r.id} has the app node's host samples of its window: ${JSON.stringify(r.app_node)}`);
+  }
+  assert.match(page, /app node CPU busy/);
   // The cost is the rig's as the price table gives it (the spec's hardware block names no price), with its source and what it covers.
   assert.match(page, /\$1\.27\/hour \(prices: AWS on-demand price pages .*as of \d{4}-\d{2}-\d{2}/);
   assert.match(page, /it covers the RDS instance, its gp3 storage, the app node and the load node/);

@@ -1,7 +1,7 @@
 // A whole campaign environment for end-to-end tests: a Temporal dev server made by `rig dev up`'s own
 // code (so it can be restarted on the same database), state and results in a temporary folder, and
 // rig workers either in this process or as `rig worker` child processes (which a test may SIGKILL).
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after } from 'node:test';
@@ -9,6 +9,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { progressQuery, type CampaignProgress } from '../../workflows/messages';
 import './temporal';
 import { startCampaignServer } from './campaign-server';
+import { spawnRigWorker } from './worker-process';
 import { devDown, devUp, type DevServerOptions } from '../../client/dev-server';
 import { cleanCheckLocal } from '../../lib/targets/local';
 import type { CleanCheckResult } from '../../lib/targets/target';
@@ -72,22 +73,7 @@ export async function campaignEnv(): Promise<CampaignEnv> {
       stops.push(stop);
       return stop;
     },
-    async childWorker() {
-      const child = spawn(process.execPath, [path.join(root, 'bin', 'rig.cjs'), 'worker'], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-      children.add(child);
-      child.on('exit', () => children.delete(child));
-      let out = '';
-      await new Promise<void>((resolve, reject) => {
-        const onData = (d: Buffer) => {
-          out += d.toString();
-          if (out.includes('rig worker on')) resolve();
-        };
-        child.stdout!.on('data', onData);
-        child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-        child.once('exit', (code) => reject(new Error(`rig worker exited (${code}) before it was ready:\n${out}`)));
-      });
-      return child;
-    },
+    childWorker: () => spawnRigWorker({ env: childEnv, children }),
     cleanCheck: () => cleanCheckLocal(),
     async assertClean() {
       const r = await cleanCheckLocal();

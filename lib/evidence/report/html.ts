@@ -8,7 +8,7 @@ import path from 'node:path';
 import { baselineTable } from './baseline';
 import type { ConfigurationModel, ReportModel, RepeatModel } from './model';
 import { pageCharts, type Chart } from './plots';
-import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
+import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { warmupTable } from './warmups';
 
 export function esc(s: string): string {
@@ -53,7 +53,7 @@ function repeatBlock(r: RepeatModel, charts: Chart[] | undefined): string {
   if (r.series && !r.db) parts.push('<p class="note">Wait events and WAL: not sampled (no db-samples.jsonl for this repeat).</p>');
   // Beside the DB sampler's figures: what the cloud itself recorded of the same window (aws only).
   const cloud = cloudTable(r);
-  if (cloud) parts.push(`<div class="cloud"><h5>Cloud (RDS)</h5>${table(cloud, `cloud-${r.id.replace(/\s+/g, '-')}`)}</div>`);
+  if (cloud) parts.push(`<div class="cloud"><h5>${esc(cloudTitle(r))}</h5>${table(cloud, `cloud-${r.id.replace(/\s+/g, '-')}`)}</div>`);
   if (r.files.length) parts.push(`<p class="files">evidence: ${esc(r.dir)}/ {${esc(r.files.join(', '))}}</p>`);
   return `<div class="repeat">${parts.join('\n')}</div>`;
 }

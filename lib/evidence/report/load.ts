@@ -19,6 +19,7 @@ import { parseCampaignSpec, SpecError, type CampaignSpec } from '../../protocol/
 import type { CloudEvidence } from '../../protocol/cloud-evidence';
 import { parseLogLine, type LogLine } from '../campaign-log';
 import {
+  APP_NODE_HOST_FILE,
   CALIBRATION_FILE,
   CEILING_DIR,
   CLOUD_DB_LOAD,
@@ -89,6 +90,11 @@ export interface AttemptEvidence {
   reconcile: ReconcileFile | null;
   db: DbSampleRow[] | null;
   host: HostSampleRow[] | null;
+  /**
+   * The app node's host samples (aws), all campaign long: the page cuts this attempt's window out of
+   * them. Absent on a rig without an app node.
+   */
+  appNodeHost?: HostSampleRow[];
   postgresLogBytes: number | null;
   /** The cloud's own evidence of the window (aws only); absent when the folder has none of its files. */
   cloud?: CloudEvidence;
@@ -257,6 +263,12 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
   const ceilingDirs = findCeilingDirs(manifest, result, spec);
   const ceilingConfig = ceilingDirs.some((d) => d.startsWith(`${REPEATS_DIR}/`)) ? 'ceiling' : null;
 
+  // The app node's host samples (aws), in hourly files, merged in time order.
+  const appNodeFiles = manifest.files.map((e) => e.path).filter((p) => APP_NODE_HOST_FILE.test(p)).sort();
+  const appNodeHost = appNodeFiles.length
+    ? appNodeFiles.flatMap((rel) => optional(readJsonLines<HostSampleRow>(rel, HostSampleSchema)) ?? []).sort((a, b) => Date.parse(a.t) - Date.parse(b.t))
+    : undefined;
+
   const sorted = [...folders.entries()].sort(([, a], [, b]) => (a.config < b.config ? -1 : a.config > b.config ? 1 : a.repeat - b.repeat || a.attempt - b.attempt));
   const attempts: AttemptEvidence[] = [];
   const ceiling: AttemptEvidence[] = [];
@@ -346,6 +358,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
       reconcile,
       db,
       host,
+      ...(appNodeHost ? { appNodeHost } : {}),
       postgresLogBytes: pg ? pg.size : null,
       ...(cloud ? { cloud } : {}),
       analysis,

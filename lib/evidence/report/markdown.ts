@@ -1,7 +1,7 @@
 // The page as Markdown (report.md, `rig report --format md`). Sections follow the spec's results
 // page: result, at a glance, method, conditions, runs, not published, what this does not show. Pure.
 import type { ReportModel } from './model';
-import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
+import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { baselineTable } from './baseline';
 import { warmupTable } from './warmups';
 
@@ -73,7 +73,7 @@ export function renderMarkdown(m: ReportModel): string {
     for (const r of c.repeats) {
       const cloud = cloudTable(r);
       if (!cloud) continue;
-      out.push(`#### ${r.id}: Cloud (RDS)`);
+      out.push(`#### ${r.id}: ${cloudTitle(r)}`);
       out.push(mdTable(cloud));
     }
   }

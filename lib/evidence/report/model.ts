@@ -33,6 +33,7 @@ import type { DenominatorLeg } from '../records';
 import { dbCpu, summarizeDb, summarizeHost, type DbSummary, type HostSummary, type Spread, type WaitShare } from './db-summary';
 import type { AttemptEvidence, AttemptKind, Evidence } from './load';
 import { notShown } from './not-shown';
+import { summarizeAppNode, type AppNodeSummary } from './app-node';
 import { buildWarmups, warmupCondition, warmupMethod, type WarmupModel } from './warmups';
 
 export const REPORT_FORMAT = 'rig-report/1';
@@ -73,6 +74,11 @@ export interface RepeatModel {
   host: HostSummary | null;
   /** The cloud's own figures of the window (aws only: lib/protocol/cloud-evidence.ts); absent on local repeats. */
   cloud?: CloudSummary;
+  /**
+   * The app node's host over the window (aws: where the service runs; ./app-node.ts); null when no
+   * sample falls in it, absent on a rig without an app node.
+   */
+  app_node?: AppNodeSummary | null;
   /** Evidence present for this attempt (names of the files). */
   files: string[];
   started_at: string | null;
@@ -102,6 +108,8 @@ export interface StopsModel {
   db_cpu_pct: Spread | null;
   host_cpu_pct: Spread | null;
   host_iowait_pct: Spread | null;
+  /** The app node's CPU busy (aws); absent on a rig without an app node. */
+  app_node_cpu_pct?: Spread | null;
 }
 
 export interface ConfigurationModel {
@@ -354,6 +362,7 @@ export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | nul
     started_at: a.load?.started_at ?? null,
     problems: a.problems,
     ...cloudOf(a),
+    ...(a.appNodeHost ? { app_node: a.load?.ended_at ? summarizeAppNode(a.appNodeHost, a.load.started_at, a.load.ended_at) : null } : {}),
   };
   // WAL per event is divided by the rows the database holds for the run (else the events acknowledged).
   const events = a.reconcile?.rows_written ?? a.analysis?.ingest.events_claimed ?? null;
@@ -541,6 +550,8 @@ function buildStops(basis: RepeatModel[], kind: 'passing' | 'failed'): StopsMode
   const dbCpus = basis.map((r) => dbCpu(r.db)).filter((x): x is Spread => x !== null);
   const hostCpus = basis.map((r) => r.host?.cpu_busy_pct).filter((x): x is Spread => !!x);
   const hostIo = basis.map((r) => r.host?.iowait_pct).filter((x): x is Spread => !!x);
+  const withAppNode = basis.filter((r) => r.app_node !== undefined);
+  const appNodeCpus = withAppNode.map((r) => r.app_node?.cpu_busy_pct).filter((x): x is Spread => !!x);
   const spreadOf = (xs: Spread[]): Spread | null => (xs.length ? { median: r3(median(xs.map((x) => x.median))), max: Math.max(...xs.map((x) => x.max)) } : null);
   return {
     basis: basis.length ? kind : 'none',
@@ -555,6 +566,7 @@ function buildStops(basis: RepeatModel[], kind: 'passing' | 'failed'): StopsMode
     db_cpu_pct: spreadOf(dbCpus),
     host_cpu_pct: spreadOf(hostCpus),
     host_iowait_pct: spreadOf(hostIo),
+    ...(withAppNode.length ? { app_node_cpu_pct: spreadOf(appNodeCpus) } : {}),
   };
 }
 

@@ -6,6 +6,7 @@
 import type { FigureSummary } from '../../protocol/reporting';
 import type { Spread } from './db-summary';
 import type { RunReport } from '../../protocol/run-report';
+import type { CloudSummary } from '../../protocol/cloud-evidence';
 import { STEAL_NOTE_PCT, stealNote } from '../../protocol/host-steal';
 import { ceilingInvalidity, type ConfigurationModel, type ReportModel, type RepeatModel } from './model';
 
@@ -159,9 +160,10 @@ export function readsTable(m: ReportModel): Table | null {
 
 /** What stops it: wait events, WAL per event, CPU. */
 export function stopsTable(m: ReportModel): Table {
+  const appNode = m.configurations.some((c) => c.stops.app_node_cpu_pct !== undefined);
   const rows: Row[] = m.configurations.map((c) => {
     const s = c.stops;
-    if (s.basis === 'none') return { cells: [c.name, 'no finished repeat', DASH, DASH, DASH, DASH, DASH] };
+    if (s.basis === 'none') return { cells: [c.name, 'no finished repeat', DASH, DASH, DASH, DASH, DASH, ...(appNode ? [DASH] : [])] };
     const basis = `${s.repeats} ${s.basis} repeat${s.repeats === 1 ? '' : 's'}`;
     const waits = s.db_sampled ? s.top_waits.map((w) => `${w.event} ${num(w.share * 100, 0)} %`).join(', ') || 'none waiting' : 'not sampled';
     const wal = s.db_sampled && s.wal_bytes_per_event
@@ -176,10 +178,14 @@ export function stopsTable(m: ReportModel): Table {
         s.wal_mb_per_s ? medianRange(s.wal_mb_per_s, 'MB/s', 2) : s.db_sampled ? DASH : 'not sampled',
         s.db_cpu_pct ? spread(s.db_cpu_pct, ' %') : 'not sampled',
         s.host_cpu_pct ? `${spread(s.host_cpu_pct, ' %')}${s.host_iowait_pct ? `, iowait ${num(s.host_iowait_pct.median, 1)} %` : ''}` : 'not sampled',
+        ...(appNode ? [s.app_node_cpu_pct ? spread(s.app_node_cpu_pct, ' %') : 'not sampled'] : []),
       ],
     };
   });
-  return { header: ['configuration', 'from', 'top wait events (share of sampled backends)', 'WAL per event', 'WAL rate', 'DB CPU', 'host CPU busy'], rows };
+  // A rig with an app node (aws): the service's host beside the load host's, which is where the
+  // generator runs there.
+  const host = appNode ? 'load node CPU busy' : 'host CPU busy';
+  return { header: ['configuration', 'from', 'top wait events (share of sampled backends)', 'WAL per event', 'WAL rate', 'DB CPU', host, ...(appNode ? ['app node CPU busy'] : [])], rows };
 }
 
 /** The hypervisor's share of the load host's CPU over the sustained repeats, and the repeats it disturbed. */
@@ -306,10 +312,34 @@ export function ceilingLine(r: RunReport): string {
  * A repeat's "Cloud (RDS)" block (aws only): each figure with its source and period beside it, and a
  * source that could not be read shown as its error. Null when the repeat has no cloud files.
  */
+/** The heading of cloudTable's table: what it holds. */
+export function cloudTitle(r: RepeatModel): string {
+  if (!r.cloud) return 'The app node';
+  return r.app_node !== undefined ? 'Cloud (RDS) and the app node' : 'Cloud (RDS)';
+}
+
 export function cloudTable(r: RepeatModel): Table | null {
   const c = r.cloud;
-  if (!c) return null;
+  if (!c && r.app_node === undefined) return null;
   const rows: Row[] = [];
+  if (c) cloudRows(c, rows);
+  // The service's own host (aws app node), from the sampler that runs there all campaign long.
+  if (r.app_node !== undefined) {
+    const a = r.app_node;
+    const source = 'app node host sampler (/proc)';
+    if (!a) rows.push({ cells: ['app node CPU busy', 'not sampled: no app node sample falls in this window', source, DASH], cls: 'not-run' });
+    else {
+      const pct = (x: Spread | null) => (x ? spread(x, ' %') : DASH);
+      rows.push({
+        cells: ['app node CPU busy (steal, iowait max)', `${pct(a.cpu_busy_pct)} (${a.steal_pct ? `${num(a.steal_pct.max, 1)} %` : DASH}, ${a.iowait_pct ? `${num(a.iowait_pct.max, 1)} %` : DASH})`, source, `${a.rows} samples, ${num(a.coverage_pct, 1)} % of the window${a.errors ? `, ${a.errors} sampler error(s)` : ''}`],
+        ...(a.coverage_pct < 90 ? { cls: 'failed' } : {}),
+      });
+    }
+  }
+  return { header: ['figure', 'value', 'source', 'period'], rows };
+}
+
+function cloudRows(c: CloudSummary, rows: Row[]): void {
   const failed = (what: string, p: { error: string; source: string }) => rows.push({ cells: [what, `could not be read: ${p.error}`, p.source, DASH], cls: 'failed' });
   const missing = (what: string, file: string) => rows.push({ cells: [what, `not in the evidence (no ${file})`, DASH, DASH], cls: 'not-run' });
   const pct = (x: number | null) => (x === null ? DASH : `${num(x, 1)} %`);
@@ -339,5 +369,4 @@ export function cloudTable(r: RepeatModel): Table | null {
     const top = s.top.length ? s.top.map((t) => `${t.event} ${num(t.mean, 2)}`).join(', ') : 'no wait event recorded';
     rows.push({ cells: ['db.load by wait event (top 3, mean active sessions)', `${top}${s.mean_total === null ? '' : `; all events ${num(s.mean_total, 2)}`}`, c.load.source, c.load.period] });
   }
-  return { header: ['figure', 'value', 'source', 'period'], rows };
 }

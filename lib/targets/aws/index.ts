@@ -18,6 +18,7 @@ import { extendExpiryAws } from './retag';
 import { teardownAws } from './teardown';
 import { collectCloudEvidence } from './evidence/collect';
 import { rigNames } from './names';
+import { awsConnection, SERVICE_PORT } from './connection';
 
 function record(campaignId: string) {
   const rec = readAwsRecord(campaignId);
@@ -33,26 +34,11 @@ export const awsTarget: Target = {
   connection: async (campaignId) => {
     const rec = record(campaignId);
     const [host, port] = rec.dbEndpoint.split(':');
-    return {
-      campaignId,
-      target: 'aws',
-      serviceUrl: `http://${rec.appAddress}:8080`,
-      db: {
-        host,
-        port: Number(port),
-        database: DB_NAME,
-        superuser: 'rig_admin',
-        ownerRole: 'hardcount_owner',
-        appRole: 'hardcount_app',
-        ownerUrl: `postgres://hardcount_owner@${rec.dbEndpoint}/${DB_NAME}`,
-        appUrl: `postgres://hardcount_app@${rec.dbEndpoint}/${DB_NAME}`,
-      },
-      files: {},
-    };
+    return awsConnection(campaignId, rec.appAddress, host, Number(port));
   },
   describe: (campaignId) => {
     const rec = record(campaignId);
-    return { serviceUrl: `http://${rec.appAddress}:8080`, database: `${rec.dbEndpoint}/${DB_NAME}`, rigDir: '', parameters: rec.parameters };
+    return { serviceUrl: `http://${rec.appAddress}:${SERVICE_PORT}`, database: `${rec.dbEndpoint}/${DB_NAME}`, rigDir: '', parameters: rec.parameters };
   },
   dbUrls: awsDbUrls,
   apiKeys: awsApiKeys,

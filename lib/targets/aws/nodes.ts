@@ -14,11 +14,11 @@ import { isAlive } from '../local/proc';
 import { healthy, startService, stopService } from '../local/service-process';
 import type { ProgressFn, ServiceParameters } from '../target';
 import { awsDbUrls, awsWorkDir, DB_NAME, rigRegion } from './data-plane';
+import { SERVICE_PORT } from './connection';
 import { emulatorMap } from './emulator-map';
 import { readRigSecret } from './secrets';
 import { awsClients } from './clients';
 
-export const SERVICE_PORT = 8080;
 const SERVICE_RESOURCE = 'aws-app-service';
 
 export async function prepareAwsDatabase(campaignId: string, onProgress: ProgressFn): Promise<string> {

@@ -30,15 +30,13 @@ import type { RigPackage } from './package';
 import { parameterGroupFamily, rdsParameters } from './parameters';
 import { POSTGRES_PORT } from './plan';
 import { DB_NAME } from './data-plane';
+import { awsConnection, DB_MASTER_USER, SERVICE_PORT } from './connection';
 import { writeAwsRecord } from './record';
 import { ensureRigSecret } from './secrets';
 import { rigTags as tags } from './tags';
 import { renderUserData } from './user-data';
 import { waitFor } from './wait';
 
-export const DB_MASTER_USER = 'rig_admin';
-export { DB_NAME };
-const SERVICE_PORT = 8080;
 
 /** Enhanced Monitoring's interval, seconds: the finest RDS offers, for the per-repeat OS figures. */
 export const MONITORING_INTERVAL_S = 1;
@@ -255,21 +253,5 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
   onProgress(`provisioned: ${all.length} resources, ${formatPerHour(cost.perHour)}`);
   const host = dbReady.Endpoint?.Address ?? '';
   const port = dbReady.Endpoint?.Port ?? POSTGRES_PORT;
-  return {
-    campaignId,
-    target: 'aws',
-    serviceUrl: `http://${appAddress}:${SERVICE_PORT}`,
-    db: {
-      host,
-      port,
-      database: DB_NAME,
-      superuser: DB_MASTER_USER,
-      ownerRole: 'hardcount_owner',
-      appRole: 'hardcount_app',
-      ownerUrl: `postgres://hardcount_owner@${host}:${port}/${DB_NAME}`,
-      appUrl: `postgres://hardcount_app@${host}:${port}/${DB_NAME}`,
-    },
-    files: {},
-    reused,
-  };
+  return { ...awsConnection(campaignId, appAddress, host, port), reused };
 }
