@@ -4,7 +4,7 @@
 // Safe to run twice: it writes the same spec.json again and only reads the cluster's search attributes.
 import { EvidenceStore } from '../lib/evidence/store';
 import { SPEC_FILE } from '../lib/evidence/layout';
-import { missingSearchAttributes, searchAttributeCommands } from '../lib/temporal/search-attributes';
+import { missingSearchAttributes, RIG_SEARCH_ATTRIBUTE_NAMES, searchAttributeCommands } from '../lib/temporal/search-attributes';
 import type { OpenCampaignInput, OpenCampaignOutput } from './contract';
 import { namespace, workerClient } from './context';
 
@@ -17,7 +17,7 @@ export async function openCampaign(input: OpenCampaignInput): Promise<OpenCampai
   try {
     if (client) missing = await missingSearchAttributes(client.connection.operatorService, ns);
   } catch (err) {
-    missing = ['RigCampaign', 'RigTarget', 'RigStep', 'RigStatus'];
+    missing = [...RIG_SEARCH_ATTRIBUTE_NAMES];
     store.logWarning(`could not list search attributes (${(err as Error).message}); campaign runs without them`);
   }
   if (missing.length) {

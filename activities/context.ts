@@ -39,3 +39,8 @@ export function namespace(): string | undefined {
 export function activityTaskQueue(): string | undefined {
   return current()?.info.taskQueue;
 }
+
+/** The workflow that scheduled this activity (undefined outside an activity). */
+export function activityWorkflowId(): string | undefined {
+  return current()?.info.workflowExecution?.workflowId;
+}

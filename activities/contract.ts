@@ -160,8 +160,14 @@ export type DenominatorOutput = DenominatorSummary;
 
 export interface FinishInput extends CampaignRef {
   result: CampaignResult;
+  /** The spec's `baseline` (a campaign or workflow id) that pins the comparison; else a scheduled run finds its own. */
+  baseline?: string;
 }
 export interface FinishOutput {
   resultsDir: string;
   reportPath?: string;
+  /** Set when the page compared this campaign with a baseline: whether anything regressed. */
+  regressed?: boolean;
+  /** The baseline compared with (its campaign id). */
+  baselineId?: string;
 }

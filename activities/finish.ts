@@ -3,7 +3,10 @@
 // (AWS) that is still there, the nodes' evidence is gathered first.
 // Safe to run twice: step records already written are kept, and the page is written once (the same
 // evidence gives the same bytes; a page of different evidence is refused, not replaced).
-import { RESULT_FILE, stepFile } from '../lib/evidence/layout';
+import fs from 'node:fs';
+import { BASELINE_FILE, RESULT_FILE, SPEC_FILE, stepFile } from '../lib/evidence/layout';
+import type { BaselineChoice } from '../lib/evidence/records';
+import { chooseBaseline } from './baseline-choice';
 import { publishReport } from '../lib/evidence/report';
 import { EvidenceStore } from '../lib/evidence/store';
 import type { FinishInput, FinishOutput } from './contract';
@@ -37,6 +40,18 @@ async function finishCampaignWith(deps: ActivityDeps, input: FinishInput): Promi
   });
   store.writeJson(RESULT_FILE, result);
   store.appendLog('info', `campaign ${input.campaignId} finished: ${result.status}`);
+  // The baseline is chosen once, into the evidence (a retried step keeps the first choice).
+  if (!store.exists(BASELINE_FILE)) {
+    const calibrates = (JSON.parse(fs.readFileSync(store.path(SPEC_FILE), 'utf8')) as { calibrate?: boolean }).calibrate !== false;
+    const choice = await chooseBaseline(input.baseline, calibrates ? 'held' : 'uncalibrated').catch(
+      (err: Error): BaselineChoice => ({ how: 'schedule', baseline_id: null, why: `the schedule's earlier runs could not be searched (${err.message.split('\n')[0]})` }),
+    );
+    if (choice) {
+      store.writeJson(BASELINE_FILE, choice);
+      store.appendLog('info', `baseline: ${choice.baseline_id ?? 'none'} (${choice.why})`);
+    }
+  }
   const published = await publishReport(store.dir, { seal: true });
-  return { resultsDir: store.dir, reportPath: published.htmlPath };
+  const b = published.model.baseline;
+  return { resultsDir: store.dir, reportPath: published.htmlPath, ...(b ? { regressed: b.regression, baselineId: b.baseline_id } : {}) };
 }

@@ -3,9 +3,13 @@ import fs from 'node:fs';
 import { watchdogProblem } from '../lib/protocol/plan';
 import { parseCampaignSpec, PROFILES, SpecError, type CampaignSpec } from '../lib/protocol/spec';
 
-/** The spec, parsed and checked against its own plan (a watchdog that covers it), or an error naming the field. */
-export function loadSpec(source: { file?: string; profile?: string }): CampaignSpec {
-  const spec = parseSpec(source);
+/**
+ * The spec, parsed and checked against its own plan (a watchdog that covers it), or an error naming the
+ * field. `baseline` (the `--baseline ID` flag) pins the campaign the page compares with, over the file's.
+ */
+export function loadSpec(source: { file?: string; profile?: string; baseline?: string }): CampaignSpec {
+  const parsed = parseSpec(source);
+  const spec = source.baseline === undefined ? parsed : parseFlagged({ ...parsed, baseline: source.baseline });
   const problem = watchdogProblem(spec);
   if (problem) throw new Error(`${source.file ?? `profile ${source.profile}`}: ${problem}`);
   return spec;
@@ -34,6 +38,15 @@ function parseSpec(source: { file?: string; profile?: string }): CampaignSpec {
     return parseCampaignSpec(json);
   } catch (err) {
     if (err instanceof SpecError) throw new Error(`${source.file}: ${err.message}`);
+    throw err;
+  }
+}
+
+function parseFlagged(input: unknown): CampaignSpec {
+  try {
+    return parseCampaignSpec(input);
+  } catch (err) {
+    if (err instanceof SpecError) throw new Error(`--baseline: ${err.message}`);
     throw err;
   }
 }

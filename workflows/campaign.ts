@@ -25,6 +25,7 @@ import {
   workflowInfo,
   type ActivityOptions,
 } from '@temporalio/workflow';
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type * as activities from '../activities';
 import type {
   CampaignResult,
@@ -43,7 +44,7 @@ import { calibratesOnRigNode, parseCampaignSpec, SpecError, type CampaignSpec, t
 import { DENOMINATOR_LEGS, marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogProblem, type PlanStep } from '../lib/protocol/plan';
 import { failureReason, isRefusal, namingQueue } from './failures';
 import { abortSignal, abortUpdate, disarmSignal, fireSignal, holdUntilSignal, leaseGrantedSignal, leaseReleaseSignal, progressQuery, type CampaignProgress } from './messages';
-import { RigCampaign, RigStatus, RigStep, RigTarget } from './search-attributes';
+import { RigCampaign, RigRegressed, RigStatus, RigStep, RigTarget } from './search-attributes';
 import { rigWatchdog } from './watchdog';
 import { CONTROL_QUEUE, leaseWorkflowId } from '../lib/temporal/queues';
 
@@ -74,6 +75,8 @@ const LEASE_PATCH = 'one-measurement-per-host';
  * sends its samples home (activities/nodes.ts keepAppNodeEvidence).
  */
 const APP_NODE_PATCH = 'app-node-evidence-after-each-repeat';
+/** The report step's comparison with a baseline sets RigRegressed. */
+const REGRESSED_PATCH = 'rig-regressed-search-attribute';
 /** How long a teardown on the host queue may wait for that host's worker (a deploy, a restart): its retry window. */
 const TEARDOWN_WORKER_WAIT = '50 minutes';
 
@@ -155,9 +158,12 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   progress.secondsLeft = measuringSecondsLeft(spec, 0);
   // Upserting a search attribute the cluster lacks fails every workflow task, so they are set only
   // once openCampaign has seen them registered (otherwise it logs the commands that register them).
-  let searchAttributes = false;
-  const setSearchAttributes = (pairs: Parameters<typeof upsertSearchAttributes>[0] & unknown[]) => {
-    if (searchAttributes) upsertSearchAttributes(pairs);
+  // Each attribute on its own: a cluster registered before one was added (RigRegressed) keeps the others.
+  let missingAttributes: readonly string[] | undefined;
+  const setSearchAttributes = (pairs: SearchAttributeUpdatePair[]) => {
+    if (!missingAttributes) return;
+    const known = pairs.filter((p) => !missingAttributes!.includes(p.key.name));
+    if (known.length) upsertSearchAttributes(known);
   };
 
   const watchdogId = `${workflowId}.watchdog`;
@@ -254,7 +260,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       log.info('host claimed: its machine-bound steps go to its own queue', { host, queue: hostQueue });
     }
     const opened = await machine({}).openCampaign({ campaignId, spec });
-    searchAttributes = opened.missingSearchAttributes.length === 0;
+    missingAttributes = opened.missingSearchAttributes;
     setSearchAttributes([
       { key: RigCampaign, value: campaignId },
       { key: RigTarget, value: spec.target },
@@ -624,9 +630,13 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       resultsDir: '',
     };
     try {
-      const fin = await step('report', () => machine({}).finishCampaign({ campaignId, result: res }), (r) => r.reportPath ?? 'no report');
+      const fin = await step('report', () => machine({}).finishCampaign({ campaignId, result: res, ...(spec.baseline ? { baseline: spec.baseline } : {}) }), (r) =>
+        `${r.reportPath ?? 'no report'}${r.baselineId ? `; against ${r.baselineId}: ${r.regressed ? 'REGRESSED' : 'no regression'}` : ''}`,
+      );
       res.resultsDir = fin.resultsDir;
       res.reportPath = fin.reportPath;
+      // Searchable: a weekly schedule's runs that regressed (`RigRegressed = 'yes'`), and `rig schedule list`.
+      if (fin.regressed !== undefined && patched(REGRESSED_PATCH)) setSearchAttributes([{ key: RigRegressed, value: fin.regressed ? 'yes' : 'no' }]);
     } catch (err) {
       // The evidence is on disk already (written before it is summarised); only the page is missing.
       res.status = 'failed';

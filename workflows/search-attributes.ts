@@ -9,5 +9,7 @@ export const RigCampaign = defineSearchAttributeKey('RigCampaign', SearchAttribu
 export const RigTarget = defineSearchAttributeKey('RigTarget', SearchAttributeType.KEYWORD);
 export const RigStep = defineSearchAttributeKey('RigStep', SearchAttributeType.KEYWORD);
 export const RigStatus = defineSearchAttributeKey('RigStatus', SearchAttributeType.KEYWORD);
+/** 'yes' or 'no' once the page compared the campaign with a baseline (a scheduled run's, or a pinned one). */
+export const RigRegressed = defineSearchAttributeKey('RigRegressed', SearchAttributeType.KEYWORD);
 
-export const RIG_SEARCH_ATTRIBUTES = [RigCampaign, RigTarget, RigStep, RigStatus];
+export const RIG_SEARCH_ATTRIBUTES = [RigCampaign, RigTarget, RigStep, RigStatus, RigRegressed];

@@ -19,9 +19,10 @@ export const summary = 'start|list|watch|cancel|abort|extend|logs|report: campai
 
 /** Each action's usage and what it does: `rig campaign ACTION --help` prints its own. */
 const ACTIONS: Record<string, string> = {
-  start: `rig campaign start SPEC.json|--profile rehearsal|full [--id ID] [--wait] [--dry-run]
+  start: `rig campaign start SPEC.json|--profile rehearsal|full [--id ID] [--wait] [--dry-run] [--baseline ID]
     validates the spec before anything runs (each bad field named, exit 2); --wait follows the
     campaign and exits non-zero unless every configuration held. An id already used is refused.
+    --baseline ID: the page compares this campaign with campaign ID (the spec's "baseline").
     --dry-run prints the plan (resources and their names, zone, database parameters, $/hour, the
     watchdog's deadline) and exits 0: it creates nothing and needs no Temporal server nor AWS.`,
   list: `rig campaign list [--all]
@@ -66,13 +67,14 @@ export const { run } = defineCommand({
     all: { type: 'boolean' },
     minutes: { type: 'string' },
     'dry-run': { type: 'boolean' },
+    baseline: { type: 'string' },
   },
   positionals: true,
   run: ({ values, positionals }) => campaign(values, positionals),
 });
 
 async function campaign(
-  values: { id?: string; profile?: string; wait?: boolean; follow?: boolean; all?: boolean; minutes?: string; 'dry-run'?: boolean },
+  values: { id?: string; profile?: string; wait?: boolean; follow?: boolean; all?: boolean; minutes?: string; 'dry-run'?: boolean; baseline?: string },
   positionals: string[],
 ): Promise<number> {
   const action = requiredPositional(positionals, 0, 'action', Object.keys(ACTIONS));
@@ -84,7 +86,7 @@ async function campaign(
     return report.run(arg ? [arg] : []);
   }
   if (action === 'start') {
-    const spec = loadSpec({ file: arg, profile: values.profile });
+    const spec = loadSpec({ file: arg, profile: values.profile, baseline: values.baseline });
     if (values['dry-run']) {
       dryRunLines(campaignIdOf(values.id ?? defaultCampaignId(spec.name)), spec).forEach((l) => console.log(l));
       return 0;

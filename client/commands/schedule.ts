@@ -1,5 +1,6 @@
 // rig schedule create|list|delete|trigger: weekly regression runs through Temporal Schedules. Each
-// scheduled run is a benchCampaign with the same spec; compare two with `rig report ID --baseline OTHER`.
+// scheduled run is a benchCampaign with the same spec, whose report step compares it with the newest
+// earlier held run of the schedule (activities/baseline-choice.ts) and sets RigRegressed.
 import { defineCommand, requiredPositional } from '../command';
 import { UsageError } from '../parse-flags';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
@@ -11,7 +12,7 @@ import { TASK_QUEUE } from './campaign';
 export const summary = 'create|list|delete|trigger: run a campaign on a schedule (weekly regression)';
 
 const HELP = `usage:
-  rig schedule create ID (SPEC.json | --profile P) (--cron "0 3 * * 1" | --every 7d) [--paused]
+  rig schedule create ID (SPEC.json | --profile P) (--cron "0 3 * * 1" | --every 7d) [--paused] [--baseline ID]
   rig schedule list
   rig schedule trigger ID      start one run now
   rig schedule delete ID
@@ -19,7 +20,12 @@ const HELP = `usage:
 Each run is a campaign with id <ID>-<scheduled time>. Overlapping runs are skipped (a campaign owns
 its rig); a run missed while Temporal was down is caught up within a day. A run times out at twice
 its watchdog (its watchdog then tears the rig down), so a stuck run cannot skip every later one.
-list shows each schedule's recent runs with their status, and how many runs were skipped.`;
+list shows each schedule's recent runs with their status and their verdict against their baseline,
+and how many runs were skipped.
+
+Each run compares itself with the newest earlier run of the same schedule that held (the page's
+"Compared with the baseline"), or with the campaign --baseline (the spec's "baseline") names; a run that regressed
+is found with RigRegressed = 'yes'.`;
 
 export const { run } = defineCommand({
   summary,
@@ -29,6 +35,7 @@ export const { run } = defineCommand({
     cron: { type: 'string' },
     every: { type: 'string' },
     paused: { type: 'boolean' },
+    baseline: { type: 'string' },
   },
   positionals: true,
   async run({ values, positionals }) {
@@ -36,7 +43,7 @@ export const { run } = defineCommand({
     const [, id, file] = positionals;
     if (action !== 'list' && !id) throw new UsageError(`${action} needs a schedule id: rig schedule ${action} ID`);
     // Validate everything before touching the cluster.
-    const spec = action === 'create' ? loadSpec({ file, profile: values.profile }) : undefined;
+    const spec = action === 'create' ? loadSpec({ file, profile: values.profile, baseline: values.baseline }) : undefined;
     if (action === 'create' && Boolean(values.cron) === Boolean(values.every)) {
       throw new UsageError('create needs exactly one of --cron "MIN HOUR DOM MON DOW" or --every DURATION (e.g. 7d)');
     }
@@ -109,9 +116,12 @@ export function runTimeoutMinutes(spec: CampaignSpec): number {
 async function runStatus(client: Client, workflowId: string): Promise<string> {
   try {
     const d = await client.workflow.getHandle(workflowId).describe();
-    const rig = d.searchAttributes?.RigStatus;
-    const status = Array.isArray(rig) && rig.length ? String(rig[0]) : '-';
-    return `${workflowId}  ${status}  ${d.status.name.toLowerCase()}  started ${d.startTime.toISOString()}`;
+    const first = (v: unknown) => (Array.isArray(v) && v.length ? String(v[0]) : undefined);
+    const status = first(d.searchAttributes?.RigStatus) ?? '-';
+    // The page's verdict against its baseline, once the report step compared it with one.
+    const regressed = first(d.searchAttributes?.RigRegressed);
+    const verdict = regressed === 'yes' ? '  REGRESSED against its baseline' : regressed === 'no' ? '  no regression against its baseline' : '';
+    return `${workflowId}  ${status}  ${d.status.name.toLowerCase()}  started ${d.startTime.toISOString()}${verdict}`;
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return `${workflowId}  (gone from the server: retention)`;
     throw err;

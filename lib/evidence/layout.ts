@@ -18,6 +18,13 @@ export const WARMUP_DIR = 'warmup';
 /** Beside a warm-up's stream: its judgement (lib/protocol/warmup.ts) and figures. */
 export const WARMUP_FILE = 'warmup.json';
 
+/**
+ * Which campaign this one is compared with, and how it was chosen (a scheduled run's newest earlier held
+ * run, or one pinned by the spec's `baseline`); written by the report step before the folder is sealed,
+ * so `rig report` later makes the same comparison (activities/baseline-choice.ts).
+ */
+export const BASELINE_FILE = 'baseline.json';
+
 /** The page itself: derived from the files above, so never listed in the manifest. */
 export const REPORT_FILES = ['report.md', 'report.html', 'report.json'] as const;
 

@@ -305,3 +305,23 @@ export const CloudDbLoadSchema = z.union([
   CloudErrorSchema,
   z.looseObject({ source: z.string(), period_s: z.number(), total: z.looseObject({ values: maybe }).nullable(), by_wait_event: z.array(z.looseObject({ event: z.string(), values: maybe })) }),
 ]);
+
+/** baseline.json (layout.ts BASELINE_FILE): the comparison's other side, or why there is none. */
+export interface BaselineChoice {
+  /** pinned: the spec's `baseline`; schedule: found among the runs of the schedule that started this one. */
+  how: 'pinned' | 'schedule';
+  schedule_id?: string;
+  /** The baseline's campaign id (its folder under the results root); null when none was found. */
+  baseline_id: string | null;
+  /** The baseline's workflow id, when found through Temporal. */
+  baseline_workflow_id?: string;
+  /** One sentence: what was looked for and what was found. */
+  why: string;
+}
+
+export const BaselineChoiceSchema = z.looseObject({
+  how: z.enum(['pinned', 'schedule']),
+  schedule_id: z.string().optional(),
+  baseline_id: z.string().nullable(),
+  why: z.string(),
+});

@@ -135,6 +135,12 @@ export const CampaignSpec = z
     hardware: HardwareSpec.default(HardwareSpec.parse({})),
     /** With target "aws" only: region, zone, the RDS instance and its volume, the EC2 nodes, price overrides. */
     aws: AwsSpec.optional(),
+    /**
+     * The campaign the page compares this one with (its id, or the workflow id a schedule gave it).
+     * Without it, a run started by a schedule compares itself with the newest earlier run of the same
+     * schedule that held, and says so when there is none.
+     */
+    baseline: z.string().min(1, 'baseline must name a campaign id (or the workflow id a schedule gave it)').max(200).optional(),
   })
   .refine((s) => Boolean(s.sustained) !== Boolean(s.ladder), {
     message: 'give exactly one of "sustained" (gated repeats) or "ladder" (a quick rate sweep)',

@@ -2,7 +2,7 @@
 // Takes the operator service of an existing connection (client or activity context), so it imports
 // no Temporal code itself.
 
-export const RIG_SEARCH_ATTRIBUTE_NAMES = ['RigCampaign', 'RigTarget', 'RigStep', 'RigStatus'] as const;
+export const RIG_SEARCH_ATTRIBUTE_NAMES = ['RigCampaign', 'RigTarget', 'RigStep', 'RigStatus', 'RigRegressed'] as const;
 
 interface OperatorService {
   listSearchAttributes(req: { namespace: string }): Promise<{ customAttributes?: Record<string, unknown> | null }>;

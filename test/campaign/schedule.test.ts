@@ -1,5 +1,6 @@
 // `rig schedule create` makes a Temporal Schedule whose trigger starts a campaign; the scheduled
-// workflow id (with the time Temporal appends) maps to a usable evidence folder.
+// workflow id (with the time Temporal appends) maps to a usable evidence folder; a later run finds the
+// newest earlier held run of its schedule as its baseline.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,7 +13,8 @@ test('a schedule created with rig schedule create starts a campaign when trigger
   const env = await campaignEnv();
   await env.inProcessWorker();
   const specFile = path.join(env.dir, 'weekly.json');
-  fs.writeFileSync(specFile, JSON.stringify(tinySpec({ name: 'weekly', sustained: { ...tinySpec().sustained!, repeats: 1 } })));
+  // A generous drift limit: the run's status (held) is what the second run looks for, not what this test measures.
+  fs.writeFileSync(specFile, JSON.stringify(tinySpec({ name: 'weekly', sustained: { ...tinySpec().sustained!, repeats: 1, driftLimit: 100 } })));
 
   const created = await rig(['schedule', 'create', 'weekly', specFile, '--cron', '0 3 * * 1'], env.childEnv);
   assert.equal(created.code, 0, created.stderr);
@@ -39,6 +41,33 @@ test('a schedule created with rig schedule create starts a campaign when trigger
   const runLine = after.stdout.split('\n').find((l) => l.startsWith(`  ${workflowId}  `));
   assert.ok(runLine, `a line for ${workflowId}:\n${after.stdout}`);
   assert.match(runLine, new RegExp(`  ${result.status}  completed  started \\d{4}-`));
+
+  // The first run had no earlier run to compare with, and its page says so.
+  const firstPage = fs.readFileSync(path.join(result.resultsDir, 'report.md'), 'utf8');
+  // (The spec does not calibrate: 'uncalibrated' is the best its runs can be, and what a later run looks for.)
+  assert.equal(result.status, 'uncalibrated', `the first run held (what the second looks for): ${JSON.stringify({ status: result.status, error: result.error, repeats: result.repeats.map((r) => r.reasons) })}`);
+  assert.match(firstPage, /Baseline: none\. No earlier run of schedule weekly held uncalibrated \(its spec does not calibrate\): nothing to compare with yet\./);
+  // The second run finds the first (the newest earlier held run of the schedule) as its baseline,
+  // compares with it on its page, and says whether it regressed where visibility and `list` see it.
+  await rig(['schedule', 'trigger', 'weekly'], env.childEnv);
+  const secondId = await waitFor('the second scheduled campaign', async () => {
+    for await (const wf of env.client.workflow.list({ query: `WorkflowType = 'benchCampaign' AND TemporalScheduledById = 'weekly'` })) if (wf.workflowId !== workflowId) return wf.workflowId;
+    return undefined;
+  }, 60_000, 500);
+  const second = (await env.client.workflow.getHandle(secondId).result()) as CampaignResult;
+  const page = fs.readFileSync(path.join(second.resultsDir, 'report.md'), 'utf8');
+  assert.match(page, new RegExp(`Baseline: ${path.basename(result.resultsDir)}, the newest earlier run of schedule weekly that held uncalibrated \\(its spec does not calibrate\\) \\(started \\d{4}-`));
+  assert.match(page, /## Compared with the baseline/);
+  const baselineFile = JSON.parse(fs.readFileSync(path.join(second.resultsDir, 'baseline.json'), 'utf8')) as { baseline_workflow_id: string };
+  assert.equal(baselineFile.baseline_workflow_id, workflowId);
+  const d = await env.client.workflow.getHandle(secondId).describe();
+  const regressed = (d.searchAttributes?.RigRegressed as string[] | undefined)?.[0];
+  assert.ok(regressed === 'yes' || regressed === 'no', `RigRegressed is set: ${String(regressed)}`);
+  const report = second.steps.find((x) => x.step === 'report')!;
+  assert.match(report.summary, new RegExp(`against ${path.basename(result.resultsDir)}: (REGRESSED|no regression)`));
+  const listed2 = await rig(['schedule', 'list'], env.childEnv);
+  assert.match(listed2.stdout, new RegExp(`  ${secondId}  \\S+  completed  started \\S+  (REGRESSED|no regression) against its baseline`));
+
 
   const deleted = await rig(['schedule', 'delete', 'weekly'], env.childEnv);
   assert.equal(deleted.code, 0, deleted.stderr);

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { baselineTable } from './baseline';
+import { baselineChoiceText } from './baseline-choice';
 import type { ConfigurationModel, ReportModel, RepeatModel } from './model';
 import { pageCharts, type Chart } from './plots';
 import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
@@ -116,8 +117,10 @@ export function renderHtml(m: ReportModel): string {
   s.push('<h3>What stops it</h3>' + table(stopsTable(m), 'stops'));
   s.push('</section>');
 
-  if (m.baseline) {
-    s.push(`<section id="baseline"><h2>Compared with the baseline</h2><p class="${m.baseline.regression ? 'failed' : 'passed'}">${esc(m.baseline.summary)}</p>${table(baselineTable(m.baseline), 'baseline-table')}</section>`);
+  const chosen = baselineChoiceText(m);
+  if (m.baseline || chosen) {
+    const parts = [chosen ? `<p>${esc(chosen)}</p>` : '', m.baseline ? `<p class="${m.baseline.regression ? 'failed' : 'passed'}">${esc(m.baseline.summary)}</p>${table(baselineTable(m.baseline), 'baseline-table')}` : ''];
+    s.push(`<section id="baseline"><h2>Compared with the baseline</h2>${parts.join('')}</section>`);
   }
   s.push('<section id="method"><h2>Method</h2>' + ul(m.method) + '</section>');
   s.push('<section id="conditions"><h2>Conditions</h2>' + table(conditionsTable(m), 'conditions-table') + '</section>');

@@ -31,10 +31,35 @@ export function resolveCampaignDir(arg: string): string {
   throw new Error(`'${arg}' is neither a folder nor a campaign id under ${resultsDir()} (set RIG_RESULTS if the evidence lives elsewhere)`);
 }
 
-/** The verified, re-derived model of a campaign folder; with a baseline folder, the comparison too. */
+/**
+ * The verified, re-derived model of a campaign folder; with a baseline folder, the comparison too. A
+ * baseline given here wins; otherwise the one the report step chose (baseline.json), whose folder is
+ * looked for beside this one.
+ */
 export async function buildReport(dir: string, opts: { baselineDir?: string; tolerancePct?: number } = {}): Promise<ReportModel> {
-  const model = buildReportModel(await loadEvidence(dir));
-  if (opts.baselineDir) model.baseline = compareWithBaseline(model, buildReportModel(await loadEvidence(opts.baselineDir)), { tolerancePct: opts.tolerancePct });
+  const ev = await loadEvidence(dir);
+  const model = buildReportModel(ev);
+  if (opts.baselineDir) {
+    model.baseline = compareWithBaseline(model, buildReportModel(await loadEvidence(opts.baselineDir)), { tolerancePct: opts.tolerancePct });
+    return model;
+  }
+  const choice = ev.baselineChoice;
+  if (!choice) return model;
+  if (!choice.baseline_id) {
+    model.baseline_choice = { ...choice, compared: false };
+    return model;
+  }
+  const other = path.join(path.dirname(path.resolve(dir)), choice.baseline_id);
+  if (!fs.existsSync(other)) {
+    model.baseline_choice = { ...choice, compared: false, problem: `its folder ${choice.baseline_id} is not beside this one (${path.dirname(path.resolve(dir))}): nothing compared` };
+    return model;
+  }
+  try {
+    model.baseline = compareWithBaseline(model, buildReportModel(await loadEvidence(other)), { tolerancePct: opts.tolerancePct });
+    model.baseline_choice = { ...choice, compared: true };
+  } catch (err) {
+    model.baseline_choice = { ...choice, compared: false, problem: `its evidence could not be read: ${(err as Error).message}` };
+  }
   return model;
 }
 
@@ -61,7 +86,7 @@ export interface PublishedReport {
  */
 export async function publishReport(dir: string, opts: { seal?: boolean } = {}): Promise<PublishedReport> {
   if (opts.seal) await buildManifest(dir);
-  const model = buildReportModel(await loadEvidence(dir));
+  const model = await buildReport(dir);
   const markdownPath = path.join(dir, 'report.md');
   const htmlPath = path.join(dir, 'report.html');
   writeOnce(markdownPath, renderMarkdown(model));

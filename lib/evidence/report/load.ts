@@ -20,6 +20,7 @@ import type { CloudEvidence } from '../../protocol/cloud-evidence';
 import { parseLogLine, type LogLine } from '../campaign-log';
 import {
   APP_NODE_HOST_FILE,
+  BASELINE_FILE,
   CALIBRATION_FILE,
   CEILING_DIR,
   CLOUD_DB_LOAD,
@@ -47,6 +48,7 @@ import {
 } from '../layout';
 import { assertManifest, type Manifest } from '../manifest';
 import {
+  BaselineChoiceSchema,
   CalibrationSchema,
   CloudDbLoadSchema,
   CloudOsSchema,
@@ -62,6 +64,7 @@ import {
   StepRecordSchema,
   VerdictSchema,
   WarmupSchema,
+  type BaselineChoice,
   type CalibrationFile,
   type DbSampleRow,
   type DenominatorFile,
@@ -136,6 +139,8 @@ export interface Evidence {
   rig: RigFile | null;
   calibration: CalibrationFile | null;
   denominator: DenominatorFile | null;
+  /** baseline.json: the campaign this one is compared with (or why none), when the report step chose one. */
+  baselineChoice: BaselineChoice | null;
   attempts: AttemptEvidence[];
   /** The attempts of the closed-loop ceiling (the last one is the measurement). */
   ceiling: AttemptEvidence[];
@@ -223,6 +228,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
   const rig = optional(readJson<RigFile>(RIG_FILE, RigSchema));
   const calibration = spec.calibrate ? optional(readJson<CalibrationFile>(CALIBRATION_FILE, CalibrationSchema)) : null;
   const denominator = spec.denominator ? optional(readJson<DenominatorFile>(DENOMINATOR_FILE, DenominatorSchema)) : null;
+  const baselineChoice = has(BASELINE_FILE) ? optional(readJson<BaselineChoice>(BASELINE_FILE, BaselineChoiceSchema)) : null;
 
   // Step records: result.json's list when there is one; otherwise the steps/ files in order.
   let steps: StepRecord[] = result?.steps ?? [];
@@ -413,6 +419,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
     rig,
     calibration,
     denominator,
+    baselineChoice,
     attempts,
     ceiling,
     warmups,

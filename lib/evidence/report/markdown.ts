@@ -3,6 +3,7 @@
 import type { ReportModel } from './model';
 import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { baselineTable } from './baseline';
+import { baselineChoiceText } from './baseline-choice';
 import { warmupTable } from './warmups';
 
 function cell(s: string): string {
@@ -49,8 +50,10 @@ export function renderMarkdown(m: ReportModel): string {
   out.push('### What stops it');
   out.push(mdTable(stopsTable(m)));
 
+  const chosen = baselineChoiceText(m);
+  if (m.baseline || chosen) out.push('## Compared with the baseline');
+  if (chosen) out.push(chosen);
   if (m.baseline) {
-    out.push('## Compared with the baseline');
     out.push(m.baseline.summary);
     out.push(mdTable(baselineTable(m.baseline)));
   }

@@ -34,6 +34,7 @@ import { dbCpu, summarizeDb, summarizeHost, type DbSummary, type HostSummary, ty
 import type { AttemptEvidence, AttemptKind, Evidence } from './load';
 import { notShown } from './not-shown';
 import { summarizeAppNode, type AppNodeSummary } from './app-node';
+import type { BaselineChoice } from '../records';
 import { buildWarmups, warmupCondition, warmupMethod, type WarmupModel } from './warmups';
 
 export const REPORT_FORMAT = 'rig-report/1';
@@ -227,6 +228,11 @@ export interface ReportModel {
   not_shown: string[];
   /** Set by compareWithBaseline (report/baseline.ts) when a baseline was given. */
   baseline?: import('./baseline').BaselineComparison;
+  /**
+   * How the report step chose the baseline (baseline.json), and whether its folder could be compared;
+   * absent for a campaign neither scheduled nor pinned.
+   */
+  baseline_choice?: BaselineChoice & { compared: boolean; problem?: string };
 }
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
