@@ -5,7 +5,7 @@
 // Deterministic: no timestamps, ids assigned in page order, chart options serialised as JSON.
 import fs from 'node:fs';
 import path from 'node:path';
-import { baselineTable } from './baseline';
+import { baselineFiguresTable, baselineTable } from './baseline';
 import type { ConfigurationModel, ReportModel, RepeatModel } from './model';
 import { pageCharts, type Chart } from './plots';
 import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
@@ -117,7 +117,12 @@ export function renderHtml(m: ReportModel): string {
   s.push('</section>');
 
   if (m.baseline) {
-    s.push(`<section id="baseline"><h2>Compared with the baseline</h2><p class="${m.baseline.regression ? 'failed' : 'passed'}">${esc(m.baseline.summary)}</p>${table(baselineTable(m.baseline), 'baseline-table')}</section>`);
+    const figures = baselineFiguresTable(m.baseline);
+    s.push(
+      `<section id="baseline"><h2>Compared with the baseline</h2><p class="${m.baseline.regression ? 'failed' : 'passed'}">${esc(m.baseline.summary)}</p>${table(baselineTable(m.baseline), 'baseline-table')}${
+        figures ? table(figures, 'baseline-figures') : ''
+      }<p class="note">${esc(m.baseline.method)}</p></section>`,
+    );
   }
   s.push('<section id="method"><h2>Method</h2>' + ul(m.method) + '</section>');
   s.push('<section id="conditions"><h2>Conditions</h2>' + table(conditionsTable(m), 'conditions-table') + '</section>');

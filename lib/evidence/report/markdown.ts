@@ -2,7 +2,7 @@
 // page: result, at a glance, method, conditions, runs, not published, what this does not show. Pure.
 import type { ReportModel } from './model';
 import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
-import { baselineTable } from './baseline';
+import { baselineFiguresTable, baselineTable } from './baseline';
 import { warmupTable } from './warmups';
 
 function cell(s: string): string {
@@ -53,6 +53,9 @@ export function renderMarkdown(m: ReportModel): string {
     out.push('## Compared with the baseline');
     out.push(m.baseline.summary);
     out.push(mdTable(baselineTable(m.baseline)));
+    const figures = baselineFiguresTable(m.baseline);
+    if (figures) out.push(mdTable(figures));
+    out.push(m.baseline.method);
   }
 
   out.push('## Method');
