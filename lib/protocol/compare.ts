@@ -148,6 +148,6 @@ export function comparisonMethod(level = DEFAULT_LEVEL, minEffectPct = 0): strin
   return (
     `Each figure is compared over the passing repeats of each side: the difference is of the medians (variant − control); its interval is the exact Mann–Whitney (Wilcoxon rank-sum) ${pct} confidence interval for the shift between the two sets of per-repeat figures, centred on the Hodges–Lehmann estimate, with its exact coverage in the method column. ` +
     `The verdict is "worse" (or "better") only when the whole interval lies above (or below) ${minEffectPct ? `± ${minEffectPct} % of the control's median` : 'zero'}; otherwise it is "no difference we can see with N repeats". ` +
-    `Fewer than ${fewest} repeats a side (e.g. 3 vs 3) give no ${pct} interval at all, so they never earn a verdict: their most extreme ordering is already 1 in 10. No resampling, so no seed: the same repeats give the same interval.`
+    `Too few repeats give no ${pct} interval at all and so never earn a verdict: at 3 vs 3 the most extreme of the 20 orderings is already 1 in 10 (two-sided); ${fewest} vs ${fewest} is the fewest equal count that has one. No resampling, so no seed: the same repeats give the same interval.`
   );
 }
