@@ -18,9 +18,12 @@ bytes (no generation timestamp; dates come from the evidence).
   DIR|CAMPAIGN_ID   an evidence folder, or a campaign id under RIG_RESULTS (default state/results)
   --format FMT      md (default), html (one self-contained file with charts, opens offline) or json
   --out FILE        write the page there (atomically) instead of printing it
-  --baseline OTHER  compare with another campaign (folder or id): per configuration, passes and the
-                    p99 median against the baseline's range; a regression exits 1
-  --tolerance PCT   widen the baseline's p99 range by PCT % each side (default 0: the exact rule)
+  --baseline OTHER  compare with another campaign (folder or id): per configuration, the pass counts,
+                    and p50/p99 by the rank interval of the shift from both campaigns' repeats
+                    (Mann-Whitney, 95 %; 3 repeats a side are too few to call any change);
+                    a regression (lost passes, or p50/p99 surely worse) exits 1
+  --tolerance PCT   the smallest p50/p99 shift that counts, as PCT % of the baseline's median
+                    (default 0: any shift the interval is sure of)
   --seal            build manifest.json first, for a campaign that stopped before its report step
                     (refused when the folder already has one)
 

@@ -59,6 +59,9 @@ test('the same evidence gives a byte-identical report, in every format, wherever
   assert.equal(a.stdout, renderMarkdown(model));
   // Reading the evidence changed nothing in it.
   assert.equal((await verifyManifest(fx.dir)).ok, true);
+  // A campaign without a ladder has no ladder in its model, nor on its page.
+  assert.ok(!('ladder' in model));
+  assert.ok(!md.includes('The ladder') && !renderHtml(model).includes('ladder-'));
 });
 
 test('one changed byte in a sample stream stops the report, naming that file', async () => {

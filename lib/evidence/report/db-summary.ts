@@ -186,3 +186,20 @@ export function summarizeHost(rows: readonly HostSampleRow[]): HostSummary {
 export function dbCpu(db: DbSummary | null): Spread | null {
   return db?.cpu_pct ?? null;
 }
+
+/**
+ * The top wait events over several repeats' DB summaries: each event's backend-samples summed, as a
+ * share of all sampled work (the same measure as one repeat's), biggest first, ties by name.
+ */
+export function topWaits(dbs: readonly DbSummary[], limit = 5): WaitShare[] {
+  const totals = new Map<string, number>();
+  let all = 0;
+  for (const db of dbs) {
+    for (const w of db.waits) totals.set(w.event, (totals.get(w.event) ?? 0) + w.count);
+    all += db.backend_samples;
+  }
+  return [...totals.entries()]
+    .sort(([ea, a], [eb, b]) => b - a || byName(ea, eb))
+    .slice(0, limit)
+    .map(([event, count]) => ({ event, count: round(count), share: all > 0 ? round(count / all, 4) : 0 }));
+}

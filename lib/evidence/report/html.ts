@@ -5,11 +5,11 @@
 // Deterministic: no timestamps, ids assigned in page order, chart options serialised as JSON.
 import fs from 'node:fs';
 import path from 'node:path';
-import { baselineTable } from './baseline';
+import { baselineFiguresTable, baselineTable } from './baseline';
 import { baselineChoiceText } from './baseline-choice';
 import type { ConfigurationModel, ReportModel, RepeatModel } from './model';
 import { pageCharts, type Chart } from './plots';
-import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
+import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { warmupTable } from './warmups';
 
 export function esc(s: string): string {
@@ -110,6 +110,15 @@ export function renderHtml(m: ReportModel): string {
   if (floor) s.push(`<p class="instrument-floor">Instrument floor on this host (calibration): ${esc(floor)}.</p>`);
   const notPub = m.configurations.filter((c) => !c.published);
   if (notPub.length) s.push(ul(notPub.map((c) => `${c.name} not published: ${c.why_not.join('; ')}`)));
+  if (m.ladder) {
+    const l = m.ladder;
+    s.push(`<h3 id="ladder">The ladder: where it stops holding</h3><p class="${l.knee ? 'failed' : 'passed'}">${esc(kneeText(l))}</p>`);
+    s.push(chartDivs(charts.get('ladder') ?? []));
+    s.push(table(ladderTable(l), 'ladder-table'));
+    s.push(`<p class="note">${esc(LADDER_NOTE)}</p>`);
+    const waits = kneeWaitsTable(l);
+    if (waits) s.push('<h4 id="knee-waits">The database around the knee</h4>' + table(waits, 'knee-waits-table'));
+  }
   const ceil = ceilingTable(m);
   if (ceil) s.push("<h3>Closed-loop ceiling and the database's own floor</h3>" + table(ceil, 'ceiling'));
   const reads = readsTable(m);
@@ -119,7 +128,12 @@ export function renderHtml(m: ReportModel): string {
 
   const chosen = baselineChoiceText(m);
   if (m.baseline || chosen) {
-    const parts = [chosen ? `<p>${esc(chosen)}</p>` : '', m.baseline ? `<p class="${m.baseline.regression ? 'failed' : 'passed'}">${esc(m.baseline.summary)}</p>${table(baselineTable(m.baseline), 'baseline-table')}` : ''];
+    const b = m.baseline;
+    const figures = b ? baselineFiguresTable(b) : null;
+    const parts = [
+      chosen ? `<p>${esc(chosen)}</p>` : '',
+      b ? `<p class="${b.regression ? 'failed' : 'passed'}">${esc(b.summary)}</p>${table(baselineTable(b), 'baseline-table')}${figures ? table(figures, 'baseline-figures') : ''}<p class="note">${esc(b.method)}</p>` : '',
+    ];
     s.push(`<section id="baseline"><h2>Compared with the baseline</h2>${parts.join('')}</section>`);
   }
   s.push('<section id="method"><h2>Method</h2>' + ul(m.method) + '</section>');

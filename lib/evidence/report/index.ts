@@ -11,7 +11,8 @@ import { loadEvidence } from './load';
 import { renderMarkdown } from './markdown';
 import { buildReportModel, type ReportModel } from './model';
 
-export { compareWithBaseline, baselineTable, type BaselineComparison, type BaselineRow, type BaselineOptions } from './baseline';
+export { compareWithBaseline, baselineTable, baselineFiguresTable, type BaselineComparison, type BaselineRow, type BaselineOptions } from './baseline';
+export { compareConfigurations, comparisonTable, repeatFigures } from './comparison';
 export { renderHtml } from './html';
 export { loadEvidence, EvidenceFormatError, type Evidence, type AttemptEvidence } from './load';
 export { renderMarkdown } from './markdown';

@@ -1,8 +1,8 @@
 // The page as Markdown (report.md, `rig report --format md`). Sections follow the spec's results
 // page: result, at a glance, method, conditions, runs, not published, what this does not show. Pure.
 import type { ReportModel } from './model';
-import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
-import { baselineTable } from './baseline';
+import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
+import { baselineFiguresTable, baselineTable } from './baseline';
 import { baselineChoiceText } from './baseline-choice';
 import { warmupTable } from './warmups';
 
@@ -39,6 +39,17 @@ export function renderMarkdown(m: ReportModel): string {
   if (floor) out.push(`Instrument floor on this host (calibration): ${floor}.`);
   const notPub = m.configurations.filter((c) => !c.published);
   if (notPub.length) out.push(bullets(notPub.map((c) => `**${c.name} not published**: ${c.why_not.join('; ')}`)));
+  if (m.ladder) {
+    out.push('### The ladder: where it stops holding');
+    out.push(kneeText(m.ladder));
+    out.push(mdTable(ladderTable(m.ladder)));
+    out.push(`${LADDER_NOTE} The HTML page charts these rungs (offered vs delivered, p50 and p99).`);
+    const waits = kneeWaitsTable(m.ladder);
+    if (waits) {
+      out.push('#### The database around the knee');
+      out.push(mdTable(waits));
+    }
+  }
   const ceil = ceilingTable(m);
   if (ceil) {
     out.push('### Closed-loop ceiling and the database\'s own floor');
@@ -56,6 +67,9 @@ export function renderMarkdown(m: ReportModel): string {
   if (m.baseline) {
     out.push(m.baseline.summary);
     out.push(mdTable(baselineTable(m.baseline)));
+    const figures = baselineFiguresTable(m.baseline);
+    if (figures) out.push(mdTable(figures));
+    out.push(m.baseline.method);
   }
 
   out.push('## Method');

@@ -30,12 +30,13 @@ import type { CampaignSpec, ConfigurationSpec } from '../../protocol/spec';
 import { DEFAULT_PROBE_P99_MS } from '../../protocol/verdicts';
 import { FREEZE_SLOW_FRACTION, FREEZE_SLOW_US, FREEZE_WORST_US, WINDOW_FACTOR, WINDOW_MIN_BUCKETS } from '../../protocol/detectors';
 import type { DenominatorLeg } from '../records';
-import { dbCpu, summarizeDb, summarizeHost, type DbSummary, type HostSummary, type Spread, type WaitShare } from './db-summary';
+import { dbCpu, summarizeDb, summarizeHost, topWaits, type DbSummary, type HostSummary, type Spread, type WaitShare } from './db-summary';
 import type { AttemptEvidence, AttemptKind, Evidence } from './load';
 import { notShown } from './not-shown';
 import { summarizeAppNode, type AppNodeSummary } from './app-node';
 import type { BaselineChoice } from '../records';
 import { buildWarmups, warmupCondition, warmupMethod, type WarmupModel } from './warmups';
+import { buildLadder, type LadderModel } from './ladder';
 
 export const REPORT_FORMAT = 'rig-report/1';
 
@@ -218,6 +219,11 @@ export interface ReportModel {
   conditions: Conditions;
   method: string[];
   configurations: ConfigurationModel[];
+  /**
+   * A ladder campaign's rungs by offered rate (failed ones with their figures), its knee and the wait
+   * profile around it (./ladder.ts); absent on a campaign without a ladder.
+   */
+  ladder?: LadderModel | null;
   /** Warm-ups, marked "warm-up, not measured": shown, never counted, gated or pooled. */
   warmups: WarmupModel[];
   ceiling: CeilingModel | null;
@@ -304,6 +310,7 @@ export function buildReportModel(ev: Evidence): ReportModel {
     conditions: { ...buildConditions(ev), warmup: warmupCondition(spec, warmups) },
     method: [...method(spec, configurations), warmupMethod(spec)],
     configurations,
+    ...(spec.ladder ? { ladder: buildLadder(configurations) } : {}),
     warmups,
     ceiling,
     denominator,
@@ -543,16 +550,7 @@ function figure(values: Array<number | null | undefined>): FigureSummary | null 
 
 function buildStops(basis: RepeatModel[], kind: 'passing' | 'failed'): StopsModel {
   const withDb = basis.filter((r) => r.db);
-  const totals = new Map<string, number>();
-  let all = 0;
-  for (const r of withDb) {
-    for (const w of r.db!.waits) totals.set(w.event, (totals.get(w.event) ?? 0) + w.count);
-    all += r.db!.backend_samples;
-  }
-  const top = [...totals.entries()]
-    .sort(([ea, a], [eb, b]) => b - a || (ea < eb ? -1 : ea > eb ? 1 : 0))
-    .slice(0, 5)
-    .map(([event, count]) => ({ event, count: r3(count), share: all > 0 ? Math.round((count / all) * 10000) / 10000 : 0 }));
+  const top = topWaits(withDb.map((r) => r.db!));
   const dbCpus = basis.map((r) => dbCpu(r.db)).filter((x): x is Spread => x !== null);
   const hostCpus = basis.map((r) => r.host?.cpu_busy_pct).filter((x): x is Spread => !!x);
   const hostIo = basis.map((r) => r.host?.iowait_pct).filter((x): x is Spread => !!x);

@@ -8,16 +8,22 @@
 //   waits       backends per wait event over time, stacked (DB sampler)
 //   wal         WAL MB/s and records/s over time (DB sampler)
 // DB charts exist only when the repeat has DB samples ("not sampled" otherwise, said in the page).
+//
+// Per ladder (above the runs, beside its table), one point per rung by offered rate:
+//   ladder-throughput  delivered against offered (the dashed line is delivered = offered)
+//   ladder-latency     p50 and p99 (log scale: a knee is orders of magnitude)
+// Rungs that did not hold are drawn and marked (red diamonds), and the first of them by a line.
 import type { DbSummary } from './db-summary';
+import type { LadderModel, LadderRung } from './ladder';
 import type { ReportModel, RepeatModel, RepeatSeries } from './model';
 
-export type ChartKind = 'latency' | 'throughput' | 'waits' | 'wal';
+export type ChartKind = 'latency' | 'throughput' | 'waits' | 'wal' | 'ladder-throughput' | 'ladder-latency';
 
 export interface Chart {
   /** DOM id of its container: chart-<n>, in page order. */
   id: string;
   kind: ChartKind;
-  /** The repeat it belongs to ("batched r2-a1", or "ceiling"). */
+  /** The repeat it belongs to ("batched r2-a1", "ceiling"), or "ladder". */
   owner: string;
   option: Record<string, unknown>;
 }
@@ -102,6 +108,56 @@ export function walOption(owner: string, db: DbSummary, maxX: number | null): Re
   };
 }
 
+const RED = '#d62728';
+
+function ladderBase(title: string, yName: string, yType: 'value' | 'log'): Record<string, unknown> {
+  return {
+    animation: false,
+    title: { text: title, left: 0, top: 0, textStyle: { fontSize: 13, fontWeight: 'normal' } },
+    tooltip: { trigger: 'item' },
+    grid: GRID,
+    xAxis: { type: 'value', name: 'ev/s offered', min: 0 },
+    yAxis: { type: yType, name: yName },
+  };
+}
+
+/** The knee as a vertical line at its offered rate (none without a knee). */
+function kneeLine(l: LadderModel): Record<string, unknown> {
+  if (!l.knee) return {};
+  return { markLine: { silent: true, symbol: 'none', lineStyle: { color: RED, type: 'dotted' }, label: { formatter: `first that did not hold: ${l.knee.rung}` }, data: [{ xAxis: l.knee.offered_evps }] } };
+}
+
+const failedPoints = (rungs: LadderRung[], y: (r: LadderRung) => number | null) =>
+  rungs.filter((r) => r.status === 'did-not-hold' && y(r) !== null).map((r) => [r.offered_evps, y(r)]);
+
+export function ladderThroughputOption(l: LadderModel): Record<string, unknown> {
+  const ran = l.rungs.filter((r) => r.delivered_evps);
+  const delivered = (r: LadderRung) => r.delivered_evps?.median ?? null;
+  return {
+    ...ladderBase('ladder: offered vs delivered per rung', 'ev/s delivered', 'value'),
+    legend: { top: 0, right: 0, data: ['offered', 'delivered', 'did not hold'] },
+    series: [
+      { name: 'offered', type: 'line', showSymbol: false, lineStyle: { width: 1, type: 'dashed' }, data: l.rungs.map((r) => [r.offered_evps, r.offered_evps]) },
+      { name: 'delivered', type: 'line', symbolSize: 6, data: ran.map((r) => [r.offered_evps, delivered(r)]), ...kneeLine(l) },
+      { name: 'did not hold', type: 'scatter', symbol: 'diamond', symbolSize: 12, itemStyle: { color: RED }, data: failedPoints(l.rungs, delivered) },
+    ],
+  };
+}
+
+export function ladderLatencyOption(l: LadderModel): Record<string, unknown> {
+  const p50 = (r: LadderRung) => r.p50_ms?.median ?? null;
+  const p99 = (r: LadderRung) => r.p99_ms?.median ?? null;
+  return {
+    ...ladderBase('ladder: p50 and p99 per rung', 'ms', 'log'),
+    legend: { top: 0, right: 0, data: ['p50', 'p99', 'did not hold'] },
+    series: [
+      { name: 'p50', type: 'line', symbolSize: 6, data: l.rungs.filter((r) => p50(r) !== null).map((r) => [r.offered_evps, p50(r)]) },
+      { name: 'p99', type: 'line', symbolSize: 6, data: l.rungs.filter((r) => p99(r) !== null).map((r) => [r.offered_evps, p99(r)]), ...kneeLine(l) },
+      { name: 'did not hold', type: 'scatter', symbol: 'diamond', symbolSize: 12, itemStyle: { color: RED }, data: failedPoints(l.rungs, p99) },
+    ],
+  };
+}
+
 /** The charts of one repeat (or of the ceiling), ids assigned by the caller's counter. */
 export function repeatCharts(r: RepeatModel, owner: string, next: () => string): Chart[] {
   const out: Chart[] = [];
@@ -119,6 +175,13 @@ export function pageCharts(m: ReportModel): Map<string, Chart[]> {
   let n = 0;
   const next = () => `chart-${n++}`;
   const out = new Map<string, Chart[]>();
+  // The ladder's charts stand in At a glance, above every repeat's.
+  if (m.ladder) {
+    out.set('ladder', [
+      { id: next(), kind: 'ladder-throughput', owner: 'ladder', option: ladderThroughputOption(m.ladder) },
+      { id: next(), kind: 'ladder-latency', owner: 'ladder', option: ladderLatencyOption(m.ladder) },
+    ]);
+  }
   for (const c of m.configurations) for (const r of c.repeats) if (r.series) out.set(r.id, repeatCharts(r, r.id, next));
   const last = m.ceiling?.attempts[m.ceiling.attempts.length - 1];
   if (last?.series) out.set('ceiling', repeatCharts(last, 'ceiling', next));

@@ -8,6 +8,7 @@ import type { Spread } from './db-summary';
 import type { RunReport } from '../../protocol/run-report';
 import type { CloudSummary } from '../../protocol/cloud-evidence';
 import { STEAL_NOTE_PCT, stealNote } from '../../protocol/host-steal';
+import type { LadderModel, LadderRung } from './ladder';
 import { ceilingInvalidity, type ConfigurationModel, type ReportModel, type RepeatModel } from './model';
 
 export interface Row {
@@ -113,6 +114,67 @@ export function glanceTable(m: ReportModel): Table {
     };
   });
   return { header, rows };
+}
+
+const RUNG_WORD: Record<LadderRung['status'], string> = {
+  held: 'held',
+  'did-not-hold': 'DID NOT HOLD',
+  'not-published': 'not published',
+  incomplete: 'incomplete (not every repeat ran)',
+  'not-run': 'not run',
+};
+const RUNG_CLASS: Record<LadderRung['status'], string> = { held: 'passed', 'did-not-hold': 'failed', 'not-published': 'not-published', incomplete: 'interrupted', 'not-run': 'not-run' };
+
+/** What the ladder figures are, in one sentence (they differ from the At-a-glance medians on purpose). */
+export const LADDER_NOTE =
+  "A rung's figures here are medians over every repeat that ran to its end and was reconciled, passed and failed alike, so the rungs that did not hold show what they delivered; the At-a-glance medians above stay over passing repeats only.";
+
+/** Every rung by offered rate: delivered against offered, p50/p99, and what it was (the knee marked). */
+export function ladderTable(l: LadderModel): Table {
+  const header = ['rung', 'offered ev/s', 'delivered ev/s', 'delivered / offered', 'p50', 'p99', 'dropped', 'passed', 'status'];
+  const rows: Row[] = l.rungs.map((r) => ({
+    cells: [
+      r.name,
+      num(r.offered_evps, 0),
+      medianRange(r.delivered_evps, '', 0),
+      r.delivered_evps && r.offered_evps > 0 ? `${num((r.delivered_evps.median / r.offered_evps) * 100, 1)} %` : DASH,
+      medianRange(r.p50_ms, 'ms'),
+      medianRange(r.p99_ms, 'ms'),
+      r.dropped === null ? DASH : num(r.dropped, 0),
+      r.passed,
+      `${RUNG_WORD[r.status]}${l.knee?.rung === r.name ? ' (the knee)' : ''}`,
+    ],
+    cls: RUNG_CLASS[r.status],
+  }));
+  return { header, rows };
+}
+
+/** The knee in words: the first rung that did not hold and why, the last one below it that held. */
+export function kneeText(l: LadderModel): string {
+  const k = l.knee;
+  if (!k) {
+    const ran = l.rungs.filter((r) => r.status !== 'not-run');
+    const top = ran[ran.length - 1];
+    return top ? `No knee within the rates offered: no rung failed its gate, up to ${num(top.offered_evps, 0)} ev/s offered (${top.name}, ${RUNG_WORD[top.status]}).` : 'No rung ran.';
+  }
+  const rung = l.rungs.find((r) => r.name === k.rung)!;
+  const below = k.last_held ? l.rungs.find((r) => r.name === k.last_held)! : null;
+  return (
+    `The first rung that did not hold: ${k.rung}, ${num(k.offered_evps, 0)} ev/s offered at batch ${rung.batch}, passed ${rung.passed} (${k.reasons.join('; ')}). ` +
+    (below ? `The last rung below it that held: ${below.name}, ${num(below.offered_evps, 0)} ev/s.` : 'No rung below it held.')
+  );
+}
+
+/** The database's wait profile of the rungs around the knee, side by side. */
+export function kneeWaitsTable(l: LadderModel): Table | null {
+  if (!l.knee) return null;
+  const rows: Row[] = l.knee.around.map((name) => {
+    const r = l.rungs.find((x) => x.name === name)!;
+    const from = `${r.repeats} repeat${r.repeats === 1 ? '' : 's'}, ${r.waits.sampled} with DB samples`;
+    const waits = r.waits.sampled ? r.waits.top.map((w) => `${w.event} ${num(w.share * 100, 0)} %`).join(', ') || 'none waiting' : 'not sampled';
+    return { cells: [`${name}${name === l.knee!.rung ? ' (the knee)' : ''}`, num(r.offered_evps, 0), RUNG_WORD[r.status], from, waits], cls: RUNG_CLASS[r.status] };
+  });
+  return { header: ['rung', 'offered ev/s', 'status', 'from', 'top wait events (share of sampled backends)'], rows };
 }
 
 /** The closed-loop ceiling beside the database's own floor. */

@@ -1,0 +1,88 @@
+// Two configurations of the report model side by side (a baseline campaign's and this one's; later a
+// campaign's control and treatment), through lib/protocol/compare.ts. This file only picks each
+// repeat's figures out of the model and lays the result out as a table. Pure.
+import { COMPARED_FIGURES, compareRepeats, methodWords, type CompareOptions, type FigureComparison, type RepeatComparison } from '../../protocol/compare';
+import type { RepeatFigures } from '../../protocol/reporting';
+import type { ConfigurationModel, RepeatModel } from './model';
+import { num, type Row, type Table } from './tables';
+
+/** The figures of one repeat that a comparison reads (keys as COMPARED_FIGURES). */
+export function repeatFigures(r: RepeatModel): RepeatFigures {
+  const rep = r.report;
+  return {
+    passed: r.status === 'passed',
+    interrupted: r.status === 'interrupted',
+    figures: rep
+      ? {
+          p50_ms: rep.p50_ms,
+          p99_ms: rep.p99_ms,
+          worst_10s_p99_ms: rep.worst_10s_p99_ms,
+          freeze_seconds: rep.freeze_seconds.length,
+          dropped: rep.dropped,
+          wal_bytes_per_event: r.db?.wal?.bytes_per_event ?? null,
+        }
+      : {},
+  };
+}
+
+/** Control beside variant, figure by figure, over their repeats. */
+export function compareConfigurations(control: ConfigurationModel, variant: ConfigurationModel, opts: CompareOptions = {}): RepeatComparison {
+  return compareRepeats(control.repeats.map(repeatFigures), variant.repeats.map(repeatFigures), opts);
+}
+
+const meta = (key: string) => COMPARED_FIGURES.find((f) => f.key === key) ?? { key, label: key, unit: '' };
+
+function digits(unit: string): number {
+  return unit === 'ms' ? 1 : 0;
+}
+
+function sideCell(f: FigureComparison, which: 'control' | 'variant'): string {
+  const s = f[which];
+  if (!s) return '—';
+  const { unit } = meta(f.figure);
+  const d = digits(unit);
+  const u = unit ? ` ${unit}` : '';
+  const lo = num(s.min, d);
+  const hi = num(s.max, d);
+  return `${num(s.median, d)}${u}${lo === hi ? '' : ` (${lo}–${hi})`}, ${s.n} repeat${s.n === 1 ? '' : 's'}`;
+}
+
+/** "+1.2", "−0.4", and "±0.0" for what rounds to zero (never "−0.0"). */
+function signed(x: number, d: number): string {
+  const s = num(Math.abs(x), d);
+  return `${/[1-9]/.test(s) ? (x > 0 ? '+' : '−') : '±'}${s}`;
+}
+
+function differenceCell(f: FigureComparison): string {
+  if (f.difference === null || !f.control) return '—';
+  const { unit } = meta(f.figure);
+  const d = digits(unit);
+  const u = unit ? ` ${unit}` : '';
+  const pct = f.control.median !== 0 ? ` (${signed((f.difference / Math.abs(f.control.median)) * 100, 0)} %)` : '';
+  const iv = f.shift?.interval;
+  return `${signed(f.difference, d)}${u}${pct}; interval ${iv ? `${signed(iv[0], d)} to ${signed(iv[1], d)}${u}` : 'none (too few repeats)'}`;
+}
+
+/** The table's rows for one pair of configurations (the first cell is the configuration's name). */
+export function comparisonRows(config: string, cmp: RepeatComparison): Row[] {
+  const passes: Row = {
+    cells: [config, 'passed', cmp.control.label, cmp.variant.label, '—', cmp.lost_passes ? 'lost passes' : 'no pass lost', 'counts'],
+    cls: cmp.lost_passes ? 'failed' : 'passed',
+  };
+  const figures = cmp.figures.map((f) => ({
+    cells: [config, meta(f.figure).label, sideCell(f, 'control'), sideCell(f, 'variant'), differenceCell(f), f.words, methodWords(f, cmp.level)],
+    cls: f.verdict === 'worse' ? 'failed' : f.verdict === 'better' ? 'passed' : f.verdict === 'not-compared' ? 'not-run' : undefined,
+  }));
+  return [passes, ...figures].map((r) => (r.cls ? r : { cells: r.cells }));
+}
+
+export function comparisonHeader(labels: { control: string; variant: string }): string[] {
+  return ['configuration', 'figure', `${labels.control}: median (min–max)`, `${labels.variant}: median (min–max)`, `difference (${labels.variant} − ${labels.control}), interval`, 'verdict', 'method'];
+}
+
+/** The comparison table of two configurations (control first), e.g. a campaign's control beside a treatment. */
+export function comparisonTable(control: ConfigurationModel, variant: ConfigurationModel, opts: CompareOptions & { labels?: { control: string; variant: string } } = {}): Table {
+  const labels = opts.labels ?? { control: 'control', variant: 'variant' };
+  const name = control.name === variant.name ? control.name : `${control.name} / ${variant.name}`;
+  return { header: comparisonHeader(labels), rows: comparisonRows(name, compareConfigurations(control, variant, opts)) };
+}

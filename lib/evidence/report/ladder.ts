@@ -1,0 +1,109 @@
+// A ladder's shape: every rung by offered rate, the first one that did not hold (the knee), and the
+// database's wait profile of the rungs around it. Pure: the configurations of the model in, the
+// ladder out.
+//
+// Why its own figures: the At-a-glance medians are over PASSING repeats (the page's rule), so a rung
+// that did not hold reads "—" there; and on a ladder those rungs are the finding. Here a rung's
+// delivered rate, p50 and p99 are the medians over every repeat that ran to its end and was
+// reconciled, passed and failed alike, and the rung is marked with what it was. Repeats not published
+// (not reconciled) stay in no figure, as everywhere on the page.
+import type { FigureSummary } from '../../protocol/reporting';
+import { topWaits, type WaitShare } from './db-summary';
+import type { ConfigurationModel } from './model';
+
+export type RungStatus = 'held' | 'did-not-hold' | 'not-published' | 'incomplete' | 'not-run';
+
+export interface LadderRung {
+  name: string;
+  offered_evps: number;
+  batch: number;
+  status: RungStatus;
+  /** "1/2": passed of counted repeats. */
+  passed: string;
+  /** Repeats in the figures below: finished and reconciled, passed or failed. */
+  repeats: number;
+  delivered_evps: FigureSummary | null;
+  p50_ms: FigureSummary | null;
+  p99_ms: FigureSummary | null;
+  /** Requests dropped over those repeats. */
+  dropped: number | null;
+  /** Why it did not hold: each failed repeat's failed gates ("r2: dropped: 40 of 3000 ..."). */
+  reasons: string[];
+  /** The database's top wait events over those repeats, and how many of them had DB samples. */
+  waits: { sampled: number; top: WaitShare[] };
+}
+
+export interface LadderKnee {
+  /** The first rung (by offered rate) with a repeat that failed its gate. */
+  rung: string;
+  offered_evps: number;
+  /** The highest rung below it that held, if any. */
+  last_held: string | null;
+  reasons: string[];
+  /** The rungs whose wait profiles stand beside the knee: the one below, the knee, the one above. */
+  around: string[];
+}
+
+export interface LadderModel {
+  rungs: LadderRung[];
+  knee: LadderKnee | null;
+}
+
+function figure(values: Array<number | null>): FigureSummary | null {
+  const v = values.filter((x): x is number => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
+  if (!v.length) return null;
+  const k = v.length >> 1;
+  const median = v.length % 2 ? v[k] : (v[k - 1] + v[k]) / 2;
+  return { median: Math.round(median * 1000) / 1000, min: v[0], max: v[v.length - 1], n: v.length };
+}
+
+function rungOf(c: ConfigurationModel): LadderRung {
+  const finished = c.repeats.filter((r) => (r.status === 'passed' || r.status === 'failed') && r.report);
+  const failed = c.repeats.filter((r) => r.status === 'failed');
+  const status: RungStatus = failed.length
+    ? 'did-not-hold'
+    : c.repeats.some((r) => r.status === 'not-published')
+      ? 'not-published'
+      : c.summary.held
+        ? 'held'
+        : finished.length
+          ? 'incomplete'
+          : 'not-run';
+  const withDb = finished.filter((r) => r.db);
+  return {
+    name: c.name,
+    offered_evps: c.events_per_second,
+    batch: c.batch,
+    status,
+    passed: c.summary.label,
+    repeats: finished.length,
+    delivered_evps: figure(finished.map((r) => r.report!.delivered_rate)),
+    p50_ms: figure(finished.map((r) => r.report!.p50_ms)),
+    p99_ms: figure(finished.map((r) => r.report!.p99_ms)),
+    dropped: finished.length ? finished.reduce((s, r) => s + r.report!.dropped, 0) : null,
+    reasons: failed.map((r) => `r${r.repeat}: ${r.reasons.join('; ')}`),
+    waits: { sampled: withDb.length, top: topWaits(withDb.map((r) => r.db!)) },
+  };
+}
+
+/** The ladder of a campaign's rungs (planned ones only, by offered rate); null without rungs. */
+export function buildLadder(configurations: readonly ConfigurationModel[]): LadderModel | null {
+  const rungs = configurations
+    .filter((c) => c.kind === 'rung' && !c.unplanned)
+    .sort((a, b) => a.events_per_second - b.events_per_second)
+    .map(rungOf);
+  if (!rungs.length) return null;
+  const k = rungs.findIndex((r) => r.status === 'did-not-hold');
+  if (k < 0) return { rungs, knee: null };
+  const below = rungs.slice(0, k).reverse().find((r) => r.status === 'held');
+  return {
+    rungs,
+    knee: {
+      rung: rungs[k].name,
+      offered_evps: rungs[k].offered_evps,
+      last_held: below?.name ?? null,
+      reasons: rungs[k].reasons,
+      around: rungs.slice(Math.max(0, k - 1), k + 2).map((r) => r.name),
+    },
+  };
+}
