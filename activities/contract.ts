@@ -104,6 +104,8 @@ export interface SeedInput extends RigInput {
   settleTimeoutSeconds: number;
   /** The service reads the daily rollup (HC_AGGREGATE=rollup): rebuild it after the COPY, which bypasses it. */
   rebuildRollup: boolean;
+  /** A variant's fresh history (variants.fresh): its own seed tag, the table emptied of anything else first. */
+  fresh?: string;
 }
 
 export interface RepeatInput extends RigInput {

@@ -18,6 +18,7 @@ import { resolveSpec } from './resolve-spec';
 import { rigLifecycleActivities } from './rig-lifecycle';
 import { seedActivities } from './seed';
 import { withShipping } from './ship';
+import { variantActivities } from './variant';
 import { warmUpActivities } from './warmup';
 import type * as boundActivities from './index';
 
@@ -44,6 +45,7 @@ export function createActivities(deps: ActivityDeps) {
     warmUp: withShipping(deps, onNode.warmUp),
     runRepeat: withShipping(deps, onNode.runRepeat),
     runDenominator: withShipping(deps, onNode.runDenominator),
+    ...variantActivities(deps),
     ...finishActivities(deps),
   };
 }

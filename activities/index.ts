@@ -5,7 +5,8 @@
 // provisionRig, teardownRig, retagRigExpiry (the watchdog's, when its deadline moves),
 // finishCampaign. Data plane (queue `rig-data-<host>`, named by provision): bringUp, seedHistory,
 // warmUp, runRepeat, runDenominator; on an AWS rig prepareRig too, and startRigService and
-// keepAppNodeEvidence (after each repeat) on its app node's queue. lib/temporal/queues.ts names them.
+// keepAppNodeEvidence (after each repeat) on its app node's queue; applyVariant (a local rig's
+// variants) on the data-plane queue. lib/temporal/queues.ts names them.
 // These are the functions bound to the real targets (in-process callers: `rig step`); workers register
 // createActivities(deps) from ./factory.ts, which is checked to have exactly these names and types.
 export { claimHost } from './host';
@@ -21,4 +22,5 @@ export { seedHistory } from './seed';
 export { warmUp } from './warmup';
 export { runRepeat } from './repeat';
 export { runDenominator } from './denominator';
+export { applyVariant } from './variant';
 export { finishCampaign } from './finish';

@@ -5,7 +5,7 @@
 // attempt committed and copies only the rest (after a kill mid-settle: nothing, it just settles); the
 // rollup rebuild replaces the whole rollup in one transaction.
 import { EvidenceStore } from '../lib/evidence/store';
-import { seed, seedTagFor, type SeedResult } from '../lib/targets/seed';
+import { emptyForFreshSeed, seed, seedTagFor, type SeedResult } from '../lib/targets/seed';
 import { SettleTimeoutError } from '../lib/targets/settle';
 import { rebuildRollup } from '../reference/rollup';
 import type { SeedInput, StepSummary } from './contract';
@@ -48,12 +48,17 @@ async function seedHistoryWith(deps: ActivityDeps, input: SeedInput): Promise<St
   try {
     let lastLog = 0;
     let res: SeedResult;
+    const tag = input.fresh ? seedTagFor(`${input.campaignId}/${input.fresh}`) : seedTagFor(input.campaignId);
+    if (input.fresh) {
+      const removed = await emptyForFreshSeed(ownerUrl, tag);
+      store.appendLog('info', removed ? `seed: a fresh history for variant ${input.fresh}: usage_events emptied (${removed} rows)` : `seed: variant ${input.fresh}'s history is under way already (tag ${tag}): resuming it`);
+    }
     try {
       res = await refusing(() =>
         seed({
           ownerUrl,
           rows: input.rows,
-          tag: seedTagFor(input.campaignId),
+          tag,
           signal,
           settle: { timeoutMs: input.settleTimeoutSeconds * 1000 },
           onProgress: (p) => {

@@ -96,7 +96,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       GET: async (req, res) => {
         const key = bearerKey(req.headers.authorization);
         const out = key ? await path.run(hashApiKey(key), (client) => health(client)) : await health(pool);
-        sendJson(res, 200, out);
+        // The switches it runs with, so a rig that changes them (variants) can read them back.
+        sendJson(res, 200, { ...out, settings: { lastUsed: cfg.lastUsed, insert: cfg.insert, aggregate: cfg.aggregate } });
       },
     },
   };

@@ -40,6 +40,7 @@ import type {
 } from '../lib/protocol/campaign-result';
 import { CLOUD_EVIDENCE_BUDGET_S } from '../lib/protocol/cloud-evidence';
 import { campaignIdOf } from '../lib/protocol/campaign-id';
+import { measuredConfigurations, measuringOrder, variantSettings, warmsUpBefore } from '../lib/protocol/variants';
 import { calibratesOnRigNode, parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
 import { DENOMINATOR_LEGS, marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogProblem, type PlanStep } from '../lib/protocol/plan';
 import { failureReason, isRefusal, namingQueue } from './failures';
@@ -340,10 +341,11 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       await step('calibrate', () => data({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' }).calibrateInstrument({ campaignId, p99LimitMs, rig: theRig }), (r) => r.summary);
     }
     await step('bring-up', () => data({ startToCloseTimeout: '5 minutes' }).bringUp({ campaignId, rig: theRig, customers: spec.seed.customers }), (r) => r.summary);
+    const seedActs = () => data({ startToCloseTimeout: `${spec.seed.settleTimeoutSeconds + 3600 + Math.ceil(spec.seed.historyRows / 5000)} seconds`, heartbeatTimeout: '30 seconds' });
     await step(
       'seed',
       () =>
-        data({ startToCloseTimeout: `${spec.seed.settleTimeoutSeconds + 3600 + Math.ceil(spec.seed.historyRows / 5000)} seconds`, heartbeatTimeout: '30 seconds' }).seedHistory({
+        seedActs().seedHistory({
           campaignId,
           rig: theRig,
           rows: spec.seed.historyRows,
@@ -410,11 +412,33 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       await step(
         'sustained',
         async () => {
-          const plan = s.configurations.flatMap((c) => Array.from({ length: s.repeats }, (_, i) => ({ c, k: i + 1 })));
+          // Each configuration's repeats in turn; with variants, per variant in blocks or interleaved
+          // (lib/protocol/variants.ts), the rig taking a variant's settings when it changes.
+          const plan = measuringOrder(spec);
+          let current: string | undefined;
+          let changes = 0;
           for (let i = 0; i < plan.length && !aborting; i++) {
-            const { c, k } = plan[i];
-            if (k === 1) {
-              await warmUp(c, s.warmupSeconds, s.maxInFlight, s.cooldownSeconds);
+            const { configuration: measured, k } = plan[i];
+            const { base: _base, variant, ...c } = measured;
+            if (variant !== undefined && variant !== current) {
+              const settings = variantSettings(spec, variant);
+              const seq = ++changes;
+              progress.configuration = c.name;
+              progress.phase = 'variant';
+              const applied = await step('variant', () => data({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute' }).applyVariant({ campaignId, rig: theRig, variant, seq, settings }), (r) => r.summary, true);
+              // A restarted service may listen on another port: the repeats go where it is now.
+              theRig = { ...theRig, serviceUrl: applied.serviceUrl };
+              rig = theRig;
+              // blocks with fresh: a variant after the first writes its own history into an emptied table.
+              if (spec.variants!.fresh && current !== undefined && spec.seed.historyRows > 0) {
+                await step('seed', () => seedActs().seedHistory({ campaignId, rig: theRig, rows: spec.seed.historyRows, settleTimeoutSeconds: spec.seed.settleTimeoutSeconds, rebuildRollup: settings.service.aggregate === 'rollup', fresh: variant }), (r) => r.summary, true);
+              }
+              current = variant;
+            }
+            if (warmsUpBefore(plan, i)) {
+              // A later warm-up of the same configuration (after a change of variant) keeps its own folder.
+              const first = plan.findIndex((u) => u.configuration.name === c.name) === i;
+              await warmUp(first ? c : { ...c, name: `${c.name}.k${k}` }, s.warmupSeconds, s.maxInFlight, s.cooldownSeconds);
               if (aborting) break;
             }
             progress.configuration = c.name;
@@ -698,7 +722,7 @@ function pick(s: RepeatSummary): CampaignProgress['lastVerdicts'][number] {
 /** N/M per configuration, in spec order; held only when every repeat passed. */
 export function outcomes(spec: CampaignSpec, repeats: RepeatSummary[]): ConfigurationOutcome[] {
   const configs = spec.sustained
-    ? spec.sustained.configurations.map((c) => ({ name: c.name, eventsPerSecond: c.eventsPerSecond, batch: c.batch, total: spec.sustained!.repeats }))
+    ? measuredConfigurations(spec).map((c) => ({ name: c.name, eventsPerSecond: c.eventsPerSecond, batch: c.batch, total: spec.sustained!.repeats }))
     : (spec.ladder?.rates ?? []).map((r) => ({ name: `rung-${r}`, eventsPerSecond: r, batch: spec.ladder!.batch, total: spec.ladder!.rungs }));
   return configs.map((c) => {
     const ran = repeats.filter((r) => r.configuration === c.name && r.kind !== 'ceiling');

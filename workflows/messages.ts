@@ -12,7 +12,7 @@ export interface CampaignProgress {
   /** Repeat k of N of the current configuration. */
   repeat?: { k: number; n: number };
   /** Within a series: warming the target (not measured), measuring, or waiting out the cool-down timer. */
-  phase?: 'warm-up' | 'repeat' | 'cool-down';
+  phase?: 'warm-up' | 'repeat' | 'cool-down' | 'variant';
   /** What the campaign waits for before it can go on (another campaign's measuring lease). */
   waitingFor?: string;
   /** When the campaign started; the client computes the elapsed time (a query has no clock of its own). */

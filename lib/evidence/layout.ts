@@ -25,6 +25,16 @@ export const WARMUP_FILE = 'warmup.json';
  */
 export const BASELINE_FILE = 'baseline.json';
 
+/**
+ * Each change of variant (issue 13), in order: variants/NN-<variant>.json holds the settings asked,
+ * as they took effect (read back from pg_settings and the service's /healthz) and what was restarted.
+ */
+export const VARIANTS_DIR = 'variants';
+export function variantFile(seq: number, variant: string): string {
+  if (!(Number.isInteger(seq) && seq >= 1)) throw new RangeError(`variant change number is a 1-based whole number, got ${seq}`);
+  return `${VARIANTS_DIR}/${String(seq).padStart(2, '0')}-${variant}.json`;
+}
+
 /** The page itself: derived from the files above, so never listed in the manifest. */
 export const REPORT_FILES = ['report.md', 'report.html', 'report.json'] as const;
 

@@ -325,3 +325,15 @@ export const BaselineChoiceSchema = z.looseObject({
   baseline_id: z.string().nullable(),
   why: z.string(),
 });
+
+/** variants/NN-<variant>.json (activities/variant.ts): a change of variant, as it took effect. */
+export const VariantChangeSchema = z.looseObject({
+  seq: count,
+  variant: z.string(),
+  at: iso,
+  applied: z.looseObject({
+    database: z.record(z.string(), z.string()),
+    service: z.record(z.string(), z.string().optional()),
+    restarted: z.looseObject({ database: z.array(z.string()), service: z.boolean() }),
+  }),
+});

@@ -21,6 +21,8 @@ export type StepName =
   | 'bring-up'
   | 'seed'
   | 'warm-up'
+  /** The rig took another variant's settings (issue 13): variants/NN-<variant>.json says what ran. */
+  | 'variant'
   | 'sustained'
   | 'ladder'
   | 'ceiling'

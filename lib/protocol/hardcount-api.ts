@@ -59,4 +59,6 @@ export interface HealthResponse {
   db_role: string;
   rls: boolean;
   livemode: boolean;
+  /** The reference service's switches (a service that has none may leave this out). */
+  settings?: { lastUsed?: string; insert?: string; aggregate?: string };
 }

@@ -5,6 +5,7 @@
 // series down halfway, so the spec check refuses one shorter than the plan plus a margin, and the
 // campaign moves the deadline forward at each step when a step has run over (workflows/campaign.ts).
 import type { CampaignSpec } from './spec';
+import { measuringOrder, warmsUpBefore } from './variants';
 
 /**
  * Minutes allowed for the steps whose length the spec does not state: about what they take on the
@@ -33,11 +34,13 @@ export function measuringSecondsLeft(spec: CampaignSpec, repeatsDone: number): n
   let left = 0;
   if (spec.sustained) {
     const s = spec.sustained;
-    const n = s.configurations.length * s.repeats - repeatsDone;
+    const order = measuringOrder(spec);
+    const n = order.length - repeatsDone;
     left += Math.max(0, n) * s.repeatSeconds + Math.max(0, n - 1) * s.cooldownSeconds;
-    // A warm-up and its cool-down before each configuration not yet begun.
-    const notBegun = s.configurations.filter((_, j) => j * s.repeats >= repeatsDone).length;
-    if (s.warmupSeconds > 0) left += notBegun * (s.warmupSeconds + s.cooldownSeconds);
+    // A warm-up and its cool-down before each configuration not yet begun (and, with variants, after
+    // each change of variant: lib/protocol/variants.ts warmsUpBefore).
+    const warmUps = order.filter((_, i) => i >= repeatsDone && warmsUpBefore(order, i)).length;
+    if (s.warmupSeconds > 0) left += warmUps * (s.warmupSeconds + s.cooldownSeconds);
   }
   if (spec.ladder) {
     const l = spec.ladder;

@@ -87,6 +87,42 @@ export const ServiceSpec = z.strictObject({
   aggregate: z.enum(['scan', 'rollup']).default('scan'),
 });
 
+/**
+ * One variant of an experiment (issue 13): a name and the settings it changes against the campaign's
+ * own `database` and `service` blocks (only the fields given; the rest stay the campaign's).
+ */
+export const VariantSpec = z.strictObject({
+  name,
+  database: z
+    .strictObject({
+      shared_buffers: z.string().optional(),
+      min_wal_size: z.string().optional(),
+      max_wal_size: z.string().optional(),
+      autovacuum_vacuum_insert_scale_factor: z.number().min(0).max(100).optional(),
+      wal_compression: z.enum(['off', 'pglz', 'lz4', 'zstd', 'on']).optional(),
+    })
+    .default({}),
+  service: z
+    .strictObject({
+      lastUsed: z.enum(['per-minute', 'every-request']).optional(),
+      insert: z.enum(['per-event', 'multi-row']).optional(),
+      aggregate: z.enum(['scan', 'rollup']).optional(),
+    })
+    .default({}),
+});
+
+/**
+ * Control and treatments on one rig, one after the other (`blocks`) or alternating repeat by repeat
+ * (`interleaved`, A B A B ..., so that drift over the night falls on both sides). `fresh` re-seeds the
+ * history before each variant's block (the protocol's "fresh 20M table each"): blocks only.
+ */
+export const VariantsSpec = z.strictObject({
+  order: z.enum(['blocks', 'interleaved']).default('interleaved'),
+  fresh: z.boolean().default(false),
+  control: VariantSpec,
+  treatments: z.array(VariantSpec).min(1, 'at least one treatment beside the control'),
+});
+
 export const SeedSpec = z.strictObject({
   customers: positiveInt('customers').max(100_000).default(200),
   historyRows: nonNegativeInt('historyRows'),
@@ -141,6 +177,8 @@ export const CampaignSpec = z
      * schedule that held, and says so when there is none.
      */
     baseline: z.string().min(1, 'baseline must name a campaign id (or the workflow id a schedule gave it)').max(200).optional(),
+    /** Control vs treatment(s) on one rig (lib/protocol/variants.ts): each configuration's repeats run for each variant. */
+    variants: VariantsSpec.optional(),
   })
   .refine((s) => Boolean(s.sustained) !== Boolean(s.ladder), {
     message: 'give exactly one of "sustained" (gated repeats) or "ladder" (a quick rate sweep)',
@@ -153,7 +191,35 @@ export const CampaignSpec = z
   .refine((s) => s.target === 'aws' || s.aws === undefined, {
     message: 'an "aws" block is only read with target "aws": remove it, or set target to "aws"',
     path: ['aws'],
+  })
+  .superRefine((s, ctx) => {
+    const problem = variantsProblem(s);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: ['variants', ...problem.path] });
   });
+
+/**
+ * What the spec's variants cannot be, or null. The local target only: changing an RDS parameter group
+ * and the app node's service between repeats is not built yet. Sustained repeats only: a ladder's
+ * rungs are not yet split by variant.
+ */
+function variantsProblem(s: { target: string; variants?: z.infer<typeof VariantsSpec>; sustained?: { configurations: Array<{ name: string }> }; ladder?: unknown }): { message: string; path: string[] } | null {
+  const v = s.variants;
+  if (!v) return null;
+  if (s.target !== 'local') return { message: 'variants run on the local target only (an AWS rig cannot change its parameter group and service between repeats yet): remove "variants" or use target "local"', path: [] };
+  if (!s.sustained) return { message: 'variants need "sustained" (a ladder is not split by variant yet): run one ladder campaign per variant', path: [] };
+  const names = [v.control.name, ...v.treatments.map((t) => t.name)];
+  const dup = names.find((n, i) => names.indexOf(n) !== i);
+  if (dup) return { message: `variant names must differ: "${dup}" is given twice`, path: ['treatments'] };
+  if (v.fresh && v.order === 'interleaved') return { message: 'fresh re-seeds before each variant\'s block: it needs order "blocks" (interleaved repeats share one history)', path: ['fresh'] };
+  const configs = s.sustained.configurations.map((c) => c.name);
+  for (const c of configs) {
+    for (const n of names) {
+      if (configs.includes(`${c}.${n}`)) return { message: `configuration "${c}" of variant "${n}" is named "${c}.${n}", which another configuration already is: rename one`, path: [] };
+      if (`${c}.${n}`.length > 64) return { message: `configuration "${c}" of variant "${n}" would be named "${c}.${n}", over 64 characters: shorten one`, path: [] };
+    }
+  }
+  return null;
+}
 
 export type CampaignSpec = z.infer<typeof CampaignSpec>;
 export type CampaignSpecInput = z.input<typeof CampaignSpec>;

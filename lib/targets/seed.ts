@@ -83,6 +83,27 @@ export function seedTagFor(campaignId: string): string {
   return `seed-${crypto.createHash('sha256').update(campaignId).digest('hex').slice(0, 10)}`;
 }
 
+/**
+ * A fresh history for a variant's block (issue 13, `variants.fresh`): when usage_events holds any row
+ * not under `tag` (the earlier variant's history and repeats), it is emptied, so the seed that follows
+ * writes the whole table anew. A retry after a kill finds only its own tag's rows and empties nothing:
+ * the seed resumes. Returns how many rows were removed.
+ */
+export async function emptyForFreshSeed(ownerUrl: string, tag: string): Promise<number> {
+  const c = new pg.Client({ connectionString: ownerUrl });
+  await c.connect();
+  try {
+    const other = await c.query<{ n: string }>(`SELECT count(*)::text AS n FROM usage_events WHERE NOT properties @> $1::jsonb`, [JSON.stringify({ [SEED_TAG_PROPERTY]: tag })]);
+    const n = Number(other.rows[0].n);
+    if (n === 0) return 0;
+    const all = await c.query<{ n: string }>('SELECT count(*)::text AS n FROM usage_events');
+    await c.query('TRUNCATE usage_events');
+    return Number(all.rows[0].n);
+  } finally {
+    await c.end();
+  }
+}
+
 /** What is under the tag already, per chunk of the plan. */
 interface Existing {
   /** rows under the tag in the intended partition */

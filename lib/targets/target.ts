@@ -32,6 +32,18 @@ export interface ServiceParameters {
   aggregate?: 'scan' | 'rollup';
 }
 
+/** A variant's settings as they took effect on a live rig, read back (Target.applySettings). */
+export interface AppliedSettings {
+  /** Each parameter as the server reports it (pg_settings' value and unit). */
+  database: Record<string, string>;
+  /** The service's switches as its /healthz reports them. */
+  service: Record<string, string | undefined>;
+  /** What was restarted to get there: the parameters that needed the database restarted, and the service. */
+  restarted: { database: string[]; service: boolean };
+  /** The service's URL now (a restarted service may listen elsewhere). */
+  serviceUrl: string;
+}
+
 export interface RigParameters {
   db?: DbParameters;
   service?: ServiceParameters;
@@ -206,6 +218,12 @@ export interface Target {
    * 8601), so a reaper never takes a rig its watchdog still guards. Idempotent; nothing found, nothing done.
    */
   extendExpiry(campaignId: string, expiresAt: string): Promise<void>;
+  /**
+   * A variant's settings on the live rig (issue 13): database parameters and the service's switches,
+   * restarting what must restart, read back from where they took effect. Absent on a target that
+   * cannot change them between repeats (the spec check refuses variants there).
+   */
+  applySettings?(campaignId: string, settings: { database: DbParameters; service: ServiceParameters }, onProgress: ProgressFn): Promise<AppliedSettings>;
 }
 
 /** Exit code of `rig check`: 0 clean, 1 dirty, 2 could not look. */

@@ -289,9 +289,9 @@ test('customers and invoices lists: pages limited by limit, has_more, and limit 
 test('healthz: the request path runs as hardcount_app under RLS; with a key it reports the key mode', async () => {
   const anon = await api(svc.url).get('/healthz');
   assert.equal(anon.status, 200);
-  assert.deepEqual(anon.body, { ok: true, db_role: 'hardcount_app', rls: true, livemode: false });
+  assert.deepEqual(anon.body, { ok: true, db_role: 'hardcount_app', rls: true, livemode: false, settings: { lastUsed: 'per-minute', insert: 'per-event', aggregate: 'scan' } });
   const keyed = await client.get('/healthz');
-  assert.deepEqual(keyed.body, { ok: true, db_role: 'hardcount_app', rls: true, livemode: true });
+  assert.deepEqual(keyed.body, { ok: true, db_role: 'hardcount_app', rls: true, livemode: true, settings: { lastUsed: 'per-minute', insert: 'per-event', aggregate: 'scan' } });
   assert.equal((await api(svc.url, 'hc_live_unknown').get('/healthz')).status, 401);
 });
 

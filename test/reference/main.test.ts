@@ -52,7 +52,7 @@ test('it listens on a free port, prints {"listening", "pid"}, serves, and exits 
   assert.match(line.listening, /^http:\/\/127\.0\.0\.1:\d+$/);
   assert.equal(line.pid, p.child.pid);
   const health = (await (await fetch(line.listening + '/healthz')).json()) as { db_role: string; rls: boolean };
-  assert.deepEqual(health, { ok: true, db_role: 'hardcount_app', rls: true, livemode: false });
+  assert.deepEqual(health, { ok: true, db_role: 'hardcount_app', rls: true, livemode: false, settings: { lastUsed: 'per-minute', insert: 'multi-row', aggregate: 'rollup' } });
   p.child.kill('SIGTERM');
   const run = await p.exited;
   assert.equal(run.code, 0);

@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { baselineFiguresTable, baselineTable } from './baseline';
 import { baselineChoiceText } from './baseline-choice';
+import { comparisonMethod } from '../../protocol/compare';
+import { variantChangesTable, variantsTable, variantsText } from './variants';
 import type { ConfigurationModel, ReportModel, RepeatModel } from './model';
 import { pageCharts, type Chart } from './plots';
 import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
@@ -126,6 +128,15 @@ export function renderHtml(m: ReportModel): string {
   s.push('<h3>What stops it</h3>' + table(stopsTable(m), 'stops'));
   s.push('</section>');
 
+  if (m.variants) {
+    const t = variantsTable(m.variants);
+    const changes = variantChangesTable(m.variants);
+    s.push(
+      `<section id="variants"><h2>Variants: each treatment beside the control</h2><p>${esc(variantsText(m.variants))}</p>${t ? table(t, 'variants-table') : '<p>No configuration has repeats of both sides to compare.</p>'}<p class="note">${esc(comparisonMethod())}</p>${
+        changes ? `<h3>Changes of variant (read back from the database and the service)</h3>${table(changes, 'variant-changes')}` : ''
+      }</section>`,
+    );
+  }
   const chosen = baselineChoiceText(m);
   if (m.baseline || chosen) {
     const b = m.baseline;

@@ -18,6 +18,7 @@ import type { CampaignResult, InterruptedAttempt } from '../../protocol/campaign
 import { parseCampaignSpec, SpecError, type CampaignSpec } from '../../protocol/spec';
 import type { CloudEvidence } from '../../protocol/cloud-evidence';
 import { parseLogLine, type LogLine } from '../campaign-log';
+import type { VariantChange } from './variants';
 import {
   APP_NODE_HOST_FILE,
   BASELINE_FILE,
@@ -37,6 +38,7 @@ import {
   POSTGRES_LOG,
   RECONCILE,
   REPEATS_DIR,
+  VARIANTS_DIR,
   RESULT_FILE,
   RIG_FILE,
   SAMPLES,
@@ -62,6 +64,7 @@ import {
   ResultSchema,
   RigSchema,
   StepRecordSchema,
+  VariantChangeSchema,
   VerdictSchema,
   WarmupSchema,
   type BaselineChoice,
@@ -141,6 +144,8 @@ export interface Evidence {
   denominator: DenominatorFile | null;
   /** baseline.json: the campaign this one is compared with (or why none), when the report step chose one. */
   baselineChoice: BaselineChoice | null;
+  /** variants/NN-<variant>.json: each change of variant, in order (issue 13). */
+  variantChanges: VariantChange[];
   attempts: AttemptEvidence[];
   /** The attempts of the closed-loop ceiling (the last one is the measurement). */
   ceiling: AttemptEvidence[];
@@ -229,6 +234,11 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
   const calibration = spec.calibrate ? optional(readJson<CalibrationFile>(CALIBRATION_FILE, CalibrationSchema)) : null;
   const denominator = spec.denominator ? optional(readJson<DenominatorFile>(DENOMINATOR_FILE, DenominatorSchema)) : null;
   const baselineChoice = has(BASELINE_FILE) ? optional(readJson<BaselineChoice>(BASELINE_FILE, BaselineChoiceSchema)) : null;
+  const variantChanges = manifest.files
+    .map((e) => e.path)
+    .filter((p) => p.startsWith(`${VARIANTS_DIR}/`))
+    .sort()
+    .flatMap((p) => optional(readJson<VariantChange>(p, VariantChangeSchema)) ?? []);
 
   // Step records: result.json's list when there is one; otherwise the steps/ files in order.
   let steps: StepRecord[] = result?.steps ?? [];
@@ -420,6 +430,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
     calibration,
     denominator,
     baselineChoice,
+    variantChanges,
     attempts,
     ceiling,
     warmups,

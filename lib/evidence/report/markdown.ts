@@ -4,6 +4,8 @@ import type { ReportModel } from './model';
 import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { baselineFiguresTable, baselineTable } from './baseline';
 import { baselineChoiceText } from './baseline-choice';
+import { comparisonMethod } from '../../protocol/compare';
+import { variantChangesTable, variantsTable, variantsText } from './variants';
 import { warmupTable } from './warmups';
 
 function cell(s: string): string {
@@ -60,6 +62,19 @@ export function renderMarkdown(m: ReportModel): string {
   out.push(reads ? mdTable(reads) : 'No read probe ran (or no repeat passed with one).');
   out.push('### What stops it');
   out.push(mdTable(stopsTable(m)));
+
+  if (m.variants) {
+    out.push('## Variants: each treatment beside the control');
+    out.push(variantsText(m.variants));
+    const t = variantsTable(m.variants);
+    out.push(t ? mdTable(t) : 'No configuration has repeats of both sides to compare.');
+    out.push(comparisonMethod());
+    const changes = variantChangesTable(m.variants);
+    if (changes) {
+      out.push('### Changes of variant (read back from the database and the service)');
+      out.push(mdTable(changes));
+    }
+  }
 
   const chosen = baselineChoiceText(m);
   if (m.baseline || chosen) out.push('## Compared with the baseline');

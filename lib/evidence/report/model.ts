@@ -26,7 +26,7 @@ import { median } from '../../protocol/percentile';
 import { summarizeRepeats, type ConfigurationSummary, type FigureSummary, type RepeatFigures } from '../../protocol/reporting';
 import { type RunReport } from '../../protocol/run-report';
 import { PROBE_SCENARIOS } from '../../protocol/sample-row';
-import type { CampaignSpec, ConfigurationSpec } from '../../protocol/spec';
+import type { CampaignSpec } from '../../protocol/spec';
 import { DEFAULT_PROBE_P99_MS } from '../../protocol/verdicts';
 import { FREEZE_SLOW_FRACTION, FREEZE_SLOW_US, FREEZE_WORST_US, WINDOW_FACTOR, WINDOW_MIN_BUCKETS } from '../../protocol/detectors';
 import type { DenominatorLeg } from '../records';
@@ -34,6 +34,8 @@ import { dbCpu, summarizeDb, summarizeHost, topWaits, type DbSummary, type HostS
 import type { AttemptEvidence, AttemptKind, Evidence } from './load';
 import { notShown } from './not-shown';
 import { summarizeAppNode, type AppNodeSummary } from './app-node';
+import { measuredConfigurations } from '../../protocol/variants';
+import { buildVariants, type VariantsModel } from './variants';
 import type { BaselineChoice } from '../records';
 import { buildWarmups, warmupCondition, warmupMethod, type WarmupModel } from './warmups';
 import { buildLadder, type LadderModel } from './ladder';
@@ -239,6 +241,8 @@ export interface ReportModel {
    * absent for a campaign neither scheduled nor pinned.
    */
   baseline_choice?: BaselineChoice & { compared: boolean; problem?: string };
+  /** Control beside each treatment (spec.variants only; ./variants.ts). */
+  variants?: VariantsModel;
 }
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -311,6 +315,7 @@ export function buildReportModel(ev: Evidence): ReportModel {
     method: [...method(spec, configurations), warmupMethod(spec)],
     configurations,
     ...(spec.ladder ? { ladder: buildLadder(configurations) } : {}),
+    ...(spec.variants ? { variants: buildVariants(spec, configurations, ev.variantChanges) } : {}),
     warmups,
     ceiling,
     denominator,
@@ -333,7 +338,8 @@ interface PlannedConfig {
 /** The configurations the spec plans, in spec order (ladder rates as `rung-<rate>`, as the workflow names them). */
 export function plannedConfigurations(spec: CampaignSpec): PlannedConfig[] {
   if (spec.sustained) {
-    return spec.sustained.configurations.map((c: ConfigurationSpec) => ({ ...c, planned: spec.sustained!.repeats, kind: 'sustained' as const }));
+    // With variants: each configuration once per variant, named "<configuration>.<variant>" (lib/protocol/variants.ts).
+    return measuredConfigurations(spec).map(({ base: _base, variant: _variant, ...c }) => ({ ...c, planned: spec.sustained!.repeats, kind: 'sustained' as const }));
   }
   if (spec.ladder) {
     const l = spec.ladder;

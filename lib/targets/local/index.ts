@@ -10,6 +10,7 @@ import { localPgbenchRunner } from './pgbench-runner';
 import { openLocalPostgresLog } from './postgres-log';
 import { provisionLocal } from './provision';
 import { rigPaths } from './rig-paths';
+import { applySettingsLocal } from './settings';
 import { readSecrets, storeApiKey } from './secrets';
 import { teardownLocal } from './teardown';
 
@@ -37,6 +38,7 @@ export const localTarget: Target = {
   // Nothing to do: a local rig carries no expiry tag and no reaper looks for one; its watchdog's
   // deadline (in the workflow) is the only clock it has.
   extendExpiry: async () => {},
+  applySettings: applySettingsLocal,
 };
 
 export { cleanCheckLocal, connectionLocal, provisionLocal, teardownLocal };

@@ -1,0 +1,67 @@
+// applyVariant: before the repeats of another variant (issue 13), the rig takes that variant's
+// settings (Target.applySettings: database parameters, the service's switches, restarting what must
+// restart) and the evidence records what took effect, read back, as variants/NN-<variant>.json. It
+// returns the service's URL, which a restarted service may have changed.
+// Safe to run twice: the target's change is idempotent, and a change already recorded is not redone.
+import fs from 'node:fs';
+import { variantFile } from '../lib/evidence/layout';
+import { EvidenceStore } from '../lib/evidence/store';
+import type { VariantSettings } from '../lib/protocol/variants';
+import type { AppliedSettings } from '../lib/targets/target';
+import type { RigInput, StepSummary } from './contract';
+import { heartbeat } from './context';
+import { defaultDeps } from './default-deps';
+import { rigTarget, type ActivityDeps } from './deps';
+
+export interface ApplyVariantInput extends RigInput {
+  variant: string;
+  /** 1-based number of this change of variant in the campaign (names its evidence file). */
+  seq: number;
+  settings: VariantSettings;
+}
+
+export interface VariantRecord {
+  variant: string;
+  seq: number;
+  at: string;
+  requested: VariantSettings;
+  applied: AppliedSettings;
+}
+
+/** One line: the variant, what runs now, what restarted. */
+export function variantSummary(r: VariantRecord): string {
+  const db = Object.entries(r.applied.database)
+    .filter(([k]) => !k.startsWith('log_'))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+  const svc = Object.entries(r.applied.service)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+  const restarted = [r.applied.restarted.database.length ? `database restarted (${r.applied.restarted.database.join(', ')})` : '', r.applied.restarted.service ? 'service restarted' : '']
+    .filter(Boolean)
+    .join(', ');
+  return `variant ${r.variant}: ${db}; service ${svc}${restarted ? `; ${restarted}` : '; nothing restarted'}`;
+}
+
+export function variantActivities(deps: ActivityDeps) {
+  async function applyVariant(input: ApplyVariantInput): Promise<StepSummary & { serviceUrl: string }> {
+    const store = EvidenceStore.forCampaign(input.campaignId);
+    const rel = variantFile(input.seq, input.variant);
+    if (store.exists(rel)) {
+      const done = JSON.parse(fs.readFileSync(store.path(rel), 'utf8')) as VariantRecord;
+      return { summary: variantSummary(done), serviceUrl: done.applied.serviceUrl };
+    }
+    const target = rigTarget(deps, input.rig);
+    if (!target.applySettings) throw new Error(`the ${target.name} target cannot change settings between repeats: variants are refused there`);
+    const applied = await target.applySettings(input.campaignId, { database: input.settings.database, service: input.settings.service }, (line) => heartbeat(line));
+    const record: VariantRecord = { variant: input.variant, seq: input.seq, at: new Date().toISOString(), requested: input.settings, applied };
+    store.writeJson(rel, record);
+    const summary = variantSummary(record);
+    store.appendLog('info', summary);
+    return { summary, serviceUrl: applied.serviceUrl };
+  }
+  return { applyVariant };
+}
+
+/** Bound to the real targets, for in-process callers (`rig step`, tests). */
+export const { applyVariant } = variantActivities(defaultDeps);

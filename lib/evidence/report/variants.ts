@@ -1,0 +1,100 @@
+// Variants on the page (issue 13): each treatment beside the control, configuration by configuration,
+// through the same noise-aware comparison as a baseline (./comparison.ts, lib/protocol/compare.ts),
+// with the database's wait profile of both sides; the order the repeats actually ran in (from their
+// load.json start times, so interleaving is shown as measured, not as planned); and every change of
+// variant with what took effect, read back, and what was restarted (variants/NN-<variant>.json).
+import type { RepeatComparison } from '../../protocol/compare';
+import type { CampaignSpec } from '../../protocol/spec';
+import { variantNames } from '../../protocol/variants';
+import { compareConfigurations, comparisonRows, comparisonHeader } from './comparison';
+import type { ConfigurationModel } from './model';
+import { num, type Row, type Table } from './tables';
+
+/** variants/NN-<variant>.json as the page reads it. */
+export interface VariantChange {
+  seq: number;
+  variant: string;
+  at: string;
+  applied: { database: Record<string, string>; service: Record<string, string | undefined>; restarted: { database: string[]; service: boolean } };
+}
+
+export interface VariantPair {
+  /** The spec's configuration. */
+  base: string;
+  treatment: string;
+  comparison: RepeatComparison;
+  /** Top wait events of each side (share of sampled backends), as the "what stops it" table has them. */
+  waits: { control: string; treatment: string };
+}
+
+export interface VariantsModel {
+  order: 'blocks' | 'interleaved';
+  fresh: boolean;
+  control: string;
+  treatments: string[];
+  /** The variant of each sustained repeat attempt, in the order their loads started. */
+  ran: string[];
+  changes: VariantChange[];
+  pairs: VariantPair[];
+}
+
+function waitsOf(c: ConfigurationModel | undefined): string {
+  if (!c || !c.stops.db_sampled) return 'not sampled';
+  return c.stops.top_waits.slice(0, 3).map((w) => `${w.event} ${num(w.share * 100, 0)} %`).join(', ') || 'none waiting';
+}
+
+export function buildVariants(spec: CampaignSpec, configurations: ConfigurationModel[], changes: VariantChange[]): VariantsModel | undefined {
+  const v = spec.variants;
+  if (!v || !spec.sustained) return undefined;
+  const [control, ...treatments] = variantNames(spec);
+  const byName = new Map(configurations.map((c) => [c.name, c]));
+  const pairs: VariantPair[] = [];
+  for (const c of spec.sustained.configurations) {
+    const ctl = byName.get(`${c.name}.${control}`);
+    for (const t of treatments) {
+      const tr = byName.get(`${c.name}.${t}`);
+      if (!ctl || !tr) continue;
+      pairs.push({ base: c.name, treatment: t, comparison: compareConfigurations(ctl, tr), waits: { control: waitsOf(ctl), treatment: waitsOf(tr) } });
+    }
+  }
+  const variantOf = (config: string) => [control, ...treatments].find((n) => config.endsWith(`.${n}`)) ?? '?';
+  const ran = configurations
+    .flatMap((c) => c.repeats.filter((r) => r.started_at).map((r) => ({ at: r.started_at!, v: variantOf(c.name) })))
+    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
+    .map((x) => x.v);
+  return { order: v.order, fresh: v.fresh, control, treatments, ran, changes: [...changes].sort((a, b) => a.seq - b.seq), pairs };
+}
+
+/** One sentence: the plan and the order as run. */
+export function variantsText(m: VariantsModel): string {
+  const shown = m.ran.length > 24 ? `${m.ran.slice(0, 24).join(' ')} …` : m.ran.join(' ');
+  return `Control ${m.control} and ${m.treatments.join(', ')} on one rig, ${m.order}${m.fresh ? ', a fresh history seeded for each variant' : ''}. Repeats in the order they ran: ${shown || 'none'}.`;
+}
+
+/** Per configuration and treatment: the comparison's rows, then the wait profile of both sides. */
+export function variantsTable(m: VariantsModel): Table | null {
+  if (!m.pairs.length) return null;
+  const rows: Row[] = [];
+  for (const p of m.pairs) {
+    rows.push(...comparisonRows(`${p.base}: ${p.treatment}`, p.comparison));
+    rows.push({ cells: [`${p.base}: ${p.treatment}`, 'top wait events', p.waits.control, p.waits.treatment, '—', '—', 'DB sampler, share of sampled backends'] });
+  }
+  return { header: comparisonHeader({ control: m.control, variant: 'treatment' }), rows };
+}
+
+/** Every change of variant: what took effect and what restarted. */
+export function variantChangesTable(m: VariantsModel): Table | null {
+  if (!m.changes.length) return null;
+  const rows: Row[] = m.changes.map((c) => {
+    const db = Object.entries(c.applied.database)
+      .filter(([k]) => !k.startsWith('log_'))
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ');
+    const svc = Object.entries(c.applied.service)
+      .map(([k, v]) => `${k}=${v ?? '—'}`)
+      .join(', ');
+    const restarted = [c.applied.restarted.database.length ? `database (${c.applied.restarted.database.join(', ')})` : '', c.applied.restarted.service ? 'service' : ''].filter(Boolean).join(', ') || 'nothing';
+    return { cells: [String(c.seq), c.variant, c.at, db, svc, restarted] };
+  });
+  return { header: ['#', 'variant', 'at', 'database (read back)', 'service (read back)', 'restarted'], rows };
+}

@@ -1,0 +1,77 @@
+// Experiments on one rig (issue 13): a control and its treatments, each a set of database and service
+// settings over the campaign's own. Pure: the workflow, the plan and the report all ask here which
+// configurations are measured and in which order, so they cannot disagree.
+//
+// A configuration measured under a variant is named "<configuration>.<variant>" (its evidence folder,
+// its run tags, its row on the page); the spec check refuses names that would collide.
+import type { CampaignSpec, ConfigurationSpec } from './spec';
+
+export interface MeasuredConfiguration extends ConfigurationSpec {
+  /** The spec's configuration it measures (its own name without a variant). */
+  base: string;
+  /** The variant it is measured under; absent without variants. */
+  variant?: string;
+}
+
+export interface MeasuringUnit {
+  configuration: MeasuredConfiguration;
+  /** 1-based repeat index within its (variant's) configuration. */
+  k: number;
+}
+
+export interface VariantSettings {
+  database: CampaignSpec['database'];
+  service: CampaignSpec['service'];
+}
+
+/** Control first, then the treatments; [] without variants. */
+export function variantNames(spec: Pick<CampaignSpec, 'variants'>): string[] {
+  const v = spec.variants;
+  return v ? [v.control.name, ...v.treatments.map((t) => t.name)] : [];
+}
+
+/** The settings a variant runs with: the campaign's own, with the variant's fields over them. */
+export function variantSettings(spec: Pick<CampaignSpec, 'variants' | 'database' | 'service'>, name: string): VariantSettings {
+  const v = spec.variants;
+  const found = v && [v.control, ...v.treatments].find((x) => x.name === name);
+  if (!found) throw new Error(`no variant "${name}" in the spec (variants: ${variantNames(spec).join(', ') || 'none'})`);
+  const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined)) as Partial<T>;
+  return { database: { ...spec.database, ...defined(found.database) }, service: { ...spec.service, ...defined(found.service) } };
+}
+
+/** Every configuration the sustained phase measures: each of the spec's, once per variant. */
+export function measuredConfigurations(spec: Pick<CampaignSpec, 'variants' | 'sustained'>): MeasuredConfiguration[] {
+  const configs = spec.sustained?.configurations ?? [];
+  const names = variantNames(spec);
+  if (!names.length) return configs.map((c) => ({ ...c, base: c.name }));
+  return configs.flatMap((c) => names.map((v) => ({ ...c, name: `${c.name}.${v}`, base: c.name, variant: v })));
+}
+
+/**
+ * The sustained repeats in the order they run. Without variants: each configuration's repeats in turn.
+ * blocks: a variant's whole series (every configuration, every repeat), then the next variant's.
+ * interleaved: per configuration and repeat, every variant in turn (A B A B ...).
+ */
+export function measuringOrder(spec: Pick<CampaignSpec, 'variants' | 'sustained'>): MeasuringUnit[] {
+  const s = spec.sustained;
+  if (!s) return [];
+  const measured = measuredConfigurations(spec);
+  const ks = Array.from({ length: s.repeats }, (_, i) => i + 1);
+  const names = variantNames(spec);
+  if (!names.length) return measured.flatMap((c) => ks.map((k) => ({ configuration: c, k })));
+  const of = (base: string, v: string) => measured.find((c) => c.base === base && c.variant === v)!;
+  if (spec.variants!.order === 'blocks') return names.flatMap((v) => s.configurations.flatMap((c) => ks.map((k) => ({ configuration: of(c.name, v), k }))));
+  return s.configurations.flatMap((c) => ks.flatMap((k) => names.map((v) => ({ configuration: of(c.name, v), k }))));
+}
+
+/**
+ * Whether the unit at `i` of an order starts with a warm-up: the first repeat of each measured
+ * configuration (as without variants), and every repeat that follows a change of variant, since the
+ * change may restart the service or the database and repeat 1 must not measure a cold one.
+ */
+export function warmsUpBefore(order: readonly MeasuringUnit[], i: number): boolean {
+  const u = order[i];
+  if (!u) return false;
+  if (!order.slice(0, i).some((p) => p.configuration.name === u.configuration.name)) return true;
+  return i > 0 && order[i - 1].configuration.variant !== u.configuration.variant;
+}

@@ -1,0 +1,86 @@
+// Control vs treatment on one local rig (issue 13): the variants' settings reach the database and the
+// service (read back from pg_settings and /healthz into variants/NN-<variant>.json), a parameter that
+// needs a restart restarts the cluster and the evidence says so, interleaved order is what the
+// repeats' own start times show, and the page sets each treatment beside the control. Then blocks
+// with fresh: the second variant writes its own history into an emptied table.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { CampaignResult } from '../../lib/protocol/campaign-result';
+import { campaignEnv, tinySpec } from '../harness/campaign';
+
+interface VariantFile {
+  variant: string;
+  applied: { database: Record<string, string>; service: Record<string, string>; restarted: { database: string[]; service: boolean } };
+}
+
+const sustained = { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 3, cooldownSeconds: 1, warmupSeconds: 1 };
+
+test('interleaved variants: settings read back from the database and the service, a restart recorded, A B A B as run, the comparison on the page', async () => {
+  const env = await campaignEnv();
+  await env.inProcessWorker();
+  const spec = tinySpec({
+    sustained,
+    variants: {
+      order: 'interleaved',
+      control: { name: 'ctl', database: { autovacuum_vacuum_insert_scale_factor: 0.2 }, service: { insert: 'per-event' } },
+      treatments: [{ name: 'trt', database: { autovacuum_vacuum_insert_scale_factor: 0.02, shared_buffers: '64MB' }, service: { insert: 'multi-row' } }],
+    },
+  });
+  const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'variants-interleaved', args: [spec] });
+  const result = (await handle.result()) as CampaignResult;
+  assert.deepEqual(result.configurations.map((c) => `${c.name} ${c.passed + (c.total - c.passed)}/${c.total}`), ['single.ctl 2/2', 'single.trt 2/2']);
+
+  const dir = result.resultsDir;
+  const changes = fs.readdirSync(path.join(dir, 'variants')).sort();
+  assert.deepEqual(changes, ['01-ctl.json', '02-trt.json', '03-ctl.json', '04-trt.json'], 'a change of variant before every repeat');
+  const read = (f: string) => JSON.parse(fs.readFileSync(path.join(dir, 'variants', f), 'utf8')) as VariantFile;
+  const ctl = read('01-ctl.json');
+  const trt = read('02-trt.json');
+  assert.equal(Number(ctl.applied.database.autovacuum_vacuum_insert_scale_factor), 0.2);
+  assert.equal(ctl.applied.service.insert, 'per-event');
+  assert.equal(Number(trt.applied.database.autovacuum_vacuum_insert_scale_factor), 0.02);
+  assert.equal(trt.applied.database.shared_buffers, '81928kB', 'shared_buffers read back from pg_settings: 8192 x 8kB = 64MB');
+  assert.equal(trt.applied.service.insert, 'multi-row');
+  assert.deepEqual(trt.applied.restarted, { database: ['shared_buffers'], service: true }, 'shared_buffers needs a restart: the cluster restarted, and the service with it');
+  assert.deepEqual(read('03-ctl.json').applied.restarted.database, ['shared_buffers'], 'and back');
+
+  // The order as run, from each repeat's own load.json.
+  const started = result.repeats
+    .map((r) => ({ v: r.configuration.split('.')[1], at: (JSON.parse(fs.readFileSync(path.join(dir, r.dir, 'load.json'), 'utf8')) as { started_at: string }).started_at }))
+    .sort((a, b) => a.at.localeCompare(b.at))
+    .map((x) => x.v);
+  assert.deepEqual(started, ['ctl', 'trt', 'ctl', 'trt']);
+
+  const page = fs.readFileSync(path.join(dir, 'report.md'), 'utf8');
+  assert.match(page, /## Variants: each treatment beside the control/);
+  assert.match(page, /Control ctl and trt on one rig, interleaved\. Repeats in the order they ran: ctl trt ctl trt\./);
+  assert.match(page, /\| single: trt \| p99 \|/);
+  assert.match(page, /\| single: trt \| top wait events \|/);
+  assert.match(page, /\| 2 \| trt \| .* \| .*shared_buffers=8192(x8kB)?.* \| .*insert=multi-row.* \| database \(shared_buffers\), service \|/);
+  const log = fs.readFileSync(path.join(dir, 'campaign.log'), 'utf8');
+  assert.match(log, /variant trt: .*autovacuum_vacuum_insert_scale_factor=0\.02.*; service .*insert=multi-row.*; database restarted \(shared_buffers\), service restarted/);
+  await env.assertClean();
+});
+
+test('blocks with fresh: each variant after the first seeds its own history into an emptied table', async () => {
+  const env = await campaignEnv();
+  await env.inProcessWorker();
+  const spec = tinySpec({
+    seed: { customers: 20, historyRows: 500, settleTimeoutSeconds: 60 },
+    sustained: { ...sustained, repeats: 1 },
+    variants: { order: 'blocks', fresh: true, control: { name: 'a' }, treatments: [{ name: 'b', service: { lastUsed: 'every-request' } }] },
+  });
+  const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'variants-fresh', args: [spec] });
+  const result = (await handle.result()) as CampaignResult;
+  const seeds = result.steps.filter((s) => s.step === 'seed');
+  assert.equal(seeds.length, 2, 'the campaign\'s seed, then variant b\'s fresh one');
+  assert.match(seeds[1].summary, /^500 rows \(tag seed-[0-9a-f]{10}\)/);
+  const log = fs.readFileSync(path.join(result.resultsDir, 'campaign.log'), 'utf8');
+  assert.match(log, /seed: a fresh history for variant b: usage_events emptied \(\d+ rows\)/);
+  const b = JSON.parse(fs.readFileSync(path.join(result.resultsDir, 'variants', '02-b.json'), 'utf8')) as VariantFile;
+  assert.equal(b.applied.service.lastUsed, 'every-request');
+  assert.deepEqual(b.applied.restarted, { database: [], service: true });
+  await env.assertClean();
+});
