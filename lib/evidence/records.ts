@@ -330,7 +330,17 @@ export const CloudRdsSchema = z.union([
 ]);
 export const CloudOsSchema = z.union([
   CloudErrorSchema,
-  z.looseObject({ source: z.string(), granularity_s: z.number().nullable(), unreadable: z.number(), t: z.array(iso), cpu_total_pct: maybe, cpu_wait_pct: maybe, cpu_steal_pct: maybe }),
+  z.looseObject({
+    source: z.string(),
+    granularity_s: z.number().nullable(),
+    unreadable: z.number(),
+    t: z.array(iso),
+    cpu_total_pct: maybe,
+    cpu_wait_pct: maybe,
+    cpu_steal_pct: maybe,
+    // Read for tail attribution's disk figures; read_kb_ps/write_kb_ps only in files written since.
+    disks: z.array(z.looseObject({ device: z.string(), read_iops: maybe, write_iops: maybe, avg_queue_len: maybe, read_kb_ps: maybe.optional(), write_kb_ps: maybe.optional() })).optional(),
+  }),
 ]);
 export const CloudDbLoadSchema = z.union([
   CloudErrorSchema,

@@ -72,20 +72,22 @@ export function diskSecondsFromLocal(rows: readonly LocalDiskRow[]): DiskSecond[
  */
 export function diskSecondsFromOs(f: Pick<OsMetricsFile, 't' | 'disks' | 'granularity_s'>): DiskSecond[] {
   const step = Math.round((f.granularity_s ?? 1) * 1000);
+  const disks = f.disks ?? [];
+  if (!disks.length) return [];
   return f.t.map((t, i) => {
     const to = Date.parse(t);
-    const reads = sum(f.disks.map((d) => d.read_iops[i]));
-    const writes = sum(f.disks.map((d) => d.write_iops[i]));
-    const hasKb = f.disks.every((d) => d.read_kb_ps && d.write_kb_ps);
-    const kb = hasKb ? sum(f.disks.flatMap((d) => [d.read_kb_ps?.[i], d.write_kb_ps?.[i]])) : null;
+    const reads = sum(disks.map((d) => d.read_iops[i]));
+    const writes = sum(disks.map((d) => d.write_iops[i]));
+    const hasKb = disks.every((d) => d.read_kb_ps && d.write_kb_ps);
+    const kb = hasKb ? sum(disks.flatMap((d) => [d.read_kb_ps?.[i], d.write_kb_ps?.[i]])) : null;
     return {
       from_ms: to - step,
       to_ms: to,
       reads_ps: reads,
       writes_ps: writes,
-      write_kb_ps: hasKb ? sum(f.disks.map((d) => d.write_kb_ps?.[i])) : null,
+      write_kb_ps: hasKb ? sum(disks.map((d) => d.write_kb_ps?.[i])) : null,
       avg_io_kb: sizeOf(kb, reads === null && writes === null ? null : (reads ?? 0) + (writes ?? 0)),
-      queue_depth: sum(f.disks.map((d) => d.avg_queue_len[i])),
+      queue_depth: sum(disks.map((d) => d.avg_queue_len[i])),
       source: 'Enhanced Monitoring' as const,
     };
   });

@@ -4,6 +4,7 @@ import type { ReportModel } from './model';
 import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { baselineFiguresTable, baselineTable } from './baseline';
 import { baselineChoiceText } from './baseline-choice';
+import { tailCountsText, tailsTable } from './tails';
 import { warmupTable } from './warmups';
 
 function cell(s: string): string {
@@ -92,6 +93,13 @@ export function renderMarkdown(m: ReportModel): string {
       if (!cloud) continue;
       out.push(`#### ${r.id}: ${cloudTitle(r)}`);
       out.push(mdTable(cloud));
+    }
+    // Each repeat's freeze-seconds and windows beside the markers and the disk (only repeats that have any).
+    for (const r of c.repeats) {
+      if (!r.tails) continue;
+      out.push(`#### ${r.id}: tails attributed`);
+      out.push(tailCountsText(r.tails));
+      out.push(mdTable(tailsTable(r.tails)));
     }
   }
   if (m.ceiling) {
