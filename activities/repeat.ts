@@ -26,7 +26,8 @@ import { CancelledFailure } from '@temporalio/common';
 import { isTempName } from '../lib/evidence/atomic';
 import { startDbSampler } from '../lib/evidence/db-sampler';
 import { startHostSampler } from '../lib/evidence/host-sampler';
-import { DB_SAMPLES, HOST_SAMPLES, INTERRUPTED, LOAD, POSTGRES_LOG, SAMPLES, VERDICT, repeatDir } from '../lib/evidence/layout';
+import { startFolderDiskSampler, type DiskSampler } from '../lib/evidence/disk-sampler';
+import { DB_SAMPLES, DISK_SAMPLES, HOST_SAMPLES, INTERRUPTED, LOAD, POSTGRES_LOG, SAMPLES, VERDICT, repeatDir } from '../lib/evidence/layout';
 import type { InterruptedFile, LoadFile } from '../lib/evidence/records';
 import { EvidenceStore } from '../lib/evidence/store';
 import { analyzeFile } from '../lib/loadgen/analyze-file';
@@ -233,6 +234,10 @@ async function measure(target: Target, store: EvidenceStore, input: RepeatInput,
   const hostTmp = store.tempPath(`${dir}/${HOST_SAMPLES}`);
   const dbSampler = await startDbSampler({ url: urls.superuserUrl, file: dbTmp });
   const hostSampler = startHostSampler({ file: hostTmp });
+  // Per second, the disk under the database (local: the rig's own; aws has Enhanced Monitoring instead).
+  const folders = target.databaseFolders?.(input.campaignId);
+  const diskTmp = store.tempPath(`${dir}/${DISK_SAMPLES}`);
+  const diskSampler: DiskSampler | null = folders ? startFolderDiskSampler(folders, diskTmp) : null;
   const startedAt = new Date().toISOString();
   let load: Awaited<ReturnType<typeof runLoad>>;
   try {
@@ -255,12 +260,15 @@ async function measure(target: Target, store: EvidenceStore, input: RepeatInput,
       { signal: cancellationSignal() },
     );
   } finally {
-    const stopped = await Promise.allSettled([dbSampler.stop(), hostSampler.stop()]);
+    const names = ['the DB sampler', 'the host sampler', 'the disk sampler'];
+    const stopped = await Promise.allSettled([dbSampler.stop(), hostSampler.stop(), diskSampler?.stop()]);
     stopped.forEach((r, i) => {
-      if (r.status === 'rejected') wrapUp.push(afterLoadReason(i === 0 ? 'the DB sampler' : 'the host sampler', r.reason));
+      if (r.status === 'rejected') wrapUp.push(afterLoadReason(names[i], r.reason));
     });
     // A sampler writes its first row one interval in: a repeat cut short before that has none.
-    for (const [rel, tmp] of [[`${dir}/${DB_SAMPLES}`, dbTmp], [`${dir}/${HOST_SAMPLES}`, hostTmp]]) {
+    const kept: Array<[string, string]> = [[`${dir}/${DB_SAMPLES}`, dbTmp], [`${dir}/${HOST_SAMPLES}`, hostTmp]];
+    if (diskSampler) kept.push([`${dir}/${DISK_SAMPLES}`, diskTmp]);
+    for (const [rel, tmp] of kept) {
       try {
         if (fs.existsSync(tmp)) store.commit(rel, tmp);
         else store.writeText(rel, '');

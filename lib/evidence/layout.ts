@@ -45,6 +45,11 @@ export const RECONCILE = 'reconcile.json';
 export const DB_SAMPLES = 'db-samples.jsonl';
 export const HOST_SAMPLES = 'host-samples.jsonl';
 /**
+ * 1-s disk rows of the block device(s) under the database's files (lib/evidence/disk-sampler.ts), local
+ * target only: on aws Enhanced Monitoring's per-second disk series (cloud-os-metrics.json) stands in.
+ */
+export const DISK_SAMPLES = 'disk-samples.jsonl';
+/**
  * The app node's host samples (aws: the service's own host), taken all campaign long by the app node's
  * worker (activities/app-node.ts) in one file per hour, so a ship after each repeat sends only the hour
  * that grew. The page cuts each repeat's window out of them by load.json's start and end.

@@ -8,6 +8,7 @@
 //   samples.csv.gz          the sample stream   (lib/protocol/sample-row.ts)
 //   db-samples.jsonl        DbSample rows       (lib/evidence/db-sampler.ts)
 //   host-samples.jsonl      HostSample rows     (lib/evidence/host-sampler.ts)
+//   disk-samples.jsonl      DiskSample rows     (lib/evidence/disk-sampler.ts)
 // Shapes defined HERE (the writer follows them; the report parses them with the schemas below, so a
 // writer that drifts from this file is told which file and field, instead of a figure going silent):
 //   reconcile.json, load.json, denominator/legs.json, calibration/calibration.json, rig.json.
@@ -18,11 +19,13 @@ import { z } from 'zod';
 import type { TruthFigures } from '../protocol/calibration-truth';
 import type { StepOutcome } from '../protocol/campaign-result';
 import type { DbSample, DbSampleError } from './db-sampler';
+import type { DiskSample } from './disk-sampler';
 import type { HostSample } from './host-sampler';
 
 export type { CampaignResult, RepeatSummary, InterruptedAttempt, StepOutcome } from '../protocol/campaign-result';
 export type { DbSample, DbSampleError } from './db-sampler';
 export type { HostSample } from './host-sampler';
+export type { DiskSample, DiskFigures } from './disk-sampler';
 export type { RunReport } from '../protocol/run-report';
 
 const iso = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO-8601 time, e.g. 2026-08-16T10:00:00.000Z');
@@ -123,7 +126,35 @@ export const HostSampleSchema = z.union([
   z.looseObject({ t: iso, seq: count, cpu: z.looseObject({ us: z.number(), sy: z.number(), id: z.number().min(0).max(100), wa: z.number(), st: z.number() }) }),
 ]);
 
-export function isSampleError(r: DbSampleRow | HostSampleRow): r is { t: string; seq: number; error: string } {
+/**
+ * disk-samples.jsonl (local target): written by lib/evidence/disk-sampler.ts (DiskSample), one line a
+ * second, each device under the database's files with its per-second figures; or an error line ({t,
+ * seq, error}), also the single line of a machine with no block device under the data directory.
+ */
+export type DiskSampleRow = DiskSample | { t: string; seq: number; error: string };
+const perSecond = z.number().min(0);
+export const DiskSampleSchema = z.union([
+  z.looseObject({ t: iso, seq: count, error: z.string() }),
+  z.looseObject({
+    t: iso,
+    seq: count,
+    intervalMs: z.number().min(0),
+    devices: z.array(
+      z.looseObject({
+        device: z.string(),
+        reads_ps: perSecond,
+        writes_ps: perSecond,
+        read_kb_ps: perSecond,
+        write_kb_ps: perSecond,
+        avg_io_kb: perSecond.nullable(),
+        queue_depth: perSecond,
+        util_pct: perSecond,
+      }),
+    ),
+  }),
+]);
+
+export function isSampleError(r: DbSampleRow | HostSampleRow | DiskSampleRow): r is { t: string; seq: number; error: string } {
   return typeof (r as { error?: unknown }).error === 'string';
 }
 
@@ -299,7 +330,17 @@ export const CloudRdsSchema = z.union([
 ]);
 export const CloudOsSchema = z.union([
   CloudErrorSchema,
-  z.looseObject({ source: z.string(), granularity_s: z.number().nullable(), unreadable: z.number(), t: z.array(iso), cpu_total_pct: maybe, cpu_wait_pct: maybe, cpu_steal_pct: maybe }),
+  z.looseObject({
+    source: z.string(),
+    granularity_s: z.number().nullable(),
+    unreadable: z.number(),
+    t: z.array(iso),
+    cpu_total_pct: maybe,
+    cpu_wait_pct: maybe,
+    cpu_steal_pct: maybe,
+    // Read for tail attribution's disk figures; read_kb_ps/write_kb_ps only in files written since.
+    disks: z.array(z.looseObject({ device: z.string(), read_iops: maybe, write_iops: maybe, avg_queue_len: maybe, read_kb_ps: maybe.optional(), write_kb_ps: maybe.optional() })).optional(),
+  }),
 ]);
 export const CloudDbLoadSchema = z.union([
   CloudErrorSchema,

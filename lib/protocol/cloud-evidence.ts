@@ -60,6 +60,9 @@ export interface OsDiskSeries {
   write_iops: Array<number | null>;
   await_ms: Array<number | null>;
   avg_queue_len: Array<number | null>;
+  /** KB/s read and written (readKbPS, writeKbPS): the average IO size is their sum over the IOPS. Absent in files written before tail attribution. */
+  read_kb_ps?: Array<number | null>;
+  write_kb_ps?: Array<number | null>;
 }
 
 export interface OsMetricsFile extends CloudFileHead {

@@ -198,6 +198,12 @@ export interface Target {
    * into its file instead of throwing. Absent where there is no cloud (local).
    */
   cloudEvidence?(campaignId: string, window: { start: string; end: string }, write: (file: CloudFileName, json: unknown) => void, onProgress?: ProgressFn): Promise<void>;
+  /**
+   * Folders on the data-plane host that hold the database's files (local: the cluster's data directory
+   * and its pg_wal), for the per-second disk sampler (lib/evidence/disk-sampler.ts). Absent where the
+   * database has a host of its own (aws: Enhanced Monitoring reports its disks).
+   */
+  databaseFolders?(campaignId: string): string[];
   /** The hardware line and $/hour, from what the spec declares and what the target knows of itself. */
   hardware(campaignId: string, declared: { description: string; costPerHour: number }): Hardware;
   /**

@@ -12,6 +12,7 @@ import { variantChangesTable, variantsTable, variantsText } from './variants';
 import type { ConfigurationModel, ReportModel, RepeatModel } from './model';
 import { pageCharts, type Chart } from './plots';
 import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
+import { tailCountsText, tailsTable } from './tails';
 import { warmupTable } from './warmups';
 
 export function esc(s: string): string {
@@ -57,6 +58,7 @@ function repeatBlock(r: RepeatModel, charts: Chart[] | undefined): string {
   // Beside the DB sampler's figures: what the cloud itself recorded of the same window (aws only).
   const cloud = cloudTable(r);
   if (cloud) parts.push(`<div class="cloud"><h5>${esc(cloudTitle(r))}</h5>${table(cloud, `cloud-${r.id.replace(/\s+/g, '-')}`)}</div>`);
+  if (r.tails) parts.push(`<div class="tails"><h5>Tails attributed</h5><p>${esc(tailCountsText(r.tails))}</p>${table(tailsTable(r.tails), `tails-${r.id.replace(/\s+/g, '-')}`)}</div>`);
   if (r.files.length) parts.push(`<p class="files">evidence: ${esc(r.dir)}/ {${esc(r.files.join(', '))}}</p>`);
   return `<div class="repeat">${parts.join('\n')}</div>`;
 }

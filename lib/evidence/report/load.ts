@@ -30,6 +30,7 @@ import {
   CLOUD_RDS_METRICS,
   DB_SAMPLES,
   DENOMINATOR_FILE,
+  DISK_SAMPLES,
   HOST_SAMPLES,
   INTERRUPTED,
   LOAD,
@@ -57,6 +58,7 @@ import {
   CloudRdsSchema,
   DbSampleSchema,
   DenominatorSchema,
+  DiskSampleSchema,
   HostSampleSchema,
   InterruptedSchema,
   LoadSchema,
@@ -71,6 +73,7 @@ import {
   type CalibrationFile,
   type DbSampleRow,
   type DenominatorFile,
+  type DiskSampleRow,
   type HostSampleRow,
   type LoadFile,
   type ReconcileFile,
@@ -102,6 +105,10 @@ export interface AttemptEvidence {
    */
   appNodeHost?: HostSampleRow[];
   postgresLogBytes: number | null;
+  /** postgres.log's text (the markers tail attribution reads); null when not in the evidence. */
+  postgresLog: string | null;
+  /** disk-samples.jsonl (local target's per-second disk rows); null when not in the evidence. */
+  disk: DiskSampleRow[] | null;
   /** The cloud's own evidence of the window (aws only); absent when the folder has none of its files. */
   cloud?: CloudEvidence;
   /** The analysis of samples.csv.gz; null when the attempt is interrupted or the stream is absent/unreadable. */
@@ -330,6 +337,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
     const db = take(readJsonLines<DbSampleRow>(at(DB_SAMPLES), DbSampleSchema));
     const host = take(readJsonLines<HostSampleRow>(at(HOST_SAMPLES), HostSampleSchema));
     const pg = listed.get(at(POSTGRES_LOG));
+    const disk = files.includes(DISK_SAMPLES) ? take(readJsonLines<DiskSampleRow>(at(DISK_SAMPLES), DiskSampleSchema)) : null;
     const hasCloud = files.some((f) => (CLOUD_FILES as readonly string[]).includes(f));
     const cloudFile = <T>(name: string, schema: z.ZodType): T | null => (files.includes(name) ? take(readJson<T>(at(name), schema)) : null);
     const cloud: CloudEvidence | undefined = hasCloud
@@ -376,6 +384,8 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
       host,
       ...(appNodeHost ? { appNodeHost } : {}),
       postgresLogBytes: pg ? pg.size : null,
+      postgresLog: pg ? fs.readFileSync(fileOf(at(POSTGRES_LOG)), 'utf8') : null,
+      disk,
       ...(cloud ? { cloud } : {}),
       analysis,
       durationS,

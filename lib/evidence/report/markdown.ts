@@ -6,6 +6,7 @@ import { baselineFiguresTable, baselineTable } from './baseline';
 import { baselineChoiceText } from './baseline-choice';
 import { comparisonMethod } from '../../protocol/compare';
 import { variantChangesTable, variantsTable, variantsText } from './variants';
+import { tailCountsText, tailsTable } from './tails';
 import { warmupTable } from './warmups';
 
 function cell(s: string): string {
@@ -107,6 +108,13 @@ export function renderMarkdown(m: ReportModel): string {
       if (!cloud) continue;
       out.push(`#### ${r.id}: ${cloudTitle(r)}`);
       out.push(mdTable(cloud));
+    }
+    // Each repeat's freeze-seconds and windows beside the markers and the disk (only repeats that have any).
+    for (const r of c.repeats) {
+      if (!r.tails) continue;
+      out.push(`#### ${r.id}: tails attributed`);
+      out.push(tailCountsText(r.tails));
+      out.push(mdTable(tailsTable(r.tails)));
     }
   }
   if (m.ceiling) {

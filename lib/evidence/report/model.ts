@@ -19,6 +19,8 @@
 // repeats, min–max range, N/M).
 import { AFTER_LOAD } from '../../protocol/after-load';
 import { summarizeCloud, type CloudSummary } from '../../protocol/cloud-evidence';
+import { ATTRIBUTION_RULES } from '../../protocol/tail-attribution';
+import { tailsOf, type TailsModel } from './tails';
 import { DEFAULT_DRIFT_LIMIT } from '../../protocol/drift';
 import { INSTRUMENT_LAG_NO_LIMIT_MS, INSTRUMENT_LAG_SHARE, MIN_SAMPLES, type GateCheck, type Reconciliation } from '../../protocol/gates';
 import { evaluateRun } from '../../protocol/evaluate';
@@ -83,6 +85,11 @@ export interface RepeatModel {
    * sample falls in it, absent on a rig without an app node.
    */
   app_node?: AppNodeSummary | null;
+  /**
+   * Its freeze-seconds and windows attributed to vacuum, checkpoint, WAL segment pool or unexplained
+   * (./tails.ts); absent when it has neither, so such a repeat's page is unchanged.
+   */
+  tails?: TailsModel;
   /** Evidence present for this attempt (names of the files). */
   files: string[];
   started_at: string | null;
@@ -437,10 +444,12 @@ export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | nul
     }
   }
   const gateReasons = verdict.reasons;
+  const tails = tailsOf(a, report);
+  const withTails = tails ? { tails } : {};
   if (why.length) {
-    return { ...base, status: 'not-published', reasons: why, gate_reasons: gateReasons.filter((r) => !r.startsWith('rows:') && !r.startsWith('quantity:')), report, checks: gate.checks, db, host, series: seriesOf(report, a) };
+    return { ...base, status: 'not-published', reasons: why, gate_reasons: gateReasons.filter((r) => !r.startsWith('rows:') && !r.startsWith('quantity:')), report, checks: gate.checks, db, host, series: seriesOf(report, a), ...withTails };
   }
-  return { ...base, status: verdict.passed ? 'passed' : 'failed', reasons: gateReasons, gate_reasons: [], report, checks: gate.checks, db, host, series: seriesOf(report, a) };
+  return { ...base, status: verdict.passed ? 'passed' : 'failed', reasons: gateReasons, gate_reasons: [], report, checks: gate.checks, db, host, series: seriesOf(report, a), ...withTails };
 }
 
 /** `{ cloud }` for a repeat with cloud files, `{}` otherwise (so a local repeat's model is unchanged). */
@@ -713,6 +722,8 @@ function method(spec: CampaignSpec, configs: ConfigurationModel[]): string[] {
   out.push(
     `Tails, two-grained: a window is ≥ ${WINDOW_MIN_BUCKETS} consecutive 10-s buckets with p99 > ${WINDOW_FACTOR}× the run's median bucket p99; a freeze-second has its worst request > ${FREEZE_WORST_US / 1000} ms and > ${FREEZE_SLOW_FRACTION * 100} % of its requests over ${FREEZE_SLOW_US / 1000} ms. "Worst 10-s p99" is the single worst 10-second bucket, not a p99 of the run.`,
   );
+  // Only on a page that has tails to attribute: a page without any reads as before.
+  if (configs.some((c) => c.repeats.some((r) => r.tails))) out.push(`Tails attributed: ${ATTRIBUTION_RULES.join(' ')}`);
   out.push('Latency is done − sent per request (nearest-rank percentiles on exact values); a request belongs to the second of its intended time. Beside each repeat\'s p99 stand its schedule-lag p99 (sent − intended) and its corrected p99 (done − intended).');
   if (spec.denominator) out.push('Every throughput figure has a denominator: pgbench on the same database and row shape gives the database\'s own floor; legs whose rows were not verified are not used.');
   return out;

@@ -1,6 +1,7 @@
 // The local target: a rig on this machine (a PostgreSQL cluster the rig makes + the reference service).
 // Everything the steps ask of a target (lib/targets/target.ts) is answered from the rig's folder:
 // rig.json, the 0600 secrets file, the cluster's own log and binaries.
+import path from 'node:path';
 import { dataQueue } from '../../temporal/queues';
 import type { Target } from '../target';
 import { cleanCheckLocal, LOCAL_LEFTOVER_KINDS } from './clean-check';
@@ -11,6 +12,7 @@ import { openLocalPostgresLog } from './postgres-log';
 import { provisionLocal } from './provision';
 import { rigPaths } from './rig-paths';
 import { applySettingsLocal } from './settings';
+import { readRigRecord } from './rig-record';
 import { readSecrets, storeApiKey } from './secrets';
 import { teardownLocal } from './teardown';
 
@@ -27,6 +29,10 @@ export const localTarget: Target = {
     read: async (campaignId) => readSecrets(campaignId).apiKey,
   },
   openPostgresLog: async (campaignId) => openLocalPostgresLog(campaignId),
+  databaseFolders: (campaignId) => {
+    const dataDir = readRigRecord(campaignId)?.cluster.dataDir;
+    return dataDir ? [dataDir, path.join(dataDir, 'pg_wal')] : [];
+  },
   hardware: (_campaignId, declared) => hardwareLocal(declared),
   // The rig lives on the host that provisioned it: that host's data-plane worker reaches it.
   dataQueue: (_campaignId, host) => dataQueue(host),

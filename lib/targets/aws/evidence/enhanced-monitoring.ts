@@ -7,7 +7,8 @@
 // The message shape is the RDS User Guide's "OS metrics in Enhanced Monitoring" (the PostgreSQL
 // table), checked there for the fields kept here: `timestamp`; `cpuUtilization.{total,wait,steal}`
 // (percent); `loadAverageMinute.one`; `memory.{total,free,cached}` (kilobytes); `diskIO[]` with
-// `device`, `readIOsPS`, `writeIOsPS`, `await` (ms) and `avgQueueLen`. Everything else (the process
+// `device`, `readIOsPS`, `writeIOsPS`, `readKbPS`, `writeKbPS`, `await` (ms) and `avgQueueLen` (the
+// KB rates give the average IO size that tail attribution sets beside a freeze). Everything else (the process
 // list is most of each message) is dropped: a 10-minute repeat is 600 messages of several kB, and the
 // compact series is what the page uses. A message that is not JSON, or lacks `timestamp`, is counted
 // in `unreadable`, never guessed at.
@@ -28,7 +29,7 @@ export interface OsMessage {
   cpuUtilization?: { total?: number; wait?: number; steal?: number };
   loadAverageMinute?: { one?: number };
   memory?: { total?: number; free?: number; cached?: number };
-  diskIO?: Array<{ device?: string; readIOsPS?: number; writeIOsPS?: number; await?: number; avgQueueLen?: number }>;
+  diskIO?: Array<{ device?: string; readIOsPS?: number; writeIOsPS?: number; readKbPS?: number; writeKbPS?: number; await?: number; avgQueueLen?: number }>;
 }
 
 export function parseOsMessage(text: string): OsMessage | null {
@@ -55,6 +56,8 @@ export function osSeries(messages: OsMessage[]): Pick<OsMetricsFile, 't' | 'cpu_
       write_iops: ms.map((m) => num(at(m)?.writeIOsPS)),
       await_ms: ms.map((m) => num(at(m)?.await)),
       avg_queue_len: ms.map((m) => num(at(m)?.avgQueueLen)),
+      read_kb_ps: ms.map((m) => num(at(m)?.readKbPS)),
+      write_kb_ps: ms.map((m) => num(at(m)?.writeKbPS)),
     };
   });
   const gaps = ms.slice(1).map((m, i) => (Date.parse(m.timestamp) - Date.parse(ms[i].timestamp)) / 1000);

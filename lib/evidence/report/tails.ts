@@ -1,0 +1,111 @@
+// "Tails attributed": a repeat's freeze-seconds and windows set beside the markers in its postgres.log,
+// the WAL-segment creation waits its samplers saw, and its disk's per-second figures
+// (lib/protocol/tail-attribution.ts classifies; this file gathers the evidence and lays out the table).
+// The disk figures come from disk-samples.jsonl (local) or, without it, Enhanced Monitoring's
+// cloud-os-metrics.json (aws). Pure.
+import { isCloudError, type DbLoadFile, type OsMetricsFile } from '../../protocol/cloud-evidence';
+import { diskSecondsFromLocal, diskSecondsFromOs, type DiskSecond, type LocalDiskRow } from '../../protocol/disk-seconds';
+import { logMarkers } from '../../protocol/postgres-log';
+import type { RunReport } from '../../protocol/run-report';
+import { attributeTails, TAIL_CLASSES, walInitSightings, type SampledWaits, type TailClass } from '../../protocol/tail-attribution';
+import type { AttemptEvidence } from './load';
+import { num, type Table } from './tables';
+
+const DASH = '—';
+
+export interface TailRowModel {
+  what: 'freeze-second' | 'window';
+  /** Seconds from the load's start, [from, to). */
+  from_s: number;
+  to_s: number;
+  class: TailClass;
+  /** The matching marker lines, shortened: `12:00:03.500 vacuum public.usage_events 3.20 s, ...`. */
+  markers: string[];
+  /** The matching lines as written. */
+  lines: string[];
+  wal_init: string[];
+  disk: { avg_io_kb: number | null; queue_depth: number | null } | null;
+}
+
+export interface TailsModel {
+  counts: Record<TailClass, { seconds: number; windows: number }>;
+  rows: TailRowModel[];
+  /** Where the disk figures come from; null when the repeat has none. */
+  disk_source: DiskSecond['source'] | null;
+  /** postgres.log is in the evidence (without it nothing can be a vacuum or a checkpoint). */
+  postgres_log: boolean;
+  /** Log lines whose time zone could not be read (not placed, not matched). */
+  unplaced_log_lines: number;
+}
+
+function diskOf(a: AttemptEvidence): DiskSecond[] {
+  const local = a.disk ? diskSecondsFromLocal(a.disk as LocalDiskRow[]) : [];
+  if (local.length) return local;
+  const os = a.cloud?.os;
+  return os && !isCloudError(os) ? diskSecondsFromOs(os as OsMetricsFile) : [];
+}
+
+const clock = (ms: number) => new Date(ms).toISOString().slice(11, 23);
+
+/** The repeat's tails attributed; undefined when it has no freeze-second and no window (the page is unchanged). */
+export function tailsOf(a: AttemptEvidence, report: RunReport): TailsModel | undefined {
+  if (!report.freeze_seconds.length && !report.windows.length) return undefined;
+  const started = a.load?.started_at ? Date.parse(a.load.started_at) : NaN;
+  if (Number.isNaN(started)) return undefined;
+  const { markers, unplaced } = a.postgresLog !== null ? logMarkers(a.postgresLog) : { markers: [], unplaced: 0 };
+  const load = a.cloud?.load && !isCloudError(a.cloud.load) ? (a.cloud.load as DbLoadFile).by_wait_event : [];
+  const walInit = walInitSightings((a.db ?? []) as SampledWaits[], load);
+  const disk = diskOf(a);
+  const r = attributeTails({ startedAtMs: started, freezeSeconds: report.freeze_seconds, windows: report.windows, markers, walInit, disk });
+  return {
+    counts: r.counts,
+    rows: r.items.map((it) => ({
+      what: it.what,
+      from_s: it.from_s,
+      to_s: it.to_s,
+      class: it.class,
+      markers: it.markers.map((m) => `${clock(m.to_ms)} ${m.detail}`),
+      lines: it.markers.map((m) => m.line),
+      wal_init: it.wal_init.map((w) => `${clock(w.at_ms)} WAL segment being created (${w.source})`),
+      disk: it.disk ? { avg_io_kb: it.disk.avg_io_kb, queue_depth: it.disk.queue_depth } : null,
+    })),
+    disk_source: disk.length ? disk[0].source : null,
+    postgres_log: a.postgresLog !== null,
+    unplaced_log_lines: unplaced,
+  };
+}
+
+/** "vacuum 3 s + 1 window, unexplained 1 s" */
+export function tailCountsText(t: TailsModel): string {
+  const parts = TAIL_CLASSES.filter((c) => t.counts[c].seconds || t.counts[c].windows).map((c) => {
+    const { seconds, windows } = t.counts[c];
+    const bits = [seconds ? `${seconds} freeze-second${seconds === 1 ? '' : 's'}` : '', windows ? `${windows} window${windows === 1 ? '' : 's'}` : ''].filter(Boolean);
+    return `${c} ${bits.join(' + ')}`;
+  });
+  const caveats = [
+    t.postgres_log ? '' : 'no postgres.log in the evidence, so nothing could be matched to a vacuum pass or a checkpoint',
+    t.disk_source ? `disk figures from ${t.disk_source === 'disk sampler' ? 'the disk sampler (disk-samples.jsonl)' : 'Enhanced Monitoring (cloud-os-metrics.json)'}` : 'no per-second disk figures in the evidence',
+    t.unplaced_log_lines ? `${t.unplaced_log_lines} log line(s) in a time zone that could not be read, not matched` : '',
+  ].filter(Boolean);
+  return `${parts.join('; ')} (${caveats.join('; ')}).`;
+}
+
+const kb = (x: number | null) => (x === null ? DASH : `${num(x, 1)} KB`);
+const queue = (x: number | null) => (x === null ? DASH : num(x, 1));
+
+/** One row per freeze-second and window: when, its class, the marker lines beside it, the disk that second. */
+export function tailsTable(t: TailsModel): Table {
+  return {
+    header: ['tail (s from start)', 'class', 'markers (log time UTC)', 'avg IO size', 'queue depth'],
+    rows: t.rows.map((r) => ({
+      cells: [
+        r.what === 'window' ? `window ${r.from_s}–${r.to_s}` : `second ${r.from_s}`,
+        r.class,
+        [...r.markers, ...r.wal_init].join('; ') || DASH,
+        r.disk ? kb(r.disk.avg_io_kb) : DASH,
+        r.disk ? queue(r.disk.queue_depth) : DASH,
+      ],
+      ...(r.class === 'unexplained' ? { cls: 'not-run' } : {}),
+    })),
+  };
+}

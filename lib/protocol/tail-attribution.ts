@@ -1,0 +1,144 @@
+// Tails attributed from the evidence: each freeze-second and each window of a repeat set beside the
+// markers the rig keeps (the Postgres log's autovacuum/autoanalyze and checkpoint lines, the sampled
+// WAL-file initialisation waits) and the disk's per-second figures, and given one class. Pure, in the
+// shape of gates.ts: every item carries the evidence it was classified on, so the page shows why.
+//
+// The rule (ATTRIBUTION_RULES says it in the page's words):
+// - A freeze-second s covers [t0 + s, t0 + s + 1) and a window [a, b] covers [t0 + a, t0 + b + 10),
+//   t0 being load.json's started_at (the stream's t = 0). A marker matches when its activity interval
+//   (postgres-log.ts: a vacuum/analyze pass from its start, back-computed from `elapsed`, to its
+//   completion line; a checkpoint's sync phase, or all of an immediate one) comes within
+//   MARKER_TOLERANCE_MS of it: t0 is taken in the activity before the generator's first request, a
+//   request sent just before a stall is slow in the second it was sent, and the log's stamps are ms.
+// - vacuum: an autovacuum or autoanalyze pass matches (the protocol's "marker-classified vacuum
+//   freeze-seconds": the insert-triggered pass's rewrite storm).
+// - checkpoint: no pass matches, a checkpoint does.
+// - wal-segment-pool: neither, and a backend was seen waiting to create a WAL segment (wait events
+//   IO:WALInitWrite / IO:WALInitSync: the pool of ready segments ran dry and a commit made one) within
+//   one sampling interval of it: ±5 s for the 5-s DB sampler's snapshot, ±1 s for Performance
+//   Insights' 1-s db.load. The disk alone does not make this class: a zero-filled segment is a large
+//   sequential write, and so is ordinary WAL at a high commit rate; the two look alike per second.
+// - unexplained: nothing above. Said as it is, never folded into a class.
+// When several match, the class is the first in that order and every matching marker is listed.
+// The disk figures (average IO size, queue depth) are shown beside each item, not used to classify: the
+// vacuum storm's signature (IO size collapsing to a few KB, queue in the hundreds) is for the reader to
+// check against the marker, and a local disk shared with everything else would mislead a rule.
+import { diskAt, type DiskSecond } from './disk-seconds';
+import type { LogMarker } from './postgres-log';
+
+export const TAIL_CLASSES = ['vacuum', 'checkpoint', 'wal-segment-pool', 'unexplained'] as const;
+export type TailClass = (typeof TAIL_CLASSES)[number];
+
+export const MARKER_TOLERANCE_MS = 1000;
+export const DB_SAMPLER_SPAN_MS = 5000;
+export const DB_LOAD_SPAN_MS = 1000;
+export const WAL_INIT_WAITS = ['WALInitWrite', 'WALInitSync'] as const;
+
+export const ATTRIBUTION_RULES = [
+  `A freeze-second s is [start + s, start + s + 1), a window its 10-s buckets, start being the load's own start; a log marker matches when its activity comes within ${MARKER_TOLERANCE_MS / 1000} s of it. A vacuum or analyze pass's activity runs from its completion line minus its "elapsed" to that line; a checkpoint's is its sync phase ("sync=" before "checkpoint complete"), or all of it ("total=") when immediate.`,
+  'vacuum: an autovacuum or autoanalyze pass matches. checkpoint: no pass does, a checkpoint does. wal-segment-pool: neither, and a backend was seen waiting to create a WAL segment (IO:WALInitWrite / WALInitSync) within one sampling interval (±5 s for the 5-s DB sampler, ±1 s for Performance Insights). unexplained: none of these.',
+  'The disk figures are those of the second itself (of a window: its second with the deepest queue); they are shown for the reader, not used to classify: a segment being zero-filled and ordinary WAL at a high rate are both large sequential writes.',
+];
+
+/** A sighting of a backend creating a WAL segment: when, and how far from it it counts. */
+export interface WalInitSighting {
+  at_ms: number;
+  span_ms: number;
+  source: 'DB sampler' | 'Performance Insights';
+}
+
+export interface TailItem {
+  what: 'freeze-second' | 'window';
+  /** Seconds from the load's start, [from, to). */
+  from_s: number;
+  to_s: number;
+  class: TailClass;
+  /** Every log marker that matched, in time order. */
+  markers: LogMarker[];
+  /** WAL-segment creation sightings that matched. */
+  wal_init: WalInitSighting[];
+  disk: DiskSecond | null;
+}
+
+export interface TailAttribution {
+  items: TailItem[];
+  /** Per class: how many freeze-seconds and how many windows. */
+  counts: Record<TailClass, { seconds: number; windows: number }>;
+}
+
+export interface TailInput {
+  /** load.json's started_at, epoch ms: t = 0 of the stream. */
+  startedAtMs: number;
+  freezeSeconds: readonly number[];
+  /** RunReport.windows: [first bucket start_s, last bucket start_s], 10-s buckets. */
+  windows: ReadonlyArray<readonly [number, number]>;
+  markers: readonly LogMarker[];
+  walInit: readonly WalInitSighting[];
+  disk: readonly DiskSecond[];
+}
+
+const near = (aFrom: number, aTo: number, bFrom: number, bTo: number, tol: number) => aFrom <= bTo + tol && bFrom <= aTo + tol;
+
+function classify(input: TailInput, what: TailItem['what'], fromS: number, toS: number): TailItem {
+  const from = input.startedAtMs + fromS * 1000;
+  const to = input.startedAtMs + toS * 1000;
+  const markers = input.markers.filter((m) => near(m.from_ms, m.to_ms, from, to, MARKER_TOLERANCE_MS)).sort((a, b) => a.to_ms - b.to_ms);
+  const walInit = input.walInit.filter((w) => near(w.at_ms, w.at_ms, from, to, w.span_ms));
+  const cls: TailClass = markers.some((m) => m.kind === 'vacuum' || m.kind === 'analyze')
+    ? 'vacuum'
+    : markers.some((m) => m.kind === 'checkpoint')
+      ? 'checkpoint'
+      : walInit.length
+        ? 'wal-segment-pool'
+        : 'unexplained';
+  let disk: DiskSecond | null;
+  if (what === 'freeze-second') disk = diskAt(input.disk, from, to);
+  else {
+    const inside = input.disk.filter((d) => d.to_ms > from && d.from_ms < to);
+    disk = inside.reduce<DiskSecond | null>((best, d) => ((d.queue_depth ?? -1) > (best?.queue_depth ?? -1) ? d : best), null);
+  }
+  return { what, from_s: fromS, to_s: toS, class: cls, markers, wal_init: walInit, disk };
+}
+
+export function attributeTails(input: TailInput): TailAttribution {
+  const items: TailItem[] = [
+    ...input.freezeSeconds.map((s) => classify(input, 'freeze-second', s, s + 1)),
+    ...input.windows.map(([a, b]) => classify(input, 'window', a, b + 10)),
+  ];
+  const counts = Object.fromEntries(TAIL_CLASSES.map((c) => [c, { seconds: 0, windows: 0 }])) as TailAttribution['counts'];
+  for (const it of items) counts[it.class][it.what === 'window' ? 'windows' : 'seconds']++;
+  return { items, counts };
+}
+
+/** The DB sampler rows' shape read here (lib/evidence/db-sampler.ts DbSample; error rows have no waits). */
+export interface SampledWaits {
+  t: string;
+  waits?: ReadonlyArray<{ wait_event: string | null; count: number }>;
+}
+
+/** The Performance Insights series' shape read here (cloud-evidence.ts DbLoadSeries). */
+export interface LoadSeries {
+  event: string;
+  timestamps: readonly string[];
+  values: ReadonlyArray<number | null>;
+}
+
+/**
+ * Every sighting of a WAL segment being created: a DB sampler snapshot with a backend in WALInitWrite
+ * or WALInitSync, and a Performance Insights second whose db.load for IO:WALInitWrite/WALInitSync is
+ * above zero.
+ */
+export function walInitSightings(db: readonly SampledWaits[], load: readonly LoadSeries[] = []): WalInitSighting[] {
+  const out: WalInitSighting[] = [];
+  const isInit = (name: string | null) => name !== null && (WAL_INIT_WAITS as readonly string[]).includes(name);
+  for (const r of db) {
+    if (r.waits?.some((w) => isInit(w.wait_event) && w.count > 0)) out.push({ at_ms: Date.parse(r.t), span_ms: DB_SAMPLER_SPAN_MS, source: 'DB sampler' });
+  }
+  for (const s of load) {
+    if (!isInit(s.event.split(':').pop() ?? null)) continue;
+    s.timestamps.forEach((t, i) => {
+      if ((s.values[i] ?? 0) > 0) out.push({ at_ms: Date.parse(t), span_ms: DB_LOAD_SPAN_MS, source: 'Performance Insights' });
+    });
+  }
+  return out.sort((a, b) => a.at_ms - b.at_ms);
+}
