@@ -24,6 +24,7 @@ import { evaluateRun } from '../../lib/protocol/evaluate';
 import { summarizeRepeat } from '../../lib/protocol/repeat-summary';
 import { SAMPLE_HEADER, SampleColumns, formatSampleRow, type SampleRow } from '../../lib/protocol/sample-row';
 import { parseCampaignSpec, type CampaignSpec, type CampaignSpecInput } from '../../lib/protocol/spec';
+import { rng } from '../harness/rng';
 
 /** What to plant in one repeat (matched by configuration name and 1-based repeat index). */
 export interface RepeatPlan {
@@ -77,22 +78,20 @@ export interface FixtureOptions {
   ladder?: { rates: number[]; batch: number; rungs: number; rungSeconds: number };
 }
 
+/** One sustained configuration, no probe, ceiling or denominator: the small campaign most report tests start from. */
+export const ONE_CONFIG = {
+  probe: false,
+  ceiling: false,
+  denominator: false,
+  configurations: [{ name: 'only', eventsPerSecond: 500, batch: 5, p99LimitMs: 100 }],
+} as const satisfies Partial<FixtureOptions>;
+
 export interface Fixture {
   dir: string;
   campaignId: string;
   spec: CampaignSpec;
 }
 
-/** mulberry32: small, fast, deterministic. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 function hashStr(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);

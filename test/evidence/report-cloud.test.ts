@@ -10,7 +10,7 @@ import { buildManifest } from '../../lib/evidence';
 import { CLOUD_DB_LOAD, CLOUD_OS_METRICS, CLOUD_RDS_METRICS, MANIFEST_FILE } from '../../lib/evidence/layout';
 import { buildReport, renderHtml, renderJson, renderMarkdown } from '../../lib/evidence/report';
 import type { CloudErrorFile, DbLoadFile, OsMetricsFile, RdsMetricsFile } from '../../lib/protocol/cloud-evidence';
-import { makeFixtureCampaign } from './fixture-campaign';
+import { ONE_CONFIG, makeFixtureCampaign } from './fixture-campaign';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-report-cloud-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -84,10 +84,7 @@ async function campaign(id: string, cloud: Record<string, Record<string, unknown
     campaignId: id,
     repeats: 2,
     repeatSeconds: 20,
-    probe: false,
-    ceiling: false,
-    denominator: false,
-    configurations: [{ name: 'only', eventsPerSecond: 500, batch: 5, p99LimitMs: 100 }],
+    ...ONE_CONFIG,
     unsealed: true,
   });
   for (const [dir, files] of Object.entries(cloud ?? {})) {

@@ -10,7 +10,7 @@ import { buildManifest } from '../../lib/evidence';
 import { CLOUD_OS_METRICS, DISK_SAMPLES, LOAD, MANIFEST_FILE, POSTGRES_LOG } from '../../lib/evidence/layout';
 import { buildReport, renderHtml, renderJson, renderMarkdown } from '../../lib/evidence/report';
 import type { OsMetricsFile } from '../../lib/protocol/cloud-evidence';
-import { makeFixtureCampaign } from './fixture-campaign';
+import { ONE_CONFIG, makeFixtureCampaign } from './fixture-campaign';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-report-tails-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -25,10 +25,7 @@ test('freeze-seconds beside the vacuum pass that covers them and the disk that s
     campaignId: 'tails',
     repeats: 3,
     repeatSeconds: 20,
-    probe: false,
-    ceiling: false,
-    denominator: false,
-    configurations: [{ name: 'only', eventsPerSecond: 500, batch: 5, p99LimitMs: 100 }],
+    ...ONE_CONFIG,
     plans: [
       { config: 'only', repeat: 1, stallsAt: [5, 14] },
       { config: 'only', repeat: 2, stallsAt: [7] },

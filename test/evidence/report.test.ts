@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { buildManifest, EvidenceIntegrityError, verifyManifest } from '../../lib/evidence';
 import { buildReport, renderHtml, renderJson, renderMarkdown, renderAtAGlanceText, type ReportModel } from '../../lib/evidence/report';
 import { rig } from '../harness/rig-cli';
-import { makeFixtureCampaign, type Fixture } from './fixture-campaign';
+import { ONE_CONFIG, makeFixtureCampaign, type Fixture } from './fixture-campaign';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-report-test-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -181,10 +181,7 @@ test('per repeat, the schedule lag p99 and the corrected p99 stand beside the ga
     campaignId: 'late-generator',
     repeats: 2,
     repeatSeconds: 20,
-    probe: false,
-    ceiling: false,
-    denominator: false,
-    configurations: [{ name: 'only', eventsPerSecond: 500, batch: 5, p99LimitMs: 100 }],
+    ...ONE_CONFIG,
     plans: [{ config: 'only', repeat: 2, lateMs: 40 }],
   });
   const m = await buildReport(late.dir);
@@ -246,10 +243,7 @@ test('missing optional evidence reads "not sampled", never a guess', async () =>
     campaignId: 'bare',
     repeats: 2,
     repeatSeconds: 20,
-    probe: false,
-    ceiling: false,
-    denominator: false,
-    configurations: [{ name: 'only', eventsPerSecond: 500, batch: 5, p99LimitMs: 100 }],
+    ...ONE_CONFIG,
     plans: [
       { config: 'only', repeat: 1, noDbSamples: true, noHostSamples: true },
       { config: 'only', repeat: 2, noDbSamples: true, noHostSamples: true },

@@ -5,17 +5,9 @@ import { test } from 'node:test';
 import { compareFigure, compareRepeats, comparisonMethod, methodWords } from '../../lib/protocol/compare';
 import { fewestRepeatsFor, mannWhitneyCounts, shiftInterval } from '../../lib/protocol/rank-interval';
 import type { RepeatFigures } from '../../lib/protocol/reporting';
+import { rng } from '../harness/rng';
 
-/** mulberry32, and a normal draw from it: the same seed gives the same repeats. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A normal draw from the seeded generator: the same seed gives the same repeats. */
 function draws(r: () => number, n: number, mean: number, sd: number): number[] {
   return Array.from({ length: n }, () => mean + sd * Math.sqrt(-2 * Math.log(Math.max(r(), 1e-12))) * Math.cos(2 * Math.PI * r()));
 }
