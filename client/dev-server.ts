@@ -108,6 +108,10 @@ export async function devUp(opts: DevServerOptions, log: (line: string) => void 
   // Detached, in its own process group: the server outlives this command and a Ctrl-C in this shell.
   const child = spawn(toolPath('temporal'), args, { detached: true, stdio: ['ignore', out, out] });
   fs.closeSync(out);
+  // Exit is known from the child itself: /proc/<pid>/cmdline can still read as this process's own
+  // for a moment after spawn on a loaded host, which once read as "exited" and left a server behind.
+  let exited = false;
+  child.once('exit', () => (exited = true));
   child.unref();
   const record: DevServerRecord = {
     pid: child.pid ?? -1,
@@ -121,14 +125,21 @@ export async function devUp(opts: DevServerOptions, log: (line: string) => void 
   log(`starting Temporal dev server on ${record.address} (state in ${dbFile})`);
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (!isOurs(record)) {
+    if (exited) {
       fs.rmSync(pidFile(dir), { force: true });
       throw new Error(`the dev server exited during start-up; its log: ${logFile}\n${tail(logFile)}`);
     }
     if ((await portAnswers(opts.ip, opts.port)) && (await namespaceReady(record.address))) return { record, started: true };
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`the dev server did not answer on ${record.address} within 60 s; its log: ${logFile}`);
+  // Not left behind: a server that never answered is stopped before the error (a caller may retry elsewhere).
+  try {
+    process.kill(-record.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+  fs.rmSync(pidFile(dir), { force: true });
+  throw new Error(`the dev server did not answer on ${record.address} within 60 s (stopped); its log: ${logFile}`);
 }
 
 async function namespaceReady(address: string): Promise<boolean> {
