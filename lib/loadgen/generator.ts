@@ -13,19 +13,25 @@
 // Probe: its own schedule at PROBE_RATE, its own slots and connections, cycling through the usage
 // aggregate of a random customer, the invoice list and the customer list.
 //
-// Callbacks are kept light on purpose: undici's core handler interface (onConnect/onHeaders/onData/
-// onComplete/onError) is used directly, one small object per request, no promise per request and no
-// header parsing (the newer controller-style handler is wrapped and parses headers on every response).
+// The hot path makes no promise, closure or timer per request: a request is an Exchange from a free
+// list and one buffer of bytes (http1/request-head.ts), written in one write on a keep-alive connection
+// of http1/socket-pool.ts, its reply read by http1/response-parser.ts; the pool calls written() and
+// done() back. Timers: one for the next due time of the schedule (a tick sends everything due), one a
+// second for progress, one for the end; none per request.
 //
-// Times: `intended` is the schedule; `sent` is when undici writes the request to its socket (onConnect),
-// so a wait for a free connection is schedule lag, not server time; `done` is when the reply has ended
-// (or the request failed). Connections: see connection-pool.ts.
-import type { Client } from 'undici';
+// Times: `intended` is the schedule; `sent` is when the request's bytes are written to its socket, so
+// a wait for a free connection is schedule lag, not server time; `done` is when the reply has ended
+// (or the request failed). A request the pool sends again (a kept-alive connection closed under it
+// before any answer: http1/connection.ts) takes the second write's time as `sent`: the first went to
+// a server that had already left, and the wait is the generator's, schedule lag too.
 import * as hdr from 'hdr-histogram-js';
 import { AGGREGATE_PATH, CUSTOMERS_PATH, HEALTH_PATH, INGEST_PATH, INVOICES_PATH } from '../protocol/hardcount-api';
 import { isOk } from '../protocol/sample-row';
 import { BodyMaker } from './body';
-import { ConnectionPool } from './connection-pool';
+import { Exchange, type ExchangeOwner } from './http1/exchange';
+import { IngestRequests, getRequest } from './http1/request-head';
+import { SocketPool } from './http1/socket-pool';
+import type { Endpoint } from './http1/connection';
 import type { ResolvedLoadOptions } from './options';
 import { hash32 } from './prng';
 import { SampleWriter } from './sample-writer';
@@ -84,54 +90,25 @@ export interface LoadSummary {
 
 type Emit = (line: ProgressLine | LoadSummary) => void;
 
-/** One request in flight; it is also undici's handler for it. */
-class InFlight {
-  status = 0;
-  finished = false;
-  /** When undici wrote it to the socket; -1 until then. */
-  sent = -1;
-  client: Client | null = null;
-  constructor(
-    readonly gen: Generator,
-    readonly code: number,
-    readonly intended: number,
-    readonly events: number,
-    readonly quantity: number,
-    readonly worker: number,
-  ) {}
-  onConnect(): void {
-    if (this.sent < 0) this.gen.onSent(this);
-  }
-  onHeaders(statusCode: number): boolean {
-    this.status = statusCode;
-    return true;
-  }
-  onData(): boolean {
-    return true;
-  }
-  onComplete(): void {
-    this.gen.complete(this, this.status);
-  }
-  onError(): void {
-    this.gen.complete(this, 0);
-  }
-}
-
 const MAX_TRACKED_US = 3_600_000_000;
 
 function histogram() {
   return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: MAX_TRACKED_US, numberOfSignificantValueDigits: 3 });
 }
 
-export class Generator {
+export class Generator implements ExchangeOwner {
   private readonly t0 = { ms: 0 };
   private readonly writer: SampleWriter;
-  private readonly bodies: BodyMaker;
-  private readonly pool: ConnectionPool;
-  private readonly probePool: ConnectionPool | null;
-  private readonly ingestPath: string;
+  private readonly requests: IngestRequests;
+  private readonly pool: SocketPool;
+  private readonly probePool: SocketPool | null;
   private readonly probeBase: string;
-  private readonly headers: string[];
+  private readonly host: string;
+  private readonly apiKey: string;
+  /** The probe's two fixed requests (invoices, customers); the aggregate's path changes each time. */
+  private readonly probeFixed: Buffer[];
+  /** Exchanges not in use: as many as were ever in flight at once. */
+  private readonly free: Exchange[] = [];
   private readonly durationUs: number;
   private readonly total: number;
   private readonly probeTotal: number;
@@ -145,7 +122,7 @@ export class Generator {
   private progressTimer: NodeJS.Timeout | null = null;
   private endTimer: NodeJS.Timeout | null = null;
   private stopping = false;
-  private done = false;
+  private ended = false;
   private interrupted = false;
   private reason: string | null = null;
   private drained: (() => void) | null = null;
@@ -177,13 +154,20 @@ export class Generator {
   ) {
     const u = new URL(o.url);
     const prefix = u.pathname.replace(/\/+$/, '');
-    this.ingestPath = prefix + INGEST_PATH;
     this.probeBase = prefix;
-    this.headers = ['content-type', 'application/json', 'authorization', `Bearer ${apiKey}`];
-    const clientOpts = { pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000, connect: { timeout: 10_000 } };
-    this.pool = new ConnectionPool(u.origin, o.maxInFlight, clientOpts);
-    this.probePool = o.probeRate > 0 ? new ConnectionPool(u.origin, o.probeMaxInFlight, clientOpts) : null;
-    this.bodies = new BodyMaker({ runTag: o.runTag, meter: o.meter, customers: o.customers, batch: o.batch, seed: o.seed, quantityMax: o.quantityMax });
+    this.host = u.host;
+    this.apiKey = apiKey;
+    const endpoint: Endpoint = {
+      host: u.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80,
+      tls: u.protocol === 'https:',
+    };
+    const timeoutMs = o.requestTimeoutSeconds * 1000;
+    this.pool = new SocketPool(endpoint, o.maxInFlight, this, timeoutMs);
+    this.probePool = o.probeRate > 0 ? new SocketPool(endpoint, o.probeMaxInFlight, this, timeoutMs) : null;
+    const bodies = new BodyMaker({ runTag: o.runTag, meter: o.meter, customers: o.customers, batch: o.batch, seed: o.seed, quantityMax: o.quantityMax });
+    this.requests = new IngestRequests(prefix + INGEST_PATH, this.host, apiKey, bodies);
+    this.probeFixed = [getRequest(prefix + INVOICES_PATH, this.host, apiKey), getRequest(prefix + CUSTOMERS_PATH, this.host, apiKey)];
     this.durationUs = Math.round(o.seconds * 1e6);
     this.total = o.mode === 'open' ? countBefore(o.requestRate, this.durationUs) : 0;
     this.probeTotal = o.probeRate > 0 ? countBefore(o.probeRate, this.durationUs) : 0;
@@ -228,8 +212,9 @@ export class Generator {
   }
 
   private async warm(): Promise<void> {
-    await this.pool.warm(this.o.warmConnections, this.probeBase + HEALTH_PATH);
-    if (this.probePool) await this.probePool.warm(Math.min(2, this.o.probeMaxInFlight), this.probeBase + HEALTH_PATH);
+    const health = getRequest(this.probeBase + HEALTH_PATH, this.host, '');
+    await this.pool.warm(this.o.warmConnections, health);
+    if (this.probePool) await this.probePool.warm(Math.min(2, this.o.probeMaxInFlight), health);
   }
 
   // ---- open loop ----
@@ -288,32 +273,33 @@ export class Generator {
   }
 
   private send(n: number, intended: number, worker: number): void {
-    const body = this.bodies.make(n);
-    const req = new InFlight(this, INGEST_CODE, worker >= 0 ? this.nowUs() : intended, this.o.batch, body.quantity, worker);
+    const x = this.exchange(INGEST_CODE, worker >= 0 ? this.nowUs() : intended, this.o.batch, worker);
+    x.request = this.requests.make(n);
+    x.quantity = this.requests.quantity;
     this.inFlight++;
     this.eventsSent += this.o.batch;
-    this.quantitySent += body.quantity;
-    this.pool.dispatch(
-      {
-        path: this.ingestPath,
-        method: 'POST',
-        headers: this.headers,
-        body: body.json,
-        headersTimeout: this.o.requestTimeoutSeconds * 1000,
-        bodyTimeout: this.o.requestTimeoutSeconds * 1000,
-      },
-      req,
-    );
+    this.quantitySent += x.quantity;
+    this.pool.dispatch(x);
   }
 
-  /** undici is writing the request to its socket now. */
-  onSent(r: InFlight): void {
-    r.sent = this.nowUs();
-    if (r.client) (r.code === INGEST_CODE ? this.pool : this.probePool)?.connected(r.client);
-    if (r.code === INGEST_CODE) {
+  private exchange(code: number, intended: number, events: number, worker: number): Exchange {
+    const x = this.free.pop() ?? new Exchange();
+    x.code = code;
+    x.intended = intended;
+    x.events = events;
+    x.quantity = 0;
+    x.worker = worker;
+    return x;
+  }
+
+  /** The pool wrote x's bytes to a socket now (again, if it re-sent x: then only its time moves). */
+  written(x: Exchange): void {
+    const again = x.sent >= 0;
+    x.sent = this.nowUs();
+    if (again) return;
+    if (x.code === INGEST_CODE) {
       this.sent++;
       this.sec.sent++;
-      this.lagHist.recordValue(Math.min(r.sent - r.intended, MAX_TRACKED_US));
     } else {
       this.probeTotals.sent++;
       this.secProbe.sent++;
@@ -357,49 +343,39 @@ export class Generator {
       this.writer.row(code, intended, 0, 0, -1, 0, 0);
       return;
     }
-    let path: string;
+    let path = '';
     if (code === 1) {
       const c = this.o.customers[hash32(this.o.seed ^ PROBE_SALT, k) % this.o.customers.length];
       const from = new Date(Date.now() - 30 * 86_400_000).toISOString();
       path = `${this.probeBase}${AGGREGATE_PATH}?customer_id=${encodeURIComponent(c)}&from=${encodeURIComponent(from)}`;
-    } else if (code === 2) path = this.probeBase + INVOICES_PATH;
-    else path = this.probeBase + CUSTOMERS_PATH;
-    const req = new InFlight(this, code, intended, 0, 0, -1);
+    }
+    const x = this.exchange(code, intended, 0, -1);
+    x.request = code === 1 ? getRequest(path, this.host, this.apiKey) : this.probeFixed[code - 2];
     this.probeInFlight++;
-    (this.probePool as ConnectionPool).dispatch(
-      { path, method: 'GET', headers: this.headers, headersTimeout: this.o.requestTimeoutSeconds * 1000, bodyTimeout: this.o.requestTimeoutSeconds * 1000 },
-      req,
-    );
+    (this.probePool as SocketPool).dispatch(x);
   }
 
   // ---- completion ----
 
-  complete(r: InFlight, status: number): void {
-    if (r.finished) return;
-    r.finished = true;
-    const unsent = r.sent < 0;
-    if (unsent) {
+  /** x has ended (the pool settles each exchange exactly once): its row, its counts, its slot. */
+  done(x: Exchange, status: number): void {
+    if (x.sent < 0) {
       // Failed before it was ever written (connect error, aborted while waiting): a transport error
       // at this moment; it still held a slot, so it is a row like any other.
-      this.onSent(r);
+      this.written(x);
       status = 0;
     }
-    // Read after onSent: `sent` is taken first, so done >= sent holds (the reader refuses a row
+    // Read after written(): `sent` is taken first, so done >= sent holds (the reader refuses a row
     // finished before it was sent, and with it the whole stream).
     const done = this.nowUs();
-    const pool = r.code === INGEST_CODE ? this.pool : this.probePool;
-    if (r.client && unsent) {
-      // A failed connect calls this from inside undici's own error loop over that client's queue:
-      // handing the client its next request now trips undici's assertion that the queue is empty
-      // and kills the generator. The client takes work again on the next turn of the event loop.
-      const c = r.client;
-      setImmediate(() => pool?.release(c));
-    } else if (r.client) pool?.release(r.client);
+    const r = x;
     this.writer.row(r.code, r.intended, r.sent, done, status, r.events, r.quantity);
     const good = isOk(status);
     if (r.code === INGEST_CODE) {
       this.inFlight--;
       this.sec.done++;
+      // Schedule lag is taken here rather than at the write: a re-sent request's `sent` is its last write.
+      this.lagHist.recordValue(Math.min(r.sent - r.intended, MAX_TRACKED_US));
       const lat = Math.min(done - r.sent, MAX_TRACKED_US);
       this.secHist.recordValue(lat);
       this.latHist.recordValue(lat);
@@ -423,6 +399,8 @@ export class Generator {
         this.secProbe.failed++;
       }
     }
+    x.reset();
+    this.free.push(x);
     if (this.stopping && this.inFlight === 0 && this.probeInFlight === 0) this.drained?.();
   }
 
@@ -442,7 +420,7 @@ export class Generator {
     this.sec = { offered: 0, sent: 0, done: 0, dropped: 0, failed: 0 };
     this.secProbe = { sent: 0, done: 0, failed: 0, dropped: 0 };
     this.secHist.reset();
-    if (this.done) return;
+    if (this.ended) return;
     // Aligned to whole seconds since start, so one-second lines do not drift either.
     this.progressTimer = setTimeout(this.tickProgress, Math.max(1, (this.second + 1) * 1000 - (performance.now() - this.t0.ms)));
   };
@@ -473,18 +451,17 @@ export class Generator {
       this.drained?.();
       return;
     }
-    // Whatever has not answered by then is aborted: undici calls onError, the row is written as a
-    // transport error (status 0), so the stream still accounts for every request that was sent.
+    // Whatever has not answered by then is aborted: the pool settles it as a transport error (status
+    // 0), so the stream still accounts for every request that was sent.
     setTimeout(() => {
-      const err = new Error(this.interrupted ? 'run cut short' : 'no answer before the drain deadline');
-      void this.pool.destroy(err).catch(() => undefined);
-      if (this.probePool) void this.probePool.destroy(err).catch(() => undefined);
+      this.pool.destroy();
+      this.probePool?.destroy();
     }, seconds * 1000).unref();
   }
 
   private async finish(): Promise<LoadSummary> {
     this.stopping = true;
-    this.done = true;
+    this.ended = true;
     if (this.progressTimer) clearTimeout(this.progressTimer);
     const cpu = process.cpuUsage(this.cpu0);
     const elapsed = this.t0.ms ? (performance.now() - this.t0.ms) / 1000 : 0;

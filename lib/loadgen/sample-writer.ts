@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { SAMPLE_HEADER, SCENARIOS, STATUS_DROPPED } from '../protocol/sample-row';
+import { writeInt } from './ascii-int';
 
 const CHUNK = 64 * 1024;
 const ROW_MAX = 160; // 4 names <= 15 bytes + 6 integers <= 16 bytes + separators
@@ -101,17 +102,4 @@ export class SampleWriter {
       this.gzip.end();
     });
   }
-}
-
-/** Writes a non-negative integer (< 2^53) as ASCII digits at p; returns the position after it. */
-function writeInt(b: Buffer, p: number, v: number): number {
-  if (v < 10) {
-    b[p] = 48 + v;
-    return p + 1;
-  }
-  let digits = 0;
-  for (let x = v; x >= 1; x = Math.floor(x / 10)) digits++;
-  let q = p + digits;
-  for (let x = v; q > p; x = Math.floor(x / 10)) b[--q] = 48 + (x % 10);
-  return p + digits;
 }
