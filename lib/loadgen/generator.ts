@@ -230,7 +230,7 @@ export class Generator implements ExchangeOwner {
    * keep the loop sending for hundreds of ms without ever reading a reply, a spiral into drops that
    * measures the generator instead of the server.
    *
-   * Called by its timer, and also after each reply (complete()): under load replies arrive far more
+   * Called by its timer, and also after each reply (done()): under load replies arrive far more
    * often than the 1-ms timer granularity, so a due request goes out at the next event rather than at
    * the next millisecond. That costs a clock read per reply, not a spin: nothing runs between events.
    */
@@ -253,11 +253,18 @@ export class Generator implements ExchangeOwner {
     this.pump();
   };
 
-  /** A timer for the next due time; setImmediate (a 0-ms wake) when it is already due. */
+  /**
+   * A timer for the next due time; setImmediate (a 0-ms wake) when it is already due. The wait is
+   * rounded up to whole milliseconds (Node's timer granularity): rounded down, the timer fires before
+   * the request is due, finds nothing to send and sleeps again, two wake-ups per request where one
+   * will do. At 200 requests/s that was 1.8 wake-ups per request, and on a VM a wake-up is the
+   * generator's largest cost at low rates (~60-150 µs of CPU each on this project's 2-core hosts);
+   * rounded up, 1.0, for ~0.1 ms more schedule lag at the median (docs/benchmarks.md).
+   */
   private wake(fn: () => void, dueUs: number): NodeJS.Timeout | NodeJS.Immediate {
     const waitMs = (dueUs - this.nowUs()) / 1000;
     if (waitMs <= 0) return setImmediate(fn);
-    return setTimeout(fn, waitMs < 1 ? 1 : Math.floor(waitMs));
+    return setTimeout(fn, Math.ceil(waitMs));
   }
 
   private fire(n: number, intended: number): void {
