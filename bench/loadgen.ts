@@ -17,7 +17,12 @@
 // CPU per request no higher than autocannon's at every rate.
 // "Held" (the search): 0 drops, 0 failed, delivered >= 99.5 % of offered.
 //
-// Knobs: RATES=200,1000 BENCH_SECONDS=20 TOOLS=rig,autocannon,wrk BATCH=1 MAX_SEARCH=0 (skip the search).
+// At the rates in FLOOR_RATES (default 200 and 1k) it also runs bench/open-loop-floor.ts: a bare Node
+// open loop (a timer per due time, one prebuilt write, replies counted), the least any open loop with
+// a due time per request costs on this host, to read the low rates against.
+//
+// Knobs: RATES=200,1000 BENCH_SECONDS=20 TOOLS=rig,autocannon,wrk BATCH=1 MAX_SEARCH=0 (skip the
+// search) FLOOR_RATES=200,1000 (empty: none).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -28,6 +33,7 @@ import { runLoad } from '../lib/loadgen/run-load';
 
 const RATES = (process.env.RATES ?? '200,1000,10000,20000').split(',').map(Number);
 const MAX_SEARCH = process.env.MAX_SEARCH !== '0';
+const FLOOR_RATES = new Set((process.env.FLOOR_RATES ?? '200,1000').split(',').filter(Boolean).map(Number));
 const PROBE_SECONDS = 5;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const TOOLS = new Set((process.env.TOOLS ?? 'rig,autocannon,wrk').split(','));
@@ -66,6 +72,12 @@ function autocannon(url: string, rate: number, seconds: number): Record<string, 
   });
   if (r.status !== 0) throw new Error(`autocannon: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop() as string) as Record<string, number>;
+}
+
+function floor(port: number, rate: number, seconds: number): { cpu_us_per_request: number } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'open-loop-floor.ts'), String(port), String(rate), String(seconds)], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`open-loop-floor: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop() as string) as { cpu_us_per_request: number };
 }
 
 /** wrk's own CPU: run under sh, whose `times` builtin reports its children's user and system time. */
@@ -180,6 +192,10 @@ async function main(): Promise<void> {
         const r = await rig(url, dir, rate, SECONDS);
         if (r.held) heldAt.push(rate);
         show(r.row, rows);
+      }
+      if (FLOOR_RATES.has(rate)) {
+        const fl = floor(sink.port, rate, SECONDS);
+        show({ tool: 'bare Node open loop (floor)', offered: rate, delivered: rate, drops: '—', lag: '—', latency: '—', cpu: fl.cpu_us_per_request, load: os.loadavg()[0] }, rows);
       }
       if (TOOLS.has('autocannon')) {
         const a = autocannon(url, rate, SECONDS);
