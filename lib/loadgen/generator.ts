@@ -13,19 +13,25 @@
 // Probe: its own schedule at PROBE_RATE, its own slots and connections, cycling through the usage
 // aggregate of a random customer, the invoice list and the customer list.
 //
-// Callbacks are kept light on purpose: undici's core handler interface (onConnect/onHeaders/onData/
-// onComplete/onError) is used directly, one small object per request, no promise per request and no
-// header parsing (the newer controller-style handler is wrapped and parses headers on every response).
+// The hot path makes no promise, closure or timer per request: a request is an Exchange from a free
+// list and one buffer of bytes (http1/request-head.ts), written in one write on a keep-alive connection
+// of http1/socket-pool.ts, its reply read by http1/response-parser.ts; the pool calls written() and
+// done() back. Timers: one for the next due time of the schedule (a tick sends everything due), one a
+// second for progress, one for the end; none per request.
 //
-// Times: `intended` is the schedule; `sent` is when undici writes the request to its socket (onConnect),
-// so a wait for a free connection is schedule lag, not server time; `done` is when the reply has ended
-// (or the request failed). Connections: see connection-pool.ts.
-import type { Client } from 'undici';
+// Times: `intended` is the schedule; `sent` is when the request's bytes are written to its socket, so
+// a wait for a free connection is schedule lag, not server time; `done` is when the reply has ended
+// (or the request failed). A request the pool sends again (a kept-alive connection closed under it
+// before any answer: http1/connection.ts) takes the second write's time as `sent`: the first went to
+// a server that had already left, and the wait is the generator's, schedule lag too.
 import * as hdr from 'hdr-histogram-js';
 import { AGGREGATE_PATH, CUSTOMERS_PATH, HEALTH_PATH, INGEST_PATH, INVOICES_PATH } from '../protocol/hardcount-api';
 import { isOk } from '../protocol/sample-row';
 import { BodyMaker } from './body';
-import { ConnectionPool } from './connection-pool';
+import { Exchange, type ExchangeOwner } from './http1/exchange';
+import { IngestRequests, getRequest } from './http1/request-head';
+import { SocketPool } from './http1/socket-pool';
+import type { Endpoint } from './http1/connection';
 import type { ResolvedLoadOptions } from './options';
 import { hash32 } from './prng';
 import { SampleWriter } from './sample-writer';
@@ -84,54 +90,33 @@ export interface LoadSummary {
 
 type Emit = (line: ProgressLine | LoadSummary) => void;
 
-/** One request in flight; it is also undici's handler for it. */
-class InFlight {
-  status = 0;
-  finished = false;
-  /** When undici wrote it to the socket; -1 until then. */
-  sent = -1;
-  client: Client | null = null;
-  constructor(
-    readonly gen: Generator,
-    readonly code: number,
-    readonly intended: number,
-    readonly events: number,
-    readonly quantity: number,
-    readonly worker: number,
-  ) {}
-  onConnect(): void {
-    if (this.sent < 0) this.gen.onSent(this);
-  }
-  onHeaders(statusCode: number): boolean {
-    this.status = statusCode;
-    return true;
-  }
-  onData(): boolean {
-    return true;
-  }
-  onComplete(): void {
-    this.gen.complete(this, this.status);
-  }
-  onError(): void {
-    this.gen.complete(this, 0);
-  }
-}
-
 const MAX_TRACKED_US = 3_600_000_000;
 
 function histogram() {
   return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: MAX_TRACKED_US, numberOfSignificantValueDigits: 3 });
 }
 
-export class Generator {
+export class Generator implements ExchangeOwner {
   private readonly t0 = { ms: 0 };
   private readonly writer: SampleWriter;
-  private readonly bodies: BodyMaker;
-  private readonly pool: ConnectionPool;
-  private readonly probePool: ConnectionPool | null;
-  private readonly ingestPath: string;
+  private readonly requests: IngestRequests;
+  private readonly pool: SocketPool;
+  private readonly probePool: SocketPool | null;
   private readonly probeBase: string;
-  private readonly headers: string[];
+  private readonly host: string;
+  private readonly apiKey: string;
+  /** The probe's two fixed requests (invoices, customers); the aggregate's path changes each time. */
+  private readonly probeFixed: Buffer[];
+  /** Exchanges not in use: as many as were ever in flight at once. */
+  private readonly free: Exchange[] = [];
+  // The options the hot path reads, copied onto the generator: the options object of the warm-up and
+  // the one of the measured run have different shapes (hidden classes), and code optimised on one
+  // was thrown away on the other; at low rates it then ran unoptimised for the whole run.
+  private readonly requestRate: number;
+  private readonly maxInFlight: number;
+  private readonly batch: number;
+  private readonly probeRate: number;
+  private readonly probeMaxInFlight: number;
   private readonly durationUs: number;
   private readonly total: number;
   private readonly probeTotal: number;
@@ -145,7 +130,7 @@ export class Generator {
   private progressTimer: NodeJS.Timeout | null = null;
   private endTimer: NodeJS.Timeout | null = null;
   private stopping = false;
-  private done = false;
+  private ended = false;
   private interrupted = false;
   private reason: string | null = null;
   private drained: (() => void) | null = null;
@@ -175,15 +160,27 @@ export class Generator {
     apiKey: string,
     private readonly emit: Emit,
   ) {
+    this.requestRate = o.requestRate;
+    this.maxInFlight = o.maxInFlight;
+    this.batch = o.batch;
+    this.probeRate = o.probeRate;
+    this.probeMaxInFlight = o.probeMaxInFlight;
     const u = new URL(o.url);
     const prefix = u.pathname.replace(/\/+$/, '');
-    this.ingestPath = prefix + INGEST_PATH;
     this.probeBase = prefix;
-    this.headers = ['content-type', 'application/json', 'authorization', `Bearer ${apiKey}`];
-    const clientOpts = { pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000, connect: { timeout: 10_000 } };
-    this.pool = new ConnectionPool(u.origin, o.maxInFlight, clientOpts);
-    this.probePool = o.probeRate > 0 ? new ConnectionPool(u.origin, o.probeMaxInFlight, clientOpts) : null;
-    this.bodies = new BodyMaker({ runTag: o.runTag, meter: o.meter, customers: o.customers, batch: o.batch, seed: o.seed, quantityMax: o.quantityMax });
+    this.host = u.host;
+    this.apiKey = apiKey;
+    const endpoint: Endpoint = {
+      host: u.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80,
+      tls: u.protocol === 'https:',
+    };
+    const timeoutMs = o.requestTimeoutSeconds * 1000;
+    this.pool = new SocketPool(endpoint, o.maxInFlight, this, timeoutMs);
+    this.probePool = o.probeRate > 0 ? new SocketPool(endpoint, o.probeMaxInFlight, this, timeoutMs) : null;
+    const bodies = new BodyMaker({ runTag: o.runTag, meter: o.meter, customers: o.customers, batch: o.batch, seed: o.seed, quantityMax: o.quantityMax });
+    this.requests = new IngestRequests(prefix + INGEST_PATH, this.host, apiKey, bodies);
+    this.probeFixed = [getRequest(prefix + INVOICES_PATH, this.host, apiKey), getRequest(prefix + CUSTOMERS_PATH, this.host, apiKey)];
     this.durationUs = Math.round(o.seconds * 1e6);
     this.total = o.mode === 'open' ? countBefore(o.requestRate, this.durationUs) : 0;
     this.probeTotal = o.probeRate > 0 ? countBefore(o.probeRate, this.durationUs) : 0;
@@ -228,26 +225,32 @@ export class Generator {
   }
 
   private async warm(): Promise<void> {
-    await this.pool.warm(this.o.warmConnections, this.probeBase + HEALTH_PATH);
-    if (this.probePool) await this.probePool.warm(Math.min(2, this.o.probeMaxInFlight), this.probeBase + HEALTH_PATH);
+    const health = getRequest(this.probeBase + HEALTH_PATH, this.host, '');
+    await this.pool.warm(this.o.warmConnections, health);
+    if (this.probePool) await this.probePool.warm(Math.min(2, this.o.probeMaxInFlight), health);
   }
 
   // ---- open loop ----
 
   private intendedUs(n: number): number {
-    return Math.floor((n * 1e6) / this.o.requestRate);
+    return Math.floor((n * 1e6) / this.requestRate);
   }
 
   /**
-   * Sends every request due now. `now` is read once: requests that fall due while this batch is being
-   * sent wait for the next turn of the event loop (setImmediate when already late), so replies are
-   * read in between. Re-reading the clock inside the loop would let a slow stretch (a cold JIT, a GC)
-   * keep the loop sending for hundreds of ms without ever reading a reply, a spiral into drops that
-   * measures the generator instead of the server.
+   * Sends every request due now: one tick of the schedule. `now` is read once: requests that fall due
+   * while this batch is being sent wait for the next tick (setImmediate when already late), so replies
+   * are read in between. Re-reading the clock inside the loop would let a slow stretch (a cold JIT, a
+   * GC) keep the loop sending for hundreds of ms without ever reading a reply, a spiral into drops
+   * that measures the generator instead of the server.
    *
-   * Called by its timer, and also after each reply (complete()): under load replies arrive far more
-   * often than the 1-ms timer granularity, so a due request goes out at the next event rather than at
-   * the next millisecond. That costs a clock read per reply, not a spin: nothing runs between events.
+   * Only its timer calls it: one timer per tick, for the next due time rounded up to Node's 1-ms
+   * granularity, so above 1k requests/s a tick is a millisecond's worth of requests. Replies do not
+   * send (they did, to send a due request at the next event rather than the next millisecond): a
+   * clock read and a schedule check per reply, and sends spread one per event, cost 10-25 % more CPU
+   * per request at 10k requests/s (four paired runs on a busy 2-core host) than sending each
+   * millisecond's requests together, whose replies then come back together and are read in fewer
+   * wake-ups. The price is schedule lag within the tick
+   * (p50 ~0.5 ms), well inside the instrument's limits (docs/instrument.md).
    */
   private pump = (): void => {
     if (this.pumping || this.stopping) return;
@@ -268,52 +271,60 @@ export class Generator {
     this.pump();
   };
 
-  /** A timer for the next due time; setImmediate (a 0-ms wake) when it is already due. */
+  /**
+   * A timer for the next due time; setImmediate (a 0-ms wake) when it is already due. The wait is
+   * rounded up to whole milliseconds (Node's timer granularity): rounded down, the timer fires before
+   * the request is due, finds nothing to send and sleeps again, two wake-ups per request where one
+   * will do. At 200 requests/s that was 1.8 wake-ups per request, and on a VM a wake-up is the
+   * generator's largest cost at low rates (~60-150 µs of CPU each on this project's 2-core hosts);
+   * rounded up, 1.0, for ~0.1 ms more schedule lag at the median (docs/benchmarks.md).
+   */
   private wake(fn: () => void, dueUs: number): NodeJS.Timeout | NodeJS.Immediate {
     const waitMs = (dueUs - this.nowUs()) / 1000;
     if (waitMs <= 0) return setImmediate(fn);
-    return setTimeout(fn, waitMs < 1 ? 1 : Math.floor(waitMs));
+    return setTimeout(fn, Math.ceil(waitMs));
   }
 
   private fire(n: number, intended: number): void {
     this.offered++;
     this.sec.offered++;
-    if (this.inFlight >= this.o.maxInFlight) {
+    if (this.inFlight >= this.maxInFlight) {
       this.dropped++;
       this.sec.dropped++;
-      this.writer.row(INGEST_CODE, intended, 0, 0, -1, this.o.batch, 0);
+      this.writer.row(INGEST_CODE, intended, 0, 0, -1, this.batch, 0);
       return;
     }
     this.send(n, intended, -1);
   }
 
   private send(n: number, intended: number, worker: number): void {
-    const body = this.bodies.make(n);
-    const req = new InFlight(this, INGEST_CODE, worker >= 0 ? this.nowUs() : intended, this.o.batch, body.quantity, worker);
+    const x = this.exchange(INGEST_CODE, worker >= 0 ? this.nowUs() : intended, this.batch, worker);
+    x.request = this.requests.make(n);
+    x.quantity = this.requests.quantity;
     this.inFlight++;
-    this.eventsSent += this.o.batch;
-    this.quantitySent += body.quantity;
-    this.pool.dispatch(
-      {
-        path: this.ingestPath,
-        method: 'POST',
-        headers: this.headers,
-        body: body.json,
-        headersTimeout: this.o.requestTimeoutSeconds * 1000,
-        bodyTimeout: this.o.requestTimeoutSeconds * 1000,
-      },
-      req,
-    );
+    this.eventsSent += this.batch;
+    this.quantitySent += x.quantity;
+    this.pool.dispatch(x);
   }
 
-  /** undici is writing the request to its socket now. */
-  onSent(r: InFlight): void {
-    r.sent = this.nowUs();
-    if (r.client) (r.code === INGEST_CODE ? this.pool : this.probePool)?.connected(r.client);
-    if (r.code === INGEST_CODE) {
+  private exchange(code: number, intended: number, events: number, worker: number): Exchange {
+    const x = this.free.pop() ?? new Exchange();
+    x.code = code;
+    x.intended = intended;
+    x.events = events;
+    x.quantity = 0;
+    x.worker = worker;
+    return x;
+  }
+
+  /** The pool wrote x's bytes to a socket now (again, if it re-sent x: then only its time moves). */
+  written(x: Exchange): void {
+    const again = x.sent >= 0;
+    x.sent = this.nowUs();
+    if (again) return;
+    if (x.code === INGEST_CODE) {
       this.sent++;
       this.sec.sent++;
-      this.lagHist.recordValue(Math.min(r.sent - r.intended, MAX_TRACKED_US));
     } else {
       this.probeTotals.sent++;
       this.secProbe.sent++;
@@ -332,7 +343,7 @@ export class Generator {
   // ---- probe ----
 
   private probeIntendedUs(k: number): number {
-    return Math.floor((k * 1e6) / this.o.probeRate);
+    return Math.floor((k * 1e6) / this.probeRate);
   }
 
   private probePump = (): void => {
@@ -351,55 +362,45 @@ export class Generator {
   private probeFire(k: number, intended: number): void {
     const code = PROBE_CODES[k % 3];
     this.probeTotals.offered++;
-    if (this.probeInFlight >= this.o.probeMaxInFlight) {
+    if (this.probeInFlight >= this.probeMaxInFlight) {
       this.probeTotals.dropped++;
       this.secProbe.dropped++;
       this.writer.row(code, intended, 0, 0, -1, 0, 0);
       return;
     }
-    let path: string;
+    let path = '';
     if (code === 1) {
       const c = this.o.customers[hash32(this.o.seed ^ PROBE_SALT, k) % this.o.customers.length];
       const from = new Date(Date.now() - 30 * 86_400_000).toISOString();
       path = `${this.probeBase}${AGGREGATE_PATH}?customer_id=${encodeURIComponent(c)}&from=${encodeURIComponent(from)}`;
-    } else if (code === 2) path = this.probeBase + INVOICES_PATH;
-    else path = this.probeBase + CUSTOMERS_PATH;
-    const req = new InFlight(this, code, intended, 0, 0, -1);
+    }
+    const x = this.exchange(code, intended, 0, -1);
+    x.request = code === 1 ? getRequest(path, this.host, this.apiKey) : this.probeFixed[code - 2];
     this.probeInFlight++;
-    (this.probePool as ConnectionPool).dispatch(
-      { path, method: 'GET', headers: this.headers, headersTimeout: this.o.requestTimeoutSeconds * 1000, bodyTimeout: this.o.requestTimeoutSeconds * 1000 },
-      req,
-    );
+    (this.probePool as SocketPool).dispatch(x);
   }
 
   // ---- completion ----
 
-  complete(r: InFlight, status: number): void {
-    if (r.finished) return;
-    r.finished = true;
-    const unsent = r.sent < 0;
-    if (unsent) {
+  /** x has ended (the pool settles each exchange exactly once): its row, its counts, its slot. */
+  done(x: Exchange, status: number): void {
+    if (x.sent < 0) {
       // Failed before it was ever written (connect error, aborted while waiting): a transport error
       // at this moment; it still held a slot, so it is a row like any other.
-      this.onSent(r);
+      this.written(x);
       status = 0;
     }
-    // Read after onSent: `sent` is taken first, so done >= sent holds (the reader refuses a row
+    // Read after written(): `sent` is taken first, so done >= sent holds (the reader refuses a row
     // finished before it was sent, and with it the whole stream).
     const done = this.nowUs();
-    const pool = r.code === INGEST_CODE ? this.pool : this.probePool;
-    if (r.client && unsent) {
-      // A failed connect calls this from inside undici's own error loop over that client's queue:
-      // handing the client its next request now trips undici's assertion that the queue is empty
-      // and kills the generator. The client takes work again on the next turn of the event loop.
-      const c = r.client;
-      setImmediate(() => pool?.release(c));
-    } else if (r.client) pool?.release(r.client);
+    const r = x;
     this.writer.row(r.code, r.intended, r.sent, done, status, r.events, r.quantity);
     const good = isOk(status);
     if (r.code === INGEST_CODE) {
       this.inFlight--;
       this.sec.done++;
+      // Schedule lag is taken here rather than at the write: a re-sent request's `sent` is its last write.
+      this.lagHist.recordValue(Math.min(r.sent - r.intended, MAX_TRACKED_US));
       const lat = Math.min(done - r.sent, MAX_TRACKED_US);
       this.secHist.recordValue(lat);
       this.latHist.recordValue(lat);
@@ -411,9 +412,7 @@ export class Generator {
         this.failed++;
         this.sec.failed++;
       }
-      if (r.worker >= 0) {
-        if (!this.stopping) this.workerNext(r.worker);
-      } else if (!this.pumping && this.next < this.total && this.intendedUs(this.next) <= done) this.pump();
+      if (r.worker >= 0 && !this.stopping) this.workerNext(r.worker);
     } else {
       this.probeInFlight--;
       this.secProbe.done++;
@@ -423,6 +422,8 @@ export class Generator {
         this.secProbe.failed++;
       }
     }
+    x.reset();
+    this.free.push(x);
     if (this.stopping && this.inFlight === 0 && this.probeInFlight === 0) this.drained?.();
   }
 
@@ -442,7 +443,7 @@ export class Generator {
     this.sec = { offered: 0, sent: 0, done: 0, dropped: 0, failed: 0 };
     this.secProbe = { sent: 0, done: 0, failed: 0, dropped: 0 };
     this.secHist.reset();
-    if (this.done) return;
+    if (this.ended) return;
     // Aligned to whole seconds since start, so one-second lines do not drift either.
     this.progressTimer = setTimeout(this.tickProgress, Math.max(1, (this.second + 1) * 1000 - (performance.now() - this.t0.ms)));
   };
@@ -473,18 +474,17 @@ export class Generator {
       this.drained?.();
       return;
     }
-    // Whatever has not answered by then is aborted: undici calls onError, the row is written as a
-    // transport error (status 0), so the stream still accounts for every request that was sent.
+    // Whatever has not answered by then is aborted: the pool settles it as a transport error (status
+    // 0), so the stream still accounts for every request that was sent.
     setTimeout(() => {
-      const err = new Error(this.interrupted ? 'run cut short' : 'no answer before the drain deadline');
-      void this.pool.destroy(err).catch(() => undefined);
-      if (this.probePool) void this.probePool.destroy(err).catch(() => undefined);
+      this.pool.destroy();
+      this.probePool?.destroy();
     }, seconds * 1000).unref();
   }
 
   private async finish(): Promise<LoadSummary> {
     this.stopping = true;
-    this.done = true;
+    this.ended = true;
     if (this.progressTimer) clearTimeout(this.progressTimer);
     const cpu = process.cpuUsage(this.cpu0);
     const elapsed = this.t0.ms ? (performance.now() - this.t0.ms) / 1000 : 0;

@@ -3,16 +3,20 @@
 //
 // Rows are formatted straight into a 64 KB byte buffer (no string per row: at 10k rows/s, strings held
 // for 100 ms survive young-generation GCs, get promoted and cost major GCs), which is handed to gzip
-// when full or every ~100 ms. Compression runs on libuv's thread pool, off the generator's event loop. close() ends the gzip member properly, so a run cut short (SIGINT, parent
-// gone) still leaves a valid stream, complete up to then.
+// when full or once a second. Compression runs on libuv's thread pool, off the generator's event loop;
+// each hand-over wakes a pool thread, then the event loop when it is done, then again for the file
+// write, so at low rates the timed flush is kept rare (it was every 100 ms: at 200 requests/s that was
+// a tenth of the generator's wake-ups). close() ends the gzip member properly, so a run cut short
+// (SIGINT, parent gone) still leaves a valid stream, complete up to then.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { SAMPLE_HEADER, SCENARIOS, STATUS_DROPPED } from '../protocol/sample-row';
+import { writeInt } from './ascii-int';
 
 const CHUNK = 64 * 1024;
 const ROW_MAX = 160; // 4 names <= 15 bytes + 6 integers <= 16 bytes + separators
-const FLUSH_MS = 100;
+const FLUSH_MS = 1000;
 const SCENARIO_PREFIX = SCENARIOS.map((s) => Buffer.from(`${s},`, 'latin1'));
 const COMMA = 44;
 const NL = 10;
@@ -101,17 +105,4 @@ export class SampleWriter {
       this.gzip.end();
     });
   }
-}
-
-/** Writes a non-negative integer (< 2^53) as ASCII digits at p; returns the position after it. */
-function writeInt(b: Buffer, p: number, v: number): number {
-  if (v < 10) {
-    b[p] = 48 + v;
-    return p + 1;
-  }
-  let digits = 0;
-  for (let x = v; x >= 1; x = Math.floor(x / 10)) digits++;
-  let q = p + digits;
-  for (let x = v; q > p; x = Math.floor(x / 10)) b[--q] = 48 + (x % 10);
-  return p + digits;
 }

@@ -133,7 +133,7 @@ test('a connection the server drops is a transport error: status 0, counted as f
 
 test('a server that starts refusing connections mid-run: the stream is valid and the repeat fails on `failed`', async () => {
   // Its own server, stopped one second in: open connections are cut, new ones refused, so later
-  // requests fail before undici ever writes them (the path where `sent` is set at completion).
+  // requests fail before they are ever written (the path where `sent` is set at completion).
   const doomed = new CalibrationServer({ apiKey: 'k', customers });
   const doomedUrl = await doomed.start();
   doomed.configure({ serviceMs: 1 });

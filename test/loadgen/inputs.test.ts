@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { BodyMaker } from '../../lib/loadgen/body';
+import { IngestRequests } from '../../lib/loadgen/http1/request-head';
 import { CalibrationServer } from '../../lib/loadgen/calibration-server';
 import { customersFromListResponse } from '../../lib/loadgen/customers';
 import { LoadOptionsError, resolveLoadOptions, type LoadOptions } from '../../lib/loadgen/options';
@@ -53,6 +54,26 @@ test('options: defaults are resolved; requests/s = rate / batch', () => {
   assert.equal(resolveLoadOptions({ ...base, rate: 50, batch: 10 }).maxInFlight, 32);
   const closed = resolveLoadOptions({ ...base, mode: 'closed', rate: undefined, workers: 16 });
   assert.deepEqual([closed.workers, closed.maxInFlight, closed.requestRate], [16, 16, 0]);
+});
+
+test('bodies as bytes (encode, the request path) are make() byte for byte, non-ASCII customers included; the request is head + body', () => {
+  for (const batch of [1, 7, 1000]) {
+    const m = new BodyMaker({ runTag: 'r-2', meter: 'api_calls', customers: ['cus_1', 'kündin-ä', 'c"3', 'x'.repeat(120)], batch, seed: 99, quantityMax: 1_000_000 });
+    const out = Buffer.alloc(m.maxBytes + 10);
+    for (const n of [0, 1, 9, 10, 123_456_789]) {
+      const end = m.encode(n, out, 3);
+      const want = m.make(n);
+      assert.equal(out.toString('utf8', 3, end), want.json);
+      assert.equal(m.quantity, want.quantity);
+      assert.ok(end - 3 <= m.maxBytes);
+    }
+  }
+  const m = new BodyMaker({ runTag: 'r-3', meter: 'm', customers: ['c'], batch: 2, seed: 1, quantityMax: 10 });
+  const reqs = new IngestRequests('/p/v1/usage-events', 'h:1', 'key', m);
+  const r = reqs.make(5).toString('utf8');
+  const body = m.make(5).json;
+  assert.equal(r, `POST /p/v1/usage-events HTTP/1.1\r\nHost: h:1\r\nAuthorization: Bearer key\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  assert.equal(reqs.quantity, m.make(5).quantity);
 });
 
 test('bodies: the wire shape, unique keys, the run tag in every event, quantities known in advance', () => {
