@@ -76,6 +76,8 @@ const LEASE_PATCH = 'one-measurement-per-host';
  * sends its samples home (activities/nodes.ts keepAppNodeEvidence).
  */
 const APP_NODE_PATCH = 'app-node-evidence-after-each-repeat';
+/** Search attributes are upserted each when registered, not all or none. */
+const SEARCH_ATTRIBUTES_PATCH = 'search-attributes-each-on-its-own';
 /** The report step's comparison with a baseline sets RigRegressed. */
 const REGRESSED_PATCH = 'rig-regressed-search-attribute';
 /** How long a teardown on the host queue may wait for that host's worker (a deploy, a restart): its retry window. */
@@ -159,10 +161,13 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   progress.secondsLeft = measuringSecondsLeft(spec, 0);
   // Upserting a search attribute the cluster lacks fails every workflow task, so they are set only
   // once openCampaign has seen them registered (otherwise it logs the commands that register them).
-  // Each attribute on its own: a cluster registered before one was added (RigRegressed) keeps the others.
+  // Each attribute on its own (SEARCH_ATTRIBUTES_PATCH): a cluster registered before one was added
+  // (RigRegressed) keeps the others. Histories from before it: all or none, as they were recorded.
   let missingAttributes: readonly string[] | undefined;
+  let eachOnItsOwn = false;
   const setSearchAttributes = (pairs: SearchAttributeUpdatePair[]) => {
     if (!missingAttributes) return;
+    if (!eachOnItsOwn && missingAttributes.length) return;
     const known = pairs.filter((p) => !missingAttributes!.includes(p.key.name));
     if (known.length) upsertSearchAttributes(known);
   };
@@ -262,6 +267,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     }
     const opened = await machine({}).openCampaign({ campaignId, spec });
     missingAttributes = opened.missingSearchAttributes;
+    eachOnItsOwn = patched(SEARCH_ATTRIBUTES_PATCH);
     setSearchAttributes([
       { key: RigCampaign, value: campaignId },
       { key: RigTarget, value: spec.target },
