@@ -23,13 +23,13 @@
 //
 // Knobs: RATES=200,1000 BENCH_SECONDS=20 TOOLS=rig,autocannon,wrk BATCH=1 MAX_SEARCH=0 (skip the
 // search) FLOOR_RATES=200,1000 (empty: none).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { analyzeFile } from '../lib/loadgen/analyze-file';
 import { runLoad } from '../lib/loadgen/run-load';
+import { startSink } from './sink-process';
 
 const RATES = (process.env.RATES ?? '200,1000,10000,20000').split(',').map(Number);
 const MAX_SEARCH = process.env.MAX_SEARCH !== '0';
@@ -57,14 +57,6 @@ interface Row {
 const f1 = (x: number) => x.toFixed(1);
 const f2 = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
 
-async function startSink(): Promise<{ port: number; stop: () => void }> {
-  const sink = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'sink.ts')], { stdio: ['pipe', 'pipe', 'ignore'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    readline.createInterface({ input: sink.stdout }).once('line', (l) => resolve((JSON.parse(l) as { port: number }).port));
-    sink.once('exit', () => reject(new Error('the sink exited')));
-  });
-  return { port, stop: () => sink.stdin.end() };
-}
 
 function autocannon(url: string, rate: number, seconds: number): Record<string, number> {
   const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, 'autocannon-runner.ts'), url, String(rate), String(seconds), String(AUTOCANNON_CONNECTIONS), '200'], {

@@ -4,12 +4,11 @@
 // own JIT warm-up is off here (warmupSeconds 0): at 1k req/s its second of closed loop against a
 // loopback responder would outweigh the measured run in the profile.
 // Knobs: RATES=1000,10000 BENCH_SECONDS=10 TOP=15.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { runLoad } from '../lib/loadgen/run-load';
+import { startSink } from './sink-process';
 
 const RATES = (process.env.RATES ?? '1000,10000').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -27,14 +26,6 @@ interface Profile {
   timeDeltas: number[];
 }
 
-async function startSink(): Promise<{ port: number; stop: () => void }> {
-  const sink = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'sink.ts')], { stdio: ['pipe', 'pipe', 'ignore'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    readline.createInterface({ input: sink.stdout }).once('line', (l) => resolve((JSON.parse(l) as { port: number }).port));
-    sink.once('exit', () => reject(new Error('the sink exited')));
-  });
-  return { port, stop: () => sink.stdin.end() };
-}
 
 /**
  * Self time per frame (function, file, line), in µs, from the profile's samples taken in the last

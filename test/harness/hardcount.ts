@@ -10,9 +10,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after } from 'node:test';
+import { createFixtures, type Fixtures } from '../../lib/targets/bringup/fixtures';
 import { PgCluster } from '../../lib/targets/local/pg-cluster';
 import { migrate } from '../../reference/migrate';
 import { setupRoles } from '../../reference/roles';
+import { startService, type RunningService } from '../../reference/service';
 
 export interface HardcountDb {
   cluster: PgCluster;
@@ -81,4 +83,16 @@ export function hardcountDb(opts: HardcountDbOptions = {}): Promise<HardcountDb>
   // Marked handled here (a top-level call is awaited only later, by the tests); awaiting it still throws.
   ready.catch(() => undefined);
   return ready;
+}
+
+/**
+ * The file's cluster with fixtures (`customers` of them) and the reference service on it, the service
+ * closed before the cluster stops. Call in a `before` hook with the top-level hardcountDb() promise.
+ */
+export async function referenceServiceOn(dbReady: Promise<HardcountDb>, customers = 20): Promise<{ db: HardcountDb; fx: Fixtures; svc: RunningService }> {
+  const db = await dbReady;
+  const fx = await createFixtures(db.ownerUrl, { customers });
+  const svc = await startService({ databaseUrl: db.appUrl });
+  db.defer(() => svc.close());
+  return { db, fx, svc };
 }

@@ -10,11 +10,11 @@ import { after, before, test } from 'node:test';
 import { analyzeFile } from '../../lib/loadgen/analyze-file';
 import { runLoad } from '../../lib/loadgen/run-load';
 import { readSampleFile } from '../../lib/loadgen/sample-reader';
-import { createFixtures, type Fixtures } from '../../lib/targets/bringup/fixtures';
+import type { Fixtures } from '../../lib/targets/bringup/fixtures';
 import { reconcile } from '../../lib/targets/reconcile';
 import { STATUS_DROPPED } from '../../lib/protocol/sample-row';
-import { startService, type RunningService } from '../../reference/service';
-import { hardcountDb, type HardcountDb } from '../harness/hardcount';
+import type { RunningService } from '../../reference/service';
+import { hardcountDb, referenceServiceOn, type HardcountDb } from '../harness/hardcount';
 
 // One cluster for the file, made at the top level (see test/harness/hardcount.ts).
 const dbReady = hardcountDb();
@@ -26,10 +26,7 @@ let fx: Fixtures;
 let svc: RunningService;
 
 before(async () => {
-  db = await dbReady;
-  fx = await createFixtures(db.ownerUrl, { customers: 20 });
-  svc = await startService({ databaseUrl: db.appUrl });
-  db.defer(() => svc.close());
+  ({ db, fx, svc } = await referenceServiceOn(dbReady));
 });
 
 test('ingest and probe against the reference service: all 2xx, and the service stored exactly what the stream claims', async () => {

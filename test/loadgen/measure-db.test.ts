@@ -6,11 +6,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { createFixtures, type Fixtures } from '../../lib/targets/bringup/fixtures';
+import type { Fixtures } from '../../lib/targets/bringup/fixtures';
 import { reconcile } from '../../lib/targets/reconcile';
 import { freePort } from '../../lib/tools/free-port';
-import { startService, type RunningService } from '../../reference/service';
-import { hardcountDb, TEST_OWNER_PASSWORD, type HardcountDb } from '../harness/hardcount';
+import type { RunningService } from '../../reference/service';
+import { hardcountDb, referenceServiceOn, TEST_OWNER_PASSWORD, type HardcountDb } from '../harness/hardcount';
 import { api, ev } from '../reference/api-client';
 import { rig } from '../harness/rig-cli';
 
@@ -25,10 +25,7 @@ let fx: Fixtures;
 let svc: RunningService;
 
 before(async () => {
-  db = await dbReady;
-  fx = await createFixtures(db.ownerUrl, { customers: 20 });
-  svc = await startService({ databaseUrl: db.appUrl });
-  db.defer(() => svc.close());
+  ({ db, fx, svc } = await referenceServiceOn(dbReady));
   // Warm the service: its pool opens (and authenticates) every connection now, not in the measured
   // run's first second. These rows carry their own tag, which no measured run counts.
   const client = api(svc.url, fx.apiKey.reveal());
