@@ -5,6 +5,7 @@
 // Safe to run twice: the target's change is idempotent, and a change already recorded is not redone.
 import fs from 'node:fs';
 import { variantFile } from '../lib/evidence/layout';
+import { settingsText } from '../lib/evidence/report/variants';
 import { EvidenceStore } from '../lib/evidence/store';
 import type { VariantSettings } from '../lib/protocol/variants';
 import type { AppliedSettings } from '../lib/targets/target';
@@ -30,13 +31,8 @@ export interface VariantRecord {
 
 /** One line: the variant, what runs now, what restarted. */
 export function variantSummary(r: VariantRecord): string {
-  const db = Object.entries(r.applied.database)
-    .filter(([k]) => !k.startsWith('log_'))
-    .map(([k, v]) => `${k}=${v}`)
-    .join(' ');
-  const svc = Object.entries(r.applied.service)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(' ');
+  const db = settingsText(r.applied.database);
+  const svc = settingsText(r.applied.service);
   const restarted = [r.applied.restarted.database.length ? `database restarted (${r.applied.restarted.database.join(', ')})` : '', r.applied.restarted.service ? 'service restarted' : '']
     .filter(Boolean)
     .join(', ');

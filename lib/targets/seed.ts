@@ -93,12 +93,14 @@ export async function emptyForFreshSeed(ownerUrl: string, tag: string): Promise<
   const c = new pg.Client({ connectionString: ownerUrl });
   await c.connect();
   try {
-    const other = await c.query<{ n: string }>(`SELECT count(*)::text AS n FROM usage_events WHERE NOT properties @> $1::jsonb`, [JSON.stringify({ [SEED_TAG_PROPERTY]: tag })]);
-    const n = Number(other.rows[0].n);
-    if (n === 0) return 0;
-    const all = await c.query<{ n: string }>('SELECT count(*)::text AS n FROM usage_events');
+    // One scan: whether anything else is there, and how much the table holds.
+    const r = await c.query<{ other: string; total: string }>(
+      `SELECT count(*) FILTER (WHERE NOT properties @> $1::jsonb)::text AS other, count(*)::text AS total FROM usage_events`,
+      [JSON.stringify({ [SEED_TAG_PROPERTY]: tag })],
+    );
+    if (Number(r.rows[0].other) === 0) return 0;
     await c.query('TRUNCATE usage_events');
-    return Number(all.rows[0].n);
+    return Number(r.rows[0].total);
   } finally {
     await c.end();
   }

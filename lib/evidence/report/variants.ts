@@ -65,6 +65,14 @@ export function buildVariants(spec: CampaignSpec, configurations: ConfigurationM
   return { order: v.order, fresh: v.fresh, control, treatments, ran, changes: [...changes].sort((a, b) => a.seq - b.seq), pairs };
 }
 
+/** `name=value` pairs of settings as read back, without the logging the rig always sets (log_*). */
+export function settingsText(settings: Record<string, string | undefined>, sep = ' '): string {
+  return Object.entries(settings)
+    .filter(([k]) => !k.startsWith('log_'))
+    .map(([k, v]) => `${k}=${v ?? '—'}`)
+    .join(sep);
+}
+
 /** One sentence: the plan and the order as run. */
 export function variantsText(m: VariantsModel): string {
   const shown = m.ran.length > 24 ? `${m.ran.slice(0, 24).join(' ')} …` : m.ran.join(' ');
@@ -86,13 +94,8 @@ export function variantsTable(m: VariantsModel): Table | null {
 export function variantChangesTable(m: VariantsModel): Table | null {
   if (!m.changes.length) return null;
   const rows: Row[] = m.changes.map((c) => {
-    const db = Object.entries(c.applied.database)
-      .filter(([k]) => !k.startsWith('log_'))
-      .map(([k, v]) => `${k}=${v}`)
-      .join(', ');
-    const svc = Object.entries(c.applied.service)
-      .map(([k, v]) => `${k}=${v ?? '—'}`)
-      .join(', ');
+    const db = settingsText(c.applied.database, ', ');
+    const svc = settingsText(c.applied.service, ', ');
     const restarted = [c.applied.restarted.database.length ? `database (${c.applied.restarted.database.join(', ')})` : '', c.applied.restarted.service ? 'service' : ''].filter(Boolean).join(', ') || 'nothing';
     return { cells: [String(c.seq), c.variant, c.at, db, svc, restarted] };
   });

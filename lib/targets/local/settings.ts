@@ -61,7 +61,7 @@ async function settled(url: string, wanted: Record<string, string | number | boo
 export async function applySettingsLocal(campaignId: string, settings: { database: DbParameters; service: ServiceParameters }, onProgress: ProgressFn): Promise<AppliedSettings> {
   const wanted = postgresParameters({ db: settings.database });
   const { superuserUrl } = rigDbUrls(campaignId);
-  const restartedDatabase = await withCampaignLock(campaignId, async () => {
+  const { rows, restartedDatabase } = await withCampaignLock(campaignId, async () => {
     const c = new pg.Client({ connectionString: superuserUrl });
     await c.connect();
     try {
@@ -71,21 +71,22 @@ export async function applySettingsLocal(campaignId: string, settings: { databas
     } finally {
       await c.end();
     }
-    const rows = await settled(superuserUrl, wanted, 5000);
-    const pending = rows.filter((r) => r.pending_restart).map((r) => r.name);
-    if (!pending.length) return null;
     const rec = readRigRecord(campaignId);
     if (!rec?.complete) throw new Error(`no provisioned local rig for campaign ${campaignId}`);
+    // rig.json says what the cluster runs with, reloaded or restarted.
+    rec.postgresParameters = { ...rec.postgresParameters, ...wanted };
+    writeRigRecord(rec);
+    const reloaded = await settled(superuserUrl, wanted, 5000);
+    const pending = reloaded.filter((r) => r.pending_restart).map((r) => r.name);
+    if (!pending.length) return { rows: reloaded, restartedDatabase: null };
     onProgress(`restarting the cluster: ${pending.join(', ')} take effect only at a restart`);
     const cluster = PgCluster.attach(rec.cluster.dir);
     await cluster.stop();
     await cluster.start();
     appendLedger(campaignId, 'made', 'cluster', 'cluster', { pid: cluster.postmasterPid(), port: cluster.port, note: `restarted for ${pending.join(', ')}` });
-    rec.postgresParameters = { ...rec.postgresParameters, ...wanted };
-    writeRigRecord(rec);
-    return pending;
+    // Read again only after a restart: a reload's values were read above.
+    return { rows: await settled(superuserUrl, wanted, 5000), restartedDatabase: pending };
   });
-  const rows = await settled(superuserUrl, wanted, 5000);
   const wrong = rows.filter((r) => r.pending_restart || !settingMatches(wanted[r.name], r));
   if (wrong.length) throw new Error(`the cluster does not run with what was set: ${wrong.map((r) => `${r.name} = ${r.setting}${r.unit ?? ''} (asked ${wanted[r.name]})`).join(', ')}`);
 
