@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import { variantFile } from '../lib/evidence/layout';
 import { settingsText } from '../lib/evidence/report/variants';
+import { rebuildRollup } from '../reference/rollup';
 import { EvidenceStore } from '../lib/evidence/store';
 import type { VariantSettings } from '../lib/protocol/variants';
 import type { AppliedSettings } from '../lib/targets/target';
@@ -27,6 +28,8 @@ export interface VariantRecord {
   at: string;
   requested: VariantSettings;
   applied: AppliedSettings;
+  /** Rows of the daily rollup recomputed before this variant (aggregate=rollup only). */
+  rollupRows?: number;
 }
 
 /** One line: the variant, what runs now, what restarted. */
@@ -36,7 +39,8 @@ export function variantSummary(r: VariantRecord): string {
   const restarted = [r.applied.restarted.database.length ? `database restarted (${r.applied.restarted.database.join(', ')})` : '', r.applied.restarted.service ? 'service restarted' : '']
     .filter(Boolean)
     .join(', ');
-  return `variant ${r.variant}: ${db}; service ${svc}${restarted ? `; ${restarted}` : '; nothing restarted'}`;
+  const rollup = r.rollupRows !== undefined ? `; daily rollup rebuilt (${r.rollupRows} rows)` : '';
+  return `variant ${r.variant}: ${db}; service ${svc}${restarted ? `; ${restarted}` : '; nothing restarted'}${rollup}`;
 }
 
 export function variantActivities(deps: ActivityDeps) {
@@ -50,7 +54,15 @@ export function variantActivities(deps: ActivityDeps) {
     const target = rigTarget(deps, input.rig);
     if (!target.applySettings) throw new Error(`the ${target.name} target cannot change settings between repeats: variants are refused there`);
     const applied = await target.applySettings(input.campaignId, { database: input.settings.database, service: input.settings.service }, (line) => heartbeat(line));
-    const record: VariantRecord = { variant: input.variant, seq: input.seq, at: new Date().toISOString(), requested: input.settings, applied };
+    // A variant that reads the daily rollup (aggregate=rollup) must find it whole: the rows the repeats
+    // before it wrote under aggregate=scan are not in it, and an incomplete rollup answers faster than a
+    // true one. Recomputed from usage_events here, as the seed does.
+    let rollupRows: number | undefined;
+    if (input.settings.service.aggregate === 'rollup') {
+      heartbeat('rebuilding the daily rollup for aggregate=rollup');
+      rollupRows = await rebuildRollup((await target.dbUrls(input.campaignId)).ownerUrl);
+    }
+    const record: VariantRecord = { variant: input.variant, seq: input.seq, at: new Date().toISOString(), requested: input.settings, applied, ...(rollupRows !== undefined ? { rollupRows } : {}) };
     store.writeJson(rel, record);
     const summary = variantSummary(record);
     store.appendLog('info', summary);

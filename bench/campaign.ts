@@ -1,8 +1,9 @@
 // npm run bench:campaign: what the orchestration itself costs, on a real dev server and the local rig.
 //  1. overhead per repeat: the gap between one repeat's load ending and the next one's starting,
 //     beyond the cool-down (samplers, reconciliation, verdict, workflow task, timer);   target <= 2 s
-//  2. history events of a full-profile campaign (2 configurations x 5 x 10 min) on the time-skipping
-//     server with stand-in activities (the events are the workflow's, whatever the activities do);
+//  2. history events of a full-profile campaign (2 configurations x 5 x 10 min), alone and with two
+//     variants interleaved, on the time-skipping server with stand-in activities (the events are the
+//     workflow's, whatever the activities do);
 //                                                                                       target <= 2,000
 //  3. a worker SIGKILLed mid-repeat: time from the kill to the resumed repeat's load starting;
 //                                                                                target <= heartbeat + 10 s
@@ -81,15 +82,27 @@ async function killToResume(client: Client, address: string): Promise<number> {
   return (resumed - killedAt) / 1000;
 }
 
-async function historyEvents(): Promise<number> {
+/**
+ * The full profile with a control and one treatment interleaved (issue 13): twice the repeats, and a
+ * change of variant (with its warm-up) before every one of them. The costliest shape variants allow.
+ */
+const FULL_INTERLEAVED: CampaignSpecInput = {
+  ...PROFILES.full,
+  variants: { order: 'interleaved', control: { name: 'ctl' }, treatments: [{ name: 'trt', service: { insert: 'multi-row' } }] },
+};
+
+async function historyEvents(specs: Record<string, CampaignSpecInput>): Promise<Record<string, number>> {
   const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: toolPath('temporal-test-server') } } });
+  const out: Record<string, number> = {};
   try {
     const { activities, hostQueue } = activityDoubles({ dataQueue: 'rig-data-bench' });
     const workers = await Promise.all(['rig', hostQueue, 'rig-data-bench'].map((taskQueue) => doubleWorker(env.nativeConnection, taskQueue, activities)));
-    const id = 'full-profile';
-    await workers[0].runUntil(workers[1].runUntil(workers[2].runUntil(env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [PROFILES.full] }))));
-    const history = await env.client.workflow.getHandle(id).fetchHistory();
-    return history.events?.length ?? 0;
+    for (const [id, spec] of Object.entries(specs)) {
+      await workers[0].runUntil(workers[1].runUntil(workers[2].runUntil(env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] }))));
+      const history = await env.client.workflow.getHandle(id).fetchHistory();
+      out[id] = history.events?.length ?? 0;
+    }
+    return out;
   } finally {
     await env.teardown();
   }
@@ -104,11 +117,12 @@ async function main(): Promise<void> {
     console.error('measuring: worker kill to resumed repeat...');
     const k = await killToResume(client, address);
     console.error('measuring: history of a full-profile campaign on the time-skipping server...');
-    const events = await historyEvents();
+    const events = await historyEvents({ 'full-profile': PROFILES.full, 'full-interleaved': FULL_INTERLEAVED });
     const fmt = (x: number) => x.toFixed(2);
     const rows = [
       ['orchestration overhead per repeat (s, beyond the cool-down)', `median ${fmt(median(o.gaps))}, max ${fmt(Math.max(...o.gaps))} (${o.gaps.length} gaps)`, '<= 2 s'],
-      ['history events, full profile (2 configs x 5 x 10 min)', String(events), '<= 2,000'],
+      ['history events, full profile (2 configs x 5 x 10 min)', String(events['full-profile']), '<= 2,000'],
+      ['history events, full profile x 2 variants interleaved (20 repeats, a change of variant and a warm-up before each)', String(events['full-interleaved']), '<= 2,000'],
       ['worker SIGKILL -> resumed repeat (s)', fmt(k), `<= ${HEARTBEAT_TIMEOUT_S + 10} s (heartbeat timeout ${HEARTBEAT_TIMEOUT_S} s + 10 s)`],
     ];
     console.log(`bench:campaign on ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`);

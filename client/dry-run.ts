@@ -27,6 +27,6 @@ export function dryRunLines(campaignId: string, spec: CampaignSpec, now = new Da
   }
   const deadline = new Date(now.getTime() + spec.watchdogMinutes * 60_000);
   out.push(`${watchdogLine(spec)}`);
-  out.push(`watchdog deadline: ${spec.watchdogMinutes} min after provisioning (provisioned now: ${deadline.toISOString()}); the plan needs ${watchdogNeed(spec).minutes} min`);
+  out.push(`watchdog deadline: ${spec.watchdogMinutes} min after provisioning (were it provisioned now, the deadline would be ${deadline.toISOString()}); the plan needs ${watchdogNeed(spec).minutes} min`);
   return out;
 }

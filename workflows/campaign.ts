@@ -40,7 +40,7 @@ import type {
 } from '../lib/protocol/campaign-result';
 import { CLOUD_EVIDENCE_BUDGET_S } from '../lib/protocol/cloud-evidence';
 import { campaignIdOf } from '../lib/protocol/campaign-id';
-import { measuredConfigurations, measuringOrder, variantSettings, warmsUpBefore } from '../lib/protocol/variants';
+import { measuredConfigurations, measuringOrder, measuringSeries, variantSettings, warmsUpBefore } from '../lib/protocol/variants';
 import { calibratesOnRigNode, parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
 import { DENOMINATOR_LEGS, marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogProblem, type PlanStep } from '../lib/protocol/plan';
 import { failureReason, isRefusal, namingQueue } from './failures';
@@ -413,13 +413,19 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       await keepAppNode();
     };
 
-    if (spec.sustained) {
-      const s = spec.sustained;
+    // The measured series: sustained configurations or a ladder's rungs, each repeat (rung) in the order
+    // lib/protocol/variants.ts gives, the rig taking a variant's settings when it changes. A ladder
+    // without variants issues the commands it always did (warm-up at its first rung, a cool-down after
+    // every rung), so that histories from before ladders took variants replay unchanged.
+    const series = measuringSeries(spec);
+    if (series) {
+      const ladder = series.kind === 'rung';
+      const m = ladder
+        ? { step: 'ladder' as const, seconds: spec.ladder!.rungSeconds, cooldownSeconds: spec.ladder!.cooldownSeconds, cooldownAfterLast: true, maxInFlight: spec.ladder!.maxInFlight, warmupSeconds: spec.ladder!.warmupSeconds, probe: { rate: 0, p99BudgetMs: 500 }, driftLimit: 1.5 }
+        : { step: 'sustained' as const, seconds: spec.sustained!.repeatSeconds, cooldownSeconds: spec.sustained!.cooldownSeconds, cooldownAfterLast: false, maxInFlight: spec.sustained!.maxInFlight, warmupSeconds: spec.sustained!.warmupSeconds, probe: spec.sustained!.probe, driftLimit: spec.sustained!.driftLimit };
       await step(
-        'sustained',
+        m.step,
         async () => {
-          // Each configuration's repeats in turn; with variants, per variant in blocks or interleaved
-          // (lib/protocol/variants.ts), the rig taking a variant's settings when it changes.
           const plan = measuringOrder(spec);
           let current: string | undefined;
           let changes = 0;
@@ -441,71 +447,33 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
               }
               current = variant;
             }
-            if (warmsUpBefore(plan, i)) {
+            if (warmsUpBefore(plan, i, series.kind)) {
               // A later warm-up of the same configuration (after a change of variant) keeps its own folder.
               const first = plan.findIndex((u) => u.configuration.name === c.name) === i;
-              await warmUp(first ? c : { ...c, name: `${c.name}.k${k}` }, s.warmupSeconds, s.maxInFlight, s.cooldownSeconds);
+              await warmUp(first ? c : { ...c, name: `${c.name}.k${k}` }, m.warmupSeconds, m.maxInFlight, m.cooldownSeconds);
               if (aborting) break;
             }
             progress.configuration = c.name;
-            progress.repeat = { k, n: s.repeats };
+            progress.repeat = { k, n: series.repeats };
             progress.phase = 'repeat';
             await followPlan('measuring');
-            repeatEndsAtMs = Date.now() + s.repeatSeconds * 1000;
-            const out = await repeatActs(s.repeatSeconds).runRepeat({
+            repeatEndsAtMs = Date.now() + m.seconds * 1000;
+            const out = await repeatActs(m.seconds).runRepeat({
               campaignId,
               rig: theRig,
-              kind: 'sustained',
+              kind: series.kind,
               configuration: c,
               index: k,
-              seconds: s.repeatSeconds,
-              probe: s.probe,
-              driftLimit: s.driftLimit,
-              maxInFlight: s.maxInFlight,
+              seconds: m.seconds,
+              probe: m.probe,
+              driftLimit: m.driftLimit,
+              maxInFlight: m.maxInFlight,
             });
             await record(out);
             // Cool-down between repeats: a durable timer, cut short by an abort.
-            if (i < plan.length - 1 && s.cooldownSeconds > 0) {
+            if ((m.cooldownAfterLast || i < plan.length - 1) && m.cooldownSeconds > 0) {
               progress.phase = 'cool-down';
-              await condition(() => aborting, s.cooldownSeconds * 1000);
-            }
-          }
-          return outcomes(spec, repeats);
-        },
-        (r) => r.map((c) => `${c.name} ${c.passed}/${c.total}`).join(', '),
-      );
-    } else if (spec.ladder) {
-      const l = spec.ladder;
-      await step(
-        'ladder',
-        async () => {
-          const rung = (rate: number): ConfigurationSpec => ({ name: `rung-${rate}`, eventsPerSecond: rate, batch: l.batch, p99LimitMs: Number.MAX_SAFE_INTEGER });
-          await warmUp(rung(l.rates[0]), l.warmupSeconds, l.maxInFlight, l.cooldownSeconds);
-          for (let r = 0; r < l.rates.length && !aborting; r++) {
-            for (let k = 1; k <= l.rungs && !aborting; k++) {
-              const configuration = rung(l.rates[r]);
-              progress.configuration = configuration.name;
-              progress.repeat = { k, n: l.rungs };
-              progress.phase = 'repeat';
-              await followPlan('measuring');
-              repeatEndsAtMs = Date.now() + l.rungSeconds * 1000;
-              await record(
-                await repeatActs(l.rungSeconds).runRepeat({
-                  campaignId,
-                  rig: theRig,
-                  kind: 'rung',
-                  configuration,
-                  index: k,
-                  seconds: l.rungSeconds,
-                  probe: { rate: 0, p99BudgetMs: 500 },
-                  driftLimit: 1.5,
-                  maxInFlight: l.maxInFlight,
-                }),
-              );
-              if (l.cooldownSeconds > 0) {
-                progress.phase = 'cool-down';
-                await condition(() => aborting, l.cooldownSeconds * 1000);
-              }
+              await condition(() => aborting, m.cooldownSeconds * 1000);
             }
           }
           return outcomes(spec, repeats);
@@ -727,9 +695,8 @@ function pick(s: RepeatSummary): CampaignProgress['lastVerdicts'][number] {
 
 /** N/M per configuration, in spec order; held only when every repeat passed. */
 export function outcomes(spec: CampaignSpec, repeats: RepeatSummary[]): ConfigurationOutcome[] {
-  const configs = spec.sustained
-    ? measuredConfigurations(spec).map((c) => ({ name: c.name, eventsPerSecond: c.eventsPerSecond, batch: c.batch, total: spec.sustained!.repeats }))
-    : (spec.ladder?.rates ?? []).map((r) => ({ name: `rung-${r}`, eventsPerSecond: r, batch: spec.ladder!.batch, total: spec.ladder!.rungs }));
+  const total = measuringSeries(spec)?.repeats ?? 0;
+  const configs = measuredConfigurations(spec).map((c) => ({ name: c.name, eventsPerSecond: c.eventsPerSecond, batch: c.batch, total }));
   return configs.map((c) => {
     const ran = repeats.filter((r) => r.configuration === c.name && r.kind !== 'ceiling');
     const passed = ran.filter((r) => r.passed).length;

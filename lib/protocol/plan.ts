@@ -5,7 +5,7 @@
 // series down halfway, so the spec check refuses one shorter than the plan plus a margin, and the
 // campaign moves the deadline forward at each step when a step has run over (workflows/campaign.ts).
 import type { CampaignSpec } from './spec';
-import { measuringOrder, warmsUpBefore } from './variants';
+import { measuringOrder, measuringSeries, warmsUpBefore } from './variants';
 
 /**
  * Minutes allowed for the steps whose length the spec does not state: about what they take on the
@@ -32,21 +32,20 @@ export const DENOMINATOR_LEGS = 4;
 /** Measuring seconds left after `repeatsDone` repeats (warm-ups, repeats, cool-downs, ceiling, denominator). */
 export function measuringSecondsLeft(spec: CampaignSpec, repeatsDone: number): number {
   let left = 0;
-  if (spec.sustained) {
-    const s = spec.sustained;
+  const series = measuringSeries(spec);
+  if (series) {
+    const ladder = series.kind === 'rung';
+    const { seconds, cooldown, warmup } = ladder
+      ? { seconds: spec.ladder!.rungSeconds, cooldown: spec.ladder!.cooldownSeconds, warmup: spec.ladder!.warmupSeconds }
+      : { seconds: spec.sustained!.repeatSeconds, cooldown: spec.sustained!.cooldownSeconds, warmup: spec.sustained!.warmupSeconds };
     const order = measuringOrder(spec);
-    const n = order.length - repeatsDone;
-    left += Math.max(0, n) * s.repeatSeconds + Math.max(0, n - 1) * s.cooldownSeconds;
-    // A warm-up and its cool-down before each configuration not yet begun (and, with variants, after
-    // each change of variant: lib/protocol/variants.ts warmsUpBefore).
-    const warmUps = order.filter((_, i) => i >= repeatsDone && warmsUpBefore(order, i)).length;
-    if (s.warmupSeconds > 0) left += warmUps * (s.warmupSeconds + s.cooldownSeconds);
-  }
-  if (spec.ladder) {
-    const l = spec.ladder;
-    const n = l.rates.length * l.rungs - repeatsDone;
-    left += Math.max(0, n) * (l.rungSeconds + l.cooldownSeconds);
-    if (l.warmupSeconds > 0 && repeatsDone === 0) left += l.warmupSeconds + l.cooldownSeconds;
+    const n = Math.max(0, order.length - repeatsDone);
+    // A ladder cools down after every rung, the last one too; sustained repeats between repeats only.
+    left += n * seconds + (ladder ? n : Math.max(0, n - 1)) * cooldown;
+    // A warm-up and its cool-down before each unit lib/protocol/variants.ts warmsUpBefore says (each
+    // configuration not yet begun, a ladder's first rung, every change of variant).
+    const warmUps = order.filter((_, i) => i >= repeatsDone && warmsUpBefore(order, i, series.kind)).length;
+    if (warmup > 0) left += warmUps * (warmup + cooldown);
   }
   left += spec.ceiling?.seconds ?? 0;
   left += (spec.denominator?.seconds ?? 0) * DENOMINATOR_LEGS;

@@ -177,7 +177,7 @@ export const CampaignSpec = z
      * schedule that held, and says so when there is none.
      */
     baseline: z.string().min(1, 'baseline must name a campaign id (or the workflow id a schedule gave it)').max(200).optional(),
-    /** Control vs treatment(s) on one rig (lib/protocol/variants.ts): each configuration's repeats run for each variant. */
+    /** Control vs treatment(s) on one rig (lib/protocol/variants.ts): each configuration's repeats (or each ladder rung) run for each variant. */
     variants: VariantsSpec.optional(),
   })
   .refine((s) => Boolean(s.sustained) !== Boolean(s.ladder), {
@@ -199,19 +199,20 @@ export const CampaignSpec = z
 
 /**
  * What the spec's variants cannot be, or null. The local target only: changing an RDS parameter group
- * and the app node's service between repeats is not built yet. Sustained repeats only: a ladder's
- * rungs are not yet split by variant.
+ * and the app node's service between repeats is not built yet. Sustained configurations or a ladder's
+ * rungs (each rung measured under every variant).
  */
-function variantsProblem(s: { target: string; variants?: z.infer<typeof VariantsSpec>; sustained?: { configurations: Array<{ name: string }> }; ladder?: unknown }): { message: string; path: string[] } | null {
+function variantsProblem(s: { target: string; variants?: z.infer<typeof VariantsSpec>; sustained?: { configurations: Array<{ name: string }> }; ladder?: { rates: number[] } }): { message: string; path: string[] } | null {
   const v = s.variants;
   if (!v) return null;
   if (s.target !== 'local') return { message: 'variants run on the local target only (an AWS rig cannot change its parameter group and service between repeats yet): remove "variants" or use target "local"', path: [] };
-  if (!s.sustained) return { message: 'variants need "sustained" (a ladder is not split by variant yet): run one ladder campaign per variant', path: [] };
+  if (!s.sustained && !s.ladder) return { message: 'variants need "sustained" or "ladder": they split the measured repeats (or rungs) between control and treatments', path: [] };
   const names = [v.control.name, ...v.treatments.map((t) => t.name)];
   const dup = names.find((n, i) => names.indexOf(n) !== i);
   if (dup) return { message: `variant names must differ: "${dup}" is given twice`, path: ['treatments'] };
   if (v.fresh && v.order === 'interleaved') return { message: 'fresh re-seeds before each variant\'s block: it needs order "blocks" (interleaved repeats share one history)', path: ['fresh'] };
-  const configs = s.sustained.configurations.map((c) => c.name);
+  // The names the workflow gives what it measures (lib/protocol/variants.ts: configurations, `rung-<rate>`).
+  const configs = s.sustained ? s.sustained.configurations.map((c) => c.name) : s.ladder!.rates.map((r) => `rung-${r}`);
   for (const c of configs) {
     for (const n of names) {
       if (configs.includes(`${c}.${n}`)) return { message: `configuration "${c}" of variant "${n}" is named "${c}.${n}", which another configuration already is: rename one`, path: [] };

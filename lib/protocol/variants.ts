@@ -39,21 +39,45 @@ export function variantSettings(spec: Pick<CampaignSpec, 'variants' | 'database'
   return { database: { ...spec.database, ...defined(found.database) }, service: { ...spec.service, ...defined(found.service) } };
 }
 
-/** Every configuration the sustained phase measures: each of the spec's, once per variant. */
-export function measuredConfigurations(spec: Pick<CampaignSpec, 'variants' | 'sustained'>): MeasuredConfiguration[] {
-  const configs = spec.sustained?.configurations ?? [];
+/**
+ * What the measuring phase repeats: the sustained configurations (each `repeats` times) or a ladder's
+ * rungs (each `rungs` times, named `rung-<rate>`, gated on the ingest gate alone so no p99 limit).
+ */
+export interface MeasuringSeries {
+  kind: 'sustained' | 'rung';
+  configurations: ConfigurationSpec[];
+  repeats: number;
+}
+
+/** A ladder rung as a configuration, named as the workflow, the evidence and the page name it. */
+export function rungConfiguration(rate: number, batch: number): ConfigurationSpec {
+  return { name: `rung-${rate}`, eventsPerSecond: rate, batch, p99LimitMs: Number.MAX_SAFE_INTEGER };
+}
+
+export function measuringSeries(spec: Pick<CampaignSpec, 'sustained' | 'ladder'>): MeasuringSeries | null {
+  if (spec.sustained) return { kind: 'sustained', configurations: spec.sustained.configurations, repeats: spec.sustained.repeats };
+  if (spec.ladder) return { kind: 'rung', configurations: spec.ladder.rates.map((r) => rungConfiguration(r, spec.ladder!.batch)), repeats: spec.ladder.rungs };
+  return null;
+}
+
+type SeriesSpec = Pick<CampaignSpec, 'variants' | 'sustained' | 'ladder'>;
+
+/** Every configuration the measuring phase measures (sustained configurations or ladder rungs), once per variant. */
+export function measuredConfigurations(spec: SeriesSpec): MeasuredConfiguration[] {
+  const configs = measuringSeries(spec)?.configurations ?? [];
   const names = variantNames(spec);
   if (!names.length) return configs.map((c) => ({ ...c, base: c.name }));
   return configs.flatMap((c) => names.map((v) => ({ ...c, name: `${c.name}.${v}`, base: c.name, variant: v })));
 }
 
 /**
- * The sustained repeats in the order they run. Without variants: each configuration's repeats in turn.
- * blocks: a variant's whole series (every configuration, every repeat), then the next variant's.
- * interleaved: per configuration and repeat, every variant in turn (A B A B ...).
+ * The measured repeats in the order they run. Without variants: each configuration's (rung's) repeats
+ * in turn. blocks: a variant's whole series (every configuration or the whole ladder, every repeat),
+ * then the next variant's. interleaved: per configuration (rung) and repeat, every variant in turn
+ * (A B A B ...).
  */
-export function measuringOrder(spec: Pick<CampaignSpec, 'variants' | 'sustained'>): MeasuringUnit[] {
-  const s = spec.sustained;
+export function measuringOrder(spec: SeriesSpec): MeasuringUnit[] {
+  const s = measuringSeries(spec);
   if (!s) return [];
   const measured = measuredConfigurations(spec);
   const ks = Array.from({ length: s.repeats }, (_, i) => i + 1);
@@ -65,13 +89,15 @@ export function measuringOrder(spec: Pick<CampaignSpec, 'variants' | 'sustained'
 }
 
 /**
- * Whether the unit at `i` of an order starts with a warm-up: the first repeat of each measured
- * configuration (as without variants), and every repeat that follows a change of variant, since the
- * change may restart the service or the database and repeat 1 must not measure a cold one.
+ * Whether the unit at `i` of an order starts with a warm-up. Every repeat that follows a change of
+ * variant does, since the change may restart the service or the database and the next repeat must not
+ * measure a cold one. Otherwise, sustained: the first repeat of each measured configuration; a ladder:
+ * its first rung only (the rungs below warm the ones above, as the protocol climbs).
  */
-export function warmsUpBefore(order: readonly MeasuringUnit[], i: number): boolean {
+export function warmsUpBefore(order: readonly MeasuringUnit[], i: number, kind: MeasuringSeries['kind'] = 'sustained'): boolean {
   const u = order[i];
   if (!u) return false;
-  if (!order.slice(0, i).some((p) => p.configuration.name === u.configuration.name)) return true;
-  return i > 0 && order[i - 1].configuration.variant !== u.configuration.variant;
+  if (i === 0) return true;
+  if (order[i - 1].configuration.variant !== u.configuration.variant) return true;
+  return kind === 'sustained' && !order.slice(0, i).some((p) => p.configuration.name === u.configuration.name);
 }

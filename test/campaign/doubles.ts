@@ -10,6 +10,7 @@ import { campaignRunState } from '../../activities/campaign-state';
 import { resolveSpec } from '../../activities/resolve-spec';
 import { requestLease } from '../../activities/lease';
 import type * as contract from '../../activities/contract';
+import type { ApplyVariantInput } from '../../activities/variant';
 import type { CampaignResult, RepeatSummary } from '../../lib/protocol/campaign-result';
 import { PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
 import { progressQuery } from '../../workflows/messages';
@@ -127,6 +128,10 @@ export function activityDoubles(opts: DoubleOptions) {
     async seedHistory(i: contract.SeedInput): Promise<contract.StepSummary> {
       note('seedHistory', i);
       return { summary: `${i.rows} rows` };
+    },
+    async applyVariant(i: ApplyVariantInput): Promise<contract.StepSummary & { serviceUrl: string }> {
+      note('applyVariant', i);
+      return { summary: `variant ${i.variant}`, serviceUrl: i.rig.serviceUrl };
     },
     async warmUp(i: contract.WarmupInput): Promise<contract.WarmupOutput> {
       note('warmUp', i);

@@ -84,3 +84,35 @@ test('blocks with fresh: each variant after the first seeds its own history into
   assert.deepEqual(b.applied.restarted, { database: [], service: true });
   await env.assertClean();
 });
+
+test('a ladder under variants: each variant climbs every rung, a rollup variant finds the rollup whole, the page sets the knees side by side', async () => {
+  const env = await campaignEnv();
+  await env.inProcessWorker();
+  const spec = tinySpec({
+    seed: { customers: 20, historyRows: 500, settleTimeoutSeconds: 60 },
+    sustained: undefined,
+    ladder: { rates: [100, 200], batch: 10, rungs: 1, rungSeconds: 3, cooldownSeconds: 1, warmupSeconds: 1 },
+    variants: { order: 'blocks', control: { name: 'scan' }, treatments: [{ name: 'rollup', service: { aggregate: 'rollup' } }] },
+  });
+  const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'variants-ladder', args: [spec] });
+  const result = (await handle.result()) as CampaignResult;
+  assert.deepEqual(
+    result.configurations.map((c) => `${c.name} ${c.total}`),
+    ['rung-100.scan 1', 'rung-100.rollup 1', 'rung-200.scan 1', 'rung-200.rollup 1'],
+  );
+  // Blocks: the control's whole ladder, then the treatment's, as run.
+  const started = result.repeats
+    .map((r) => ({ c: r.configuration, at: (JSON.parse(fs.readFileSync(path.join(result.resultsDir, r.dir, 'load.json'), 'utf8')) as { started_at: string }).started_at }))
+    .sort((a, b) => a.at.localeCompare(b.at))
+    .map((x) => x.c);
+  assert.deepEqual(started, ['rung-100.scan', 'rung-200.scan', 'rung-100.rollup', 'rung-200.rollup']);
+  // The rollup variant's rollup was recomputed after the scan variant's rungs wrote rows it never saw.
+  const rollup = JSON.parse(fs.readFileSync(path.join(result.resultsDir, 'variants', '02-rollup.json'), 'utf8')) as VariantFile & { rollupRows?: number };
+  assert.equal(rollup.applied.service.aggregate, 'rollup');
+  assert.ok((rollup.rollupRows ?? 0) > 0, `rollup rows ${rollup.rollupRows}`);
+  const page = fs.readFileSync(path.join(result.resultsDir, 'report.md'), 'utf8');
+  assert.match(page, /### The ladder of scan: where it stops holding/);
+  assert.match(page, /### The ladder of rollup: where it stops holding/);
+  assert.match(page, /The knee \(first rung that did not hold\): scan [^;]+; rollup [^.]+\./);
+  await env.assertClean();
+});

@@ -25,6 +25,7 @@ import { summarizeRepeat } from '../../lib/protocol/repeat-summary';
 import { SAMPLE_HEADER, SampleColumns, formatSampleRow, type SampleRow } from '../../lib/protocol/sample-row';
 import { parseCampaignSpec, type CampaignSpec, type CampaignSpecInput } from '../../lib/protocol/spec';
 import { rng } from '../harness/rng';
+import { measuredConfigurations } from '../../lib/protocol/variants';
 
 /** What to plant in one repeat (matched by configuration name and 1-based repeat index). */
 export interface RepeatPlan {
@@ -76,6 +77,8 @@ export interface FixtureOptions {
   unsealed?: boolean;
   /** A ladder campaign instead of sustained repeats: rungs `rung-<rate>` of `rungs` × `rungSeconds`. */
   ladder?: { rates: number[]; batch: number; rungs: number; rungSeconds: number };
+  /** Control and treatments: each configuration (rung) measured once per variant, as "<name>.<variant>". */
+  variants?: CampaignSpecInput['variants'];
 }
 
 /** One sustained configuration, no probe, ceiling or denominator: the small campaign most report tests start from. */
@@ -286,8 +289,11 @@ export async function makeFixtureCampaign(o: FixtureOptions): Promise<Fixture> {
     ...(o.ceiling === false ? {} : { ceiling: { workers: 8, batch: 500, seconds: 30 } }),
     ...(o.denominator === false ? {} : { denominator: { batch: 500, clients: 8, seconds: 20 } }),
     hardware: { description: 'fixture machine: 8 vCPU, 32 GB, NVMe', costPerHour: 0.5 },
+    ...(o.variants ? { variants: o.variants } : {}),
   };
   const spec = parseCampaignSpec(input);
+  // With variants the workflow measures each configuration (rung) under every variant (lib/protocol/variants.ts).
+  const measured = o.variants ? measuredConfigurations(spec).map(({ base: _b, variant: _v, ...c }) => c) : configurations;
   store.writeJson('spec.json', spec);
 
   let clock = Date.parse(o.start ?? '2026-08-16T09:00:00.000Z');
@@ -327,7 +333,7 @@ export async function makeFixtureCampaign(o: FixtureOptions): Promise<Fixture> {
   const interrupted: InterruptedAttempt[] = [];
   const sustainedStart = iso(clock);
   store.logStepStart(spec.sustained ? 'sustained' : 'ladder', sustainedStart);
-  for (const c of configurations) {
+  for (const c of measured) {
     for (let k = 1; k <= repeats; k++) {
       const plan = o.plans?.find((p) => p.config === c.name && p.repeat === k);
       const attempts = plan?.interruptedFirst ? 2 : 1;
@@ -398,7 +404,7 @@ export async function makeFixtureCampaign(o: FixtureOptions): Promise<Fixture> {
       }
     }
   }
-  const outcomes: ConfigurationOutcome[] = configurations.map((c) => {
+  const outcomes: ConfigurationOutcome[] = measured.map((c) => {
     const ran = summaries.filter((s) => s.configuration === c.name);
     const passed = ran.filter((s) => s.passed).length;
     return { name: c.name, eventsPerSecond: c.eventsPerSecond, batch: c.batch, passed, total: repeats, held: passed === repeats && ran.length === repeats };

@@ -100,3 +100,39 @@ test('a ladder whose every rung held says there is no knee within the rates offe
   assert.ok(!md.includes('#### The database around the knee'));
   assert.ok(!pageCharts(h).get('ladder')!.some((c) => JSON.stringify(c.option).includes('markLine')));
 });
+
+test('a ladder with variants: each variant climbs its own ladder, and the page sets their knees side by side', async () => {
+  // The hot-row finding's shape: the control holds to 2,000 ev/s, the treatment's knee is at 1,000.
+  const v = await makeFixtureCampaign({
+    seed: 43,
+    root,
+    campaignId: 'ladder-variants',
+    ...ladderRun,
+    ladder: { rates: [500, 1000, 2000], batch: 10, rungs: 1, rungSeconds: 30 },
+    variants: { order: 'blocks', control: { name: 'per-minute' }, treatments: [{ name: 'every-request', service: { lastUsed: 'every-request' } }] },
+    plans: [
+      { config: 'rung-1000.every-request', repeat: 1, drops: 40 },
+      { config: 'rung-2000.every-request', repeat: 1, drops: 80 },
+    ],
+  });
+  const r = await buildReport(v.dir);
+  assert.equal(r.ladder, undefined);
+  assert.deepEqual(
+    r.variant_ladders!.map((l) => [l.variant, l.ladder!.rungs.map((x) => `${x.name}:${x.status}`), l.ladder!.knee?.rung ?? null]),
+    [
+      ['per-minute', ['rung-500.per-minute:held', 'rung-1000.per-minute:held', 'rung-2000.per-minute:held'], null],
+      ['every-request', ['rung-500.every-request:held', 'rung-1000.every-request:did-not-hold', 'rung-2000.every-request:did-not-hold'], 'rung-1000.every-request'],
+    ],
+  );
+  assert.deepEqual(r.variants!.knees, [
+    { variant: 'per-minute', where: 'none up to 2,000 ev/s' },
+    { variant: 'every-request', where: 'at 1,000 ev/s (last held: 500 ev/s)' },
+  ]);
+  const md = renderMarkdown(r);
+  assert.match(md, /### The ladder of per-minute: where it stops holding\n\nNo knee within the rates offered/);
+  assert.match(md, /### The ladder of every-request: where it stops holding\n\nThe first rung that did not hold: rung-1000\.every-request/);
+  assert.match(md, /The knee \(first rung that did not hold\): per-minute none up to 2,000 ev\/s; every-request at 1,000 ev\/s \(last held: 500 ev\/s\)\./);
+  // Each ladder has its own charts, keyed by variant.
+  assert.deepEqual([...pageCharts(r).keys()].filter((k) => k.startsWith('ladder')), ['ladder:per-minute', 'ladder:every-request']);
+  assert.match(renderHtml(r), /<h3 id="ladder-every-request">The ladder of every-request: where it stops holding<\/h3>/);
+});

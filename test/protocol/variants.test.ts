@@ -57,6 +57,27 @@ test('a warm-up comes before each configuration\'s first repeat and after every 
   assert.equal(measuringSecondsLeft({ ...spec, ceiling: undefined, denominator: undefined }, 0), 8 * s.repeatSeconds + 7 * s.cooldownSeconds + 8 * (s.warmupSeconds + s.cooldownSeconds));
 });
 
+test('a ladder climbs under every variant: blocks climb each variant\'s whole ladder, interleaved alternates rung by rung', () => {
+  const ladder: CampaignSpecInput = { ...base, sustained: undefined, ladder: { rates: [100, 200], batch: 10, rungs: 1, rungSeconds: 5, cooldownSeconds: 2, warmupSeconds: 3 } };
+  const blocks = { ...ladder, variants: { ...ladder.variants!, order: 'blocks' as const } };
+  assert.deepEqual(order(blocks), ['rung-100.ctl r1', 'rung-200.ctl r1', 'rung-100.vac r1', 'rung-200.vac r1']);
+  assert.deepEqual(order(ladder), ['rung-100.ctl r1', 'rung-100.vac r1', 'rung-200.ctl r1', 'rung-200.vac r1']);
+  // A rung has no p99 limit (the ingest gate alone), as the workflow has always measured it.
+  assert.equal(measuredConfigurations(parseCampaignSpec(ladder))[0].p99LimitMs, Number.MAX_SAFE_INTEGER);
+  // A ladder warms up at its first rung and after each change of variant, never before every rung.
+  const b = measuringOrder(parseCampaignSpec(blocks));
+  assert.deepEqual(b.map((_, i) => warmsUpBefore(b, i, 'rung')), [true, false, true, false]);
+  const plain = measuringOrder(parseCampaignSpec({ ...ladder, variants: undefined }));
+  assert.deepEqual(plain.map((u) => u.configuration.name), ['rung-100', 'rung-200']);
+  assert.deepEqual(plain.map((_, i) => warmsUpBefore(plain, i, 'rung')), [true, false]);
+  // The plan: 4 rungs each with its cool-down (the last one too), 2 warm-ups with theirs.
+  const spec = parseCampaignSpec(blocks);
+  assert.equal(measuringSecondsLeft({ ...spec, ceiling: undefined, denominator: undefined }, 0), 4 * (5 + 2) + 2 * (3 + 2));
+  assert.equal(measuringSecondsLeft({ ...spec, ceiling: undefined, denominator: undefined }, 1), 3 * (5 + 2) + 1 * (3 + 2));
+  // A ladder's rungs under a variant must not collide with its names either.
+  assert.throws(() => parseCampaignSpec({ ...blocks, variants: { ...blocks.variants, control: { name: 'x'.repeat(60) } } }), /rung-100" of variant "x+" would be named/);
+});
+
 test('a variant runs with the campaign\'s settings and its own fields over them', () => {
   const spec = parseCampaignSpec(base);
   const vac = variantSettings(spec, 'vac');
@@ -76,7 +97,7 @@ test('the spec check refuses what variants cannot be, naming the field', () => {
     );
   refused({ ...base, variants: { ...base.variants!, treatments: [{ name: 'ctl' }] } }, /variants\.treatments: variant names must differ: "ctl" is given twice/);
   refused({ ...base, variants: { ...base.variants!, fresh: true } }, /variants\.fresh: fresh re-seeds before each variant's block: it needs order "blocks"/);
-  refused({ ...base, sustained: undefined, ladder: { rates: [100], batch: 1 } }, /variants: variants need "sustained"/);
+  refused({ ...base, sustained: undefined, ceiling: { workers: 2, batch: 1, seconds: 5 } }, /variants: variants need "sustained" or "ladder"/);
   refused({ ...base, variants: { ...base.variants!, treatments: [] } }, /variants\.treatments: at least one treatment/);
   refused({ ...base, variants: { ...base.variants!, control: { name: 'ctl', database: { work_mem: '4MB' } } } }, /variants\.control\.database: unknown field\(s\) "work_mem"/);
   refused(

@@ -20,7 +20,7 @@
 // baseline's median: a difference that is surely there but smaller is "no difference beyond X %".
 import { comparisonMethod, type FigureComparison, type RepeatComparison } from '../../protocol/compare';
 import type { FigureSummary } from '../../protocol/reporting';
-import { compareConfigurations, comparisonHeader, comparisonRows } from './comparison';
+import { compareConfigurations, comparisonHeader, comparisonRows, waitProfile, waitsRow } from './comparison';
 import type { ConfigurationModel, ReportModel } from './model';
 import { num, type Table } from './tables';
 
@@ -47,6 +47,8 @@ export interface BaselineRow {
   flags: string[];
   /** Figure by figure, the baseline (control) beside now (variant); null when the two cannot be compared. */
   comparison: RepeatComparison | null;
+  /** The database's top wait events of each side: what a changed latency waited on. */
+  waits?: { baseline: string; current: string };
 }
 
 export interface BaselineComparison {
@@ -131,7 +133,7 @@ export function compareWithBaseline(current: ReportModel, baseline: ReportModel,
       regression = true;
       flags.push(`no passing repeat now; the baseline's p99 median was ${num(base.p99_ms.median, 1)} ms`);
     }
-    rows.push({ config: c.name, current: cur, baseline: base, verdict: regression ? 'regression' : faster ? 'faster' : 'unchanged', flags, comparison });
+    rows.push({ config: c.name, current: cur, baseline: base, verdict: regression ? 'regression' : faster ? 'faster' : 'unchanged', flags, comparison, waits: { baseline: waitProfile(b), current: waitProfile(c) } });
   }
   for (const b of baseline.configurations) {
     if (seen.has(b.name)) continue;
@@ -172,6 +174,6 @@ export function baselineTable(b: BaselineComparison): Table {
 
 /** Figure by figure: the baseline's medians beside this campaign's, the difference with its interval, the verdict. */
 export function baselineFiguresTable(b: BaselineComparison): Table | null {
-  const rows = b.rows.flatMap((r) => (r.comparison ? comparisonRows(r.config, r.comparison) : []));
+  const rows = b.rows.flatMap((r) => (r.comparison ? [...comparisonRows(r.config, r.comparison), ...(r.waits ? [waitsRow(r.config, r.waits.baseline, r.waits.current)] : [])] : []));
   return rows.length ? { header: comparisonHeader({ control: 'baseline', variant: 'now' }), rows } : null;
 }

@@ -6,6 +6,17 @@ import type { RepeatFigures } from '../../protocol/reporting';
 import type { ConfigurationModel, RepeatModel } from './model';
 import { num, type Row, type Table } from './tables';
 
+/** A configuration's top wait events (share of sampled backends), as the "what stops it" table has them. */
+export function waitProfile(c: ConfigurationModel | undefined): string {
+  if (!c || !c.stops.db_sampled) return 'not sampled';
+  return c.stops.top_waits.slice(0, 3).map((w) => `${w.event} ${num(w.share * 100, 0)} %`).join(', ') || 'none waiting';
+}
+
+/** The wait-profile row a comparison table carries under a pair's figures. */
+export function waitsRow(config: string, control: string, variant: string): Row {
+  return { cells: [config, 'top wait events', control, variant, '—', '—', 'DB sampler, share of sampled backends'] };
+}
+
 /** The figures of one repeat that a comparison reads (keys as COMPARED_FIGURES). */
 export function repeatFigures(r: RepeatModel): RepeatFigures {
   const rep = r.report;

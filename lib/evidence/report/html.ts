@@ -12,6 +12,7 @@ import { variantChangesTable, variantsTable, variantsText } from './variants';
 import type { ConfigurationModel, ReportModel, RepeatModel } from './model';
 import { pageCharts, type Chart } from './plots';
 import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
+import { laddersShown } from './ladder';
 import { tailCountsText, tailsTable } from './tails';
 import { warmupTable } from './warmups';
 
@@ -114,14 +115,14 @@ export function renderHtml(m: ReportModel): string {
   if (floor) s.push(`<p class="instrument-floor">Instrument floor on this host (calibration): ${esc(floor)}.</p>`);
   const notPub = m.configurations.filter((c) => !c.published);
   if (notPub.length) s.push(ul(notPub.map((c) => `${c.name} not published: ${c.why_not.join('; ')}`)));
-  if (m.ladder) {
-    const l = m.ladder;
-    s.push(`<h3 id="ladder">The ladder: where it stops holding</h3><p class="${l.knee ? 'failed' : 'passed'}">${esc(kneeText(l))}</p>`);
-    s.push(chartDivs(charts.get('ladder') ?? []));
+  for (const { key, variant, ladder: l } of laddersShown(m)) {
+    const id = variant === null ? '' : `-${variant}`;
+    s.push(`<h3 id="ladder${esc(id)}">The ladder${variant === null ? '' : ` of ${esc(variant)}`}: where it stops holding</h3><p class="${l.knee ? 'failed' : 'passed'}">${esc(kneeText(l))}</p>`);
+    s.push(chartDivs(charts.get(key) ?? []));
     s.push(table(ladderTable(l), 'ladder-table'));
     s.push(`<p class="note">${esc(LADDER_NOTE)}</p>`);
     const waits = kneeWaitsTable(l);
-    if (waits) s.push('<h4 id="knee-waits">The database around the knee</h4>' + table(waits, 'knee-waits-table'));
+    if (waits) s.push(`<h4 id="knee-waits${esc(id)}">The database around the knee</h4>` + table(waits, 'knee-waits-table'));
   }
   const ceil = ceilingTable(m);
   if (ceil) s.push("<h3>Closed-loop ceiling and the database's own floor</h3>" + table(ceil, 'ceiling'));

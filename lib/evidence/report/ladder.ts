@@ -8,6 +8,8 @@
 // reconciled, passed and failed alike, and the rung is marked with what it was. Repeats not published
 // (not reconciled) stay in no figure, as everywhere on the page.
 import type { FigureSummary } from '../../protocol/reporting';
+import type { CampaignSpec } from '../../protocol/spec';
+import { measuredConfigurations, variantNames } from '../../protocol/variants';
 import { topWaits, type WaitShare } from './db-summary';
 import type { ConfigurationModel } from './model';
 
@@ -106,4 +108,37 @@ export function buildLadder(configurations: readonly ConfigurationModel[]): Ladd
       around: rungs.slice(Math.max(0, k - 1), k + 2).map((r) => r.name),
     },
   };
+}
+
+/** One variant's ladder (a ladder campaign with variants: each variant climbs every rung). */
+export interface VariantLadder {
+  variant: string;
+  ladder: LadderModel | null;
+}
+
+/** Each variant's ladder, control first, from the rungs measured under it (`rung-<rate>.<variant>`). */
+export function buildVariantLadders(spec: CampaignSpec, configurations: readonly ConfigurationModel[]): VariantLadder[] {
+  const measured = measuredConfigurations(spec);
+  return variantNames(spec).map((variant) => {
+    const mine = new Set(measured.filter((c) => c.variant === variant).map((c) => c.name));
+    return { variant, ladder: buildLadder(configurations.filter((c) => mine.has(c.name))) };
+  });
+}
+
+/** Where a ladder's knee is, in a few words: "at 800 ev/s (last held 400 ev/s)" or "none up to 1,600 ev/s". */
+export function kneeWhere(l: LadderModel | null): string {
+  if (!l) return 'no rung ran';
+  const at = (name: string | null) => {
+    const r = name === null ? undefined : l.rungs.find((x) => x.name === name);
+    return r ? `${r.offered_evps.toLocaleString('en-US')} ev/s` : 'none';
+  };
+  if (l.knee) return `at ${at(l.knee.rung)} (last held: ${at(l.knee.last_held)})`;
+  const ran = l.rungs.filter((r) => r.status !== 'not-run');
+  return ran.length ? `none up to ${at(ran[ran.length - 1].name)}` : 'no rung ran';
+}
+
+/** The ladders a page shows, each with its chart key and title suffix: the one ladder, or one per variant. */
+export function laddersShown(m: { ladder?: LadderModel | null; variant_ladders?: VariantLadder[] }): Array<{ key: string; variant: string | null; ladder: LadderModel }> {
+  if (m.ladder) return [{ key: 'ladder', variant: null, ladder: m.ladder }];
+  return (m.variant_ladders ?? []).filter((v) => v.ladder).map((v) => ({ key: `ladder:${v.variant}`, variant: v.variant, ladder: v.ladder! }));
 }

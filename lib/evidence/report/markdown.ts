@@ -2,6 +2,7 @@
 // page: result, at a glance, method, conditions, runs, not published, what this does not show. Pure.
 import type { ReportModel } from './model';
 import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
+import { laddersShown } from './ladder';
 import { baselineFiguresTable, baselineTable } from './baseline';
 import { baselineChoiceText } from './baseline-choice';
 import { comparisonMethod } from '../../protocol/compare';
@@ -42,12 +43,12 @@ export function renderMarkdown(m: ReportModel): string {
   if (floor) out.push(`Instrument floor on this host (calibration): ${floor}.`);
   const notPub = m.configurations.filter((c) => !c.published);
   if (notPub.length) out.push(bullets(notPub.map((c) => `**${c.name} not published**: ${c.why_not.join('; ')}`)));
-  if (m.ladder) {
-    out.push('### The ladder: where it stops holding');
-    out.push(kneeText(m.ladder));
-    out.push(mdTable(ladderTable(m.ladder)));
+  for (const { variant, ladder } of laddersShown(m)) {
+    out.push(`### The ladder${variant === null ? '' : ` of ${variant}`}: where it stops holding`);
+    out.push(kneeText(ladder));
+    out.push(mdTable(ladderTable(ladder)));
     out.push(`${LADDER_NOTE} The HTML page charts these rungs (offered vs delivered, p50 and p99).`);
-    const waits = kneeWaitsTable(m.ladder);
+    const waits = kneeWaitsTable(ladder);
     if (waits) {
       out.push('#### The database around the knee');
       out.push(mdTable(waits));

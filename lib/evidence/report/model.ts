@@ -36,11 +36,11 @@ import { dbCpu, summarizeDb, summarizeHost, topWaits, type DbSummary, type HostS
 import type { AttemptEvidence, AttemptKind, Evidence } from './load';
 import { notShown } from './not-shown';
 import { summarizeAppNode, type AppNodeSummary } from './app-node';
-import { measuredConfigurations } from '../../protocol/variants';
+import { measuredConfigurations, measuringSeries } from '../../protocol/variants';
 import { buildVariants, type VariantsModel } from './variants';
 import type { BaselineChoice } from '../records';
 import { buildWarmups, warmupCondition, warmupMethod, type WarmupModel } from './warmups';
-import { buildLadder, type LadderModel } from './ladder';
+import { buildLadder, buildVariantLadders, type LadderModel, type VariantLadder } from './ladder';
 
 export const REPORT_FORMAT = 'rig-report/1';
 
@@ -233,6 +233,8 @@ export interface ReportModel {
    * profile around it (./ladder.ts); absent on a campaign without a ladder.
    */
   ladder?: LadderModel | null;
+  /** A ladder campaign with variants: each variant's ladder and knee, control first (./ladder.ts). */
+  variant_ladders?: VariantLadder[];
   /** Warm-ups, marked "warm-up, not measured": shown, never counted, gated or pooled. */
   warmups: WarmupModel[];
   ceiling: CeilingModel | null;
@@ -321,7 +323,8 @@ export function buildReportModel(ev: Evidence): ReportModel {
     conditions: { ...buildConditions(ev), warmup: warmupCondition(spec, warmups) },
     method: [...method(spec, configurations), warmupMethod(spec)],
     configurations,
-    ...(spec.ladder ? { ladder: buildLadder(configurations) } : {}),
+    ...(spec.ladder && !spec.variants ? { ladder: buildLadder(configurations) } : {}),
+    ...(spec.ladder && spec.variants ? { variant_ladders: buildVariantLadders(spec, configurations) } : {}),
     ...(spec.variants ? { variants: buildVariants(spec, configurations, ev.variantChanges) } : {}),
     warmups,
     ceiling,
@@ -344,15 +347,16 @@ interface PlannedConfig {
 
 /** The configurations the spec plans, in spec order (ladder rates as `rung-<rate>`, as the workflow names them). */
 export function plannedConfigurations(spec: CampaignSpec): PlannedConfig[] {
-  if (spec.sustained) {
-    // With variants: each configuration once per variant, named "<configuration>.<variant>" (lib/protocol/variants.ts).
-    return measuredConfigurations(spec).map(({ base: _base, variant: _variant, ...c }) => ({ ...c, planned: spec.sustained!.repeats, kind: 'sustained' as const }));
-  }
-  if (spec.ladder) {
-    const l = spec.ladder;
-    return l.rates.map((rate) => ({ name: `rung-${rate}`, eventsPerSecond: rate, batch: l.batch, p99LimitMs: null, planned: l.rungs, kind: 'rung' as const }));
-  }
-  return [];
+  const series = measuringSeries(spec);
+  if (!series) return [];
+  // With variants: each configuration (rung) once per variant, named "<configuration>.<variant>" (lib/protocol/variants.ts).
+  // A rung has no p99 limit: it passes on the ingest gate alone.
+  return measuredConfigurations(spec).map(({ base: _base, variant: _variant, ...c }) => ({
+    ...c,
+    p99LimitMs: series.kind === 'rung' ? null : c.p99LimitMs,
+    planned: series.repeats,
+    kind: series.kind,
+  }));
 }
 
 function reconciliationOf(a: AttemptEvidence): Reconciliation | null {

@@ -14,7 +14,7 @@
 //   ladder-latency     p50 and p99 (log scale: a knee is orders of magnitude)
 // Rungs that did not hold are drawn and marked (red diamonds), and the first of them by a line.
 import type { DbSummary } from './db-summary';
-import type { LadderModel, LadderRung } from './ladder';
+import { laddersShown, type LadderModel, type LadderRung } from './ladder';
 import type { ReportModel, RepeatModel, RepeatSeries } from './model';
 
 export type ChartKind = 'latency' | 'throughput' | 'waits' | 'wal' | 'ladder-throughput' | 'ladder-latency';
@@ -130,11 +130,11 @@ function kneeLine(l: LadderModel): Record<string, unknown> {
 const failedPoints = (rungs: LadderRung[], y: (r: LadderRung) => number | null) =>
   rungs.filter((r) => r.status === 'did-not-hold' && y(r) !== null).map((r) => [r.offered_evps, y(r)]);
 
-export function ladderThroughputOption(l: LadderModel): Record<string, unknown> {
+export function ladderThroughputOption(l: LadderModel, title = 'ladder'): Record<string, unknown> {
   const ran = l.rungs.filter((r) => r.delivered_evps);
   const delivered = (r: LadderRung) => r.delivered_evps?.median ?? null;
   return {
-    ...ladderBase('ladder: offered vs delivered per rung', 'ev/s delivered', 'value'),
+    ...ladderBase(`${title}: offered vs delivered per rung`, 'ev/s delivered', 'value'),
     legend: { top: 0, right: 0, data: ['offered', 'delivered', 'did not hold'] },
     series: [
       { name: 'offered', type: 'line', showSymbol: false, lineStyle: { width: 1, type: 'dashed' }, data: l.rungs.map((r) => [r.offered_evps, r.offered_evps]) },
@@ -144,11 +144,11 @@ export function ladderThroughputOption(l: LadderModel): Record<string, unknown> 
   };
 }
 
-export function ladderLatencyOption(l: LadderModel): Record<string, unknown> {
+export function ladderLatencyOption(l: LadderModel, title = 'ladder'): Record<string, unknown> {
   const p50 = (r: LadderRung) => r.p50_ms?.median ?? null;
   const p99 = (r: LadderRung) => r.p99_ms?.median ?? null;
   return {
-    ...ladderBase('ladder: p50 and p99 per rung', 'ms', 'log'),
+    ...ladderBase(`${title}: p50 and p99 per rung`, 'ms', 'log'),
     legend: { top: 0, right: 0, data: ['p50', 'p99', 'did not hold'] },
     series: [
       { name: 'p50', type: 'line', symbolSize: 6, data: l.rungs.filter((r) => p50(r) !== null).map((r) => [r.offered_evps, p50(r)]) },
@@ -176,10 +176,10 @@ export function pageCharts(m: ReportModel): Map<string, Chart[]> {
   const next = () => `chart-${n++}`;
   const out = new Map<string, Chart[]>();
   // The ladder's charts stand in At a glance, above every repeat's.
-  if (m.ladder) {
-    out.set('ladder', [
-      { id: next(), kind: 'ladder-throughput', owner: 'ladder', option: ladderThroughputOption(m.ladder) },
-      { id: next(), kind: 'ladder-latency', owner: 'ladder', option: ladderLatencyOption(m.ladder) },
+  for (const { key, variant, ladder } of laddersShown(m)) {
+    out.set(key, [
+      { id: next(), kind: 'ladder-throughput', owner: key, option: ladderThroughputOption(ladder, variant === null ? 'ladder' : `ladder of ${variant}`) },
+      { id: next(), kind: 'ladder-latency', owner: key, option: ladderLatencyOption(ladder, variant === null ? 'ladder' : `ladder of ${variant}`) },
     ]);
   }
   for (const c of m.configurations) for (const r of c.repeats) if (r.series) out.set(r.id, repeatCharts(r, r.id, next));

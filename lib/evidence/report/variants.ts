@@ -5,10 +5,11 @@
 // variant with what took effect, read back, and what was restarted (variants/NN-<variant>.json).
 import type { RepeatComparison } from '../../protocol/compare';
 import type { CampaignSpec } from '../../protocol/spec';
-import { variantNames } from '../../protocol/variants';
-import { compareConfigurations, comparisonRows, comparisonHeader } from './comparison';
+import { measuringSeries, variantNames } from '../../protocol/variants';
+import { buildVariantLadders, kneeWhere } from './ladder';
+import { compareConfigurations, comparisonRows, comparisonHeader, waitProfile, waitsRow } from './comparison';
 import type { ConfigurationModel } from './model';
-import { num, type Row, type Table } from './tables';
+import type { Row, Table } from './tables';
 
 /** variants/NN-<variant>.json as the page reads it. */
 export interface VariantChange {
@@ -36,25 +37,23 @@ export interface VariantsModel {
   ran: string[];
   changes: VariantChange[];
   pairs: VariantPair[];
-}
-
-function waitsOf(c: ConfigurationModel | undefined): string {
-  if (!c || !c.stops.db_sampled) return 'not sampled';
-  return c.stops.top_waits.slice(0, 3).map((w) => `${w.event} ${num(w.share * 100, 0)} %`).join(', ') || 'none waiting';
+  /** A ladder campaign: where each variant's knee fell (the first rung that did not hold), control first. */
+  knees?: Array<{ variant: string; where: string }>;
 }
 
 export function buildVariants(spec: CampaignSpec, configurations: ConfigurationModel[], changes: VariantChange[]): VariantsModel | undefined {
   const v = spec.variants;
-  if (!v || !spec.sustained) return undefined;
+  const series = measuringSeries(spec);
+  if (!v || !series) return undefined;
   const [control, ...treatments] = variantNames(spec);
   const byName = new Map(configurations.map((c) => [c.name, c]));
   const pairs: VariantPair[] = [];
-  for (const c of spec.sustained.configurations) {
+  for (const c of series.configurations) {
     const ctl = byName.get(`${c.name}.${control}`);
     for (const t of treatments) {
       const tr = byName.get(`${c.name}.${t}`);
       if (!ctl || !tr) continue;
-      pairs.push({ base: c.name, treatment: t, comparison: compareConfigurations(ctl, tr), waits: { control: waitsOf(ctl), treatment: waitsOf(tr) } });
+      pairs.push({ base: c.name, treatment: t, comparison: compareConfigurations(ctl, tr), waits: { control: waitProfile(ctl), treatment: waitProfile(tr) } });
     }
   }
   const variantOf = (config: string) => [control, ...treatments].find((n) => config.endsWith(`.${n}`)) ?? '?';
@@ -62,7 +61,9 @@ export function buildVariants(spec: CampaignSpec, configurations: ConfigurationM
     .flatMap((c) => c.repeats.filter((r) => r.started_at).map((r) => ({ at: r.started_at!, v: variantOf(c.name) })))
     .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
     .map((x) => x.v);
-  return { order: v.order, fresh: v.fresh, control, treatments, ran, changes: [...changes].sort((a, b) => a.seq - b.seq), pairs };
+  // A ladder's finding is where its knee falls: each variant's, side by side (./ladder.ts).
+  const knees = series.kind === 'rung' ? buildVariantLadders(spec, configurations).map((l) => ({ variant: l.variant, where: kneeWhere(l.ladder) })) : undefined;
+  return { order: v.order, fresh: v.fresh, control, treatments, ran, changes: [...changes].sort((a, b) => a.seq - b.seq), pairs, ...(knees ? { knees } : {}) };
 }
 
 /** `name=value` pairs of settings as read back, without the logging the rig always sets (log_*). */
@@ -76,7 +77,8 @@ export function settingsText(settings: Record<string, string | undefined>, sep =
 /** One sentence: the plan and the order as run. */
 export function variantsText(m: VariantsModel): string {
   const shown = m.ran.length > 24 ? `${m.ran.slice(0, 24).join(' ')} …` : m.ran.join(' ');
-  return `Control ${m.control} and ${m.treatments.join(', ')} on one rig, ${m.order}${m.fresh ? ', a fresh history seeded for each variant' : ''}. Repeats in the order they ran: ${shown || 'none'}.`;
+  const knees = m.knees ? ` The knee (first rung that did not hold): ${m.knees.map((k) => `${k.variant} ${k.where}`).join('; ')}.` : '';
+  return `Control ${m.control} and ${m.treatments.join(', ')} on one rig, ${m.order}${m.fresh ? ', a fresh history seeded for each variant' : ''}. Repeats in the order they ran: ${shown || 'none'}.${knees}`;
 }
 
 /** Per configuration and treatment: the comparison's rows, then the wait profile of both sides. */
@@ -85,7 +87,7 @@ export function variantsTable(m: VariantsModel): Table | null {
   const rows: Row[] = [];
   for (const p of m.pairs) {
     rows.push(...comparisonRows(`${p.base}: ${p.treatment}`, p.comparison));
-    rows.push({ cells: [`${p.base}: ${p.treatment}`, 'top wait events', p.waits.control, p.waits.treatment, '—', '—', 'DB sampler, share of sampled backends'] });
+    rows.push(waitsRow(`${p.base}: ${p.treatment}`, p.waits.control, p.waits.treatment));
   }
   return { header: comparisonHeader({ control: m.control, variant: 'treatment' }), rows };
 }
