@@ -67,6 +67,14 @@ const HOST_PATCH = 'machine-bound-steps-on-host-queue';
 /** The spec is resolved (defaults applied) once, by a local activity whose result the history keeps. */
 const SPEC_PATCH = 'spec-resolved-once-into-history';
 /**
+ * ... by an ordinary activity on the control queue instead. A local activity whose first workflow task
+ * completed with its marker alone (a worker slow to start, under load) left a history that the SDK
+ * (1.24) could not replay after a worker restart: "Non-deprecated patch marker encountered for change
+ * watchdog-follows-plan, but there is no corresponding change command" (seen in bench:campaign's
+ * kill-and-resume). An activity's result always arrives in a workflow task of its own.
+ */
+const SPEC_ACTIVITY_PATCH = 'spec-resolved-by-activity';
+/**
  * One measurement per host at a time: the campaign takes its host's lease (workflows/host-lease.ts)
  * before it calibrates and gives it back after its teardown; a second campaign waits, saying for whom.
  */
@@ -662,8 +670,11 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
  * changed in code later does not change a campaign in flight; histories before SPEC_PATCH parse inline.
  */
 async function resolvedSpec(input: CampaignSpecInput): Promise<CampaignSpec> {
-  if (patched(SPEC_PATCH)) {
-    const { resolveSpec } = proxyLocalActivities<typeof activities>({ startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 3 } });
+  const byActivity = patched(SPEC_ACTIVITY_PATCH);
+  if (byActivity || patched(SPEC_PATCH)) {
+    const { resolveSpec } = byActivity
+      ? proxyActivities<typeof activities>({ taskQueue: CONTROL_QUEUE, startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } })
+      : proxyLocalActivities<typeof activities>({ startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 3 } });
     try {
       return await resolveSpec(input);
     } catch (err) {

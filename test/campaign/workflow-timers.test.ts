@@ -96,11 +96,13 @@ test('the spec is resolved once, into the history: its defaults are recorded, no
   assert.equal((input as { workerWaitSeconds?: number }).workerWaitSeconds, undefined, 'the input leaves a default to the code');
   await runCampaign(input, 'spec-in-history', doubles);
   const events = (await env.client.workflow.getHandle('spec-in-history').fetchHistory()).events ?? [];
-  const markers = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
-  assert.equal(markers.length, 1, 'one local activity: resolveSpec');
-  const recorded = defaultPayloadConverter.fromPayload(markers[0].markerRecordedEventAttributes!.details!.result!.payloads![0]);
+  // The first activity is resolveSpec (an ordinary activity since spec-resolved-by-activity): its result,
+  // the spec with every default applied, is in the history before any step is scheduled.
+  const first = events.find((e) => e.activityTaskScheduledEventAttributes)!;
+  assert.equal(first.activityTaskScheduledEventAttributes!.activityType!.name, 'resolveSpec');
+  const done = events.find((e) => e.activityTaskCompletedEventAttributes?.scheduledEventId?.toString() === first.eventId?.toString())!;
+  const recorded = defaultPayloadConverter.fromPayload(done.activityTaskCompletedEventAttributes!.result!.payloads![0]);
   assert.deepEqual(recorded, parseCampaignSpec(input), 'the spec with every default applied');
   assert.equal((recorded as { workerWaitSeconds: number }).workerWaitSeconds, 600);
-  const firstActivity = events.findIndex((e) => e.activityTaskScheduledEventAttributes);
-  assert.ok(events.indexOf(markers[0]) < firstActivity, 'recorded before the first step is scheduled');
+  assert.equal(events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length, 0, 'no local activity');
 });
