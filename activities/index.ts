@@ -1,5 +1,5 @@
 // Every activity the rig's workers run, typed for workflows through proxyActivities<typeof activities>.
-// Local to the workflow's worker: resolveSpec. Any host (queue `rig`): claimHost, requestLease,
+// Any host (queue `rig`): resolveSpec, claimHost, requestLease,
 // campaignRunState (the watchdog's and the lease's). One host's machine-bound steps
 // (queue `rig-host-<host>`, named by claimHost): openCampaign, calibrateInstrument, cleanCheck,
 // provisionRig, teardownRig, retagRigExpiry (the watchdog's, when its deadline moves),

@@ -1,5 +1,5 @@
-// resolveSpec: the campaign's spec with every default applied, run as a local activity at the start of
-// the workflow so that its result is recorded in the history (a marker). A default changed later in
+// resolveSpec: the campaign's spec with every default applied, run as the workflow's first activity
+// so that its result is recorded in the history (older campaigns: a local activity's marker). A default changed later in
 // lib/protocol/spec.ts then changes only new campaigns: one in flight replays the spec it started with,
 // because its defaults are history, not code.
 // Safe to run twice: pure; the same input gives the same spec.
