@@ -55,7 +55,8 @@ export function inlineSecretProblems(input: unknown): Array<{ path: Array<string
   const walk = (v: unknown, path: Array<string | number>) => {
     if (typeof v === 'string') {
       if (URL_WITH_PASSWORD.test(v)) {
-        const field = String(path[path.length - 1] ?? 'url');
+        // The field the fix names: the nearest one above a source's "env"/"file" (databaseUrlFrom.env -> databaseUrl).
+        const field = [...path].reverse().find((k): k is string => typeof k === 'string' && k !== 'env' && k !== 'file') ?? 'url';
         out.push({ path, message: `holds a URL with an inline password: ${fix(field.replace(/From$/, ''))}` });
       }
       return;
