@@ -3,7 +3,8 @@
 // failed its gate on a 5-second stall).
 // Safe to run twice: the seed tag is derived from the campaign, so a retry counts what an earlier
 // attempt committed and copies only the rest (after a kill mid-settle: nothing, it just settles); the
-// rollup rebuild replaces the whole rollup in one transaction.
+// rollup rebuild replaces the whole rollup in one transaction. On an existing deployment it first looks
+// for rows the rig did not write in the fixtures' partition (read-only), and refuses unless allowed.
 import { EvidenceStore } from '../lib/evidence/store';
 import { foreignRows, foreignRowsRefusal } from '../lib/targets/foreign-rows';
 import { emptyForFreshSeed, seed, seedTagFor, type SeedResult } from '../lib/targets/seed';

@@ -671,7 +671,12 @@ function buildConditions(ev: Evidence): Omit<Conditions, 'warmup'> {
       from: provision.startedAt,
       to,
       hours: Math.round(hours * 10000) / 10000,
-      basis: teardown ? 'provision start to teardown end' : 'provision start to the last recorded time (no completed teardown: the rig may still be billing)',
+      basis:
+        spec.target === 'existing'
+          ? 'connect to the last recorded time (an existing deployment runs, and bills, before and after the campaign)'
+          : teardown
+            ? 'provision start to teardown end'
+            : 'provision start to the last recorded time (no completed teardown: the rig may still be billing)',
     };
   }
   // The rig's own price where its target priced it (aws: the price table or the spec's overrides), else the spec's.
