@@ -151,6 +151,24 @@ test('target "existing": a campaign against a running cluster and service leaves
   assert.deepEqual(await theirs(), before);
   assert.equal(await otherKeyWorks(), 200);
 
+  // A URL source this worker cannot read: refused when the campaign opens, before anything runs.
+  const unreadable = await env.client.workflow
+    .execute('benchCampaign', {
+      taskQueue: 'rig',
+      workflowId: 'existing-no-source',
+      args: [{ ...spec({ historyRows: 0 }), existing: { serviceUrl: svc.url, databaseUrlFrom: { env: 'RIG_TEST_NOT_SET_ANYWHERE' } }, denominator: undefined }],
+    })
+    .then(
+      () => assert.fail('a missing URL source must refuse the campaign'),
+      (err: unknown) => {
+        assert.ok(err instanceof WorkflowFailedError, String(err));
+        return (err.cause as { details?: CampaignResult[] }).details![0];
+      },
+    );
+  assert.match(unreadable.error ?? '', /existing\.databaseUrlFrom: the environment variable RIG_TEST_NOT_SET_ANYWHERE is not set in the worker's environment/);
+  assert.equal(unreadable.rig, 'not-provisioned');
+  assert.deepEqual(unreadable.steps.filter((s) => s.step !== 'report').map((s) => s.step), [], 'nothing ran: no lease, no calibration, no connect');
+
   // Nothing of a local rig was made on this machine either.
   await env.assertClean();
   fs.rmSync(secretDir, { recursive: true, force: true });
