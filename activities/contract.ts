@@ -106,6 +106,11 @@ export interface SeedInput extends RigInput {
   rebuildRollup: boolean;
   /** A variant's fresh history (variants.fresh): its own seed tag, the table emptied of anything else first. */
   fresh?: string;
+  /**
+   * Target "existing" only: 'refuse' stops the seed when the fixtures' partition holds rows the rig did
+   * not write (seed.allowForeignRows makes it 'allow'); absent elsewhere (the rig made the database).
+   */
+  foreignRows?: 'refuse' | 'allow';
 }
 
 export interface RepeatInput extends RigInput {

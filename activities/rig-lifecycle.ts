@@ -74,6 +74,7 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
         service: { lastUsed: spec.service.lastUsed, insert: spec.service.insert, aggregate: spec.service.aggregate },
         // The expiry tag: the watchdog's deadline as armed just before provisioning.
         ...(spec.aws ? { aws: { spec: spec.aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString() } } : {}),
+        ...(spec.existing ? { existing: spec.existing } : {}),
       },
       (line) => heartbeat(line),
     );
@@ -88,7 +89,8 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
       service: { ...spec.service },
       ...costOf(target.hardware(campaignId, spec.hardware)),
     });
-    store.appendLog('info', `provisioned: service ${res.serviceUrl}, database ${handle.database}${res.reused ? ' (an existing rig was found and reused)' : ''}`);
+    if (target.name === 'existing') store.appendLog('info', `connected to the existing deployment, nothing made: service ${res.serviceUrl}, database ${handle.database}`);
+    else store.appendLog('info', `provisioned: service ${res.serviceUrl}, database ${handle.database}${res.reused ? ' (an existing rig was found and reused)' : ''}`);
     return handle;
   }
 

@@ -3,8 +3,10 @@
 // failed its gate on a 5-second stall).
 // Safe to run twice: the seed tag is derived from the campaign, so a retry counts what an earlier
 // attempt committed and copies only the rest (after a kill mid-settle: nothing, it just settles); the
-// rollup rebuild replaces the whole rollup in one transaction.
+// rollup rebuild replaces the whole rollup in one transaction. On an existing deployment it first looks
+// for rows the rig did not write in the fixtures' partition (read-only), and refuses unless allowed.
 import { EvidenceStore } from '../lib/evidence/store';
+import { foreignRows, foreignRowsRefusal } from '../lib/targets/foreign-rows';
 import { emptyForFreshSeed, seed, seedTagFor, type SeedResult } from '../lib/targets/seed';
 import { SettleTimeoutError } from '../lib/targets/settle';
 import { rebuildRollup } from '../reference/rollup';
@@ -48,6 +50,12 @@ async function seedHistoryWith(deps: ActivityDeps, input: SeedInput): Promise<St
   try {
     let lastLog = 0;
     let res: SeedResult;
+    if (input.foreignRows) {
+      // An existing deployment: someone else's rows in the partition stop the seed unless allowed.
+      const found = await foreignRows(ownerUrl);
+      if (found.rows > 0 && input.foreignRows === 'refuse') throw refusal('SeedRefusal', foreignRowsRefusal(found), found);
+      if (found.rows > 0) store.logWarning(`seed: the fixtures' partition holds ${found.atLeast ? 'more than ' : ''}${found.rows} row(s) the rig did not write; seeding anyway (seed.allowForeignRows)`);
+    }
     const tag = input.fresh ? seedTagFor(`${input.campaignId}/${input.fresh}`) : seedTagFor(input.campaignId);
     if (input.fresh) {
       const removed = await emptyForFreshSeed(ownerUrl, tag);

@@ -20,6 +20,13 @@ export function dryRunLines(campaignId: string, spec: CampaignSpec, now = new Da
     for (const m of cost.missing) out.push(`  MISSING ${m}`);
     out.push(`  the whole rig: ${formatPerHour(cost.perHour)}; database + app node (what the protocol's $/hr counts): ${formatPerHour(cost.protocolPerHour)}`);
     out.push(`  prices: ${cost.source}`);
+  } else if (spec.target === 'existing' && spec.existing) {
+    // Nothing is made or removed there, and no watchdog runs: the plan is what the rig will touch.
+    const from = (src: { env: string } | { file: string }) => ('env' in src ? `the worker's $${src.env}` : src.file);
+    out.push(`target existing: the service at ${spec.existing.serviceUrl}, the database at the URL in ${from(spec.existing.databaseUrlFrom)}; nothing is provisioned or torn down`);
+    out.push(`writes there: the fixtures (tenant rig-bench, a new API key), ${spec.seed.historyRows} history rows, the load's and pgbench's tagged rows; they stay after the campaign`);
+    out.push('skipped: clean-check, watchdog, teardown');
+    return out;
   } else {
     out.push(`target local: a PostgreSQL cluster on a free loopback port and the reference service, on the host whose worker claims the campaign`);
     out.push(`database parameters: ${Object.entries(spec.database).map(([k, v]) => `${k}=${String(v)}`).join(', ')}`);

@@ -41,6 +41,7 @@ import type {
 import { CLOUD_EVIDENCE_BUDGET_S } from '../lib/protocol/cloud-evidence';
 import { campaignIdOf } from '../lib/protocol/campaign-id';
 import { measuredConfigurations, measuringOrder, measuringSeries, variantSettings, warmsUpBefore } from '../lib/protocol/variants';
+import { EXISTING_SKIPPED } from '../lib/protocol/existing-spec';
 import { calibratesOnRigNode, parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
 import { DENOMINATOR_LEGS, marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogProblem, type PlanStep } from '../lib/protocol/plan';
 import { failureReason, isRefusal, namingQueue } from './failures';
@@ -313,22 +314,30 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       const calibrateActs = machine({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' });
       await step('calibrate', () => calibrateActs.calibrateInstrument({ campaignId, p99LimitMs }), (r) => r.summary);
     }
-    await step('clean-check', () => machine({}).cleanCheck({ campaignId, target: spec.target, phase: 'before' }), (r) => r.summary);
+    // An existing deployment (target "existing") is not the rig's: nothing to find clean, nothing for a
+    // watchdog to tear down. Only campaigns on that target branch here, and none was recorded before
+    // it existed, so local and aws histories issue the same commands as before and need no patch.
+    const existing = spec.target === 'existing';
+    if (existing) steps.push(skipped('clean-check', EXISTING_SKIPPED['clean-check']));
+    else await step('clean-check', () => machine({}).cleanCheck({ campaignId, target: spec.target, phase: 'before' }), (r) => r.summary);
 
     // The watchdog starts before anything is made: a crash halfway through provisioning is covered.
     const deadlineMs = Date.now() + spec.watchdogMinutes * 60_000;
-    await step(
-      'watchdog',
-      () =>
-        startChild(rigWatchdog, {
-          workflowId: watchdogId,
-          args: [{ campaignId, target: spec.target, deadlineMs, ...(onHost ? { hostQueue } : {}) }],
-          parentClosePolicy: ParentClosePolicy.ABANDON,
-          cancellationType: ChildWorkflowCancellationType.ABANDON,
-        }),
-      () => `armed until ${new Date(deadlineMs).toISOString()}`,
-    );
-    watchdogUntilMs = deadlineMs;
+    if (existing) steps.push(skipped('watchdog', EXISTING_SKIPPED.watchdog));
+    else {
+      await step(
+        'watchdog',
+        () =>
+          startChild(rigWatchdog, {
+            workflowId: watchdogId,
+            args: [{ campaignId, target: spec.target, deadlineMs, ...(onHost ? { hostQueue } : {}) }],
+            parentClosePolicy: ParentClosePolicy.ABANDON,
+            cancellationType: ChildWorkflowCancellationType.ABANDON,
+          }),
+        () => `armed until ${new Date(deadlineMs).toISOString()}`,
+      );
+      watchdogUntilMs = deadlineMs;
+    }
 
     provisioned = true; // from here on, teardown runs whatever happens (it is idempotent)
     const provisionActs = machine({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute' });
@@ -365,6 +374,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
           rows: spec.seed.historyRows,
           settleTimeoutSeconds: spec.seed.settleTimeoutSeconds,
           rebuildRollup: spec.service.aggregate === 'rollup',
+          // Into an existing deployment: refuse when the fixtures' partition holds rows the rig did not write.
+          ...(spec.target === 'existing' ? { foreignRows: spec.seed.allowForeignRows ? ('allow' as const) : ('refuse' as const) } : {}),
         }),
       (r) => r.summary,
     );
@@ -573,7 +584,11 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     let cleanAfter: string | undefined;
     let dirtyAfter = false;
     const keep = spec.end === 'keep' || (spec.end === 'keep-on-failure' && (status === 'failed' || status === 'cancelled'));
-    if (provisioned && keep) {
+    if (provisioned && spec.target === 'existing') {
+      // The deployment was there before the campaign and stays (no watchdog to disarm: none was started).
+      rigState = 'untouched';
+      steps.push(skipped('teardown', EXISTING_SKIPPED.teardown));
+    } else if (provisioned && keep) {
       rigState = 'kept';
       steps.push(skipped('teardown', `kept (end: ${spec.end}); the watchdog tears it down at its deadline unless extended`));
     } else if (provisioned) {

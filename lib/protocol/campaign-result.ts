@@ -136,8 +136,8 @@ export interface CampaignResult {
   configurations: ConfigurationOutcome[];
   ceiling?: RepeatSummary;
   denominator?: DenominatorSummary;
-  /** Whether the rig was torn down, kept, or left to the watchdog. */
-  rig: 'destroyed' | 'kept' | 'not-provisioned' | 'teardown-failed';
+  /** Whether the rig was torn down, kept, or left to the watchdog; untouched: an existing deployment (nothing was made, nothing removed). */
+  rig: 'destroyed' | 'kept' | 'not-provisioned' | 'teardown-failed' | 'untouched';
   /** The clean-check after teardown: "clean", or what it found. */
   cleanAfter?: string;
   resultsDir: string;

@@ -90,6 +90,8 @@ export function describePlan(parts: readonly PlanPart[]): string {
 
 /** The spec check: null when the watchdog covers the plan and its margin, else the error, naming both. */
 export function watchdogProblem(spec: CampaignSpec): string | null {
+  // No watchdog runs on an existing deployment (nothing of the rig's to tear down): nothing to cover.
+  if (spec.target === 'existing') return null;
   const need = watchdogNeed(spec);
   if (spec.watchdogMinutes >= need.minutes) return null;
   return (

@@ -4,6 +4,7 @@
 // database passwords are made and kept inside activities.
 import { z } from 'zod';
 import { AwsSpec } from './aws-spec';
+import { ExistingSpec, existingProblems, inlineSecretProblems } from './existing-spec';
 
 const numberOf = (what: string) =>
   z.number({ error: (iss) => (iss.input === undefined ? `${what} is required` : `${what} must be a number`) });
@@ -128,10 +129,14 @@ export const SeedSpec = z.strictObject({
   historyRows: nonNegativeInt('historyRows'),
   /** Seconds to wait for autovacuum/analyze to go idle after the seed. */
   settleTimeoutSeconds: positiveInt('settleTimeoutSeconds').default(600),
+  /** Target "existing" only: history rows go into a database the rig did not make only when this says so. */
+  intoExisting: z.boolean().optional(),
+  /** Target "existing": seed even when the fixtures' partition holds rows the rig did not write (they are never counted). */
+  allowForeignRows: z.boolean().optional(),
 });
 
 /** Where a rig can live; lib/targets/registry.ts has one Target for each. */
-export const TARGET_NAMES = ['local', 'aws'] as const;
+export const TARGET_NAMES = ['local', 'aws', 'existing'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 /** Where the instrument is calibrated: on the host that sends the load (an AWS rig's load node, once provisioned). Pure. */
@@ -150,7 +155,7 @@ export const CampaignSpec = z
     /** Editors' pointer to schema/campaign.schema.json; ignored by the rig. */
     $schema: z.string().optional(),
     name,
-    target: z.enum(TARGET_NAMES, { error: 'target must be "local" (this machine) or "aws" (RDS + EC2, with an "aws" block)' }),
+    target: z.enum(TARGET_NAMES, { error: 'target must be "local" (this machine), "aws" (RDS + EC2, with an "aws" block) or "existing" (a running deployment, with an "existing" block)' }),
     /** What happens to the rig at the end: destroy (default), keep, or keep it only when the campaign failed. */
     end: z.enum(['destroy', 'keep', 'keep-on-failure']).default('destroy'),
     /** The watchdog tears everything down this many minutes after provisioning unless disarmed. */
@@ -171,6 +176,8 @@ export const CampaignSpec = z
     hardware: HardwareSpec.default(HardwareSpec.parse({})),
     /** With target "aws" only: region, zone, the RDS instance and its volume, the EC2 nodes, price overrides. */
     aws: AwsSpec.optional(),
+    /** With target "existing" only: the running service's URL and where the worker reads the database's URLs (lib/protocol/existing-spec.ts). */
+    existing: ExistingSpec.optional(),
     /**
      * The campaign the page compares this one with (its id, or the workflow id a schedule gave it).
      * Without it, a run started by a schedule compares itself with the newest earlier run of the same
@@ -193,6 +200,7 @@ export const CampaignSpec = z
     path: ['aws'],
   })
   .superRefine((s, ctx) => {
+    for (const p of existingProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
     const problem = variantsProblem(s);
     if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: ['variants', ...problem.path] });
   });
@@ -240,6 +248,9 @@ function fieldPath(path: ReadonlyArray<PropertyKey>): string {
 
 /** Parses and defaults a spec, or throws SpecError naming every bad field. Pure: safe in workflows. */
 export function parseCampaignSpec(input: unknown): CampaignSpec {
+  // A secret written inline is refused first, whatever else is wrong: the fix is the same everywhere.
+  const secrets = inlineSecretProblems(input);
+  if (secrets.length) throw new SpecError(secrets.map((p) => `${fieldPath(p.path)}: ${p.message}`));
   const res = CampaignSpec.safeParse(input);
   if (res.success) return res.data;
   throw new SpecError(

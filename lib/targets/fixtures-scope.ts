@@ -16,8 +16,14 @@ export interface FixtureScope {
   unitCost: string | null;
 }
 
+/** The tenant bring-up makes the fixtures in (lib/targets/bringup/fixtures.ts). */
+export const FIXTURES_TENANT = 'rig-bench';
+
 export interface FixtureScopeOptions {
-  /** The fixtures' tenant; default: the only tenant that has customers. */
+  /**
+   * The fixtures' tenant; default: the tenant named FIXTURES_TENANT when it has customers (on an
+   * existing deployment other tenants have theirs), else the only tenant that has customers.
+   */
   tenantId?: string;
   /** Default 'api_calls'. */
   meterKey?: string;
@@ -32,15 +38,23 @@ export async function detectFixtures(db: Db, opts: FixtureScopeOptions = {}): Pr
 
 async function detect(c: pg.ClientBase, opts: FixtureScopeOptions): Promise<FixtureScope> {
   const meterKey = opts.meterKey ?? 'api_calls';
+  const asked =
+    opts.tenantId ??
+    (
+      await c.query<{ id: string }>(
+        'SELECT t.id::text AS id FROM tenants t WHERE t.name = $1 AND EXISTS (SELECT 1 FROM customers c WHERE c.tenant_id = t.id) ORDER BY t.id LIMIT 1',
+        [FIXTURES_TENANT],
+      )
+    ).rows[0]?.id;
   const groups = (
     await c.query<{ tenant_id: string; livemode: boolean; n: string }>(
       `SELECT tenant_id::text, livemode, count(*)::text AS n FROM customers
         WHERE ($1::bigint IS NULL OR tenant_id = $1::bigint) GROUP BY 1, 2 ORDER BY 1, 2`,
-      [opts.tenantId ?? null],
+      [asked ?? null],
     )
   ).rows;
   if (groups.length === 0) {
-    throw new Error(`no fixtures: table customers has no rows${opts.tenantId ? ` for tenant ${opts.tenantId}` : ''}. Run bring-up (fixtures) first`);
+    throw new Error(`no fixtures: table customers has no rows${asked ? ` for tenant ${asked}` : ''}. Run bring-up (fixtures) first`);
   }
   const tenants = [...new Set(groups.map((g) => g.tenant_id))];
   if (tenants.length > 1) {

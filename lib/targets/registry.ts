@@ -2,12 +2,14 @@
 // passes `targetFor` to createActivities (activities/factory.ts), so no activity imports a target.
 import { TARGET_NAMES, type TargetName } from '../protocol/spec';
 import { awsTarget } from './aws';
+import { existingTarget } from './existing';
 import { localTarget } from './local';
 import type { Target } from './target';
 
 const TARGETS: Record<TargetName, Target> = {
   local: localTarget,
   aws: awsTarget,
+  existing: existingTarget,
 };
 
 export function targetFor(name: TargetName): Target {

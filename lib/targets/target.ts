@@ -9,6 +9,7 @@
 // teardown and the clean check never guess.
 import type { CloudFileName } from '../evidence/layout';
 import type { AwsSpec } from '../protocol/aws-spec';
+import type { ExistingSpec } from '../protocol/existing-spec';
 import type { TargetName } from '../protocol/spec';
 
 /** PostgreSQL settings a campaign chooses (the spec's "WAL pool sized", the vacuum lever, ...). */
@@ -49,6 +50,8 @@ export interface RigParameters {
   service?: ServiceParameters;
   /** The AWS target's: the spec's aws block and when the rig expires (the expiry tag); the local target ignores it. */
   aws?: { spec: AwsSpec; expiresAt: string };
+  /** The existing target's: the service's URL and where the database's URLs are read (connect makes nothing). */
+  existing?: ExistingSpec;
 }
 
 /** How to reach a rig, without any secret: URLs here carry no password. */

@@ -103,6 +103,7 @@ export function renderHtml(m: ReportModel): string {
   s.push(`<style>${CSS}</style></head><body>`);
   s.push(`<h1>${m.campaign.banner ? `${esc(m.campaign.banner.split(' (')[0])}: ` : ''}${esc(m.campaign.name)}: sustained throughput</h1>`);
   if (m.campaign.banner) s.push(`<p class="failed"><strong>${esc(m.campaign.banner)}.</strong></p>`);
+  if (m.campaign.deployment) s.push(`<p><em>${esc(m.campaign.deployment)}.</em></p>`);
   s.push(
     `<p>Campaign <code>${esc(m.campaign.id)}</code>, run on ${esc(days)}. Every figure on this page is re-derived from the retained evidence (${m.evidence.files} files, ${m.evidence.bytes} bytes, manifest sha256 <code>${m.evidence.manifest_sha256}</code>), not from a console.</p>`,
   );

@@ -27,6 +27,7 @@ export function renderMarkdown(m: ReportModel): string {
   const days = m.dates.days.length ? m.dates.days.join(', ') : 'undated';
   out.push(`# ${m.campaign.banner ? `${m.campaign.banner.split(' (')[0]}: ` : ''}${m.campaign.name}: sustained throughput`);
   if (m.campaign.banner) out.push(`**${m.campaign.banner}.**`);
+  if (m.campaign.deployment) out.push(`*${m.campaign.deployment}.*`);
   out.push(
     `Campaign \`${m.campaign.id}\`, run on ${days}. Every figure on this page is re-derived from the retained evidence (${m.evidence.files} files, ${m.evidence.bytes} bytes, manifest sha256 \`${m.evidence.manifest_sha256}\`), not from a console.`,
   );

@@ -17,6 +17,7 @@
 // A configuration is published when at least one repeat finished and none is not-published.
 // Across repeats, lib/protocol/reporting's summarizeRepeats applies the rules (median over passing
 // repeats, min–max range, N/M).
+import { EXISTING_PAGE_NOTE } from '../../protocol/existing-spec';
 import { AFTER_LOAD } from '../../protocol/after-load';
 import { summarizeCloud, type CloudSummary } from '../../protocol/cloud-evidence';
 import { ATTRIBUTION_RULES } from '../../protocol/tail-attribution';
@@ -221,6 +222,8 @@ export interface ReportModel {
     error: string | null;
     rig: string | null;
     clean_after: string | null;
+    /** Target "existing" only: what the rig did not do there (provision, teardown, clean-check, watchdog). */
+    deployment?: string;
   };
   evidence: { manifest_sha256: string; files: number; bytes: number; unlisted: string[] };
   dates: { first: string | null; last: string | null; days: string[] };
@@ -311,6 +314,7 @@ export function buildReportModel(ev: Evidence): ReportModel {
       error: ev.result?.error ?? null,
       rig: ev.result?.rig ?? null,
       clean_after: ev.result?.cleanAfter ?? null,
+      ...(spec.target === 'existing' ? { deployment: EXISTING_PAGE_NOTE } : {}),
     },
     evidence: {
       manifest_sha256: ev.manifestSha256,
@@ -671,7 +675,12 @@ function buildConditions(ev: Evidence): Omit<Conditions, 'warmup'> {
       from: provision.startedAt,
       to,
       hours: Math.round(hours * 10000) / 10000,
-      basis: teardown ? 'provision start to teardown end' : 'provision start to the last recorded time (no completed teardown: the rig may still be billing)',
+      basis:
+        spec.target === 'existing'
+          ? 'connect to the last recorded time (an existing deployment runs, and bills, before and after the campaign)'
+          : teardown
+            ? 'provision start to teardown end'
+            : 'provision start to the last recorded time (no completed teardown: the rig may still be billing)',
     };
   }
   // The rig's own price where its target priced it (aws: the price table or the spec's overrides), else the spec's.

@@ -4,17 +4,15 @@
 // host's record, which the load node does not have: the region is the worker's (AWS_REGION, set by
 // the node's user data), the endpoint and zones come from DescribeDBInstances/DescribeInstances.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { DescribeDBInstancesCommand } from '@aws-sdk/client-rds';
 import { roleUrl } from '../../../reference/roles';
 import { APP_ROLE, DATABASE, OWNER_ROLE } from '../../../reference/schema';
-import { findPgBin } from '../local/pg-binaries';
+import { userPgbenchRunner } from '../pgbench-user-runner';
 import { openFileLogWindow } from '../../evidence/file-log-window';
-import { runProgram } from '../../tools/run';
 import { stateDir } from '../../tools/paths';
-import type { PgbenchRunner, PostgresLogWindow, RigDbUrls } from '../target';
+import type { PostgresLogWindow, RigDbUrls } from '../target';
 import { awsClients, defaultRegion, type AwsClients } from './clients';
 import { emulatorMap } from './emulator-map';
 import { CAMPAIGN_TAG, RESOURCE_TAG, rigNames } from './names';
@@ -80,25 +78,7 @@ export function awsWorkDir(campaignId: string): string {
 }
 
 /** pgbench on the load node, as the worker's own user (only the server refuses root), over TCP with the URL's password. */
-export async function awsPgbenchRunner(): Promise<PgbenchRunner> {
-  const bin = pgbenchBinary();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-pgbench-'));
-  return {
-    scriptDir: () => dir,
-    run: (args, env) => runProgram(bin, args, { env: { ...process.env, LC_ALL: 'C', ...env } }),
-    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
-  };
-}
-
-/** RIG_PGBENCH, else PostgreSQL's bin folder (RIG_PG_BIN, pg_config, the Debian layout), else pgbench on PATH (Amazon Linux's package). */
-function pgbenchBinary(): string {
-  if (process.env.RIG_PGBENCH) return process.env.RIG_PGBENCH;
-  try {
-    return path.join(findPgBin(), 'pgbench');
-  } catch {
-    return 'pgbench';
-  }
-}
+export const awsPgbenchRunner = userPgbenchRunner;
 
 /**
  * The Postgres log of a repeat's window. On RDS: DownloadDBLogFilePortion (lib/targets/aws/evidence);

@@ -11,6 +11,7 @@
 // raw key cannot be recovered from its stored hash.
 import pg from 'pg';
 import { hashApiKey, newApiKey } from '../../../reference/keys';
+import { FIXTURES_TENANT } from '../fixtures-scope';
 import { BringupRefusal } from './refusal';
 import { Secret } from './secret';
 
@@ -45,7 +46,7 @@ export function customerIds(n: number): string[] {
 
 /** Create (or complete) the fixtures as the owner role. Throws BringupRefusal('fixtures') on a partition mismatch. */
 export async function createFixtures(ownerUrl: string, opts: FixtureOptions = {}): Promise<Fixtures> {
-  const tenantName = opts.tenantName ?? 'rig-bench';
+  const tenantName = opts.tenantName ?? FIXTURES_TENANT;
   const livemode = opts.livemode ?? true;
   const meterKey = opts.meter ?? 'api_calls';
   const unitCost = opts.unitCost ?? '0.0001';
