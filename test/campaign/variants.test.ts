@@ -41,7 +41,7 @@ test('interleaved variants: settings read back from the database and the service
   assert.equal(Number(ctl.applied.database.autovacuum_vacuum_insert_scale_factor), 0.2);
   assert.equal(ctl.applied.service.insert, 'per-event');
   assert.equal(Number(trt.applied.database.autovacuum_vacuum_insert_scale_factor), 0.02);
-  assert.equal(trt.applied.database.shared_buffers, '81928kB', 'shared_buffers read back from pg_settings: 8192 x 8kB = 64MB');
+  assert.equal(trt.applied.database.shared_buffers, '64MB', 'shared_buffers read back from pg_settings (8192 x 8kB), in MB');
   assert.equal(trt.applied.service.insert, 'multi-row');
   assert.deepEqual(trt.applied.restarted, { database: ['shared_buffers'], service: true }, 'shared_buffers needs a restart: the cluster restarted, and the service with it');
   assert.deepEqual(read('03-ctl.json').applied.restarted.database, ['shared_buffers'], 'and back');
@@ -58,7 +58,7 @@ test('interleaved variants: settings read back from the database and the service
   assert.match(page, /Control ctl and trt on one rig, interleaved\. Repeats in the order they ran: ctl trt ctl trt\./);
   assert.match(page, /\| single: trt \| p99 \|/);
   assert.match(page, /\| single: trt \| top wait events \|/);
-  assert.match(page, /\| 2 \| trt \| .* \| .*shared_buffers=8192(x8kB)?.* \| .*insert=multi-row.* \| database \(shared_buffers\), service \|/);
+  assert.match(page, /\| 2 \| trt \| .* \| .*shared_buffers=64MB.* \| .*insert=multi-row.* \| database \(shared_buffers\), service \|/);
   const log = fs.readFileSync(path.join(dir, 'campaign.log'), 'utf8');
   assert.match(log, /variant trt: .*autovacuum_vacuum_insert_scale_factor=0\.02.*; service .*insert=multi-row.*; database restarted \(shared_buffers\), service restarted/);
   await env.assertClean();

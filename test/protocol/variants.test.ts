@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { measuringSecondsLeft } from '../../lib/protocol/plan';
 import { parseCampaignSpec, PROFILES, SpecError, type CampaignSpecInput } from '../../lib/protocol/spec';
 import { measuredConfigurations, measuringOrder, variantSettings, warmsUpBefore } from '../../lib/protocol/variants';
-import { settingMatches } from '../../lib/targets/local/settings';
+import { settingMatches, settingText } from '../../lib/targets/local/settings';
 
 const base: CampaignSpecInput = {
   ...PROFILES.rehearsal,
@@ -108,6 +108,12 @@ test('the spec check refuses what variants cannot be, naming the field', () => {
 
 test('a database setting read back from pg_settings matches what was asked, in the setting\'s own unit', () => {
   assert.equal(settingMatches('256MB', { setting: '32768', unit: '8kB' }), true);
+  // Read back in a unit a reader knows, never "327688kB" (pages and their size side by side).
+  assert.equal(settingText({ setting: '32768', unit: '8kB' }), '256MB');
+  assert.equal(settingText({ setting: '81920', unit: 'MB' }), '80GB');
+  assert.equal(settingText({ setting: '100', unit: '8kB' }), '800kB');
+  assert.equal(settingText({ setting: '0.02', unit: null }), '0.02');
+  assert.equal(settingText({ setting: '200', unit: 'ms' }), '200ms');
   assert.equal(settingMatches('128MB', { setting: '32768', unit: '8kB' }), false);
   assert.equal(settingMatches('1GB', { setting: '1024', unit: 'MB' }), true);
   assert.equal(settingMatches(0.02, { setting: '0.02', unit: null }), true);

@@ -37,6 +37,20 @@ export function settingMatches(requested: string | number | boolean, row: Pick<S
   return row.setting === requested;
 }
 
+/**
+ * A setting as read back, in a unit a reader knows: pg_settings gives shared_buffers as "8192" pages of
+ * "8kB", which written side by side reads "81928kB". Sizes become the largest whole kB/MB/GB; the rest
+ * are their value and unit as PostgreSQL gives them ("200ms", "0.02", "lz4"). Pure.
+ */
+export function settingText(row: Pick<SettingRow, 'setting' | 'unit'>): string {
+  const unitKb = row.unit ? UNIT_KB[row.unit] : undefined;
+  if (unitKb === undefined || !/^\d+$/.test(row.setting)) return `${row.setting}${row.unit ?? ''}`;
+  const kb = Number(row.setting) * unitKb;
+  if (kb > 0 && kb % (1024 * 1024) === 0) return `${kb / (1024 * 1024)}GB`;
+  if (kb > 0 && kb % 1024 === 0) return `${kb / 1024}MB`;
+  return `${kb}kB`;
+}
+
 async function readSettings(url: string, names: string[]): Promise<SettingRow[]> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
@@ -88,7 +102,7 @@ export async function applySettingsLocal(campaignId: string, settings: { databas
     return { rows: await settled(superuserUrl, wanted, 5000), restartedDatabase: pending };
   });
   const wrong = rows.filter((r) => r.pending_restart || !settingMatches(wanted[r.name], r));
-  if (wrong.length) throw new Error(`the cluster does not run with what was set: ${wrong.map((r) => `${r.name} = ${r.setting}${r.unit ?? ''} (asked ${wanted[r.name]})`).join(', ')}`);
+  if (wrong.length) throw new Error(`the cluster does not run with what was set: ${wrong.map((r) => `${r.name} = ${settingText(r)} (asked ${wanted[r.name]})`).join(', ')}`);
 
   const rec = readRigRecord(campaignId);
   const running = rec?.params.service ?? {};
@@ -103,7 +117,7 @@ export async function applySettingsLocal(campaignId: string, settings: { databas
   if (!url) throw new Error(`rig ${campaignId} has no service`);
   const health = (await (await fetch(`${url}/healthz`)).json()) as HealthResponse;
   return {
-    database: Object.fromEntries(rows.map((r) => [r.name, `${r.setting}${r.unit ?? ''}`])),
+    database: Object.fromEntries(rows.map((r) => [r.name, settingText(r)])),
     service: health.settings ?? {},
     restarted: { database: restartedDatabase ?? [], service: restartedService },
     serviceUrl: url,
