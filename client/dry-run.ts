@@ -2,7 +2,7 @@
 // nothing and contacts nothing (no Temporal server, no AWS endpoint, no credentials): what would be
 // made, with the names derived from the campaign id, where, with which database parameters, at what
 // $/hour, and when the watchdog would tear it down.
-import { watchdogLine, watchdogNeed } from '../lib/protocol/plan';
+import { sampleWarnings, watchdogLine, watchdogNeed } from '../lib/protocol/plan';
 import type { CampaignSpec } from '../lib/protocol/spec';
 import { formatPerHour, rigCost } from '../lib/targets/aws/cost';
 import { awsPlan, tagLine } from '../lib/targets/aws/plan';
@@ -34,6 +34,7 @@ export function dryRunLines(campaignId: string, spec: CampaignSpec, now = new Da
   }
   const deadline = new Date(now.getTime() + spec.watchdogMinutes * 60_000);
   out.push(`${watchdogLine(spec)}`);
+  out.push(...sampleWarnings(spec));
   out.push(`watchdog deadline: ${spec.watchdogMinutes} min after provisioning (were it provisioned now, the deadline would be ${deadline.toISOString()}); the plan needs ${watchdogNeed(spec).minutes} min`);
   return out;
 }

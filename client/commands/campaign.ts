@@ -12,7 +12,7 @@ import { watchCampaign } from '../campaign-watch';
 import { connectClient, warnMissingSearchAttributes } from '../connect';
 import { resultLines } from '../progress-view';
 import { loadSpec } from '../spec-input';
-import { watchdogLine } from '../../lib/protocol/plan';
+import { sampleWarnings, watchdogLine } from '../../lib/protocol/plan';
 import { dryRunLines } from '../dry-run';
 
 export const summary = 'start|list|watch|cancel|abort|extend|logs|report: campaigns on Temporal';
@@ -107,6 +107,7 @@ async function campaign(
       }
       console.log(`started campaign ${id} on ${rc.env.address} (watch: rig campaign watch ${id})`);
       console.log(watchdogLine(spec));
+      for (const w of sampleWarnings(spec)) console.error(w);
       if (!values.wait) return 0;
       const result = await watchCampaign(rc.client, id);
       resultLines(result).forEach((l) => console.log(l));

@@ -13,6 +13,7 @@ import { connectClient, warnMissingSearchAttributes } from '../connect';
 import { devUp } from '../dev-server';
 import { resultLines } from '../progress-view';
 import { loadSpec } from '../spec-input';
+import { sampleWarnings } from '../../lib/protocol/plan';
 import { defaultCampaignId, TASK_QUEUE } from './campaign';
 import { printAtAGlance } from '../at-a-glance';
 
@@ -34,6 +35,7 @@ export const { run } = defineCommand({
   positionals: true,
   async run({ values, positionals }) {
     const spec = loadSpec(positionals[0] ? { file: positionals[0] } : { profile: values.profile ?? 'rehearsal' });
+    for (const w of sampleWarnings(spec)) console.error(w);
     const env = temporalEnv();
     const [host, port] = env.address.split(':');
     if (!(await portAnswers(host, Number(port ?? 7233)))) {

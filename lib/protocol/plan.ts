@@ -4,6 +4,7 @@
 // The watchdog tears the rig down at its deadline. A deadline shorter than the plan tears a healthy
 // series down halfway, so the spec check refuses one shorter than the plan plus a margin, and the
 // campaign moves the deadline forward at each step when a step has run over (workflows/campaign.ts).
+import { MIN_SAMPLES } from './gates';
 import type { CampaignSpec } from './spec';
 import { measuringOrder, measuringSeries, warmsUpBefore } from './variants';
 
@@ -104,4 +105,21 @@ export function watchdogProblem(spec: CampaignSpec): string | null {
 export function watchdogLine(spec: CampaignSpec): string {
   const need = watchdogNeed(spec);
   return `watchdog ${spec.watchdogMinutes} min; plan ${need.planMinutes} min (${describePlan(need.parts)}) + margin ${need.marginMinutes} min = ${need.minutes} min`;
+}
+
+/**
+ * Configurations whose repeats cannot pass: fewer requests per repeat than the sustained gate's
+ * minimum sample count (lib/protocol/gates.ts MIN_SAMPLES), so every repeat fails "samples" whatever
+ * the service does. Said before anything runs (a warning, not a refusal: short smoke runs are fine).
+ */
+export function sampleWarnings(spec: Pick<CampaignSpec, 'sustained'>): string[] {
+  const s = spec.sustained;
+  if (!s) return [];
+  return s.configurations
+    .map((c) => ({ c, n: Math.floor((c.eventsPerSecond / c.batch) * s.repeatSeconds) }))
+    .filter(({ n }) => n < MIN_SAMPLES)
+    .map(({ c, n }) => {
+      const need = Math.ceil((MIN_SAMPLES * c.batch) / c.eventsPerSecond);
+      return `WARNING configuration ${c.name}: ${n} requests per repeat (${c.eventsPerSecond} ev/s at batch ${c.batch} for ${s.repeatSeconds} s), fewer than the ${MIN_SAMPLES} the gate requires: every repeat will fail "samples"; set sustained.repeatSeconds >= ${need}`;
+    });
 }

@@ -2,7 +2,7 @@
 // refuses a watchdog shorter than the plan plus its margin, naming both.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogLine, watchdogNeed, watchdogProblem } from '../../lib/protocol/plan';
+import { marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogLine, watchdogNeed, watchdogProblem, sampleWarnings } from '../../lib/protocol/plan';
 import { parseCampaignSpec, PROFILES } from '../../lib/protocol/spec';
 
 const rehearsal = parseCampaignSpec(PROFILES.rehearsal);
@@ -42,4 +42,12 @@ test('a watchdog shorter than the plan plus its margin is refused, naming both; 
   );
   assert.equal(watchdogProblem(parseCampaignSpec({ ...PROFILES.rehearsal, watchdogMinutes: need.minutes })), null, 'exactly the need holds');
   assert.match(watchdogLine(rehearsal), /^watchdog 60 min; plan 20\.9 min \(provision 5, .*\) \+ margin 15 min = 36 min$/);
+});
+
+test('a configuration whose repeats cannot reach the gate\'s sample count is warned about before anything runs', () => {
+  const spec = parseCampaignSpec({ ...PROFILES.rehearsal, sustained: { ...PROFILES.rehearsal.sustained!, repeatSeconds: 20, configurations: [{ name: 'b100', eventsPerSecond: 3000, batch: 100, p99LimitMs: 250 }] } });
+  assert.deepEqual(sampleWarnings(spec), [
+    'WARNING configuration b100: 600 requests per repeat (3000 ev/s at batch 100 for 20 s), fewer than the 1000 the gate requires: every repeat will fail "samples"; set sustained.repeatSeconds >= 34',
+  ]);
+  assert.deepEqual(sampleWarnings(parseCampaignSpec(PROFILES.rehearsal)), []);
 });
