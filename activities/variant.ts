@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { variantFile } from '../lib/evidence/layout';
 import { settingsText } from '../lib/evidence/report/variants';
 import { EvidenceStore } from '../lib/evidence/store';
+import { serviceLaunch } from '../lib/protocol/service-spec';
 import type { VariantSettings } from '../lib/protocol/variants';
 import type { AppliedSettings } from '../lib/targets/target';
 import type { RigInput, StepSummary } from './contract';
@@ -49,7 +50,7 @@ export function variantActivities(deps: ActivityDeps) {
     }
     const target = rigTarget(deps, input.rig);
     if (!target.applySettings) throw new Error(`the ${target.name} target cannot change settings between repeats: variants are refused there`);
-    const applied = await target.applySettings(input.campaignId, { database: input.settings.database, service: input.settings.service }, (line) => heartbeat(line));
+    const applied = await target.applySettings(input.campaignId, { database: input.settings.database, service: serviceLaunch(input.settings.service) }, (line) => heartbeat(line));
     const record: VariantRecord = { variant: input.variant, seq: input.seq, at: new Date().toISOString(), requested: input.settings, applied };
     store.writeJson(rel, record);
     const summary = variantSummary(record);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { setupRoles } from '../../../reference/roles';
 import { migrate } from '../../../reference/migrate';
 import { isAlive } from '../local/proc';
-import { healthy, startService, stopService } from '../local/service-process';
+import { healthy, SERVICE_SCRIPT, startService, stopService } from '../local/service-process';
 import type { ProgressFn, ServiceParameters } from '../target';
 import { awsDbUrls, awsWorkDir, DB_NAME, rigRegion } from './data-plane';
 import { SERVICE_PORT } from './connection';
@@ -52,7 +52,7 @@ export async function startAwsService(campaignId: string, service: ServiceParame
   const pid = Number(fs.existsSync(f.pidFile) ? fs.readFileSync(f.pidFile, 'utf8').trim() : NaN);
   const known = fs.existsSync(f.urlFile) ? fs.readFileSync(f.urlFile, 'utf8').trim() : '';
   if (Number.isInteger(pid) && isAlive(pid) && known && (await healthy(known))) return { serviceUrl: known, reused: true };
-  if (Number.isInteger(pid)) await stopService(pid, { campaignId, resourceId: SERVICE_RESOURCE });
+  if (Number.isInteger(pid)) await stopService(pid, { campaignId, resourceId: SERVICE_RESOURCE, script: SERVICE_SCRIPT });
   // Under the emulator the app node is this machine: loopback and a free port, like the local rig.
   const emulated = emulatorMap() !== undefined;
   const urls = await awsDbUrls(campaignId);
@@ -83,7 +83,7 @@ export async function stopEmulatedService(campaignId: string): Promise<string | 
   const f = map.appNodeStateDir ? path.join(map.appNodeStateDir, 'aws-nodes', campaignId, 'app', 'service.pid') : path.join(awsWorkDir(campaignId), 'app', 'service.pid');
   if (!fs.existsSync(f)) return undefined;
   const pid = Number(fs.readFileSync(f, 'utf8').trim());
-  const outcome = await stopService(pid, { campaignId, resourceId: SERVICE_RESOURCE });
+  const outcome = await stopService(pid, { campaignId, resourceId: SERVICE_RESOURCE, script: SERVICE_SCRIPT });
   fs.rmSync(path.dirname(f), { recursive: true, force: true });
   return `emulated app node's service (pid ${pid}): ${outcome}`;
 }
