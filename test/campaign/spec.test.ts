@@ -7,6 +7,7 @@ import { parseCampaignSpec, PROFILES, SpecError } from '../../lib/protocol/spec'
 import { campaignJsonSchema } from '../../lib/protocol/spec-schema';
 import { serviceLaunch, settingsEnv, usesRollup } from '../../lib/protocol/service-spec';
 import { variantSettings } from '../../lib/protocol/variants';
+import { withServiceCommand } from '../../client/service-flag';
 
 const root = path.resolve(__dirname, '..', '..');
 
@@ -138,4 +139,12 @@ test('service (issue 14): run and env, the reference switches as shorthands, err
   const aws = JSON.parse(fs.readFileSync(path.join(root, 'examples', 'aws.json'), 'utf8')) as Record<string, unknown>;
   assert.match(errorsOf({ ...aws, service: { run: cmd } })[0], /^service\.run\.command: a command runs on the local target only: on aws give "image"/);
   assert.equal(parseCampaignSpec({ ...aws, service: { run: { image: 'ghcr.io/me/hc:1', port: 3000 } } }).service.run?.image, 'ghcr.io/me/hc:1');
+});
+
+test('rig rehearse --service-command: the rehearsal against your own build, relative paths from where it was typed', () => {
+  const spec = withServiceCommand(parseCampaignSpec(PROFILES.rehearsal), './bin/serve --fast', '/srv/hc');
+  assert.deepEqual(spec.service.run, { command: [path.resolve('./bin/serve'), '--fast'], cwd: '/srv/hc', readyTimeoutSeconds: 60 });
+  assert.deepEqual(withServiceCommand(parseCampaignSpec(PROFILES.rehearsal), 'node main.js', '/srv/hc').service.run?.command, ['node', 'main.js']);
+  assert.throws(() => withServiceCommand(parseCampaignSpec(PROFILES.rehearsal), '  '), /^Error: --service-command: give the command/);
+  assert.throws(() => withServiceCommand(parseCampaignSpec({ ...PROFILES.rehearsal, service: { insert: 'multi-row' } }), 'node main.js'), /--service-command: invalid campaign spec:\n {2}- service\.insert: "insert" is a switch of the reference service/);
 });
