@@ -1,7 +1,7 @@
 // A variant's settings applied to a live local rig (issue 13): database parameters by ALTER SYSTEM
 // (reloaded; the cluster restarted when one of them needs it, e.g. shared_buffers), the service
-// restarted when its switches change (or when the database restarted under it, whose pool would
-// hold dead connections). Everything is read back from where it took effect (pg_settings, the
+// restarted when its settings change (the switches and service.env, compared as the environment it
+// would get; or when the database restarted under it, whose pool would hold dead connections). Everything is read back from where it took effect (pg_settings, the
 // service's /healthz) and returned, so the evidence shows what ran, not what was asked.
 // Idempotent: a retry sets the same values again and restarts nothing that already runs with them.
 import pg from 'pg';
