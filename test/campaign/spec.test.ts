@@ -148,3 +148,12 @@ test('rig rehearse --service-command: the rehearsal against your own build, rela
   assert.throws(() => withServiceCommand(parseCampaignSpec(PROFILES.rehearsal), '  '), /^Error: --service-command: give the command/);
   assert.throws(() => withServiceCommand(parseCampaignSpec({ ...PROFILES.rehearsal, service: { insert: 'multi-row' } }), 'node main.js'), /--service-command: invalid campaign spec:\n {2}- service\.insert: "insert" is a switch of the reference service/);
 });
+
+test('examples/own-service.json: the rehearsal against your own build, as a spec', () => {
+  const ex = JSON.parse(fs.readFileSync(path.join(root, 'examples', 'own-service.json'), 'utf8')) as Record<string, unknown>;
+  const spec = parseCampaignSpec(ex);
+  assert.deepEqual(spec.service.run?.command, ['/usr/bin/node', '/srv/my-hardcount/dist/main.js']);
+  const { name: _n, service: _s, ...rest } = ex;
+  const { name: _r, ...rehearsal } = JSON.parse(fs.readFileSync(path.join(root, 'examples', 'rehearsal.json'), 'utf8')) as Record<string, unknown>;
+  assert.deepEqual(rest, rehearsal, 'the rehearsal in all but its name and service');
+});
