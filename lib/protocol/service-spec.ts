@@ -140,10 +140,10 @@ export function serviceSpecProblems(s: { target: string; service: ServiceSpec; v
   const out: Array<{ path: Array<string | number>; message: string }> = [];
   const run = s.service.run;
   if (run?.image !== undefined && s.target !== 'aws') {
-    out.push({ path: ['service', 'run', 'image'], message: `an image runs on an aws app node only: on the ${s.target} target give "command" (the argv that starts your build)` });
+    out.push({ path: ['service', 'run', 'image'], message: `an image runs on an aws app node only${s.target === 'local' ? ': on the local target give "command" (the argv that starts your build)' : ''}` });
   }
   if (run?.command !== undefined && s.target !== 'local') {
-    out.push({ path: ['service', 'run', 'command'], message: `a command runs on the local target only: on ${s.target} give "image" (a container image the app node runs)` });
+    out.push({ path: ['service', 'run', 'command'], message: `a command runs on the local target only${s.target === 'aws' ? ': on aws give "image" (a container image the app node runs)' : ''}` });
   }
   const variants = s.variants ? [s.variants.control, ...s.variants.treatments] : [];
   variants.forEach((v, i) => {
