@@ -6,7 +6,9 @@
 // (the old one stops working), so a retry leaves one tenant and one live key.
 import fs from 'node:fs';
 import path from 'node:path';
+import { SERVICE_FILE } from '../lib/evidence/layout';
 import { EvidenceStore } from '../lib/evidence/store';
+import { HEALTH_PATH, type HealthResponse } from '../lib/protocol/hardcount-api';
 import { bringUp as bringUpRig } from '../lib/targets/bringup/bringup';
 import type { Target } from '../lib/targets/target';
 import type { BringUpInput, StepSummary } from './contract';
@@ -18,6 +20,15 @@ import { refusing } from './refusal';
 /** The fixtures' customer external ids, one per line, beside the rig's other files. */
 export function customersFile(target: Target, campaignId: string): string {
   return path.join(target.workDir(campaignId), 'customers.txt');
+}
+
+/** GET /healthz's `settings` (string values only), or null when it has none. */
+async function reportedSettings(serviceUrl: string, apiKey: string): Promise<Record<string, string> | null> {
+  const res = await fetch(new URL(HEALTH_PATH, serviceUrl), { headers: { authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(10_000) });
+  const body = (await res.json()) as HealthResponse;
+  const s = body.settings as Record<string, unknown> | undefined;
+  if (!s || typeof s !== 'object') return null;
+  return Object.fromEntries(Object.entries(s).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v)).map(([k, v]) => [k, String(v)]));
 }
 
 export function bringUpActivities(deps: ActivityDeps) {
@@ -36,6 +47,15 @@ export function bringUpActivities(deps: ActivityDeps) {
       }),
     );
     await target.apiKeys.store(input.campaignId, res.fixtures.apiKey.reveal());
+    // The settings the service says it runs with, beside the numbers: the spec says what was asked,
+    // this is what the build that answered reports (null when its /healthz has no `settings`).
+    const reported = await reportedSettings(input.rig.serviceUrl, res.fixtures.apiKey.reveal()).catch((err: unknown) => {
+      store.logWarning(`could not read the service's settings from its /healthz: ${(err as Error).message}`);
+      return null;
+    });
+    // Write-once evidence: a retried bring-up (whose service may have been restarted elsewhere) keeps the first.
+    if (!store.exists(SERVICE_FILE)) store.writeJson(SERVICE_FILE, { serviceUrl: input.rig.serviceUrl, reported });
+    store.appendLog('info', `the service at ${input.rig.serviceUrl} reports settings: ${reported ? Object.entries(reported).map(([k, v]) => `${k}=${v}`).join(', ') : 'none (its /healthz has no "settings")'}`);
     fs.writeFileSync(customersFile(target, input.campaignId), res.fixtures.customers.join('\n') + '\n');
     for (const c of res.checks) store.appendLog('info', `bring-up check ${c.check}: ${c.detail}`);
     return {

@@ -16,6 +16,7 @@ import type { RigInput, StepSummary } from './contract';
 import { heartbeat } from './context';
 import { defaultDeps } from './default-deps';
 import { rigTarget, type ActivityDeps } from './deps';
+import { refusing } from './refusal';
 
 export interface StartRigServiceInput extends RigInput {
   service: ServiceParameters;
@@ -35,7 +36,7 @@ export function nodeActivities(deps: ActivityDeps) {
   }
 
   async function startRigService(input: StartRigServiceInput): Promise<{ serviceUrl: string; summary: string }> {
-    const r = await nodesOf(deps, input.rig).startService(input.campaignId, input.service, (line) => heartbeat(line));
+    const r = await refusing(() => nodesOf(deps, input.rig).startService(input.campaignId, input.service, (line) => heartbeat(line)));
     const sampler = appNodeSampler(input.campaignId);
     const summary = `service ${r.reused ? 'already running' : 'started'} on the app node at ${r.serviceUrl}; ${sampler}`;
     EvidenceStore.forCampaign(input.campaignId).appendLog('info', summary);

@@ -4,6 +4,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { BringupRefusal } from '../lib/targets/bringup/refusal';
 import { PartitionMismatchError } from '../lib/targets/fixtures-scope';
+import { ServiceRefusal } from '../lib/targets/service-refusal';
 
 export function refusal(type: `${string}Refusal`, message: string, details?: unknown): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, type, ...(details === undefined ? [] : [details]));
@@ -16,6 +17,7 @@ export async function refusing<T>(fn: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof BringupRefusal) throw refusal('BringupRefusal', err.message, { check: err.check });
     if (err instanceof PartitionMismatchError) throw refusal('PartitionRefusal', err.message);
+    if (err instanceof ServiceRefusal) throw refusal('ServiceRefusal', err.message);
     throw err;
   }
 }

@@ -6,6 +6,7 @@
 import { EvidenceStore } from '../lib/evidence/store';
 import { RIG_FILE } from '../lib/evidence/layout';
 import type { RigHandle } from '../lib/protocol/campaign-result';
+import { serviceBuild, serviceLaunch, serviceSettingsList } from '../lib/protocol/service-spec';
 import type { CampaignSpec } from '../lib/protocol/spec';
 import type { CleanCheckResult, Hardware, Leftover } from '../lib/targets/target';
 import type { CleanCheckInput, CleanCheckOutput, ProvisionInput, RetagExpiryInput, StepSummary, TeardownInput } from './contract';
@@ -14,7 +15,7 @@ import { defaultDeps } from './default-deps';
 import type { ActivityDeps } from './deps';
 import { dataQueue, hostOfQueue } from '../lib/temporal/queues';
 import { hostName } from '../lib/tools/host-name';
-import { refusal } from './refusal';
+import { refusal, refusing } from './refusal';
 
 /**
  * The data-plane queue of this worker's host: on the local target the rig lives on this machine. The
@@ -67,17 +68,18 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
     const target = targetFor(spec.target);
     const store = EvidenceStore.forCampaign(campaignId);
     store.logStepStart('provision');
-    const res = await target.provision(
+    // A service the target cannot start as the spec says (a command not on this machine) is a ServiceRefusal: not retried.
+    const res = await refusing(() => target.provision(
       campaignId,
       {
         db: { ...spec.database },
-        service: { lastUsed: spec.service.lastUsed, insert: spec.service.insert, aggregate: spec.service.aggregate },
+        service: serviceLaunch(spec.service),
         // The expiry tag: the watchdog's deadline as armed just before provisioning.
         ...(spec.aws ? { aws: { spec: spec.aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString() } } : {}),
         ...(spec.existing ? { existing: spec.existing } : {}),
       },
       (line) => heartbeat(line),
-    );
+    ));
     const handle = rigHandle(campaignId, spec);
     // Written once; a retried provision that reused the rig writes the same bytes again.
     store.writeJson(RIG_FILE, {
@@ -86,7 +88,9 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
       serviceUrl: res.serviceUrl,
       database: handle.database,
       postgresParameters: handle.parameters,
-      service: { ...spec.service },
+      // Which build is measured and its settings, beside the numbers (the page's conditions).
+      serviceBuild: serviceBuild(spec.service.run),
+      service: Object.fromEntries(serviceSettingsList(spec.service)),
       ...costOf(target.hardware(campaignId, spec.hardware)),
     });
     if (target.name === 'existing') store.appendLog('info', `connected to the existing deployment, nothing made: service ${res.serviceUrl}, database ${handle.database}`);

@@ -8,6 +8,7 @@ import { variantFile } from '../lib/evidence/layout';
 import { settingsText } from '../lib/evidence/report/variants';
 import { rebuildRollup } from '../reference/rollup';
 import { EvidenceStore } from '../lib/evidence/store';
+import { serviceLaunch, usesRollup } from '../lib/protocol/service-spec';
 import type { VariantSettings } from '../lib/protocol/variants';
 import type { AppliedSettings } from '../lib/targets/target';
 import type { RigInput, StepSummary } from './contract';
@@ -53,12 +54,12 @@ export function variantActivities(deps: ActivityDeps) {
     }
     const target = rigTarget(deps, input.rig);
     if (!target.applySettings) throw new Error(`the ${target.name} target cannot change settings between repeats: variants are refused there`);
-    const applied = await target.applySettings(input.campaignId, { database: input.settings.database, service: input.settings.service }, (line) => heartbeat(line));
+    const applied = await target.applySettings(input.campaignId, { database: input.settings.database, service: serviceLaunch(input.settings.service) }, (line) => heartbeat(line));
     // A variant that reads the daily rollup (aggregate=rollup) must find it whole: the rows the repeats
     // before it wrote under aggregate=scan are not in it, and an incomplete rollup answers faster than a
     // true one. Recomputed from usage_events here, as the seed does.
     let rollupRows: number | undefined;
-    if (input.settings.service.aggregate === 'rollup') {
+    if (usesRollup(input.settings.service)) {
       heartbeat('rebuilding the daily rollup for aggregate=rollup');
       rollupRows = await rebuildRollup((await target.dbUrls(input.campaignId)).ownerUrl);
     }

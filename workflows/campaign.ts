@@ -42,6 +42,7 @@ import { CLOUD_EVIDENCE_BUDGET_S } from '../lib/protocol/cloud-evidence';
 import { campaignIdOf } from '../lib/protocol/campaign-id';
 import { measuredConfigurations, measuringOrder, measuringSeries, variantSettings, warmsUpBefore } from '../lib/protocol/variants';
 import { EXISTING_SKIPPED } from '../lib/protocol/existing-spec';
+import { serviceLaunch, usesRollup } from '../lib/protocol/service-spec';
 import { calibratesOnRigNode, parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
 import { DENOMINATOR_LEGS, marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogProblem, type PlanStep } from '../lib/protocol/plan';
 import { failureReason, isRefusal, namingQueue } from './failures';
@@ -355,7 +356,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     const appQueue = theRig.appQueue;
     if (appQueue) {
       await step('prepare', () => data({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute' }).prepareRig({ campaignId, rig: theRig }), (r) => r.summary);
-      const service = { lastUsed: spec.service.lastUsed, insert: spec.service.insert, aggregate: spec.service.aggregate };
+      // The same object as before issue 14 for the reference service without env: only the activity's input, never a command, changes.
+      const service = serviceLaunch(spec.service);
       const started = await step('service', () => on(appQueue, { startToCloseTimeout: '5 minutes' }).startRigService({ campaignId, rig: theRig, service }), (r) => r.summary);
       theRig = { ...theRig, serviceUrl: started.serviceUrl };
       rig = theRig;
@@ -373,7 +375,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
           rig: theRig,
           rows: spec.seed.historyRows,
           settleTimeoutSeconds: spec.seed.settleTimeoutSeconds,
-          rebuildRollup: spec.service.aggregate === 'rollup',
+          rebuildRollup: usesRollup(spec.service),
           // Into an existing deployment: refuse when the fixtures' partition holds rows the rig did not write.
           ...(spec.target === 'existing' ? { foreignRows: spec.seed.allowForeignRows ? ('allow' as const) : ('refuse' as const) } : {}),
         }),
@@ -462,7 +464,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
               rig = theRig;
               // blocks with fresh: a variant after the first writes its own history into an emptied table.
               if (spec.variants!.fresh && current !== undefined && spec.seed.historyRows > 0) {
-                await step('seed', () => seedActs().seedHistory({ campaignId, rig: theRig, rows: spec.seed.historyRows, settleTimeoutSeconds: spec.seed.settleTimeoutSeconds, rebuildRollup: settings.service.aggregate === 'rollup', fresh: variant }), (r) => r.summary, true);
+                await step('seed', () => seedActs().seedHistory({ campaignId, rig: theRig, rows: spec.seed.historyRows, settleTimeoutSeconds: spec.seed.settleTimeoutSeconds, rebuildRollup: usesRollup(settings.service), fresh: variant }), (r) => r.summary, true);
               }
               current = variant;
             }

@@ -14,27 +14,33 @@ import { devUp } from '../dev-server';
 import { resultLines } from '../progress-view';
 import { loadSpec } from '../spec-input';
 import { sampleWarnings } from '../../lib/protocol/plan';
+import { withServiceCommand } from '../service-flag';
 import { defaultCampaignId, TASK_QUEUE } from './campaign';
 import { printAtAGlance } from '../at-a-glance';
 
 export const summary = 'run the rehearsal campaign end to end on this machine (dev server + worker in process)';
 
 const HELP = `usage: rig rehearse [SPEC.json | --profile rehearsal] [--id ID] [--require-held]
+                    [--service-command "PROGRAM ARG..." [--service-cwd DIR]]
 
 Starts a Temporal dev server (rig dev up) when nothing answers at TEMPORAL_ADDRESS, runs a worker in
 this process (or uses the rig worker already running here), runs the campaign on the local rig and
 prints the At-a-glance table, why each failed repeat failed, and the report's path.
   exit 0  the rig ran end to end (calibrated, every repeat judged, torn down clean): HELD or NOT-HELD,
           the verdict printed beside it (a NOT-HELD on a VM is often the host: see the host CPU steal)
-  exit 1  it did not (refused, uncalibrated, failed, dirty, cancelled); with --require-held, NOT-HELD too`;
+  exit 1  it did not (refused, uncalibrated, failed, dirty, cancelled); with --require-held, NOT-HELD too
+--service-command measures your own build instead of the reference service: it is started with the
+contract of README "The service contract" (DATABASE_URL, PORT, ...), in --service-cwd (default: here).`;
 
 export const { run } = defineCommand({
   summary,
   help: HELP,
-  options: { profile: { type: 'string' }, id: { type: 'string' }, 'require-held': { type: 'boolean' } },
+  options: { profile: { type: 'string' }, id: { type: 'string' }, 'require-held': { type: 'boolean' }, 'service-command': { type: 'string' }, 'service-cwd': { type: 'string' } },
   positionals: true,
   async run({ values, positionals }) {
-    const spec = loadSpec(positionals[0] ? { file: positionals[0] } : { profile: values.profile ?? 'rehearsal' });
+    const loaded = loadSpec(positionals[0] ? { file: positionals[0] } : { profile: values.profile ?? 'rehearsal' });
+    if (values['service-cwd'] !== undefined && values['service-command'] === undefined) throw new Error('--service-cwd goes with --service-command');
+    const spec = values['service-command'] !== undefined ? withServiceCommand(loaded, values['service-command'], values['service-cwd']) : loaded;
     for (const w of sampleWarnings(spec)) console.error(w);
     const env = temporalEnv();
     const [host, port] = env.address.split(':');

@@ -11,6 +11,7 @@ import { rigHandle } from '../../activities/rig-lifecycle';
 import { campaignIdOf } from '../../lib/protocol/campaign-id';
 import { parseCampaignSpec } from '../../lib/protocol/spec';
 import { campaignDir, SPEC_FILE } from '../../lib/evidence/layout';
+import { usesRollup } from '../../lib/protocol/service-spec';
 import { connectClient } from '../connect';
 import { disarmWatchdog } from '../watchdog-disarm';
 
@@ -62,7 +63,7 @@ export const { run } = defineCommand({
         console.log((await activities.bringUp({ ...ref, rig: rig(), customers: spec.seed.customers })).summary);
         return 0;
       case 'seed':
-        console.log((await activities.seedHistory({ ...ref, rig: rig(), rows: spec.seed.historyRows, settleTimeoutSeconds: spec.seed.settleTimeoutSeconds, rebuildRollup: spec.service.aggregate === 'rollup' })).summary);
+        console.log((await activities.seedHistory({ ...ref, rig: rig(), rows: spec.seed.historyRows, settleTimeoutSeconds: spec.seed.settleTimeoutSeconds, rebuildRollup: usesRollup(spec.service) })).summary);
         return 0;
       case 'repeat': {
         const s = spec.sustained;

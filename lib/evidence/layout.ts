@@ -8,6 +8,8 @@ export const SPEC_FILE = 'spec.json';
 export const LOG_FILE = 'campaign.log';
 export const CALIBRATION_FILE = 'calibration/calibration.json';
 export const RIG_FILE = 'rig.json';
+/** What the service under test reported of itself at bring-up: its /healthz `settings` (issue 14). */
+export const SERVICE_FILE = 'service.json';
 export const RESULT_FILE = 'result.json';
 export const MANIFEST_FILE = 'manifest.json';
 export const DENOMINATOR_FILE = 'denominator/legs.json';

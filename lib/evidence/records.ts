@@ -264,6 +264,8 @@ export interface RigFile {
   postgresVersion?: string;
   postgresParameters?: Record<string, string | number | boolean>;
   service?: Record<string, string | number | boolean>;
+  /** Which build was measured: the reference service, or the spec's command or image (issue 14). */
+  serviceBuild?: string;
   /** The rig's $/hour as its target priced it (the spec's hardware.costPerHour for a local rig). */
   costPerHour?: number;
   priceSource?: string;
@@ -275,6 +277,17 @@ export const RigSchema = z.looseObject({
   priceSource: z.string().optional(),
   priceCovers: z.string().optional(),
   postgresParameters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+});
+
+/** service.json (issue 14): what the service under test reported of itself at bring-up (its /healthz `settings`). */
+export interface ServiceFile {
+  serviceUrl: string;
+  /** null: its /healthz has no `settings`. */
+  reported: Record<string, string> | null;
+}
+export const ServiceFileSchema = z.looseObject({
+  serviceUrl: z.string(),
+  reported: z.record(z.string(), z.string()).nullable(),
 });
 
 /** interrupted.json: an attempt that did not finish, and why. It is listed and never counted. */

@@ -59,6 +59,9 @@ export interface HealthResponse {
   db_role: string;
   rls: boolean;
   livemode: boolean;
-  /** The reference service's switches (a service that has none may leave this out). */
-  settings?: { lastUsed?: string; insert?: string; aggregate?: string };
+  /**
+   * The settings the service runs with, so that a rig can read back what took effect (the reference
+   * service: its switches lastUsed, insert, aggregate). Optional for any other service; string values.
+   */
+  settings?: Record<string, string | undefined>;
 }

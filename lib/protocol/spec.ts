@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { AwsSpec } from './aws-spec';
 import { ExistingSpec, existingProblems, inlineSecretProblems } from './existing-spec';
+import { ServiceOverridesSpec, ServiceSpec, serviceSpecProblems } from './service-spec';
 
 const numberOf = (what: string) =>
   z.number({ error: (iss) => (iss.input === undefined ? `${what} is required` : `${what} must be a number`) });
@@ -81,12 +82,12 @@ export const DatabaseSpec = z.strictObject({
   wal_compression: z.enum(['off', 'pglz', 'lz4', 'zstd', 'on']).default('off'),
 });
 
-/** Switches of the reference service that reproduce the spec's walls (#818, #823, #819). */
-export const ServiceSpec = z.strictObject({
-  lastUsed: z.enum(['per-minute', 'every-request']).default('per-minute'),
-  insert: z.enum(['per-event', 'multi-row']).default('per-event'),
-  aggregate: z.enum(['scan', 'rollup']).default('scan'),
-});
+/**
+ * The service under test (issue 14, lib/protocol/service-spec.ts): which build runs (`run`; absent =
+ * the reference service), its settings (`env`), and the reference service's switches that reproduce
+ * the spec's walls (#818, #823, #819).
+ */
+export { ServiceSpec } from './service-spec';
 
 /**
  * One variant of an experiment (issue 13): a name and the settings it changes against the campaign's
@@ -103,13 +104,8 @@ export const VariantSpec = z.strictObject({
       wal_compression: z.enum(['off', 'pglz', 'lz4', 'zstd', 'on']).optional(),
     })
     .default({}),
-  service: z
-    .strictObject({
-      lastUsed: z.enum(['per-minute', 'every-request']).optional(),
-      insert: z.enum(['per-event', 'multi-row']).optional(),
-      aggregate: z.enum(['scan', 'rollup']).optional(),
-    })
-    .default({}),
+  /** The reference service's switches, and env entries over the campaign's service.env. */
+  service: ServiceOverridesSpec.default({}),
 });
 
 /**
@@ -203,6 +199,7 @@ export const CampaignSpec = z
     for (const p of existingProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
     const problem = variantsProblem(s);
     if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: ['variants', ...problem.path] });
+    for (const p of serviceSpecProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
   });
 
 /**

@@ -4,6 +4,7 @@
 //
 // A configuration measured under a variant is named "<configuration>.<variant>" (its evidence folder,
 // its run tags, its row on the page); the spec check refuses names that would collide.
+import { withServiceOverrides } from './service-spec';
 import type { CampaignSpec, ConfigurationSpec } from './spec';
 
 export interface MeasuredConfiguration extends ConfigurationSpec {
@@ -36,7 +37,8 @@ export function variantSettings(spec: Pick<CampaignSpec, 'variants' | 'database'
   const found = v && [v.control, ...v.treatments].find((x) => x.name === name);
   if (!found) throw new Error(`no variant "${name}" in the spec (variants: ${variantNames(spec).join(', ') || 'none'})`);
   const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined)) as Partial<T>;
-  return { database: { ...spec.database, ...defined(found.database) }, service: { ...spec.service, ...defined(found.service) } };
+  // The service's env merges entry by entry: a variant changes the settings it names, the rest stay the campaign's.
+  return { database: { ...spec.database, ...defined(found.database) }, service: withServiceOverrides(spec.service, found.service) };
 }
 
 /**

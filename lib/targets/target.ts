@@ -10,6 +10,7 @@
 import type { CloudFileName } from '../evidence/layout';
 import type { AwsSpec } from '../protocol/aws-spec';
 import type { ExistingSpec } from '../protocol/existing-spec';
+import type { ServiceRunSpec } from '../protocol/service-spec';
 import type { TargetName } from '../protocol/spec';
 
 /** PostgreSQL settings a campaign chooses (the spec's "WAL pool sized", the vacuum lever, ...). */
@@ -23,7 +24,10 @@ export interface DbParameters {
   extra?: Record<string, string | number | boolean>;
 }
 
-/** How the service under test is configured (the reference service's HC_* settings). */
+/**
+ * How the service under test is started (lib/protocol/service-spec.ts serviceLaunch): the reference
+ * service's switches (HC_*), the settings env, and `run`, the build when it is not the reference service.
+ */
 export interface ServiceParameters {
   poolSize?: number;
   /** 'per-minute' is the #818 fix; 'every-request' reproduces the hot row. */
@@ -31,6 +35,10 @@ export interface ServiceParameters {
   /** 'per-event' is one INSERT per event (Hardcount as measured); 'multi-row' is the #823 lever. */
   insert?: 'per-event' | 'multi-row';
   aggregate?: 'scan' | 'rollup';
+  /** The service's own settings, each passed as an environment variable (after the switches' HC_*: an entry wins). */
+  env?: Record<string, string>;
+  /** Absent: the reference service. A command (local) or an image (aws app node) that starts the user's build. */
+  run?: ServiceRunSpec;
 }
 
 /** A variant's settings as they took effect on a live rig, read back (Target.applySettings). */

@@ -5,6 +5,9 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { parseCampaignSpec, PROFILES, SpecError } from '../../lib/protocol/spec';
 import { campaignJsonSchema } from '../../lib/protocol/spec-schema';
+import { serviceLaunch, settingsEnv, usesRollup } from '../../lib/protocol/service-spec';
+import { variantSettings } from '../../lib/protocol/variants';
+import { withServiceCommand } from '../../client/service-flag';
 
 const root = path.resolve(__dirname, '..', '..');
 
@@ -90,4 +93,67 @@ test('the aws block: errors name the field and the fix', () => {
   assert.deepEqual(errorsOf({ ...ex, aws: { ...ex.aws, load: {} } }), ['aws.load.instanceType: instanceType is required, e.g. "c7g.2xlarge"']);
   assert.match(errorsOf({ ...ex, aws: { ...ex.aws, prices: { databasePerHour: -1 } } })[0], /^aws\.prices\.databasePerHour: databasePerHour must be >= 0/);
   assert.match(errorsOf({ ...ex, aws: { ...ex.aws, colour: 'red' } })[0], /^aws: unknown field\(s\) "colour"/);
+});
+
+test('service (issue 14): run and env, the reference switches as shorthands, errors that name the field and the fix', () => {
+  const base = PROFILES.rehearsal;
+  const cmd = { command: ['/usr/bin/node', '/srv/hc/main.js'] };
+  // A user's build with its own settings; the switches keep their defaults and are not passed to it.
+  const own = parseCampaignSpec({ ...base, service: { run: cmd, env: { HC_LAST_USED: 'every-request', APP_MODE: 'fast' } } });
+  assert.deepEqual(own.service.run, { ...cmd, readyTimeoutSeconds: 60 });
+  assert.deepEqual(serviceLaunch(own.service), { run: own.service.run, env: { HC_LAST_USED: 'every-request', APP_MODE: 'fast' } });
+  assert.deepEqual(settingsEnv(serviceLaunch(own.service)), { HC_LAST_USED: 'every-request', APP_MODE: 'fast' });
+  // The reference service: switches become HC_*, env entries beside them; without env the launch is what it was.
+  const ref = parseCampaignSpec({ ...base, service: { insert: 'multi-row', env: { HC_POOL_SIZE: '30' } } });
+  assert.deepEqual(settingsEnv(serviceLaunch(ref.service)), { HC_LAST_USED: 'per-minute', HC_INSERT: 'multi-row', HC_AGGREGATE: 'scan', HC_POOL_SIZE: '30' });
+  assert.deepEqual(serviceLaunch(parseCampaignSpec(base).service), { lastUsed: 'per-minute', insert: 'per-event', aggregate: 'scan' });
+  assert.equal(usesRollup(parseCampaignSpec({ ...base, service: { run: cmd, env: { HC_AGGREGATE: 'rollup' } } }).service), true);
+  assert.equal(usesRollup(parseCampaignSpec({ ...base, service: { aggregate: 'rollup' } }).service), true);
+
+  const svc = (service: unknown, extra: object = {}) => errorsOf({ ...base, service, ...extra });
+  assert.deepEqual(svc({ run: {} }), ['service.run: give exactly one of "command" (an argv on the local target) or "image" (a container image on an aws app node)']);
+  assert.match(svc({ run: { command: ['bin/serve'] } })[0], /^service\.run\.command\[0\]: "bin\/serve" is a relative path: give an absolute path, or a bare name found on PATH/);
+  assert.match(svc({ run: { ...cmd, cwd: 'srv' } })[0], /^service\.run\.cwd: "srv" is relative/);
+  assert.match(svc({ run: { image: 'ghcr.io/me/hc:1' } })[0], /^service\.run\.image: an image runs on an aws app node only: on the local target give "command"/);
+  assert.match(svc({ run: cmd, insert: 'multi-row' })[0], /^service\.insert: "insert" is a switch of the reference service: with service\.run, give your build's settings in service\.env, e\.g\. \{"HC_INSERT": "multi-row"\}/);
+  assert.match(svc({ env: { HC_LAST_USED: 'every-request' } })[0], /^service\.env\.HC_LAST_USED: .*set service\.lastUsed instead/);
+  assert.match(svc({ env: { PORT: '80' } })[0], /^service\.env\.PORT: PORT is set by the rig itself/);
+  assert.match(svc({ env: { DATABASE_URL: 'x' } })[0], /^service\.env\.DATABASE_URL: DATABASE_URL is set by the rig itself/);
+  assert.match(svc({ env: { RIG_LOCAL_CAMPAIGN: 'x' } })[0], /names starting with RIG_ are the rig's own/);
+  assert.match(svc({ env: { '9LIVES': 'x' } })[0], /is not an environment variable name/);
+  assert.match(svc({ env: { N: 3 } })[0], /^service\.env\.N: a service\.env value must be a string \(quote numbers/);
+  // Secrets never enter a spec (it is workflow history): refused by name, or by a password inside a URL.
+  for (const name of ['DB_PASSWORD', 'STRIPE_API_KEY', 'AUTH_TOKEN', 'SECRET', 'AWS_SECRET_ACCESS_KEY']) {
+    assert.match(svc({ env: { [name]: 'x' } })[0], new RegExp(`^service\\.env\\.${name}: ${name} looks like a secret: .*Export it in the environment of the \`rig worker\``));
+  }
+  assert.match(svc({ env: { UPSTREAM: 'postgres://u:hunter2@db/x' } })[0], /UPSTREAM looks like a secret/);
+  assert.deepEqual(parseCampaignSpec({ ...base, service: { env: { MONKEY_MODE: 'on', CACHE_KEYS_MAX: '10' } } }).service.env, { MONKEY_MODE: 'on', CACHE_KEYS_MAX: '10' }, 'KEY only as a word of the name');
+  // Variants override env entries; with a run, not the reference switches.
+  const variants = (treatment: object, service: object = {}) => ({ variants: { control: { name: 'a' }, treatments: [{ name: 'b', ...treatment }] }, service });
+  assert.match(errorsOf({ ...base, ...variants({ service: { env: { API_TOKEN: 'x' } } }) })[0], /^variants\.treatments\[0\]\.service\.env\.API_TOKEN: API_TOKEN looks like a secret/);
+  assert.match(errorsOf({ ...base, ...variants({ service: { lastUsed: 'every-request' } }, { run: cmd }) })[0], /^variants\.treatments\[0\]\.service\.lastUsed: .*override your build's settings in env, e\.g\. \{"HC_LAST_USED": "every-request"\}/);
+  const merged = parseCampaignSpec({ ...base, ...variants({ service: { env: { B: '2' } } }, { run: cmd, env: { A: '1', B: '1' } }) });
+  assert.deepEqual(variantSettings(merged, 'b').service.env, { A: '1', B: '2' });
+  assert.deepEqual(variantSettings(merged, 'a').service.env, { A: '1', B: '1' });
+  // The command form is the local target's; the image form the aws app node's.
+  const aws = JSON.parse(fs.readFileSync(path.join(root, 'examples', 'aws.json'), 'utf8')) as Record<string, unknown>;
+  assert.match(errorsOf({ ...aws, service: { run: cmd } })[0], /^service\.run\.command: a command runs on the local target only: on aws give "image"/);
+  assert.equal(parseCampaignSpec({ ...aws, service: { run: { image: 'ghcr.io/me/hc:1', port: 3000 } } }).service.run?.image, 'ghcr.io/me/hc:1');
+});
+
+test('rig rehearse --service-command: the rehearsal against your own build, relative paths from where it was typed', () => {
+  const spec = withServiceCommand(parseCampaignSpec(PROFILES.rehearsal), './bin/serve --fast', '/srv/hc');
+  assert.deepEqual(spec.service.run, { command: [path.resolve('./bin/serve'), '--fast'], cwd: '/srv/hc', readyTimeoutSeconds: 60 });
+  assert.deepEqual(withServiceCommand(parseCampaignSpec(PROFILES.rehearsal), 'node main.js', '/srv/hc').service.run?.command, ['node', 'main.js']);
+  assert.throws(() => withServiceCommand(parseCampaignSpec(PROFILES.rehearsal), '  '), /^Error: --service-command: give the command/);
+  assert.throws(() => withServiceCommand(parseCampaignSpec({ ...PROFILES.rehearsal, service: { insert: 'multi-row' } }), 'node main.js'), /--service-command: invalid campaign spec:\n {2}- service\.insert: "insert" is a switch of the reference service/);
+});
+
+test('examples/own-service.json: the rehearsal against your own build, as a spec', () => {
+  const ex = JSON.parse(fs.readFileSync(path.join(root, 'examples', 'own-service.json'), 'utf8')) as Record<string, unknown>;
+  const spec = parseCampaignSpec(ex);
+  assert.deepEqual(spec.service.run?.command, ['/usr/bin/node', '/srv/my-hardcount/dist/main.js']);
+  const { name: _n, service: _s, ...rest } = ex;
+  const { name: _r, ...rehearsal } = JSON.parse(fs.readFileSync(path.join(root, 'examples', 'rehearsal.json'), 'utf8')) as Record<string, unknown>;
+  assert.deepEqual(rest, rehearsal, 'the rehearsal in all but its name and service');
 });

@@ -43,6 +43,7 @@ import {
   RESULT_FILE,
   RIG_FILE,
   SAMPLES,
+  SERVICE_FILE,
   SPEC_FILE,
   VERDICT,
   WARMUP_FILE,
@@ -65,6 +66,7 @@ import {
   ReconcileSchema,
   ResultSchema,
   RigSchema,
+  ServiceFileSchema,
   StepRecordSchema,
   VariantChangeSchema,
   VerdictSchema,
@@ -73,6 +75,7 @@ import {
   type CalibrationFile,
   type DbSampleRow,
   type DenominatorFile,
+  type ServiceFile,
   type DiskSampleRow,
   type HostSampleRow,
   type LoadFile,
@@ -147,6 +150,8 @@ export interface Evidence {
   result: CampaignResult | null;
   steps: StepRecord[];
   rig: RigFile | null;
+  /** service.json: the service's own /healthz settings at bring-up; null in campaigns from before it. */
+  service: ServiceFile | null;
   calibration: CalibrationFile | null;
   denominator: DenominatorFile | null;
   /** baseline.json: the campaign this one is compared with (or why none), when the report step chose one. */
@@ -238,6 +243,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
   };
   const result = optional(readJson<CampaignResult>(RESULT_FILE, ResultSchema));
   const rig = optional(readJson<RigFile>(RIG_FILE, RigSchema));
+  const service = has(SERVICE_FILE) ? optional(readJson<ServiceFile>(SERVICE_FILE, ServiceFileSchema)) : null;
   const calibration = spec.calibrate ? optional(readJson<CalibrationFile>(CALIBRATION_FILE, CalibrationSchema)) : null;
   const denominator = spec.denominator ? optional(readJson<DenominatorFile>(DENOMINATOR_FILE, DenominatorSchema)) : null;
   const baselineChoice = has(BASELINE_FILE) ? optional(readJson<BaselineChoice>(BASELINE_FILE, BaselineChoiceSchema)) : null;
@@ -437,6 +443,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
     result,
     steps,
     rig,
+    service,
     calibration,
     denominator,
     baselineChoice,

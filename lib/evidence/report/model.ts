@@ -29,6 +29,7 @@ import { median } from '../../protocol/percentile';
 import { summarizeRepeats, type ConfigurationSummary, type FigureSummary, type RepeatFigures } from '../../protocol/reporting';
 import { type RunReport } from '../../protocol/run-report';
 import { PROBE_SCENARIOS } from '../../protocol/sample-row';
+import { serviceBuild, serviceSettingsList } from '../../protocol/service-spec';
 import type { CampaignSpec } from '../../protocol/spec';
 import { DEFAULT_PROBE_P99_MS } from '../../protocol/verdicts';
 import { FREEZE_SLOW_FRACTION, FREEZE_SLOW_US, FREEZE_WORST_US, WINDOW_FACTOR, WINDOW_MIN_BUCKETS } from '../../protocol/detectors';
@@ -194,7 +195,12 @@ export interface Conditions {
   total_cost: number | null;
   database: Array<[string, string]>;
   database_source: 'rig.json' | 'spec.json';
+  /** Which build was measured (issue 14): the reference service, or the spec's command or image. */
+  service_build: string;
+  /** Its settings as the spec asked them (the reference service's switches, then env). */
   service: Array<[string, string]>;
+  /** Its settings as its own /healthz reported them at bring-up (service.json); null when not known. */
+  service_reported: Array<[string, string]> | null;
   seed: { customers: number; history_rows: number };
   protocol: string;
   /** The warm-up before each configuration's first repeat, in one line (report/warmups.ts). */
@@ -700,7 +706,9 @@ function buildConditions(ev: Evidence): Omit<Conditions, 'warmup'> {
     total_cost: billed ? Math.round(billed.hours * perHour * 100) / 100 : null,
     database,
     database_source: fromRig ? 'rig.json' : 'spec.json',
-    service: Object.entries(spec.service).map(([k, v]) => [k, String(v)] as [string, string]),
+    service_build: serviceBuild(spec.service.run),
+    service: serviceSettingsList(spec.service),
+    service_reported: ev.service?.reported ? Object.entries(ev.service.reported).sort(([a], [b]) => a.localeCompare(b)) : null,
     seed: { customers: spec.seed.customers, history_rows: spec.seed.historyRows },
     protocol,
     calibration: ev.calibration

@@ -2,6 +2,7 @@
 // the page never claims more than the protocol measured. Pure.
 import { MAX_BATCH } from '../../protocol/hardcount-api';
 import type { RigFile } from '../records';
+import { serviceBuild } from '../../protocol/service-spec';
 import type { CampaignSpec } from '../../protocol/spec';
 
 const n = (x: number) => String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -41,7 +42,9 @@ export function notShown(spec: CampaignSpec, rig?: Pick<RigFile, 'costPerHour' |
     );
   }
   out.push(
-    `The service under test is configured as: last-used writes ${spec.service.lastUsed}, inserts ${spec.service.insert}, usage aggregate by ${spec.service.aggregate}. Other settings of the same service are other results.`,
+    spec.service.run
+      ? `The service under test is ${serviceBuild(spec.service.run)}, with ${Object.keys(spec.service.env ?? {}).length ? `the settings ${Object.entries(spec.service.env ?? {}).map(([k, v]) => `${k}=${v}`).join(', ')}` : 'no settings given'}: another build, or other settings of the same build, are other results.`
+      : `The service under test is the reference service, configured as: last-used writes ${spec.service.lastUsed}, inserts ${spec.service.insert}, usage aggregate by ${spec.service.aggregate}${Object.keys(spec.service.env ?? {}).length ? `, with ${Object.entries(spec.service.env ?? {}).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}. Other settings of the same service are other results.`,
   );
   const perHour = typeof rig?.costPerHour === 'number' ? rig.costPerHour : spec.hardware.costPerHour;
   out.push(

@@ -314,7 +314,13 @@ export function conditionsTable(m: ReportModel): Table {
     { cells: ['dates', m.dates.first ? `${m.dates.days.join(', ')} (first record ${m.dates.first}, last ${m.dates.last})` : 'no dated record in the evidence'] },
     { cells: ['protocol', c.protocol] },
     { cells: ['seed', `${num(c.seed.history_rows, 0)} history rows, ${num(c.seed.customers, 0)} customers, one tenant`] },
-    { cells: ['service', c.service.map(([k, v]) => `${k} ${v}`).join(', ')] },
+    { cells: ['service', c.service_build] },
+    {
+      cells: [
+        'service settings',
+        `${c.service.map(([k, v]) => `${k} ${v}`).join(', ') || 'none given'}${c.service_reported ? `; as its /healthz reported them: ${c.service_reported.map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}` : ''}`,
+      ],
+    },
     { cells: ['warm-up', c.warmup] },
     { cells: [`database parameters (${c.database_source})`, c.database.map(([k, v]) => `${k}=${v}`).join(', ') || DASH] },
     { cells: ['cost', costText(m)] },

@@ -63,13 +63,14 @@ export async function provisionAws(campaignId: string, params: RigParameters, on
   const { spec: aws, expiresAt } = params.aws;
   const c = awsClients(aws.region);
   try {
-    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg);
+    // A container image (service.run.image) needs Docker on the app node: its user data installs it.
+    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg, Boolean(params.service?.run?.image));
   } finally {
     c.destroy();
   }
 }
 
-async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined): Promise<ProvisionResult> {
+async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined, docker = false): Promise<ProvisionResult> {
   const n = rigNames(campaignId);
   const now = new Date();
   const existing = await findRigResources(c, campaignId);
@@ -194,7 +195,7 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
       return found.id;
     }
     onProgress(`launching ${kind} ${name} (${instanceType}) in ${aws.zone}`);
-    const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot));
+    const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { docker }));
     const imageId = await latestAmazonLinux(c, architectureOf(instanceType));
     const r = await whileIamPropagates(`launching ${kind} ${name}`, () => c.ec2.send(
       new RunInstancesCommand({

@@ -3,7 +3,9 @@
 // PostgreSQL 16; fetches the campaign's package from S3 and checks its sha256; reads the Temporal
 // connection from Secrets Manager with the instance role (the aws CLI v2 ships with AL2023); writes
 // the worker's environment file (0600) through the package's own scripts/node-temporal-env.cjs; and
-// runs `rig worker` for the node's queue as a systemd unit that restarts on failure.
+// runs `rig worker` for the node's queue as a systemd unit that restarts on failure. An app node whose
+// campaign measures a container image (`service.run.image`) also gets Docker, its worker's user in the
+// docker group.
 //
 // Pure: it renders from names, keys and ARNs only, and holds no secret. That matters because anyone
 // with ec2:DescribeInstanceAttribute can read user data: the Temporal credentials and the database
@@ -35,6 +37,8 @@ export interface UserDataInput {
   packageSha256: string;
   /** The campaign's Temporal secret (its ARN: a name, not a value). */
   temporalSecretId: string;
+  /** App node only: Docker for the spec's `service.run.image` (issue 14), usable by the worker's user. */
+  docker?: boolean;
 }
 
 /** Single-quoted for bash: safe for any value. */
@@ -56,6 +60,7 @@ export function renderUserData(u: UserDataInput): string {
   const bucket = plain('bucket', u.bucket);
   if (!/^[0-9a-f]{64}$/.test(u.packageSha256)) throw new Error(`user data: packageSha256 must be 64 hex characters, got ${JSON.stringify(u.packageSha256)}`);
   const load = u.node === 'load';
+  const docker = u.node === 'app' && u.docker === true;
   const script = `#!/bin/bash
 # rig bootstrap: the ${u.node} node of campaign ${JSON.stringify(u.campaignId).slice(1, -1).replace(/[\r\n]/g, ' ')}, worker on task queue ${queue}.
 # Rendered by lib/targets/aws/user-data.ts. Holds no secret: the Temporal connection is read from
@@ -79,7 +84,7 @@ echo "rig bootstrap: installing Node 20${load ? ' and pgbench (PostgreSQL 16)' :
 dnf install -y nodejs20 nodejs20-npm tar gzip${load ? ' postgresql16 postgresql16-contrib' : ''}
 ${load ? `command -v pgbench >/dev/null || { echo "rig bootstrap: pgbench is not on PATH after installing postgresql16 and postgresql16-contrib: find the AL2023 package that ships it"; exit 1; }\n` : ''}command -v aws >/dev/null || dnf install -y awscli-2
 id rig >/dev/null 2>&1 || useradd --system --create-home --home-dir /var/lib/rig --shell /sbin/nologin rig
-install -d -o rig -g rig -m 0700 /var/lib/rig/state
+${docker ? `echo "rig bootstrap: installing Docker for the service's image"\ndnf install -y docker\nsystemctl enable --now docker\nusermod -aG docker rig\n` : ''}install -d -o rig -g rig -m 0700 /var/lib/rig/state
 
 echo "rig bootstrap: fetching the package s3://$BUCKET/$TARBALL_KEY"
 tmp=$(mktemp -d)

@@ -17,6 +17,11 @@ import { ledgerDir, rigsDir } from './rig-paths';
 
 class CouldNotLook extends Error {}
 
+/** The ledger ids a service gets (ledger.ts nextServiceId; the emulated aws app node's). */
+function isServiceResource(resourceId: string): boolean {
+  return /^service-\d+$/.test(resourceId) || resourceId === 'aws-app-service';
+}
+
 /** What this clean check can report (the local target's Target.leftoverKinds). */
 export const LOCAL_LEFTOVER_KINDS = ['ledger-entry', 'postmaster', 'service', 'rig-folder', 'listening-port', 'process'] as const;
 type LocalLeftover = Leftover & { kind: (typeof LOCAL_LEFTOVER_KINDS)[number] };
@@ -124,11 +129,13 @@ export async function cleanCheckLocal(opts: CleanCheckOptions = {}): Promise<Cle
     }
     for (const p of scan.marked) {
       const dataDir = postmasterDataDir(p.cmdline);
-      const kind = dataDir ? 'postmaster' : looksLikeService(p.cmdline) ? 'service' : 'process';
-      const port = ports.find((x) => x.campaignId === p.campaignId && x.resource === p.resourceId);
-      const listening = port && answered.has(`${p.campaignId}/${p.resourceId}`) ? `, listening on 127.0.0.1:${port.port}` : '';
       const ppid = parentPid(p.pid);
       const parent = scan.marked.find((m) => m.pid === ppid);
+      // A user's command (service.run) has no script of ours in its argv: its marker's resource id says
+      // it is the service (its children inherit the marker, and have a marked parent).
+      const kind = dataDir ? 'postmaster' : looksLikeService(p.cmdline) || (isServiceResource(p.resourceId) && !parent) ? 'service' : 'process';
+      const port = ports.find((x) => x.campaignId === p.campaignId && x.resource === p.resourceId);
+      const listening = port && answered.has(`${p.campaignId}/${p.resourceId}`) ? `, listening on 127.0.0.1:${port.port}` : '';
       if (parent && kind === 'process') {
         // a helper the service started (tsx's esbuild): it goes with its parent's process group
         leftovers.push({ kind, campaignId: p.campaignId, ageSeconds: ageSeconds(p.startedAt, now), detail: `process pid ${p.pid} (${p.cmdline[0]}), child of pid ${parent.pid} (${p.resourceId})` });

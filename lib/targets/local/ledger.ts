@@ -22,6 +22,8 @@ export interface ResourceDetail {
   pid?: number;
   /** service: the script it runs (its /proc/<pid>/cmdline must contain it before it is signalled). */
   script?: string;
+  /** service: the user's command (service.run.command), when it is not the reference service; its marker identifies it. */
+  command?: string[];
   /** service: stdout+stderr. */
   logFile?: string;
   pidFile?: string;

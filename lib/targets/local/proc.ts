@@ -164,16 +164,20 @@ export function findPostmaster(dataDir: string): number | undefined {
 }
 
 /**
- * True only when pid is alive AND is the process the ledger recorded: its argv matches and, where we
- * can read it, its marker names this campaign and resource. A recycled pid fails this, so it is never killed.
+ * True only when pid is alive AND is the process the ledger recorded: its argv matches (when the ledger
+ * knows a script of ours it runs) and its marker names this campaign and resource. Without a script (a
+ * user's command) the marker must be readable: it is the only proof. A recycled pid fails this, so it is
+ * never killed.
  */
-export function pidMatches(pid: number, expect: { cmdlineHas: string; campaignId: string; resourceId: string }): boolean {
+export function pidMatches(pid: number, expect: { cmdlineHas?: string; campaignId: string; resourceId: string }): boolean {
   if (!isAlive(pid)) return false;
   const cmdline = readCmdline(pid);
-  if (!cmdline || !cmdline.some((a) => a === expect.cmdlineHas || a.endsWith(expect.cmdlineHas))) return false;
+  if (!cmdline) return false;
+  const has = expect.cmdlineHas;
+  if (has !== undefined && !cmdline.some((a) => a === has || a.endsWith(has))) return false;
   const env = readEnviron(pid);
   if (env === undefined) return false;
-  if (env === 'denied') return true; // argv matched; as root this does not happen
+  if (env === 'denied') return has !== undefined; // argv matched a script of ours; as root this does not happen
   return env[MARKER_CAMPAIGN] === expect.campaignId && env[MARKER_RESOURCE] === expect.resourceId;
 }
 

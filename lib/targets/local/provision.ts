@@ -5,6 +5,7 @@
 // (a crash mid-provision) is torn down and made again.
 import fs from 'node:fs';
 import path from 'node:path';
+import { serviceBuild } from '../../protocol/service-spec';
 import { setupRoles } from '../../../reference/roles';
 import { migrate } from '../../../reference/migrate';
 import type { ProgressFn, ProvisionResult, RigParameters, ServiceParameters } from '../target';
@@ -17,6 +18,7 @@ import { readRigRecord, writeRigRecord, type RigRecord } from './rig-record';
 import { MARKER_CAMPAIGN, MARKER_RESOURCE, MARKER_RIG_DIR, rigPaths } from './rig-paths';
 import { newSecrets, readSecrets, writeSecrets } from './secrets';
 import { healthy, SERVICE_SCRIPT, startService, stopService } from './service-process';
+import { assertCommandStartable } from './service-command';
 import { teardownUnlocked } from './teardown';
 
 /** postgresql.conf settings for a campaign: its choices, plus the logging the evidence needs. */
@@ -37,7 +39,9 @@ export function postgresParameters(params: RigParameters): Record<string, string
   return out;
 }
 
-export function provisionLocal(campaignId: string, params: RigParameters, onProgress: ProgressFn = () => {}): Promise<ProvisionResult> {
+export async function provisionLocal(campaignId: string, params: RigParameters, onProgress: ProgressFn = () => {}): Promise<ProvisionResult> {
+  // A user's command that cannot start here is refused before anything is made.
+  await assertCommandStartable(params.service?.run);
   return withCampaignLock(campaignId, async () => {
     if (liveResources(campaignId).length > 0) {
       const rec = readRigRecord(campaignId);
@@ -85,7 +89,8 @@ async function reuse(rec: RigRecord, params: RigParameters, onProgress: Progress
     appendLedger(campaignId, 'made', 'cluster', 'cluster', { pid: cluster.postmasterPid(), port: cluster.port, note: 'restarted' });
   }
   const svc = rec.service;
-  const alive = svc && pidMatches(svc.pid, { cmdlineHas: SERVICE_SCRIPT, campaignId, resourceId: svc.resourceId }) && (await healthy(svc.url));
+  const script = rec.params.service?.run ? undefined : SERVICE_SCRIPT;
+  const alive = svc && pidMatches(svc.pid, { cmdlineHas: script, campaignId, resourceId: svc.resourceId }) && (await healthy(svc.url));
   if (!alive) {
     onProgress(`the service of ${campaignId} is not answering: starting a new one`);
     rec.service = await replaceService(rec, rec.params.service ?? {}, onProgress);
@@ -192,14 +197,15 @@ async function replaceService(rec: RigRecord, service: ServiceParameters, onProg
   const campaignId = rec.campaignId;
   const paths = rigPaths(campaignId);
   for (const r of liveResources(campaignId).filter((x) => x.kind === 'service')) {
-    if (r.detail.pid !== undefined) await stopService(r.detail.pid, { campaignId, resourceId: r.id });
+    if (r.detail.pid !== undefined) await stopService(r.detail.pid, { campaignId, resourceId: r.id, script: r.detail.script });
     appendLedger(campaignId, 'removed', r.id, 'service', { note: 'replaced' });
   }
   const secrets = readSecrets(campaignId);
   const id = nextServiceId(campaignId);
   const logFile = paths.serviceLogFor(id);
-  appendLedger(campaignId, 'intend', id, 'service', { script: SERVICE_SCRIPT, logFile, pidFile: paths.servicePidFile });
-  onProgress(`starting the reference service (${id})`);
+  const what = service.run?.command ? { command: service.run.command } : { script: SERVICE_SCRIPT };
+  appendLedger(campaignId, 'intend', id, 'service', { ...what, logFile, pidFile: paths.servicePidFile });
+  onProgress(`starting ${service.run ? serviceBuild(service.run) : 'the reference service'} (${id})`);
   const appUrl = `postgres://${encodeURIComponent(rec.appRole)}:${encodeURIComponent(secrets.appPassword)}@${rec.cluster.host}:${rec.cluster.port}/${rec.database}`;
   const started = await startService({
     campaignId,

@@ -1,11 +1,12 @@
 // A variant's settings applied to a live local rig (issue 13): database parameters by ALTER SYSTEM
 // (reloaded; the cluster restarted when one of them needs it, e.g. shared_buffers), the service
-// restarted when its switches change (or when the database restarted under it, whose pool would
-// hold dead connections). Everything is read back from where it took effect (pg_settings, the
+// restarted when its settings change (the switches and service.env, compared as the environment it
+// would get; or when the database restarted under it, whose pool would hold dead connections). Everything is read back from where it took effect (pg_settings, the
 // service's /healthz) and returned, so the evidence shows what ran, not what was asked.
 // Idempotent: a retry sets the same values again and restarts nothing that already runs with them.
 import pg from 'pg';
 import type { HealthResponse } from '../../protocol/hardcount-api';
+import { settingsEnv } from '../../protocol/service-spec';
 import type { AppliedSettings, DbParameters, ProgressFn, ServiceParameters } from '../target';
 import { rigDbUrls } from './connection';
 import { appendLedger } from './ledger';
@@ -72,6 +73,11 @@ async function settled(url: string, wanted: Record<string, string | number | boo
   }
 }
 
+function sameEnv(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].every((k) => a[k] === b[k]);
+}
+
 export async function applySettingsLocal(campaignId: string, settings: { database: DbParameters; service: ServiceParameters }, onProgress: ProgressFn): Promise<AppliedSettings> {
   const wanted = postgresParameters({ db: settings.database });
   const { superuserUrl } = rigDbUrls(campaignId);
@@ -106,7 +112,8 @@ export async function applySettingsLocal(campaignId: string, settings: { databas
 
   const rec = readRigRecord(campaignId);
   const running = rec?.params.service ?? {};
-  const same = (['lastUsed', 'insert', 'aggregate'] as const).every((k) => (running[k] ?? undefined) === (settings.service[k] ?? undefined));
+  // The environment each would be started with (switches as HC_*, then env) and the build: the service restarts when either differs.
+  const same = sameEnv(settingsEnv(running), settingsEnv(settings.service)) && JSON.stringify(running.run ?? null) === JSON.stringify(settings.service.run ?? null);
   let restartedService = false;
   if (!same || restartedDatabase) {
     onProgress(`restarting the service with ${JSON.stringify(settings.service)}${restartedDatabase ? ' (the database restarted under it)' : ''}`);

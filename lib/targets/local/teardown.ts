@@ -73,7 +73,7 @@ async function removeResource(r: LedgerResource, onProgress: ProgressFn): Promis
 }
 
 async function removeService(r: LedgerResource, onProgress: ProgressFn): Promise<'removed' | 'gone'> {
-  const who = { campaignId: r.campaignId, resourceId: r.id };
+  const who = { campaignId: r.campaignId, resourceId: r.id, script: r.detail.script };
   let stopped = false;
   const pid = r.detail.pid;
   if (pid !== undefined) {

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { containerName, dockerRunArgs, envFileText } from '../../../lib/targets/aws/app-container';
 import { nodeUserDataInput, type NodeBootstrap } from '../../../lib/targets/aws/bootstrap';
 import { temporalSecretValue } from '../../../lib/targets/aws/temporal-secret';
 import { renderUserData, shq, USER_DATA_MAX_BYTES } from '../../../lib/targets/aws/user-data';
@@ -120,4 +121,17 @@ test('node-temporal-env.cjs writes the worker env file and the key files 0600, a
   const bad = spawnSync(process.execPath, [path.join(root, 'scripts', 'node-temporal-env.cjs'), dir], { input: 'not json', encoding: 'utf8' });
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /standard input is not the secret's JSON/);
+});
+
+test('an image to measure (issue 14): Docker on the app node only, and the container\'s run line carries no secret', () => {
+  const withDocker = renderUserData(nodeUserDataInput(CAMPAIGN, 'us-east-1', 'app', boot, { docker: true }));
+  assert.match(withDocker, /dnf install -y docker\nsystemctl enable --now docker\nusermod -aG docker rig\n/);
+  assert.equal(spawnSync('bash', ['-n'], { input: withDocker }).status, 0, 'parses');
+  assert.doesNotMatch(renderUserData(nodeUserDataInput(CAMPAIGN, 'us-east-1', 'app', boot)), /docker/, 'the reference service needs none');
+  assert.doesNotMatch(renderUserData(nodeUserDataInput(CAMPAIGN, 'us-east-1', 'load', boot, { docker: true })), /docker/, 'never on the load node');
+  assert.deepEqual(dockerRunArgs({ name: 'rig-service-c1', image: 'ghcr.io/me/hc:1', envFile: '/x/service.env', servicePort: 8080 }), ['run', '--detach', '--name', 'rig-service-c1', '--restart', 'no', '--env-file', '/x/service.env', '--network', 'host', 'ghcr.io/me/hc:1']);
+  assert.deepEqual(dockerRunArgs({ name: 'n', image: 'i', envFile: 'f', servicePort: 8080, imagePort: 3000 }).slice(-3), ['--publish', '8080:3000', 'i'], 'a fixed port of the image is published on the service port');
+  assert.equal(envFileText({ DATABASE_URL: 'postgres://a:b@h/d', PORT: '8080' }), 'DATABASE_URL=postgres://a:b@h/d\nPORT=8080\n');
+  assert.throws(() => envFileText({ A: 'x\ny' }), /service\.env\.A: a value with a line break/);
+  assert.equal(containerName('nightly/1'), 'rig-service-nightly-1');
 });
