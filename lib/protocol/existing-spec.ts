@@ -64,6 +64,9 @@ export function inlineSecretProblems(input: unknown): Array<{ path: Array<string
     if (Array.isArray(v)) return v.forEach((x, i) => walk(x, [...path, i]));
     if (v && typeof v === 'object') {
       for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+        // A service's `env` map (service.env, a variant's service.env) has its own check with its own fix
+        // (lib/protocol/service-spec.ts: export the secret in the worker's environment instead).
+        if (k === 'env' && x && typeof x === 'object' && !Array.isArray(x)) continue;
         if (SECRET_FIELD.test(k) && !k.endsWith('From') && x !== undefined) {
           out.push({ path: [...path, k], message: `"${k}" would carry a secret inline: ${fix(k)}` });
           continue;
