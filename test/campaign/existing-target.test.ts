@@ -19,20 +19,12 @@ import { createFixtures } from '../../lib/targets/bringup/fixtures';
 import { startService } from '../../reference/service';
 import { HEALTH_PATH } from '../../lib/protocol/hardcount-api';
 import { campaignEnv } from '../harness/campaign';
-import { hardcountDb } from '../harness/hardcount';
+import { hardcountDb, queryOnce } from '../harness/hardcount';
 
 // The file's cluster: made at the top level so that it outlives each campaign and ends with the file.
 const dbReady = hardcountDb({ superuserPassword: 'su-pw-for-tests' });
 
-async function query<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query<T>(sql, params)).rows;
-  } finally {
-    await c.end();
-  }
-}
+const query = queryOnce;
 
 /** Rows of another tenant, written as the owner in one mode, without any rig tag. */
 async function otherTraffic(ownerUrl: string, tenantId: string, livemode: boolean, n: number): Promise<void> {

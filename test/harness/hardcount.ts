@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after } from 'node:test';
+import pg from 'pg';
 import { createFixtures, type Fixtures } from '../../lib/targets/bringup/fixtures';
 import { PgCluster } from '../../lib/targets/local/pg-cluster';
 import { migrate } from '../../reference/migrate';
@@ -95,4 +96,15 @@ export async function referenceServiceOn(dbReady: Promise<HardcountDb>, customer
   const svc = await startService({ databaseUrl: db.appUrl });
   db.defer(() => svc.close());
   return { db, fx, svc };
+}
+
+/** One query on its own connection (opened and closed around it): for tests that check a database now and then. */
+export async function queryOnce<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<T>(sql, params)).rows;
+  } finally {
+    await c.end();
+  }
 }

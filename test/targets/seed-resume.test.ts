@@ -10,7 +10,7 @@ import { seed, seedTagFor } from '../../lib/targets/seed';
 import { SEED_TAG_PROPERTY, seedQuantity, seedTimeMs } from '../../lib/targets/seed-rows';
 import { SettleTimeoutError } from '../../lib/targets/settle';
 import { waitFor } from '../harness/campaign';
-import { hardcountDb } from '../harness/hardcount';
+import { hardcountDb, queryOnce } from '../harness/hardcount';
 
 // autovacuum wakes every second, so that settling after a small seed is quick
 const dbReady = hardcountDb({ parameters: { autovacuum_naptime: 1 } });
@@ -18,15 +18,7 @@ const ROWS = 60_000;
 const CHUNK = 10_000;
 const DAYS = 30;
 
-async function q<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query<T>(sql, params)).rows;
-  } finally {
-    await c.end();
-  }
-}
+const q = queryOnce;
 
 async function countTag(url: string, tag: string): Promise<number> {
   const [r] = await q<{ n: string }>(url, 'SELECT count(*)::text AS n FROM usage_events WHERE properties @> $1', [JSON.stringify({ [SEED_TAG_PROPERTY]: tag })]);
