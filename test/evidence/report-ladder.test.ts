@@ -136,3 +136,24 @@ test('a ladder with variants: each variant climbs its own ladder, and the page s
   assert.deepEqual([...pageCharts(r).keys()].filter((k) => k.startsWith('ladder')), ['ladder:per-minute', 'ladder:every-request']);
   assert.match(renderHtml(r), /<h3 id="ladder-every-request">The ladder of every-request: where it stops holding<\/h3>/);
 });
+
+test('a rung that failed on the instrument\'s gate alone is not judged, and is not the knee', async () => {
+  const lateLadder = await makeFixtureCampaign({
+    seed: 47,
+    root,
+    campaignId: 'ladder-late',
+    ...ladderRun,
+    ladder: { rates: [500, 1000, 2000], batch: 10, rungs: 1, rungSeconds: 30 },
+    plans: [
+      { config: 'rung-500', repeat: 1, lateMs: 30 },
+      { config: 'rung-2000', repeat: 1, drops: 40 },
+    ],
+  });
+  const l = (await buildReport(lateLadder.dir)).ladder!;
+  assert.deepEqual(l.rungs.map((r) => `${r.name}:${r.status}`), ['rung-500:instrument-late', 'rung-1000:held', 'rung-2000:did-not-hold']);
+  assert.equal(l.knee!.rung, 'rung-2000');
+  assert.equal(l.knee!.last_held, 'rung-1000');
+  const md = renderMarkdown(await buildReport(lateLadder.dir));
+  assert.match(md, /Not judged, because the generator sent late \(the instrument's gate alone failed\): rung-500\./);
+  assert.match(md, /\| rung-500 \| 500 \| .* \| not judged \(the generator sent late\) \|/);
+});

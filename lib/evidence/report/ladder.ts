@@ -13,7 +13,12 @@ import { measuredConfigurations, variantNames } from '../../protocol/variants';
 import { topWaits, type WaitShare } from './db-summary';
 import type { ConfigurationModel } from './model';
 
-export type RungStatus = 'held' | 'did-not-hold' | 'not-published' | 'incomplete' | 'not-run';
+/**
+ * instrument-late: a repeat failed, but on the instrument's gate alone (the generator sent late, so
+ * what it measured cannot be trusted either way). Not "held", and not the knee: a rung that tells
+ * nothing about the service must not be named as where the service stops holding.
+ */
+export type RungStatus = 'held' | 'did-not-hold' | 'instrument-late' | 'not-published' | 'incomplete' | 'not-run';
 
 export interface LadderRung {
   name: string;
@@ -61,10 +66,14 @@ function figure(values: Array<number | null>): FigureSummary | null {
 
 function rungOf(c: ConfigurationModel): LadderRung {
   const finished = c.repeats.filter((r) => (r.status === 'passed' || r.status === 'failed') && r.report);
-  const failed = c.repeats.filter((r) => r.status === 'failed');
+  const failedGates = (r: (typeof c.repeats)[number]) => r.checks.filter((g) => !g.passed).map((g) => g.name);
+  const late = c.repeats.filter((r) => r.status === 'failed' && failedGates(r).length > 0 && failedGates(r).every((g) => g === 'instrument'));
+  const failed = c.repeats.filter((r) => r.status === 'failed' && !late.includes(r));
   const status: RungStatus = failed.length
     ? 'did-not-hold'
-    : c.repeats.some((r) => r.status === 'not-published')
+    : late.length
+      ? 'instrument-late'
+      : c.repeats.some((r) => r.status === 'not-published')
       ? 'not-published'
       : c.summary.held
         ? 'held'
@@ -83,7 +92,7 @@ function rungOf(c: ConfigurationModel): LadderRung {
     p50_ms: figure(finished.map((r) => r.report!.p50_ms)),
     p99_ms: figure(finished.map((r) => r.report!.p99_ms)),
     dropped: finished.length ? finished.reduce((s, r) => s + r.report!.dropped, 0) : null,
-    reasons: failed.map((r) => `r${r.repeat}: ${r.reasons.join('; ')}`),
+    reasons: [...failed, ...late].sort((a, b) => a.repeat - b.repeat).map((r) => `r${r.repeat}: ${r.reasons.join('; ')}`),
     waits: { sampled: withDb.length, top: topWaits(withDb.map((r) => r.db!)) },
   };
 }

@@ -119,11 +119,12 @@ export function glanceTable(m: ReportModel): Table {
 const RUNG_WORD: Record<LadderRung['status'], string> = {
   held: 'held',
   'did-not-hold': 'DID NOT HOLD',
+  'instrument-late': 'not judged (the generator sent late)',
   'not-published': 'not published',
   incomplete: 'incomplete (not every repeat ran)',
   'not-run': 'not run',
 };
-const RUNG_CLASS: Record<LadderRung['status'], string> = { held: 'passed', 'did-not-hold': 'failed', 'not-published': 'not-published', incomplete: 'interrupted', 'not-run': 'not-run' };
+const RUNG_CLASS: Record<LadderRung['status'], string> = { held: 'passed', 'did-not-hold': 'failed', 'instrument-late': 'not-published', 'not-published': 'not-published', incomplete: 'interrupted', 'not-run': 'not-run' };
 
 /** What the ladder figures are, in one sentence (they differ from the At-a-glance medians on purpose). */
 export const LADDER_NOTE =
@@ -151,6 +152,13 @@ export function ladderTable(l: LadderModel): Table {
 
 /** The knee in words: the first rung that did not hold and why, the last one below it that held. */
 export function kneeText(l: LadderModel): string {
+  const late = l.rungs.filter((r) => r.status === 'instrument-late');
+  // A rung the instrument could not judge is neither where the service held nor where it stopped.
+  const lateNote = late.length ? ` Not judged, because the generator sent late (the instrument's gate alone failed): ${late.map((r) => r.name).join(', ')}.` : '';
+  return kneeWords(l) + lateNote;
+}
+
+function kneeWords(l: LadderModel): string {
   const k = l.knee;
   if (!k) {
     const ran = l.rungs.filter((r) => r.status !== 'not-run');
