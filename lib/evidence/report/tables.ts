@@ -163,7 +163,7 @@ function kneeWords(l: LadderModel): string {
   if (!k) {
     const ran = l.rungs.filter((r) => r.status !== 'not-run');
     const top = ran[ran.length - 1];
-    return top ? `No knee within the rates offered: no rung failed its gate, up to ${num(top.offered_evps, 0)} ev/s offered (${top.name}, ${RUNG_WORD[top.status]}).` : 'No rung ran.';
+    return top ? `No knee within the rates offered: no rung failed ${l.rungs.some((r) => r.status === 'instrument-late') ? "on the service's gates" : 'its gate'}, up to ${num(top.offered_evps, 0)} ev/s offered (${top.name}, ${RUNG_WORD[top.status]}).` : 'No rung ran.';
   }
   const rung = l.rungs.find((r) => r.name === k.rung)!;
   const below = k.last_held ? l.rungs.find((r) => r.name === k.last_held)! : null;
