@@ -6,7 +6,7 @@
 import { EvidenceStore } from '../lib/evidence/store';
 import { RIG_FILE } from '../lib/evidence/layout';
 import type { RigHandle } from '../lib/protocol/campaign-result';
-import { serviceBuild, serviceLaunch, serviceSettingsList } from '../lib/protocol/service-spec';
+import { serviceBuild, serviceLaunch, serviceSettingsList, variantRuns } from '../lib/protocol/service-spec';
 import type { CampaignSpec } from '../lib/protocol/spec';
 import type { CleanCheckResult, Hardware, Leftover } from '../lib/targets/target';
 import type { CleanCheckInput, CleanCheckOutput, ProvisionInput, RetagExpiryInput, StepSummary, TeardownInput } from './contract';
@@ -77,6 +77,7 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
         // The expiry tag: the watchdog's deadline as armed just before provisioning.
         ...(spec.aws ? { aws: { spec: spec.aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString() } } : {}),
         ...(spec.existing ? { existing: spec.existing } : {}),
+        ...(variantRuns(spec).length ? { variantRuns: variantRuns(spec) } : {}),
       },
       (line) => heartbeat(line),
     ));

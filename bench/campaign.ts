@@ -95,9 +95,10 @@ async function historyEvents(specs: Record<string, CampaignSpecInput>): Promise<
   const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: toolPath('temporal-test-server') } } });
   const out: Record<string, number> = {};
   try {
-    const { activities, hostQueue } = activityDoubles({ dataQueue: 'rig-data-bench' });
-    const workers = await Promise.all(['rig', hostQueue, 'rig-data-bench'].map((taskQueue) => doubleWorker(env.nativeConnection, taskQueue, activities)));
     for (const [id, spec] of Object.entries(specs)) {
+      // runUntil shuts its worker down when the workflow ends: fresh workers for each campaign.
+      const { activities, hostQueue } = activityDoubles({ dataQueue: 'rig-data-bench' });
+      const workers = await Promise.all(['rig', hostQueue, 'rig-data-bench'].map((taskQueue) => doubleWorker(env.nativeConnection, taskQueue, activities)));
       await workers[0].runUntil(workers[1].runUntil(workers[2].runUntil(env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] }))));
       const history = await env.client.workflow.getHandle(id).fetchHistory();
       out[id] = history.events?.length ?? 0;

@@ -120,6 +120,8 @@ export const ServiceOverridesSpec = z.strictObject({
   insert: SWITCHES.insert.optional(),
   aggregate: SWITCHES.aggregate.optional(),
   env: ServiceEnvSpec.optional(),
+  /** Another build for this variant (two builds compared on one rig): the service restarts with it. */
+  run: ServiceRunSpec.optional(),
 });
 export type ServiceOverridesSpec = z.infer<typeof ServiceOverridesSpec>;
 
@@ -128,6 +130,7 @@ export function withServiceOverrides(base: ServiceSpec, o: ServiceOverridesSpec)
   const out: ServiceSpec = { ...base };
   for (const sw of Object.keys(REFERENCE_SWITCHES) as Switch[]) if (o[sw] !== undefined) (out as Record<Switch, string>)[sw] = o[sw];
   if (o.env !== undefined) out.env = { ...(base.env ?? {}), ...o.env };
+  if (o.run !== undefined) out.run = o.run;
   return out;
 }
 
@@ -148,8 +151,11 @@ export function serviceSpecProblems(s: { target: string; service: ServiceSpec; v
   const variants = s.variants ? [s.variants.control, ...s.variants.treatments] : [];
   variants.forEach((v, i) => {
     const at = i === 0 ? ['variants', 'control', 'service'] : ['variants', 'treatments', i - 1, 'service'];
-    for (const p of envProblems(v.service.env ?? {}, run !== undefined)) out.push({ path: [...at, 'env', ...p.path], message: p.message });
-    if (!run) return;
+    // The build this variant runs: its own run, else the campaign's.
+    const vrun = v.service.run ?? run;
+    if (v.service.run?.image !== undefined) out.push({ path: [...at, 'run', 'image'], message: 'a variant runs on the local target only: give "command" (the argv that starts that build)' });
+    for (const p of envProblems(v.service.env ?? {}, vrun !== undefined)) out.push({ path: [...at, 'env', ...p.path], message: p.message });
+    if (!vrun) return;
     for (const sw of Object.keys(REFERENCE_SWITCHES) as Switch[]) {
       if (v.service[sw] !== undefined) out.push({ path: [...at, sw], message: `"${sw}" is a switch of the reference service: with service.run, override your build's settings in env, e.g. {"${REFERENCE_SWITCHES[sw]}": "${v.service[sw]}"}` });
     }
@@ -204,4 +210,12 @@ export function serviceBuild(run: ServiceRunSpec | undefined): string {
 export function serviceSettingsList(s: Pick<ServiceSpec, 'run' | 'env' | 'lastUsed' | 'insert' | 'aggregate'>): Array<[string, string]> {
   const env = Object.entries(s.env ?? {}).sort(([a], [b]) => a.localeCompare(b));
   return s.run ? env : [['lastUsed', s.lastUsed], ['insert', s.insert], ['aggregate', s.aggregate], ...env];
+}
+
+/** The builds a campaign's variants bring (their own service.run), with the spec field of each. Pure. */
+export function variantRuns(spec: { variants?: { control: { service: ServiceOverridesSpec }; treatments: Array<{ service: ServiceOverridesSpec }> } }): Array<{ field: string; run: ServiceRunSpec }> {
+  const v = spec.variants;
+  if (!v) return [];
+  const all = [{ field: 'variants.control.service.run', s: v.control.service }, ...v.treatments.map((t, i) => ({ field: `variants.treatments[${i}].service.run`, s: t.service }))];
+  return all.filter((x) => x.s.run !== undefined).map((x) => ({ field: x.field, run: x.s.run! }));
 }

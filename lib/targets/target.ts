@@ -60,6 +60,8 @@ export interface RigParameters {
   aws?: { spec: AwsSpec; expiresAt: string };
   /** The existing target's: the service's URL and where the database's URLs are read (connect makes nothing). */
   existing?: ExistingSpec;
+  /** Builds the campaign's variants will start (`variants.*.service.run`), by spec field: checked before anything is made. */
+  variantRuns?: Array<{ field: string; run: ServiceRunSpec }>;
 }
 
 /** How to reach a rig, without any secret: URLs here carry no password. */

@@ -1,7 +1,8 @@
 // Issue 14: the service under test is a spec field. A campaign against a second build of the reference
 // service started by `service.run` (its own argv, a fixed port of the spec's, a changed setting in
 // `service.env`): the build is reached on that port, its /healthz reports the changed setting
-// (service.json, the page), a variant overrides one env entry and the read-back shows it, and the
+// (service.json, the page), a variant brings its own build and overrides one env entry and the
+// read-back shows it, and the
 // campaign runs its repeats and leaves nothing behind (the command is stopped by its marker).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -17,7 +18,7 @@ interface VariantFile {
   applied: { service: Record<string, string>; restarted: { database: string[]; service: boolean }; serviceUrl: string };
 }
 
-test('service.run: a second build of the reference service on its own port, a changed setting read back through /healthz, a variant overriding env', async () => {
+test('service.run: a second build of the reference service on its own port, a changed setting read back through /healthz, a variant with its own build overriding env', async () => {
   const env = await campaignEnv();
   await env.inProcessWorker();
   const port = await freePort();
@@ -27,7 +28,13 @@ test('service.run: a second build of the reference service on its own port, a ch
       run: { command: [process.execPath, '--import', 'tsx', path.join(root, 'reference', 'main.ts')], cwd: root, port, readyTimeoutSeconds: 60 },
       env: { HC_LAST_USED: 'every-request', HC_POOL_SIZE: '8' },
     },
-    variants: { order: 'blocks', control: { name: 'hot' }, treatments: [{ name: 'fixed', service: { env: { HC_LAST_USED: 'per-minute' } } }] },
+    // The treatment brings its own build (the same code started another way: no fixed port, so the rig
+    // picks one) and overrides one env entry: two builds compared on one rig.
+    variants: {
+      order: 'blocks',
+      control: { name: 'hot' },
+      treatments: [{ name: 'fixed', service: { run: { command: [process.execPath, '--import', 'tsx', path.join(root, 'reference', 'main.ts')], cwd: root, readyTimeoutSeconds: 60 }, env: { HC_LAST_USED: 'per-minute' } } }],
+    },
   });
   const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'service-run', args: [spec] });
   const result = (await handle.result()) as CampaignResult;
@@ -56,7 +63,9 @@ test('service.run: a second build of the reference service on its own port, a ch
   assert.equal(read('01-hot.json').applied.restarted.service, false, 'the control is what was provisioned');
   assert.equal(read('02-fixed.json').applied.service.lastUsed, 'per-minute');
   assert.equal(read('02-fixed.json').applied.restarted.service, true);
-  assert.equal(read('02-fixed.json').applied.serviceUrl, `http://127.0.0.1:${port}`, 'the fixed port again');
+  const fixed = read('02-fixed.json') as VariantFile & { requested: { service: { run?: { port?: number } } } };
+  assert.notEqual(fixed.applied.serviceUrl, `http://127.0.0.1:${port}`, "the treatment's own build, on the port the rig picked");
+  assert.equal(fixed.requested.service.run?.port, undefined);
 
   const page = fs.readFileSync(path.join(dir, 'report.md'), 'utf8');
   assert.match(page, /\| service \| command .*reference\/main\.ts/);

@@ -10,6 +10,9 @@ import { MARKER_CAMPAIGN, MARKER_RESOURCE } from '../../lib/targets/local/rig-pa
 import { assertCommandStartable, resolveProgram } from '../../lib/targets/local/service-command';
 import { serviceEnv, stopService } from '../../lib/targets/local/service-process';
 import { ServiceRefusal } from '../../lib/targets/service-refusal';
+import { parseCampaignSpec, PROFILES } from '../../lib/protocol/spec';
+import { variantRuns } from '../../lib/protocol/service-spec';
+import { variantSettings } from '../../lib/protocol/variants';
 
 const refused = async (run: Parameters<typeof assertCommandStartable>[0], re: RegExp) => {
   await assert.rejects(assertCommandStartable(run), (err: Error) => err instanceof ServiceRefusal && re.test(err.message));
@@ -79,4 +82,23 @@ test('a user\'s command (no script of ours in its argv) is ours by its marker on
       // stopped above
     }
   }
+});
+
+test('a variant may bring its own build: it runs in that variant, and a build that cannot start here is refused naming the variant\'s field', async () => {
+  const other = { command: [process.execPath, '--import', 'tsx', '/srv/other/main.ts'], readyTimeoutSeconds: 60 };
+  const spec = parseCampaignSpec({
+    ...PROFILES.rehearsal,
+    variants: { order: 'blocks', control: { name: 'ours' }, treatments: [{ name: 'theirs', service: { run: other, env: { HC_LAST_USED: 'every-request' } } }] },
+  });
+  assert.deepEqual(variantSettings(spec, 'theirs').service.run, other);
+  assert.equal(variantSettings(spec, 'ours').service.run, undefined, 'the control runs the campaign\'s build (the reference service)');
+  assert.deepEqual(variantRuns(spec), [{ field: 'variants.treatments[0].service.run', run: other }]);
+  await assert.rejects(
+    assertCommandStartable({ command: ['/nonexistent/bin/serve'], readyTimeoutSeconds: 60 }, 'variants.treatments[0].service.run'),
+    (err: Error) => err instanceof ServiceRefusal && /^variants\.treatments\[0\]\.service\.run\.command\[0\]: \/nonexistent\/bin\/serve is not an executable file/.test(err.message),
+  );
+  assert.throws(
+    () => parseCampaignSpec({ ...PROFILES.rehearsal, variants: { control: { name: 'a' }, treatments: [{ name: 'b', service: { run: { image: 'ghcr.io/me/hc:1' } } }] } }),
+    /variants\.treatments\[0\]\.service\.run\.image: a variant runs on the local target only/,
+  );
 });

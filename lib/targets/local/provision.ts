@@ -42,6 +42,8 @@ export function postgresParameters(params: RigParameters): Record<string, string
 export async function provisionLocal(campaignId: string, params: RigParameters, onProgress: ProgressFn = () => {}): Promise<ProvisionResult> {
   // A user's command that cannot start here is refused before anything is made.
   await assertCommandStartable(params.service?.run);
+  // ... and a variant's own build, now rather than when the control has been measured.
+  for (const v of params.variantRuns ?? []) await assertCommandStartable(v.run, v.field);
   return withCampaignLock(campaignId, async () => {
     if (liveResources(campaignId).length > 0) {
       const rec = readRigRecord(campaignId);

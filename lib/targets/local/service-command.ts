@@ -25,8 +25,18 @@ export function resolveProgram(program: string, pathVar = process.env.PATH ?? ''
 }
 
 /** Throws ServiceRefusal naming the field when the command cannot start here; the image form is refused on this target. */
-export async function assertCommandStartable(run: ServiceRunSpec | undefined): Promise<void> {
+export async function assertCommandStartable(run: ServiceRunSpec | undefined, field = 'service.run'): Promise<void> {
   if (!run) return;
+  try {
+    await assertStartable(run);
+  } catch (err) {
+    // The field the error names: the campaign's service.run, or a variant's (variants.treatments[0].service.run).
+    if (err instanceof ServiceRefusal && field !== 'service.run') throw new ServiceRefusal(err.message.replace(/^service\.run/, field));
+    throw err;
+  }
+}
+
+async function assertStartable(run: ServiceRunSpec): Promise<void> {
   if (run.command === undefined) {
     throw new ServiceRefusal(`service.run.image: the local target runs a command, not a container image: give service.run.command`);
   }
