@@ -12,6 +12,7 @@ import type { CampaignSpec } from '../../protocol/spec';
 import { measuredConfigurations, variantNames } from '../../protocol/variants';
 import { topWaits, type WaitShare } from './db-summary';
 import type { ConfigurationModel } from './model';
+import { num } from './tables';
 
 /**
  * instrument-late: a repeat failed, but on the instrument's gate alone (the generator sent late, so
@@ -66,8 +67,11 @@ function figure(values: Array<number | null>): FigureSummary | null {
 
 function rungOf(c: ConfigurationModel): LadderRung {
   const finished = c.repeats.filter((r) => (r.status === 'passed' || r.status === 'failed') && r.report);
-  const failedGates = (r: (typeof c.repeats)[number]) => r.checks.filter((g) => !g.passed).map((g) => g.name);
-  const late = c.repeats.filter((r) => r.status === 'failed' && failedGates(r).length > 0 && failedGates(r).every((g) => g === 'instrument'));
+  const onInstrumentAlone = (r: (typeof c.repeats)[number]) => {
+    const failedGates = r.checks.filter((g) => !g.passed);
+    return failedGates.length > 0 && failedGates.every((g) => g.name === 'instrument');
+  };
+  const late = c.repeats.filter((r) => r.status === 'failed' && onInstrumentAlone(r));
   const failed = c.repeats.filter((r) => r.status === 'failed' && !late.includes(r));
   const status: RungStatus = failed.length
     ? 'did-not-hold'
@@ -139,7 +143,7 @@ export function kneeWhere(l: LadderModel | null): string {
   if (!l) return 'no rung ran';
   const at = (name: string | null) => {
     const r = name === null ? undefined : l.rungs.find((x) => x.name === name);
-    return r ? `${r.offered_evps.toLocaleString('en-US')} ev/s` : 'none';
+    return r ? `${num(r.offered_evps, 0)} ev/s` : 'none';
   };
   if (l.knee) return `at ${at(l.knee.rung)} (last held: ${at(l.knee.last_held)})`;
   const ran = l.rungs.filter((r) => r.status !== 'not-run');

@@ -279,6 +279,8 @@ export function buildReportModel(ev: Evidence): ReportModel {
     configurations.push(buildConfiguration(cfg, ev.attempts.filter((a) => a.config === name), spec, true));
   }
 
+  // A ladder under variants: each variant's ladder, built once for its own section and the Variants section's knees.
+  const variantLadders = spec.ladder && spec.variants ? buildVariantLadders(spec, configurations) : undefined;
   const ceiling = buildCeiling(ev);
   const denominator = buildDenominator(ev, ceiling);
   const steps = ev.steps.map((s) => ({
@@ -334,8 +336,8 @@ export function buildReportModel(ev: Evidence): ReportModel {
     method: [...method(spec, configurations), warmupMethod(spec)],
     configurations,
     ...(spec.ladder && !spec.variants ? { ladder: buildLadder(configurations) } : {}),
-    ...(spec.ladder && spec.variants ? { variant_ladders: buildVariantLadders(spec, configurations) } : {}),
-    ...(spec.variants ? { variants: buildVariants(spec, configurations, ev.variantChanges) } : {}),
+    ...(variantLadders ? { variant_ladders: variantLadders } : {}),
+    ...(spec.variants ? { variants: buildVariants(spec, configurations, ev.variantChanges, variantLadders) } : {}),
     warmups,
     ceiling,
     denominator,

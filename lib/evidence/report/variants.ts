@@ -6,7 +6,7 @@
 import type { RepeatComparison } from '../../protocol/compare';
 import type { CampaignSpec } from '../../protocol/spec';
 import { measuringSeries, variantNames } from '../../protocol/variants';
-import { buildVariantLadders, kneeWhere } from './ladder';
+import { kneeWhere, type VariantLadder } from './ladder';
 import { compareConfigurations, comparisonRows, comparisonHeader, waitProfile, waitsRow } from './comparison';
 import type { ConfigurationModel } from './model';
 import type { Row, Table } from './tables';
@@ -41,7 +41,7 @@ export interface VariantsModel {
   knees?: Array<{ variant: string; where: string }>;
 }
 
-export function buildVariants(spec: CampaignSpec, configurations: ConfigurationModel[], changes: VariantChange[]): VariantsModel | undefined {
+export function buildVariants(spec: CampaignSpec, configurations: ConfigurationModel[], changes: VariantChange[], ladders?: VariantLadder[]): VariantsModel | undefined {
   const v = spec.variants;
   const series = measuringSeries(spec);
   if (!v || !series) return undefined;
@@ -62,7 +62,7 @@ export function buildVariants(spec: CampaignSpec, configurations: ConfigurationM
     .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
     .map((x) => x.v);
   // A ladder's finding is where its knee falls: each variant's, side by side (./ladder.ts).
-  const knees = series.kind === 'rung' ? buildVariantLadders(spec, configurations).map((l) => ({ variant: l.variant, where: kneeWhere(l.ladder) })) : undefined;
+  const knees = series.kind === 'rung' && ladders ? ladders.map((l) => ({ variant: l.variant, where: kneeWhere(l.ladder) })) : undefined;
   return { order: v.order, fresh: v.fresh, control, treatments, ran, changes: [...changes].sort((a, b) => a.seq - b.seq), pairs, ...(knees ? { knees } : {}) };
 }
 
