@@ -1,13 +1,36 @@
 #!/usr/bin/env node
-// `npm test`: node's own test runner over every test/**/*.test.ts, TypeScript loaded through tsx.
-// Node 20's runner does not expand globs, so the files are listed here. Arguments narrow the run:
-// `npm test -- test/protocol` runs the files under that folder (or any file path given).
+// `npm test` and `npm run test:quick`: node's own test runner over test/**/*.test.ts, TypeScript loaded
+// through tsx, one node process per file, several files side by side.
+//
+//   npm test                      every file (CI's command)
+//   npm test -- test/protocol     the files under that folder (or any file path given)
+//   npm run test:quick            the unit files only (no servers): the loop for every edit
+//
+// How a file runs is said by the file itself, in a header comment within its first 40 lines:
+//   // test-mode: unit    pure and unit tests, no servers or child processes: side by side, and in test:quick
+//   // test-mode: alone   measures, or takes the host's measuring lease, or judges timing against the
+//                        host: runs with no other test file beside it
+//   (none)               starts its own servers (Temporal, PostgreSQL, moto): side by side with others
+// The files side by side follow the machine: RIG_TEST_CONCURRENCY, else the number of cores (CI's 2 cores
+// are the design point). The `alone` files run first, one at a time, then the rest fill the pool, the
+// longest first by the last run's times (kept in .venv/test-times.json; a fresh clone orders by mode).
+//
+// Each file gets its own RIG_STATE_DIR (a test that sets its own keeps it), so that files side by side
+// never share a ledger, a worker lock or a dev-server database. Each file's output is printed whole
+// when it ends, so files side by side do not interleave. The run ends with a table of every file's wall
+// time and its share of the whole, and one closing line `tests: N passed, N failed`.
 'use strict';
-const { spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
+const timesFile = path.join(root, '.venv', 'test-times.json');
+// A file that runs longer than this is killed and counted as failed: one hung file must not eat CI's
+// 90 minutes (node's own per-test timeouts come first; this is the backstop).
+const fileTimeoutMs = Number(process.env.RIG_TEST_FILE_TIMEOUT_S ?? 900) * 1000;
+
 function walk(dir) {
   if (!fs.existsSync(dir)) return [];
   const out = [];
@@ -18,19 +41,168 @@ function walk(dir) {
   }
   return out;
 }
-const args = process.argv.slice(2);
+
+/** The file's own word on how it runs (see the top comment). */
+function modeOf(file) {
+  const head = fs.readFileSync(file, 'utf8').split('\n', 40).join('\n');
+  const m = /^\s*\/\/\s*test-mode:\s*(unit|alone)\b/m.exec(head);
+  return m ? m[1] : 'shared';
+}
+
+function usage(msg) {
+  console.error(`${msg}\nusage: node scripts/run-tests.cjs [--quick] [PATH ...]`);
+  process.exit(2);
+}
+
+const argv = process.argv.slice(2);
+const quick = argv.includes('--quick');
+for (const a of argv) if (a.startsWith('--') && a !== '--quick') usage(`unknown option ${a}`);
+const args = argv.filter((a) => !a.startsWith('--'));
 const roots = args.length ? args.map((a) => path.resolve(a)) : [path.join(root, 'test')];
-const files = roots.flatMap((r) => (fs.existsSync(r) && fs.statSync(r).isFile() ? [r] : walk(r))).sort();
+for (const r of roots) if (!fs.existsSync(r)) usage(`no such file or folder: ${path.relative(root, r) || r}`);
+let files = roots
+  .flatMap((r) => (fs.statSync(r).isFile() ? [r] : walk(r)))
+  .sort()
+  .map((f) => ({ file: f, rel: path.relative(root, f), mode: modeOf(f) }));
+if (quick) files = files.filter((f) => f.mode === 'unit');
 if (files.length === 0) {
-  console.error(`no test files under ${roots.join(', ')}`);
+  console.error(`no test files under ${roots.map((r) => path.relative(root, r) || '.').join(', ')}${quick ? ' marked `// test-mode: unit`' : ''}`);
   process.exit(1);
 }
-// One file at a time: most suites start real servers (Temporal, PostgreSQL) and the machine has 2 cores.
-// --test-force-exit: a file whose tests are done exits even if something it started still holds the
-// event loop (a worker left polling by a test that timed out would otherwise hang the whole run).
-const res = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-force-exit', '--test-reporter=spec', ...files.map((f) => path.relative(root, f))],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, RIG_TESTING: '1' } },
-);
-process.exit(res.status ?? 1);
+
+let lastTimes = {};
+try {
+  lastTimes = JSON.parse(fs.readFileSync(timesFile, 'utf8'));
+} catch {
+  // first run on this clone: order by mode
+}
+const modeRank = { shared: 0, alone: 0, unit: 1 };
+const byLongest = (a, b) => (lastTimes[b.rel] ?? -modeRank[b.mode]) - (lastTimes[a.rel] ?? -modeRank[a.mode]) || a.rel.localeCompare(b.rel);
+const alone = files.filter((f) => f.mode === 'alone').sort(byLongest);
+const pooled = files.filter((f) => f.mode !== 'alone').sort(byLongest);
+const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+const concurrency = Math.max(1, Number(process.env.RIG_TEST_CONCURRENCY) || cores);
+
+const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-tests-'));
+// The unprivileged PostgreSQL user must be able to reach clusters made under a file's state folder.
+fs.chmodSync(runDir, 0o755);
+
+function counts(out) {
+  const num = (label) => {
+    const all = [...out.matchAll(new RegExp(`^ℹ ${label} (\\d+)$`, 'gm'))];
+    return all.length ? Number(all[all.length - 1][1]) : 0;
+  };
+  return { tests: num('tests'), pass: num('pass'), fail: num('fail'), skipped: num('skipped') + num('todo'), cancelled: num('cancelled') };
+}
+
+// Ctrl-C (or CI's end) takes every running file's process group with it: each file runs detached so
+// that what it started can be killed as a group when it ends.
+const running = new Set();
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    for (const pid of running) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    process.exit(130);
+  });
+}
+
+function runFile(f) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const stateDir = path.join(runDir, f.rel.replace(/[^A-Za-z0-9._-]/g, '_'));
+    fs.mkdirSync(stateDir, { recursive: true, mode: 0o755 });
+    fs.chmodSync(stateDir, 0o755);
+    console.log(`▶ ${f.rel} (${f.mode})`);
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--test', '--test-force-exit', '--test-reporter=spec', f.rel],
+      { cwd: root, env: { ...process.env, RIG_TESTING: '1', RIG_STATE_DIR: process.env.RIG_STATE_DIR ?? stateDir, FORCE_COLOR: '0' }, detached: true },
+    );
+    running.add(child.pid);
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }, fileTimeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      running.delete(child.pid);
+      // Whatever the file left running in its process group (servers it started) goes with it.
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // nothing left
+      }
+      const seconds = (Date.now() - started) / 1000;
+      const c = counts(out);
+      const ok = code === 0 && !timedOut && c.fail === 0 && c.cancelled === 0;
+      if (!ok && c.fail === 0 && c.cancelled === 0) c.fail = Math.max(1, c.tests - c.pass);
+      process.stdout.write(`\n━━ ${f.rel} (${f.mode}) ${ok ? 'ok' : 'FAILED'} in ${seconds.toFixed(1)} s\n${out}`);
+      if (timedOut) console.log(`✖ ${f.rel} was killed after ${fileTimeoutMs / 1000} s (RIG_TEST_FILE_TIMEOUT_S)`);
+      else if (!ok) console.log(`✖ ${f.rel} exited with ${signal ?? code}`);
+      resolve({ ...f, seconds, ok, ...c });
+    });
+  });
+}
+
+async function pool(list, width) {
+  const results = [];
+  let next = 0;
+  async function lane() {
+    while (next < list.length) results.push(await runFile(list[next++]));
+  }
+  await Promise.all(Array.from({ length: Math.min(width, list.length) }, lane));
+  return results;
+}
+
+function table(results, wallSeconds) {
+  const total = results.reduce((s, r) => s + r.seconds, 0);
+  const rows = [...results].sort((a, b) => b.seconds - a.seconds);
+  const w = Math.max(...rows.map((r) => r.rel.length), 4);
+  const lines = [
+    `| ${'file'.padEnd(w)} | mode   | tests | wall s | share |`,
+    `| ${'-'.repeat(w)} | ------ | ----: | -----: | ----: |`,
+    ...rows.map(
+      (r) =>
+        `| ${r.rel.padEnd(w)} | ${r.mode.padEnd(6)} | ${String(r.tests).padStart(5)} | ${r.seconds.toFixed(1).padStart(6)} | ${((100 * r.seconds) / total).toFixed(1).padStart(4)}% |`,
+    ),
+  ];
+  lines.push('', `${results.length} files; ${total.toFixed(0)} s of file time in ${wallSeconds.toFixed(0)} s of wall time (${concurrency} side by side; alone files one at a time)`);
+  return lines.join('\n');
+}
+
+(async () => {
+  const started = Date.now();
+  console.log(`${files.length} test files: ${alone.length} alone, ${pooled.length} side by side (${concurrency} at a time, ${cores} cores)${quick ? ', unit files only (--quick)' : ''}`);
+  const results = [...(await pool(alone, 1)), ...(await pool(pooled, concurrency))];
+  const wall = (Date.now() - started) / 1000;
+  fs.rmSync(runDir, { recursive: true, force: true });
+  try {
+    const times = { ...lastTimes };
+    for (const r of results) times[r.rel] = Math.round(r.seconds * 10) / 10;
+    fs.mkdirSync(path.dirname(timesFile), { recursive: true });
+    fs.writeFileSync(timesFile, JSON.stringify(times, null, 1) + '\n');
+  } catch {
+    // no .venv: ordering hints are only a convenience
+  }
+  console.log(`\n== per-file wall time\n${table(results, wall)}`);
+  const failed = results.filter((r) => !r.ok);
+  if (failed.length) console.log(`\nfailed files:\n${failed.map((r) => `  ${r.rel}`).join('\n')}`);
+  const pass = results.reduce((s, r) => s + r.pass, 0);
+  const fail = results.reduce((s, r) => s + r.fail + r.cancelled, 0);
+  const skipped = results.reduce((s, r) => s + r.skipped, 0);
+  console.log(`\ntests: ${pass} passed, ${fail} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  process.exit(failed.length ? 1 : 0);
+})();

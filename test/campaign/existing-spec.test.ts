@@ -1,3 +1,4 @@
+// test-mode: unit
 // The spec of a campaign on an existing deployment (issue 14 part 2): the example parses, a secret
 // written inline is refused naming the field and the fix (a URL with a password anywhere, a field
 // named like a secret), and the sources of the URLs are checked on the worker before anything runs.

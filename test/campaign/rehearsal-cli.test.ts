@@ -1,3 +1,4 @@
+// test-mode: alone
 // The rehearsal campaign end to end on the dev server, started the way the README says with the
 // `temporal` CLI and examples/rehearsal.json: every step ran, the report exists and rebuilds from the
 // evidence, no secret is in the workflow's history, and `rig check --target local` is clean after.

@@ -1,3 +1,4 @@
+// test-mode: unit
 // The campaign spec: defaults, errors that name the field, the checked-in JSON Schema and examples.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

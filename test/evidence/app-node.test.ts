@@ -1,3 +1,4 @@
+// test-mode: unit
 // The app node's host samples (aws) are taken all campaign long; each repeat gets the rows whose
 // interval overlaps its window, with the share of the window they cover, so a gap (a worker restart)
 // shows on the page instead of reading as a quiet host. Pure functions, plus the sampler itself on

@@ -1,3 +1,4 @@
+// test-mode: unit
 // The baseline the report step chose (baseline.json, written before the folder is sealed) is part of
 // the evidence: the page compares with it whenever it is rebuilt, names how it was chosen, and says so
 // when there was none or its folder is not beside this one. (The schedule's own search is in

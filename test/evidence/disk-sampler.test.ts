@@ -1,3 +1,4 @@
+// test-mode: unit
 // The disk sampler: /proc/diskstats parsed and differenced into iostat -x's per-second figures (pure,
 // on a text sample), the device found from a folder's st_dev, and a sampler over a diskstats file that
 // changes between readings writes one row a second.

@@ -1,3 +1,4 @@
+// test-mode: unit
 // The page's "Cloud (RDS)" block: a repeat folder with the three cloud files (aws) renders the block
 // beside the DB sampler's figures, each figure with its source and period, and a collector's error as
 // such; the same campaign without them renders exactly as before (no block, no `cloud` in report.json).

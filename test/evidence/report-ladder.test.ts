@@ -1,3 +1,4 @@
+// test-mode: unit
 // A ladder shows its knee: every rung charted by offered rate (the ones that did not hold included,
 // with their own figures, and marked), the first rung that did not hold named, and the database's
 // wait profile of the rungs around it beside it. A campaign without a ladder has none of it.

@@ -1,3 +1,4 @@
+// test-mode: unit
 // The page's "tails attributed": a repeat's freeze-seconds set beside its postgres.log markers and
 // its disk's per-second figures, from the local disk sampler or, without it, Enhanced Monitoring
 // (aws); a repeat without freeze-seconds or windows has no block.

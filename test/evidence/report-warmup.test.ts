@@ -1,3 +1,4 @@
+// test-mode: unit
 // The page and the warm-up, and the page's first line: a warm-up folder is shown under Runs marked
 // "warm-up, not measured", stated in Method and Conditions, and changes no counted figure; a campaign
 // run without calibration says UNCALIBRATED first, one left dirty says DIRTY.

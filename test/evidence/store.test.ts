@@ -1,3 +1,4 @@
+// test-mode: unit
 // The results store: atomic, write-once evidence; the append-only campaign.log, readable (and
 // followable) while it is written; the manifest and its verification.
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// test-mode: unit
 // Every `rig` command is built by one definition helper (client/command.ts): --help prints its own help
 // (exit 0), an unknown flag or a missing action is a usage error naming the command (exit 2), and a
 // command with actions prints the action's help. Run in-process through client/main.ts, as bin/rig.cjs does.

@@ -1,3 +1,4 @@
+// test-mode: unit
 // rig rehearse's exit code: 0 when the rig ran end to end (either verdict, printed beside it), 1 when it
 // did not; --require-held makes HELD the only 0.
 import assert from 'node:assert/strict';

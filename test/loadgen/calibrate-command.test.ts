@@ -1,3 +1,4 @@
+// test-mode: alone
 // `rig calibrate` as a user runs it (node bin/rig.cjs calibrate): the generator against the
 // calibration server (its own process) in all seven cases, one line per case and under it the
 // server's own figures beside the client's, then the instrument's floor and CALIBRATED (7/7), exit 0.

@@ -1,3 +1,4 @@
+// test-mode: alone
 // The campaign's calibrate step (activities/calibrate.ts, run in-process as `rig step` does): the
 // smallest p99 limit reaches the floor's judgement, and calibration/calibration.json keeps the floor,
 // each case's truth and the tolerances, written before the refusal; each case's stream and the

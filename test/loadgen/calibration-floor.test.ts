@@ -1,3 +1,4 @@
+// test-mode: alone
 // The instrument's floor and case 1 against real processes: the generator (its child) against the
 // calibration server (its own process). What is asserted is behaviour, never how fast this host is:
 // the floor is measured and kept; it is judged against the smallest p99 limit given; and a generator

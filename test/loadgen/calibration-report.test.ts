@@ -1,3 +1,4 @@
+// test-mode: unit
 // The floor on the page: calibration.json's floor (calibration case 0) appears in the Conditions
 // table and in one line beside the At-a-glance table, in Markdown and HTML; a calibration.json
 // written before the floor existed stays readable and shows no floor line.

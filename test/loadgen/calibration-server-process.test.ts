@@ -1,3 +1,4 @@
+// test-mode: alone
 // The calibration server in a process of its own: it records, per ingest request, its own arrival and
 // answer-written times (its monotonic clock) keyed by run tag and request number, hands them to the
 // parent over IPC, and closes when its parent dies (no orphan listening on a port).

@@ -1,3 +1,4 @@
+// test-mode: unit
 // Calibration against measured truth, the pure part (lib/protocol/calibration-truth.ts): the stream's
 // rows joined to the server's per-request times by request number, the floor judged against the
 // smallest p99 limit, and case 1 judged by the server's own p50 and the client's excess over the floor.

@@ -1,3 +1,4 @@
+// test-mode: alone
 // `rig measure` and `rig analyze` as a user runs them, against the calibration server.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

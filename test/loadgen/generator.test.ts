@@ -1,3 +1,4 @@
+// test-mode: alone
 // The generator against the calibration server: the schedule, the stream, the counts, the probe,
 // closed loop, drops, and stopping (signal, parent gone). Behaviour and counts, never timing limits.
 import assert from 'node:assert/strict';

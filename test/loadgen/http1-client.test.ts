@@ -1,3 +1,4 @@
+// test-mode: alone
 // The generator's own HTTP/1.1 client (lib/loadgen/http1) against plain servers: node:http answering
 // with Content-Length, chunked, 401 and 500, `Connection: close`, a server that closes idle
 // connections (with and without a Keep-Alive hint), one that closes a kept-alive connection just as a

@@ -1,3 +1,4 @@
+// test-mode: alone
 // `rig measure --db URL` against the reference service on a real PostgreSQL cluster: the command
 // counts its run tag's rows itself (as the owner, in the fixtures' partition), so a standalone repeat
 // can reach PASS; a database it cannot use is refused before any load; the password is never printed.

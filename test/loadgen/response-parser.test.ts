@@ -1,3 +1,4 @@
+// test-mode: unit
 // The generator's HTTP/1.1 response parser (lib/loadgen/http1/response-parser.ts) on bytes cut every
 // way TCP may cut them: each response whole, split at every byte, several in one read, interim 1xx,
 // chunked with extensions and trailers, bodies that run until the close, and what it refuses.

@@ -1,3 +1,4 @@
+// test-mode: unit
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,3 +1,4 @@
+// test-mode: unit
 // A load that ran to its end is a result: what fails after it makes the verdict FAIL with the reason.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

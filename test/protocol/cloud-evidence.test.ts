@@ -1,3 +1,4 @@
+// test-mode: unit
 // The cloud evidence summaries (lib/protocol/cloud-evidence.ts), pure: no server, no SDK.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

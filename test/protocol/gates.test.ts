@@ -1,3 +1,4 @@
+// test-mode: unit
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { analyzeSamples, type IngestAnalysis } from '../../lib/protocol/analysis';

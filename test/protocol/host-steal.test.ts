@@ -1,3 +1,4 @@
+// test-mode: unit
 // The host-steal note: named beside a repeat only when the hypervisor took a real share of the CPU.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

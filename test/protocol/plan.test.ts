@@ -1,3 +1,4 @@
+// test-mode: unit
 // The campaign's plan in time (lib/protocol/plan.ts): what the watchdog must cover, and the check that
 // refuses a watchdog shorter than the plan plus its margin, naming both.
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// test-mode: unit
 // The Postgres log slice's markers: PostgreSQL 15's autovacuum/autoanalyze completion lines (start
 // back-computed from `elapsed`) and checkpoints (the sync phase, or all of an immediate one), in the
 // local cluster's prefix and RDS's; a zone that cannot be placed is counted, never guessed.

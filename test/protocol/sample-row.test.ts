@@ -1,3 +1,4 @@
+// test-mode: unit
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SAMPLE_HEADER, SampleColumns, SampleFormatError, formatSampleRow, isFailed, isOk, isSampleHeader, parseSampleLine } from '../../lib/protocol/sample-row';

@@ -1,3 +1,4 @@
+// test-mode: unit
 // Tail attribution on synthetic evidence: each freeze-second and window classified by the markers it
 // meets (vacuum before checkpoint before a sampled WAL-segment creation), with the matching lines and
 // the disk's figures of that second; what meets nothing is unexplained.

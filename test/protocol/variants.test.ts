@@ -1,3 +1,4 @@
+// test-mode: unit
 // Variants (issue 13), as pure logic: which configurations are measured, in which order (blocks or
 // interleaved A B A B), when a warm-up comes first, what settings a variant runs with, what the spec
 // check refuses, and how the plan counts them. The campaign itself: test/campaign/variants.test.ts.

@@ -1,3 +1,4 @@
+// test-mode: unit
 // The warm-up's judgement (lib/protocol/warmup.ts): only soundness stops a campaign (something
 // answered, nothing failed, rows == acknowledged); its latency, drops and freezes are the cold start
 // it exists to absorb and never stop anything.

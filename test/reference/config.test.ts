@@ -1,3 +1,4 @@
+// test-mode: unit
 // Pure parts of the service: the HC_* environment, the API key format, and how the rollup strategy
 // splits a window into whole days and scanned edges.
 import assert from 'node:assert/strict';

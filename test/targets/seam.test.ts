@@ -1,3 +1,4 @@
+// test-mode: unit
 // The target is the seam (issue 11): activities reach a rig only through the Target that
 // createActivities is given, the registry names one Target per spec `target`, and no file in
 // activities/ or workflows/ imports a target's folder. No server: a fake target stands in.

@@ -1,3 +1,4 @@
+// test-mode: unit
 // $/hour of an AWS rig: the table's figures item by item, the spec's overrides on top, and a missing
 // price reported with its override rather than guessed.
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// test-mode: unit
 // The policies docs/aws-iam-policy-*.json together grant every AWS action the rig calls: each
 // `new <Name>Command(` in lib/targets/aws/**/*.ts whose <Name>Command is imported from
 // '@aws-sdk/client-<service>' is the action <prefix>:<Name> (or, where IAM names the operation's
