@@ -76,8 +76,11 @@ try {
 } catch {
   // first run on this clone: order by mode
 }
-const modeRank = { shared: 0, alone: 0, unit: 1 };
-const byLongest = (a, b) => (lastTimes[b.rel] ?? -modeRank[b.mode]) - (lastTimes[a.rel] ?? -modeRank[a.mode]) || a.rel.localeCompare(b.rel);
+// A file not timed yet is guessed by its mode: one that starts servers takes about a minute, a unit file
+// a second. Longest first, so that the last file to finish is a short one.
+const guess = { shared: 60, alone: 60, unit: 1 };
+const expected = (f) => lastTimes[f.rel] ?? guess[f.mode];
+const byLongest = (a, b) => expected(b) - expected(a) || a.rel.localeCompare(b.rel);
 const alone = files.filter((f) => f.mode === 'alone').sort(byLongest);
 const pooled = files.filter((f) => f.mode !== 'alone').sort(byLongest);
 const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
@@ -121,7 +124,19 @@ function runFile(f) {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', '--test', '--test-force-exit', '--test-reporter=spec', f.rel],
-      { cwd: root, env: { ...process.env, RIG_TESTING: '1', RIG_STATE_DIR: process.env.RIG_STATE_DIR ?? stateDir, FORCE_COLOR: '0' }, detached: true },
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          RIG_TESTING: '1',
+          RIG_STATE_DIR: process.env.RIG_STATE_DIR ?? stateDir,
+          // Side by side, another file's live rig is not this file's leftover: the local clean check
+          // looks at this file's state folder only (lib/targets/local/clean-check.ts). Alone, the machine.
+          ...(f.mode === 'alone' ? {} : { RIG_CLEAN_CHECK_SCOPE: 'state' }),
+          FORCE_COLOR: '0',
+        },
+        detached: true,
+      },
     );
     running.add(child.pid);
     let out = '';

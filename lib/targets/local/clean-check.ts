@@ -51,12 +51,18 @@ export interface CleanCheckOptions {
    * 'machine' (default): every marked process on the machine counts, whatever state folder it came
    * from: a leftover is a leftover. 'state': only processes whose rig folder is under this state
    * folder (RIG_STATE_DIR), for a test or a developer sharing the machine with other rigs.
+   * Unset, RIG_CLEAN_CHECK_SCOPE=state chooses 'state': `npm test` sets it for the files it runs side
+   * by side (each has its own RIG_STATE_DIR), so that one file's live rig is not another's leftover.
    */
   scope?: 'machine' | 'state';
 }
 
+function defaultScope(): 'machine' | 'state' {
+  return process.env.RIG_CLEAN_CHECK_SCOPE === 'state' ? 'state' : 'machine';
+}
+
 export async function cleanCheckLocal(opts: CleanCheckOptions = {}): Promise<CleanCheckResult> {
-  const scope = opts.scope ?? 'machine';
+  const scope = opts.scope ?? defaultScope();
   const now = Date.now();
   const leftovers: LocalLeftover[] = [];
   const looked: string[] = [];
