@@ -51,7 +51,7 @@ export const { run } = defineCommand({
       const driftLimit = numberFlag(str('drift-limit'), '--drift-limit', '1.5');
       const probeP99Ms = numberFlag(str('probe-p99-ms'), '--probe-p99-ms', '500');
       const seconds = numberFlag(str('seconds'), '--seconds', '600');
-      const { analysis } = await analyzeFile(positionals[0], { durationS: seconds });
+      const { analysis } = await analyzeFile(positionals[0], { durationS: seconds, closedLoop: kind === 'ceiling' });
       const { report } = evaluateRun(analysis, { kind, p99LimitMs, driftLimit, reconciliation, probeP99Ms });
       console.log(values.json ? JSON.stringify(report, null, 2) : formatRunReport(report));
       if (report.verdict.state === 'UNRECONCILED') console.error('rig analyze: UNRECONCILED: give --reconcile rows=N,quantity=Q (what the database holds for the run tag) to judge it');

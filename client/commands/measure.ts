@@ -149,7 +149,7 @@ export const { run } = defineCommand({
       fs.mkdirSync(outDir, { recursive: true });
       const res = await runLoad(opts, progress, { signal: ac.signal });
       if (db && scope) reconciliation = await countRunTag(db, scope, res.options.runTag, outDir);
-      const { analysis } = await analyzeFile(res.stream, { durationS: res.interrupted ? undefined : res.options.seconds });
+      const { analysis } = await analyzeFile(res.stream, { durationS: res.interrupted ? undefined : res.options.seconds, closedLoop: res.options.mode === 'closed' });
       const { report } = evaluateRun(analysis, {
         kind: res.options.mode === 'closed' ? 'ceiling' : 'sustained',
         p99LimitMs: p99Limit ?? null,
