@@ -22,7 +22,8 @@ const HELP = `usage: rig analyze SAMPLES.csv.gz [--json] [--reconcile rows=N,qua
                           NOT JUDGED, exit 4)
   --drift-limit X         (default 1.5)
   --probe-p99-ms MS       the probe's p99 budget (default ${DEFAULT_PROBE_P99_MS})
-  --kind sustained|ladder|ceiling   which gate to apply (default sustained)
+  --kind sustained|ladder|ceiling   which gate to apply (default sustained; a ceiling's stream is a
+                          closed loop's: its ingest rows may share an intended time, others may not)
   --seconds S             the repeat's configured length, whole seconds (default: from the stream)
 
 Percentiles are nearest-rank on exact values; buckets are by intended time (lib/protocol).
