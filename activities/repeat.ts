@@ -326,7 +326,7 @@ async function judge(target: Target, store: EvidenceStore, input: RepeatInput, a
     }
     let evaluation: Evaluation | null = null;
     try {
-      const { analysis } = await analyzeFile(store.path(`${dir}/${SAMPLES}`), { durationS: input.seconds });
+      const { analysis } = await analyzeFile(store.path(`${dir}/${SAMPLES}`), { durationS: input.seconds, closedLoop: Boolean(input.closedLoopWorkers) });
       evaluation = evaluateRun(analysis, {
         kind: input.kind === 'rung' ? 'ladder' : input.kind,
         p99LimitMs: input.kind === 'sustained' ? input.configuration.p99LimitMs : null,

@@ -12,6 +12,14 @@ export function numberFlag(value: string | undefined, flag: string, example: str
   return n;
 }
 
+/** A whole number >= min (a count of seconds, of rows): a fraction is refused, never rounded. */
+export function wholeNumberFlag(value: string | undefined, flag: string, example: string, min = 1): number | undefined {
+  const n = numberFlag(value, flag, example);
+  if (n === undefined) return undefined;
+  if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`${flag} must be a whole number >= ${min}, got '${value}': e.g. ${flag} ${example}`);
+  return n;
+}
+
 /** `rows=N,quantity=Q`: what the database gained for the run tag, counted by whoever owns it. */
 export function reconcileFlag(value: string | undefined): Reconciliation | null {
   if (value === undefined) return null;

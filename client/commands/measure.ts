@@ -3,7 +3,8 @@
 // verdict, and exits non-zero unless it is a PASS. A PASS needs reconciliation: with --db the command
 // counts the run tag's rows itself (as the owner role, in the fixtures' partition, as the campaign's
 // repeat does); with --reconcile the caller gives the counts; without either the verdict is at best
-// UNRECONCILED (exit 3), never PASS.
+// UNRECONCILED (exit 3), never PASS. A sustained repeat without --p99-limit-ms is NOT JUDGED (exit 4):
+// no threshold, no PASS.
 import { defineCommand } from '../command';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -40,7 +41,8 @@ The API key is read from env RIG_API_KEY.
   --customers FILE        customer external ids, one per line (default: the target's GET /v1/customers)
   --meter KEY             meter of every event (default api_calls)
   --run-tag TAG           properties.rig_run of every event (default generated)
-  --p99-limit-ms MS       the configuration's p99 threshold (default: none)
+  --p99-limit-ms MS       the configuration's p99 threshold (default: none: an open-loop repeat is
+                          then NOT JUDGED, exit 4)
   --drift-limit X         last-third / first-third p99 limit (default 1.5)
   --db URL                the owner role's database URL (password in PGPASSWORD or the URL; never
                           printed): after the load, counts the run tag's rows and quantity in the
@@ -51,7 +53,8 @@ The API key is read from env RIG_API_KEY.
 
 exit: 0 PASS; 1 FAIL (a gate or the probe failed); 2 bad input, or the target or the database
 refused the pre-flight; 3 UNRECONCILED (every check that ran passed, but without --db or --reconcile
-the rows were never counted: not a PASS); 130 cut short (SIGINT/SIGTERM: the stream is still valid
+the rows were never counted: not a PASS); 4 NOT JUDGED (every check that ran passed, but an
+open-loop repeat without --p99-limit-ms has no threshold: not a PASS); 130 cut short (SIGINT/SIGTERM: the stream is still valid
 up to then).`;
 
 export const { run } = defineCommand({
@@ -149,7 +152,7 @@ export const { run } = defineCommand({
       fs.mkdirSync(outDir, { recursive: true });
       const res = await runLoad(opts, progress, { signal: ac.signal });
       if (db && scope) reconciliation = await countRunTag(db, scope, res.options.runTag, outDir);
-      const { analysis } = await analyzeFile(res.stream, { durationS: res.interrupted ? undefined : res.options.seconds });
+      const { analysis } = await analyzeFile(res.stream, { durationS: res.interrupted ? undefined : res.options.seconds, closedLoop: res.options.mode === 'closed' });
       const { report } = evaluateRun(analysis, {
         kind: res.options.mode === 'closed' ? 'ceiling' : 'sustained',
         p99LimitMs: p99Limit ?? null,
@@ -166,6 +169,7 @@ export const { run } = defineCommand({
       );
       console.log(formatRunReport(report));
       console.log(`samples: ${res.stream}\nverdict: ${verdictFile}${res.interrupted ? `\nCUT SHORT (${res.summary.reason}): the stream is valid and complete up to the stop, but this is not a repeat` : ''}`);
+      if (report.verdict.state === 'NOT JUDGED') console.error('rig measure: NOT JUDGED (no threshold): give --p99-limit-ms MS (the configuration\'s p99 limit) to judge it');
       if (report.verdict.state === 'UNRECONCILED') console.error('rig measure: UNRECONCILED: give --db URL (the owner role\'s) so the rig counts the run tag\'s rows, or --reconcile rows=N,quantity=Q');
       return VERDICT_EXIT_CODE[report.verdict.state];
     } catch (err) {

@@ -2,7 +2,7 @@
 // (lib/protocol). What `rig analyze`, `rig measure` and calibration share.
 import { analyzeSamples, type AnalyzeOptions, type RunAnalysis } from '../protocol/analysis';
 import type { SampleColumns } from '../protocol/sample-row';
-import { readSampleFile } from './sample-reader';
+import { readSampleFile, type ReadSampleOptions } from './sample-reader';
 
 export interface AnalyzedFile {
   rows: number;
@@ -10,7 +10,7 @@ export interface AnalyzedFile {
   analysis: RunAnalysis;
 }
 
-export async function analyzeFile(file: string, opts: AnalyzeOptions = {}): Promise<AnalyzedFile> {
-  const columns = await readSampleFile(file);
+export async function analyzeFile(file: string, opts: AnalyzeOptions & ReadSampleOptions = {}): Promise<AnalyzedFile> {
+  const columns = await readSampleFile(file, { closedLoop: opts.closedLoop });
   return { rows: columns.length, columns, analysis: analyzeSamples(columns, opts) };
 }

@@ -5,7 +5,7 @@
 // Ingest and probe are analysed apart: the probe's samples never pool into ingest latency.
 // Rates are per second of the run's duration (durationS: given by the caller that knows the
 // configured length, else the stream's own, see streamDurationS).
-import { buckets, groupBySecond, streamDurationS, type BucketStat } from './buckets';
+import { buckets, fullBuckets, groupBySecond, streamDurationS, type BucketStat } from './buckets';
 import { freezeCadenceS, freezeSeconds, medianBucketP99, windows } from './detectors';
 import { drift, type Drift } from './drift';
 import { percentiles } from './percentile';
@@ -114,9 +114,10 @@ function analyzeIngest(cols: SampleColumns, durationS: number): IngestAnalysis {
   const g = groupBySecond(cols, INGEST, durationS, 'service');
   const perSecond = buckets(g, 1);
   const tenSecond = buckets(g, 10);
-  const med = medianBucketP99(tenSecond);
+  const judged = fullBuckets(tenSecond, 10); // a partial last bucket is not a 10-s p99
+  const med = medianBucketP99(judged);
   let worst: number | null = null;
-  for (const b of tenSecond) if (b.p99_us !== null && (worst === null || b.p99_us > worst)) worst = b.p99_us;
+  for (const b of judged) if (b.p99_us !== null && (worst === null || b.p99_us > worst)) worst = b.p99_us;
   const freezes = freezeSeconds(perSecond);
   const per = (x: number) => (durationS > 0 ? x / durationS : 0);
   return {
@@ -136,7 +137,7 @@ function analyzeIngest(cols: SampleColumns, durationS: number): IngestAnalysis {
     schedule_lag_max_us: lagMax,
     median_bucket_p99_us: med,
     worst_10s_p99_us: worst,
-    windows: windows(tenSecond, med),
+    windows: windows(judged, med),
     freeze_seconds: freezes,
     freeze_cadence_s: freezeCadenceS(freezes),
     drift: drift(g),

@@ -28,6 +28,7 @@ export interface SecondGroups {
 export interface BucketStat {
   /** First second of the bucket (0-based, from the start of the repeat). */
   start_s: number;
+  /** Seconds it covers: the width asked for, less for a partial last bucket. */
   width_s: number;
   /** Rows whose intended time falls in the bucket: sent + dropped. */
   offered: number;
@@ -99,7 +100,7 @@ export function latenciesOfSeconds(g: SecondGroups, fromS: number, toS: number):
   return out;
 }
 
-/** Buckets of widthS seconds (1 or 10 in the protocol); the last one may be partial. */
+/** Buckets of widthS seconds (1 or 10 in the protocol); the last one may be partial (its width_s says so). */
 export function buckets(g: SecondGroups, widthS: number): BucketStat[] {
   if (!(Number.isInteger(widthS) && widthS >= 1)) throw new RangeError(`bucket width must be a whole number of seconds >= 1, got ${widthS}`);
   const out: BucketStat[] = [];
@@ -116,7 +117,7 @@ export function buckets(g: SecondGroups, widthS: number): BucketStat[] {
       ok += g.ok[s];
       dropped += g.dropped[s];
     }
-    out.push(statOf(start, widthS, offered, sent, ok, dropped, lat));
+    out.push(statOf(start, end - start, offered, sent, ok, dropped, lat));
   }
   return out;
 }
@@ -149,4 +150,15 @@ export function upperBound(sorted: ArrayLike<number>, x: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * The buckets a per-bucket figure (worst 10-s p99, median bucket p99, windows) is taken over: the
+ * full-width ones. A partial last bucket (a run of 31 s has a 1-s one) holds a few seconds' samples,
+ * and its p99 is not a 10-s p99: it stays in the series but is not judged as one. A run shorter than
+ * one bucket has only its partial bucket, which is then the whole run and is used.
+ */
+export function fullBuckets(bs: readonly BucketStat[], widthS: number): readonly BucketStat[] {
+  const full = bs.filter((b) => b.width_s === widthS);
+  return full.length ? full : bs;
 }

@@ -44,7 +44,7 @@ export interface RunReport {
     endpoints: Record<string, { samples: number; failed: number; dropped: number; p50_ms: number | null; p99_ms: number | null; over_budget: boolean }>;
   };
   gate: GateVerdict;
-  /** state: PASS, FAIL, UNRECONCILED (every check that ran passed, the database was not counted), CUT SHORT. */
+  /** state: PASS, FAIL, UNRECONCILED (every check that ran passed, the database was not counted), NOT JUDGED (no p99 limit), CUT SHORT. */
   verdict: { passed: boolean; state: VerdictState; interrupted: boolean; reasons: string[] };
 }
 
@@ -115,14 +115,17 @@ export function formatRunReport(r: RunReport): string {
 }
 
 /**
- * The last line: the verdict's word, then why. UNRECONCILED names the checks that ran (and passed) and
+ * The last line: the verdict's word, then why. NOT JUDGED and UNRECONCILED name the checks that ran (and passed) and
  * the ones that did not, so a reader sees what is missing before it could be a PASS.
  */
 export function verdictLine(r: Pick<RunReport, 'gate' | 'verdict' | 'probe'>): string {
   const unchecked = r.gate.unchecked;
+  const ran: string[] = r.gate.checks.filter((c) => c.passed !== null).map((c) => c.name);
+  if (r.probe.verdict === 'OK') ran.push('probe');
+  if (r.verdict.state === 'NOT JUDGED') {
+    return `NOT JUDGED (no threshold): every check that ran passed (${ran.join(', ')}); not checked: ${unchecked.join(', ')}: without a p99 limit the latency was held to nothing, so this is not a PASS`;
+  }
   if (r.verdict.state === 'UNRECONCILED') {
-    const ran: string[] = r.gate.checks.filter((c) => c.passed !== null).map((c) => c.name);
-    if (r.probe.verdict === 'OK') ran.push('probe');
     return `UNRECONCILED: every check that ran passed (${ran.join(', ')}); not checked: ${unchecked.join(', ')}: the database was not counted for this run tag, so this is not a PASS`;
   }
   return `${r.verdict.state}${unchecked.length ? ` (not checked: ${unchecked.join(', ')})` : ''}${r.verdict.reasons.length ? `: ${r.verdict.reasons.join('; ')}` : ''}`;

@@ -9,8 +9,15 @@
 //   it would have sent), quantity the sum of their quantities (0 on a dropped row: no body was built;
 //   0 on probe rows).
 //
+// Rows that cannot have happened are refused like corrupt ones (docs/instrument.md, "A strict reader"):
+// every integer column must fit its storage type (no value is ever stored wrapped), and a 2xx ingest
+// row must carry 1..MAX_BATCH events with a quantity they can sum to (each event's quantity is >= 1,
+// lib/loadgen/body.ts, so quantity >= events).
+//
 // The parser is strict on purpose: a corrupt or truncated row is an error naming its line, never a
 // row silently skipped, because a published figure must be derivable from every request.
+
+import { MAX_BATCH } from './hardcount-api';
 
 export const SAMPLE_HEADER = 'scenario,intended_us,sent_us,done_us,status,events,quantity';
 
@@ -78,7 +85,7 @@ export class SampleColumns {
   quantity: Float64Array;
 
   constructor(capacity = 1024) {
-    const c = Math.max(16, capacity);
+    const c = Math.min(MAX_ROWS, Math.max(16, capacity));
     this.scenario = new Uint8Array(c);
     this.intended = new Float64Array(c);
     this.sent = new Float64Array(c);
@@ -103,7 +110,8 @@ export class SampleColumns {
   }
 
   append(code: number, intended: number, sent: number, done: number, status: number, events: number, quantity: number, line: number): void {
-    checkRow(intended, sent, done, status, events, quantity, line);
+    checkRow(code, intended, sent, done, status, events, quantity, line);
+    if (this.length >= MAX_ROWS) throw new SampleFormatError(line, `more than ${MAX_ROWS} rows: not a stream this reader can hold`);
     if (this.length === this.intended.length) this.grow();
     const i = this.length++;
     this.scenario[i] = code;
@@ -129,7 +137,7 @@ export class SampleColumns {
   }
 
   private grow(): void {
-    const n = this.intended.length * 2;
+    const n = Math.min(MAX_ROWS, this.intended.length * 2);
     const g = <T extends Uint8Array | Float64Array | Int16Array | Int32Array>(a: T, make: (n: number) => T): T => {
       const b = make(n);
       b.set(a);
@@ -145,7 +153,9 @@ export class SampleColumns {
   }
 }
 
-function checkRow(intended: number, sent: number, done: number, status: number, events: number, quantity: number, line: number): void {
+const INT32_MAX = 2 ** 31 - 1;
+
+function checkRow(code: number, intended: number, sent: number, done: number, status: number, events: number, quantity: number, line: number): void {
   if (!Number.isInteger(intended) || intended < 0) throw new SampleFormatError(line, `intended_us must be a non-negative integer, got ${intended}`);
   if (intended > MAX_TIME_US) tooLate(line, 'intended_us', intended);
   if (sent > MAX_TIME_US) tooLate(line, 'sent_us', sent);
@@ -154,7 +164,13 @@ function checkRow(intended: number, sent: number, done: number, status: number, 
     throw new SampleFormatError(line, `status must be -1 (dropped), 0 (transport error) or an HTTP status 100-599, got ${status}`);
   }
   if (!Number.isInteger(events) || events < 0) throw new SampleFormatError(line, `events must be a non-negative integer, got ${events}`);
+  if (events > INT32_MAX) throw new SampleFormatError(line, `events ${events} does not fit its column (a 32-bit integer, at most ${INT32_MAX})`);
   if (!Number.isInteger(quantity) || quantity < 0) throw new SampleFormatError(line, `quantity must be a non-negative integer, got ${quantity}`);
+  if (quantity > Number.MAX_SAFE_INTEGER) throw new SampleFormatError(line, `quantity ${quantity} does not fit its column (an exact integer, at most ${Number.MAX_SAFE_INTEGER})`);
+  if (code === INGEST && isOk(status)) {
+    if (events < 1 || events > MAX_BATCH) throw new SampleFormatError(line, `a 2xx ingest row must carry 1 to ${MAX_BATCH} events, got ${events}`);
+    if (quantity < events) throw new SampleFormatError(line, `a 2xx ingest row's quantity ${quantity} is less than its ${events} events (each event's quantity is at least 1)`);
+  }
   if (status === STATUS_DROPPED) {
     if (!Number.isNaN(sent) || !Number.isNaN(done)) throw new SampleFormatError(line, 'a dropped row (status -1) must have empty sent_us and done_us');
     return;
@@ -267,4 +283,49 @@ function fieldEnd(buf: Uint8Array, from: number, end: number): number {
   let p = from;
   while (p < end && buf[p] !== COMMA) p++;
   return p;
+}
+
+/** A stream holds at most this many rows: past it the columns would not fit in memory anyway. */
+export const MAX_ROWS = 2 ** 28;
+
+/**
+ * The first pair of rows with the same scenario and intended time, as row indices (earlier first), or
+ * null. In an open loop every request of a scenario has its own intended time (request n's is
+ * floor(n x 1e6 / rate)), so a second row at the same time is a row written twice, and would count
+ * its request twice. A closed loop's ingest `intended` is the moment a worker sent (two workers can
+ * send in the same microsecond): pass `closedLoop` to skip ingest rows (its probe is still scheduled).
+ * One typed-array sort: O(n log n), no object per row.
+ */
+export function duplicateRows(cols: SampleColumns, opts: { closedLoop?: boolean } = {}): [number, number] | null {
+  const ns = SCENARIOS.length;
+  const keys = new Float64Array(cols.length);
+  let n = 0;
+  for (let i = 0; i < cols.length; i++) {
+    if (opts.closedLoop && cols.scenario[i] === INGEST) continue;
+    keys[n++] = cols.intended[i] * ns + cols.scenario[i]; // < 2.5e12: exact in a double
+  }
+  const sorted = keys.subarray(0, n).sort();
+  let dup = NaN;
+  for (let i = 1; i < n; i++) {
+    if (sorted[i] === sorted[i - 1]) {
+      dup = sorted[i];
+      break;
+    }
+  }
+  if (Number.isNaN(dup)) return null;
+  let first = -1;
+  for (let i = 0; i < cols.length; i++) {
+    if (cols.intended[i] * ns + cols.scenario[i] !== dup) continue;
+    if (first < 0) first = i;
+    else return [first, i];
+  }
+  return null; // unreachable: the key came from these rows
+}
+
+/** Throws SampleFormatError naming the later line of a duplicate pair (lines are row index + 2: the header is line 1). */
+export function refuseDuplicateRows(cols: SampleColumns, opts: { closedLoop?: boolean } = {}): void {
+  const d = duplicateRows(cols, opts);
+  if (d === null) return;
+  const [a, b] = d;
+  throw new SampleFormatError(b + 2, `duplicate row: ${SCENARIOS[cols.scenario[b]]} at intended_us ${cols.intended[b]} is already on line ${a + 2} (a request is one row)`);
 }

@@ -47,12 +47,14 @@ export function probeVerdict(probe: readonly ProbeEndpointAnalysis[], budgetMs: 
 /**
  * The one word a repeat's verdict is printed as. UNRECONCILED: every check that ran passed, but the
  * database was never counted for the run tag, so nothing says the acknowledged events were stored;
- * it is never a PASS. A run that failed a check is FAIL whether or not it was reconciled.
+ * it is never a PASS. NOT JUDGED: every check that ran passed, but a sustained repeat had no p99
+ * limit, so its latency was held to nothing: no threshold, no PASS (it outranks UNRECONCILED: counting
+ * the rows would still not make it a PASS). A run that failed a check is FAIL whatever was unchecked.
  */
-export type VerdictState = 'PASS' | 'FAIL' | 'UNRECONCILED' | 'CUT SHORT';
+export type VerdictState = 'PASS' | 'FAIL' | 'UNRECONCILED' | 'NOT JUDGED' | 'CUT SHORT';
 
 /** Exit codes of `rig measure` and `rig analyze` (2 is bad input, before any verdict). */
-export const VERDICT_EXIT_CODE: Readonly<Record<VerdictState, number>> = { PASS: 0, FAIL: 1, UNRECONCILED: 3, 'CUT SHORT': 130 };
+export const VERDICT_EXIT_CODE: Readonly<Record<VerdictState, number>> = { PASS: 0, FAIL: 1, UNRECONCILED: 3, 'NOT JUDGED': 4, 'CUT SHORT': 130 };
 
 export interface RepeatVerdict {
   /** Every ingest check that was made passed and the probe is not DEGRADED (reconciled or not: see state). */
@@ -70,6 +72,6 @@ export function repeatVerdict(ingest: GateVerdict, probe: ProbeVerdict, interrup
   const reasons = [...ingest.reasons, ...probe.reasons.map((r) => `probe ${r}`)];
   if (interrupted) reasons.push('interrupted: the run was cut short before its end');
   const passed = ingest.passed && probe.state !== 'DEGRADED' && !interrupted;
-  const state: VerdictState = interrupted ? 'CUT SHORT' : !passed ? 'FAIL' : ingest.reconciled ? 'PASS' : 'UNRECONCILED';
+  const state: VerdictState = interrupted ? 'CUT SHORT' : !passed ? 'FAIL' : ingest.unchecked.includes('threshold') ? 'NOT JUDGED' : ingest.reconciled ? 'PASS' : 'UNRECONCILED';
   return { passed, state, interrupted, ingest, probe, reasons };
 }

@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import zlib from 'node:zlib';
 import { CalibrationServer } from '../../lib/loadgen/calibration-server';
 import { readSampleFile } from '../../lib/loadgen/sample-reader';
+import { SAMPLE_HEADER } from '../../lib/protocol/sample-row';
 import { freePort } from '../../lib/tools/free-port';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -181,4 +182,30 @@ test('analyze refuses a truncated or corrupt stream, naming the line', async () 
   assert.equal(r2.code, 2);
   assert.match(r2.err, /line 42: sent_us is not an integer: 'oops'/);
   assert.equal(r2.out, '');
+});
+
+test('analyze: no threshold, no PASS (NOT JUDGED, exit 4); a directory or a fractional --seconds is a usage error (exit 2)', async () => {
+  // a stream of its own, on time and fast, so only the missing threshold stands between it and a PASS
+  let text = `${SAMPLE_HEADER}\n`;
+  for (let i = 0; i < 1200; i++) text += `ingest,${i * 2500},${i * 2500},${i * 2500 + 2000 + (i % 7)},201,5,${5 + (i % 11)}\n`;
+  const file = path.join(dir, 'no-threshold.csv.gz');
+  fs.writeFileSync(file, zlib.gzipSync(text));
+  const c = await readSampleFile(file);
+  let quantity = 0;
+  for (let i = 0; i < c.length; i++) quantity += c.quantity[i];
+  const nj = await rig(['analyze', file, '--reconcile', `rows=6000,quantity=${quantity}`]);
+  assert.equal(nj.code, 4, nj.out + nj.err);
+  assert.match(nj.out, /\nNOT JUDGED \(no threshold\): every check that ran passed \(dropped, failed, rows, quantity, samples, drift, instrument\); not checked: threshold: .*\n$/);
+  assert.doesNotMatch(nj.out, /^PASS/m);
+  assert.match(nj.err, /give --p99-limit-ms MS/);
+  const judged = await rig(['analyze', file, '--reconcile', `rows=6000,quantity=${quantity}`, '--p99-limit-ms', '50']);
+  assert.equal(judged.code, 0, judged.out + judged.err);
+  const asDir = await rig(['analyze', dir]);
+  assert.equal(asDir.code, 2, asDir.err);
+  assert.match(asDir.err, /is a directory/);
+  const frac = await rig(['analyze', file, '--seconds', '30.5']);
+  assert.equal(frac.code, 2, frac.err);
+  assert.match(frac.err, /--seconds must be a whole number >= 1, got '30\.5'/);
+  const help = await rig(['analyze', '--help']);
+  assert.match(help.out + help.err, /4 NOT JUDGED/);
 });

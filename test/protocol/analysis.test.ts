@@ -120,3 +120,17 @@ test('a single second of a single request', () => {
   assert.deepEqual([i.duration_s, i.samples, i.p50_us, i.p99_us, i.per_second.length, i.ten_second.length, i.median_bucket_p99_us], [1, 1, 7000, 7000, 1, 1, 7000]);
   assert.equal(i.drift.ratio, null);
 });
+
+test('a partial last 10-s bucket is in the series but is not a 10-s p99: not the worst, not in the median or windows', () => {
+  const rows = [];
+  for (let s = 0; s < 20; s++) rows.push(...second(s, 100, () => 5));
+  rows.push(...second(20, 100, () => 500)); // a 21-s run: its last bucket is second 20 alone
+  const i = analyzeSamples(cols(rows)).ingest;
+  assert.deepEqual(i.ten_second.map((b) => [b.start_s, b.width_s, b.p99_us]), [[0, 10, 5000], [10, 10, 5000], [20, 1, 500000]]);
+  assert.equal(i.worst_10s_p99_us, 5000);
+  assert.equal(i.median_bucket_p99_us, 5000);
+  assert.deepEqual(i.windows, []);
+  // a run shorter than one bucket: its one partial bucket is the whole run, and stands
+  const short = analyzeSamples(cols([...second(0, 100, () => 5), ...second(1, 100, () => 9)])).ingest;
+  assert.equal(short.worst_10s_p99_us, 9000);
+});

@@ -54,7 +54,7 @@ test('every failing check is reported, in order, not just the first', () => {
   assert.match(g.reasons[2], /^failed: 2 of 1200 sent requests failed/);
   assert.equal(g.reasons[3], 'rows: rows written 11970 != events claimed 11980 (missing 10)');
   assert.equal(g.reasons[4], 'quantity: quantity gained 83700 != quantity sent (acknowledged) 83860 (missing 160)');
-  assert.match(g.reasons[5], /^drift: x8\.00 \(last-third p99 40 ms \/ first-third p99 5 ms\) >= limit x1\.5$/);
+  assert.match(g.reasons[5], /^drift: x8 \(last-third p99 40 ms \/ first-third p99 5 ms\) >= limit x1\.5$/);
 });
 
 test('more rows than claimed is reported as extra', () => {
@@ -108,7 +108,7 @@ test('a ladder rung: delivered rate, drops and reconciliation only; drift noted,
   assert.equal(g.kind, 'ladder');
   assert.equal(g.passed, true);
   assert.deepEqual(g.checks.map((c) => c.name), ['delivered', 'dropped', 'rows', 'quantity', 'instrument']);
-  assert.match(g.notes[0], /^drift \(noted, not gated on a rung\): x8\.00/);
+  assert.match(g.notes[0], /^drift \(noted, not gated on a rung\): x8 /);
   // a rung that delivered less than 99.5 % of its offer fails on delivery
   const lossy = analyzeSamples(cols(second(0, 100, () => 5).concat(second(1, 100, () => 5).map((r, k) => (k < 2 ? { ...r, status: 503 } : r))))).ingest;
   const l = ladderGate(lossy);
@@ -131,4 +131,17 @@ test('a ceiling is checked for failures and samples only, and reconciled when co
   const short = ceilingGate(a, { reconciliation: { rows_written: a.events_claimed - 3, quantity_gained: a.quantity_claimed } });
   assert.equal(short.passed, false);
   assert.match(short.reasons[0], /^rows: rows written \d+ != events claimed \d+ \(missing 3\)/);
+});
+
+test('drift is rounded once: the figure printed is the figure compared (1.4996 is x1.5, not under x1.5)', () => {
+  const a = run((s) => (s >= 8 ? 7.498 : 5)); // 7.498 / 5 = 1.4996
+  assert.equal(a.drift.ratio, 1.5);
+  const d = sustainedGate(a).checks.find((c) => c.name === 'drift');
+  assert.equal(d?.passed, false);
+  assert.match(d?.detail ?? '', /^x1\.5 \(.*\) >= limit x1\.5$/);
+  const b = run((s) => (s >= 8 ? 7.497 : 5)); // 1.4994: x1.499, under the limit, and printed so
+  assert.equal(b.drift.ratio, 1.499);
+  const e = sustainedGate(b).checks.find((c) => c.name === 'drift');
+  assert.equal(e?.passed, true);
+  assert.match(e?.detail ?? '', /^x1\.499 \(.*\) < limit x1\.5$/);
 });

@@ -1,7 +1,7 @@
 // test-mode: unit
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SAMPLE_HEADER, SampleColumns, SampleFormatError, formatSampleRow, isFailed, isOk, isSampleHeader, parseSampleLine } from '../../lib/protocol/sample-row';
+import { SAMPLE_HEADER, SampleColumns, SampleFormatError, duplicateRows, formatSampleRow, isFailed, isOk, isSampleHeader, parseSampleLine, refuseDuplicateRows, type SampleRow } from '../../lib/protocol/sample-row';
 
 test('the header is the contract of ARCHITECTURE.md', () => {
   assert.equal(SAMPLE_HEADER, 'scenario,intended_us,sent_us,done_us,status,events,quantity');
@@ -70,4 +70,39 @@ test('columns validate rows pushed directly, like the parser', () => {
   assert.equal(c.length, 101);
   assert.equal(c.row(100).intended_us, 99);
   assert.equal(c.row(100).sent_us, null);
+});
+
+test('an integer that does not fit its column is refused, never stored wrapped', () => {
+  const cases: Array<[string, RegExp]> = [
+    ['ingest,1,2,3,201,4294967306,5000000000', /line 9: events 4294967306 does not fit its column/],
+    ['ingest,1,2,3,201,2147483648,5000000000', /line 9: events 2147483648 does not fit its column/],
+    ['probe:aggregate,1,2,3,200,2147483648,0', /line 9: events 2147483648 does not fit/],
+  ];
+  for (const [line, re] of cases) assert.throws(() => parseSampleLine(line, 9), (e: unknown) => e instanceof SampleFormatError && e.line === 9 && re.test(e.message), line);
+  assert.equal(parseSampleLine('probe:aggregate,1,2,3,200,2147483647,0').events, 2147483647);
+  const c = new SampleColumns(1);
+  assert.throws(() => c.push({ scenario: 'ingest', intended_us: 1, sent_us: 2, done_us: 3, status: 201, events: 1, quantity: 2 ** 53 }), /quantity .* does not fit its column/);
+});
+
+test('a 2xx ingest row carries 1 to 1,000 events and at least one quantity per event', () => {
+  const cases: Array<[string, RegExp]> = [
+    ['ingest,1,2,3,201,0,0', /line 5: a 2xx ingest row must carry 1 to 1000 events, got 0/],
+    ['ingest,1,2,3,200,1001,5000', /must carry 1 to 1000 events, got 1001/],
+    ['ingest,1,2,3,201,10,9', /line 5: a 2xx ingest row's quantity 9 is less than its 10 events/],
+  ];
+  for (const [line, re] of cases) assert.throws(() => parseSampleLine(line, 5), (e: unknown) => e instanceof SampleFormatError && e.line === 5 && re.test(e.message), line);
+  // the bounds themselves, and rows the rule does not cover (a 5xx, a drop, a probe) still parse
+  for (const ok of ['ingest,1,2,3,201,1,1', 'ingest,1,2,3,201,1000,1000', 'ingest,1,2,3,500,10,0', 'ingest,1,,,-1,10,0', 'probe:invoices,1,2,3,200,0,0']) parseSampleLine(ok);
+});
+
+test('duplicate rows (same scenario and intended time) are found and refused naming both lines', () => {
+  const row = (scenario: SampleRow['scenario'], t: number): SampleRow => ({ scenario, intended_us: t, sent_us: t, done_us: t + 5, status: 201, events: 1, quantity: 1 });
+  const c = SampleColumns.fromRows([row('ingest', 10), row('probe:aggregate', 10), row('ingest', 20), row('ingest', 30), row('ingest', 20)]);
+  assert.deepEqual(duplicateRows(c), [2, 4]);
+  assert.throws(() => refuseDuplicateRows(c), (e: unknown) => e instanceof SampleFormatError && e.line === 6 && /duplicate row: ingest at intended_us 20 is already on line 4/.test(e.message));
+  // a closed loop's ingest intended is its send time: two workers may share a microsecond; its probe is still scheduled
+  assert.equal(duplicateRows(c, { closedLoop: true }), null);
+  const p = SampleColumns.fromRows([row('probe:aggregate', 10), row('ingest', 10), row('probe:aggregate', 10)]);
+  assert.deepEqual(duplicateRows(p, { closedLoop: true }), [0, 2]);
+  assert.equal(duplicateRows(SampleColumns.fromRows([row('ingest', 1), row('ingest', 2), row('probe:customers', 1)])), null);
 });

@@ -133,3 +133,23 @@ test('unreconciled is never PASS: every check that ran passed, the verdict says 
   assert.equal(cut.verdict.state, 'CUT SHORT');
   assert.equal(VERDICT_EXIT_CODE[cut.verdict.state], 130);
 });
+
+test('no threshold, no PASS: a sustained repeat without a p99 limit is NOT JUDGED (exit 4), reconciled or not', () => {
+  const a = stream(10);
+  const reconciliation = { rows_written: a.ingest.events_claimed, quantity_gained: a.ingest.quantity_claimed };
+  const nj = evaluateRun(a, { reconciliation });
+  assert.equal(nj.verdict.state, 'NOT JUDGED');
+  assert.equal(nj.verdict.passed, true, 'every check that ran passed');
+  assert.equal(VERDICT_EXIT_CODE[nj.verdict.state], 4);
+  assert.equal(
+    verdictLine(nj.report),
+    'NOT JUDGED (no threshold): every check that ran passed (dropped, failed, rows, quantity, samples, drift, instrument, probe); not checked: threshold: without a p99 limit the latency was held to nothing, so this is not a PASS',
+  );
+  assert.doesNotMatch(formatRunReport(nj.report), /PASS \(not checked/);
+  // without counts either: still NOT JUDGED, naming both
+  assert.match(verdictLine(evaluateRun(a).report), /^NOT JUDGED \(no threshold\): .*not checked: threshold, rows, quantity: /);
+  // a failed check is still FAIL; a rung and a ceiling have no threshold to miss
+  assert.equal(evaluateRun(a, { reconciliation: { ...reconciliation, rows_written: 0 } }).verdict.state, 'FAIL');
+  assert.equal(evaluateRun(a, { kind: 'ceiling', reconciliation }).verdict.state, 'PASS');
+  assert.equal(new Set(Object.values(VERDICT_EXIT_CODE)).size, Object.keys(VERDICT_EXIT_CODE).length, 'each state its own exit code');
+});

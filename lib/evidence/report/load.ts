@@ -371,7 +371,8 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
     else if (interrupted === null) {
       try {
         // The same reader and analysis `rig measure` and the repeat activity use (lib/loadgen analyzeFile).
-        analysis = (await analyzeFile(fileOf(at(SAMPLES)), durationS ? { durationS } : {})).analysis;
+        // A ceiling is a closed loop: its ingest rows may share an intended time (sample-row.ts duplicateRows).
+        analysis = (await analyzeFile(fileOf(at(SAMPLES)), { ...(durationS ? { durationS } : {}), closedLoop: kind === 'ceiling' })).analysis;
       } catch (err) {
         samplesProblem = `${at(SAMPLES)} cannot be read: ${(err as Error).message.replace(fileOf(at(SAMPLES)), at(SAMPLES))}`;
       }
