@@ -11,8 +11,8 @@
 //   // test-mode: alone   measures, or takes the host's measuring lease, or judges timing against the
 //                        host: runs with no other test file beside it
 //   (none)               starts its own servers (Temporal, PostgreSQL, moto): side by side with others
-// The files side by side follow the machine: RIG_TEST_CONCURRENCY, else the number of cores (CI's 2 cores
-// are the design point). The `alone` files run first, one at a time, then the rest fill the pool, the
+// The files side by side follow the machine: RIG_TEST_CONCURRENCY, else one and a half per core (CI's
+// 2 cores, so 3, are the design point). The `alone` files run first, one at a time, then the rest fill the pool, the
 // longest first by the last run's times (kept in .venv/test-times.json; a fresh clone orders by mode).
 //
 // Each file gets its own RIG_STATE_DIR (a test that sets its own keeps it), so that files side by side
@@ -84,7 +84,9 @@ const byLongest = (a, b) => expected(b) - expected(a) || a.rel.localeCompare(b.r
 const alone = files.filter((f) => f.mode === 'alone').sort(byLongest);
 const pooled = files.filter((f) => f.mode !== 'alone').sort(byLongest);
 const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-const concurrency = Math.max(1, Number(process.env.RIG_TEST_CONCURRENCY) || cores);
+// The files side by side mostly wait (on servers, timers, a campaign's fixed-length repeats), not
+// compute: one and a half per core keeps both of CI's cores busy without starving a file.
+const concurrency = Math.max(1, Number(process.env.RIG_TEST_CONCURRENCY) || Math.round(cores * 1.5));
 
 const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-tests-'));
 // The unprivileged PostgreSQL user must be able to reach clusters made under a file's state folder.
