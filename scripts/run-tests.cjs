@@ -130,6 +130,9 @@ function runFile(f) {
         cwd: root,
         env: {
           ...process.env,
+          // A runner started from inside a test (test/foundation/test-runner.test.ts) must not report to
+          // that test's runner: node's test runner marks its children with NODE_TEST_CONTEXT.
+          NODE_TEST_CONTEXT: undefined,
           RIG_TESTING: '1',
           RIG_STATE_DIR: process.env.RIG_STATE_DIR ?? stateDir,
           // Side by side, another file's live rig is not this file's leftover: the local clean check
