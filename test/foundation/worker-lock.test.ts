@@ -167,20 +167,35 @@ test('a zombie holds no lock, in the old format (no start time) too', { skip: !l
   }
 });
 
-test('a rig worker killed with SIGKILL does not hold the lock: another started at once claims it', { timeout: 120_000 }, async () => {
+test('a rig worker killed with SIGKILL does not hold the lock, even while it is an unreaped zombie: another started at once claims it', { timeout: 120_000 }, async () => {
   const server = await startCampaignServer('rig-worker-lock-kill-');
   process.env.RIG_STATE_DIR = dir; // startCampaignServer points this process at its own folder
   const children = new Set<ChildProcess>();
   const env = { ...process.env, RIG_STATE_DIR: path.join(server.dir, 'state'), RIG_HOST: 'kill-host', TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: 'default' };
   const file = path.join(server.dir, 'state', 'workers', `kill-host@${server.address.replace(':', '_')}@default.json`);
+  // The first worker's parent never reaps it (sh becomes `sleep`), so once killed it stays a zombie
+  // that still answers kill(pid, 0), as under a supervisor that is slow to reap.
+  const rig = path.resolve(__dirname, '..', '..', 'bin', 'rig.cjs');
+  const parent = spawn('sh', ['-c', `"${process.execPath}" "${rig}" worker & echo "pid:$!"; exec sleep 120`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(parent);
   try {
-    const first = await spawnRigWorker({ env, children, name: 'first rig worker' });
+    let out = '';
+    const pid = await new Promise<number>((resolve, reject) => {
+      parent.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /pid:(\d+)/.exec(out);
+        if (m && out.includes('rig worker on')) resolve(Number(m[1]));
+      });
+      parent.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+      parent.once('exit', () => reject(new Error(`first rig worker's parent exited:\n${out}`)));
+    });
     const rec = JSON.parse(fs.readFileSync(file, 'utf8')) as WorkerRecord;
-    assert.equal(rec.pid, first.pid);
-    if (linux) assert.equal(rec.procStart, procStat(first.pid!)!.startTime);
-    first.kill('SIGKILL'); // not waited for: the next one starts straight away
+    assert.equal(rec.pid, pid);
+    if (linux) assert.equal(rec.procStart, procStat(pid)!.startTime);
+    process.kill(pid, 'SIGKILL'); // not waited for: the next one starts straight away
     const second = await spawnRigWorker({ env, children, name: 'second rig worker' });
     assert.equal((JSON.parse(fs.readFileSync(file, 'utf8')) as WorkerRecord).pid, second.pid, 'the second worker holds the record');
+    if (linux) assert.equal(procStat(pid)?.state, 'Z', 'the first is still a zombie');
   } finally {
     for (const c of children) c.kill('SIGKILL');
     await server.close();
