@@ -1,7 +1,12 @@
 // One rig worker per host, Temporal address and namespace on a machine. A second worker on the same
 // queues would take half of the campaign's steps (and `rig rehearse` would start one beside a running
 // `rig worker`). A small file under the state folder names the worker that serves them; a file whose
-// process is gone (killed, crashed) is stale and taken over.
+// process is gone (killed, crashed, a zombie, or its pid reused by another process) is stale and
+// taken over.
+//
+// Not per build: no worker here polls with a Temporal build id yet, so an old and a new build on the
+// same queues would still split a campaign's steps between them. Keying the record by build belongs
+// with worker versioning (issue 24), not before it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { stateDir } from './paths';
@@ -13,6 +18,13 @@ export interface WorkerRecord {
   namespace: string;
   queues: string[];
   startedAt: string;
+  /**
+   * Which process `pid` was: its start time in clock ticks since boot (field 22 of /proc/<pid>/stat)
+   * and the boot it started in (/proc/sys/kernel/random/boot_id). Absent off Linux and in records
+   * written before they were kept; such a record is judged by its pid alone.
+   */
+  procStart?: string;
+  bootId?: string;
 }
 
 function lockPath(host: string, address: string, namespace: string): string {
@@ -20,7 +32,40 @@ function lockPath(host: string, address: string, namespace: string): string {
   return path.join(stateDir(), 'workers', `${safe(host)}@${safe(address)}@${safe(namespace)}.json`);
 }
 
-function alive(pid: number): boolean {
+/**
+ * The state (field 3) and start time (field 22) of a /proc/<pid>/stat line. The command name
+ * (field 2) is in parentheses and may itself hold spaces and parentheses, so the fields are counted
+ * from the last ')'.
+ */
+export function parseProcStat(line: string): { state: string; startTime: string } | undefined {
+  const close = line.lastIndexOf(')');
+  if (close < 0) return undefined;
+  const rest = line.slice(close + 1).trim().split(/\s+/);
+  // rest[0] is field 3 (state), so field n is rest[n - 3].
+  const state = rest[0];
+  const startTime = rest[22 - 3];
+  if (!state || !startTime || !/^\d+$/.test(startTime)) return undefined;
+  return { state, startTime };
+}
+
+/** `pid`'s state and start time from /proc; undefined when there is no /proc to ask (not Linux) or no such process. */
+function procStat(pid: number): { state: string; startTime: string } | undefined {
+  try {
+    return parseProcStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function bootId(): string | undefined {
+  try {
+    return fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function pidExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -29,11 +74,26 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Whether the process a record names still runs. */
+function alive(rec: WorkerRecord): boolean {
+  if (!Number.isInteger(rec.pid) || rec.pid <= 0 || !pidExists(rec.pid)) return false;
+  const stat = procStat(rec.pid);
+  // Off Linux there is no /proc: the pid is all there is to check (a reused pid holds the lock
+  // until that process ends too).
+  if (!stat) return process.platform !== 'linux';
+  // A zombie has ended; only its parent has not reaped it yet.
+  if (stat.state === 'Z' || stat.state === 'X') return false;
+  // A record of the old format names no start time: its pid decides.
+  if (rec.procStart === undefined) return true;
+  if (rec.bootId !== undefined && rec.bootId !== bootId()) return false; // written before a reboot
+  return rec.procStart === stat.startTime; // else the pid is another process's now
+}
+
 /** The live worker that serves these queues on this machine, if any (a stale record is ignored). */
 export function runningWorker(host: string, address: string, namespace: string): WorkerRecord | undefined {
   try {
     const rec = JSON.parse(fs.readFileSync(lockPath(host, address, namespace), 'utf8')) as WorkerRecord;
-    return rec.pid !== process.pid && alive(rec.pid) ? rec : undefined;
+    return rec.pid !== process.pid && alive(rec) ? rec : undefined;
   } catch {
     return undefined;
   }
@@ -43,10 +103,16 @@ export function runningWorker(host: string, address: string, namespace: string):
  * Records this process as the worker of `host` on address/namespace. Returns the running worker
  * instead when there is one (nothing is written), else a function that removes the record.
  */
-export function claimWorker(rec: Omit<WorkerRecord, 'pid' | 'startedAt'>): { running: WorkerRecord } | { release: () => void } {
+export function claimWorker(rec: Omit<WorkerRecord, 'pid' | 'startedAt' | 'procStart' | 'bootId'>): { running: WorkerRecord } | { release: () => void } {
   const file = lockPath(rec.host, rec.address, rec.namespace);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const mine: WorkerRecord = { ...rec, pid: process.pid, startedAt: new Date().toISOString() };
+  const stat = procStat(process.pid);
+  if (stat) {
+    mine.procStart = stat.startTime;
+    const boot = bootId();
+    if (boot) mine.bootId = boot;
+  }
   // Created exclusively: of two workers starting at once, one writes the record and the other sees it.
   for (let tries = 0; ; tries++) {
     try {

@@ -1,14 +1,17 @@
 // One rig worker per host name, Temporal address and namespace on a machine: a second `rig worker` is
 // refused (exit 2, naming the first), `rig rehearse` uses the running one instead of starting its own,
-// and a record whose process is gone is stale and taken over.
+// and a record whose process is gone (killed, a zombie, its pid now another process's) is stale and
+// taken over.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { rehearsalWorkers } from '../../client/rehearsal-workers';
-import { claimWorker, runningWorker } from '../../lib/tools/worker-lock';
+import { claimWorker, parseProcStat, runningWorker, type WorkerRecord } from '../../lib/tools/worker-lock';
+import { startCampaignServer } from '../harness/campaign-server';
+import { spawnRigWorker } from '../harness/worker-process';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-worker-lock-'));
 const saved = { ...process.env };
@@ -27,11 +30,15 @@ function otherProcess() {
   return spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
 }
 
-function recordAs(pid: number) {
+function recordAs(pid: number, extra: Partial<WorkerRecord> = {}) {
   const file = path.join(dir, 'workers', 'lock-host@127.0.0.1_7233@default.json');
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify({ ...where, pid, startedAt: '2026-12-01T00:00:00.000Z' }));
+  fs.writeFileSync(file, JSON.stringify({ ...where, pid, startedAt: '2026-12-01T00:00:00.000Z', ...extra }));
 }
+
+const linux = process.platform === 'linux';
+const procStat = (pid: number) => parseProcStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+const bootId = () => fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
 
 test('a worker claims its host; a second claim sees the first; released, the record is gone', () => {
   const first = claimWorker(where);
@@ -105,4 +112,92 @@ test('rig rehearse campaigns on the running worker and starts none of its own; w
   fs.rmSync(file);
   await assert.rejects(rehearsalWorkers(nowhere, 'lock-host'));
   assert.equal(fs.existsSync(file), false, 'a worker that could not start leaves no claim behind');
+});
+
+test('parseProcStat reads state and start time past a command name with spaces and parentheses', () => {
+  const fields = (state: string) => [state, ...Array.from({ length: 18 }, (_, i) => String(i + 4)), '987654', '23', '24'].join(' ');
+  assert.deepEqual(parseProcStat(`4242 (a) b (c)) ${fields('Z')}`), { state: 'Z', startTime: '987654' });
+  assert.deepEqual(parseProcStat(`4242 (node) ${fields('S')}`), { state: 'S', startTime: '987654' });
+  assert.equal(parseProcStat('4242 (node'), undefined);
+  assert.equal(parseProcStat('4242 (node) S 1 2'), undefined, 'too short: no start time');
+});
+
+test('a record that claims the start time of our worker is honoured; a live pid with another start time or boot is stale and taken over', { skip: !linux && 'needs /proc' }, () => {
+  const other = otherProcess();
+  try {
+    const real = procStat(other.pid!)!;
+    recordAs(other.pid!, { procStart: real.startTime, bootId: bootId() });
+    assert.equal(runningWorker(where.host, where.address, where.namespace)?.pid, other.pid, 'same process: still running');
+    for (const wrong of [{ procStart: String(Number(real.startTime) + 1), bootId: bootId() }, { procStart: real.startTime, bootId: '00000000-0000-0000-0000-000000000000' }]) {
+      recordAs(other.pid!, wrong);
+      assert.equal(runningWorker(where.host, where.address, where.namespace), undefined);
+      const claim = claimWorker(where);
+      assert.ok('release' in claim, `taken over: ${JSON.stringify(wrong)}`);
+      const mine = JSON.parse(fs.readFileSync(path.join(dir, 'workers', 'lock-host@127.0.0.1_7233@default.json'), 'utf8')) as WorkerRecord;
+      assert.equal(mine.pid, process.pid);
+      assert.equal(mine.procStart, procStat(process.pid)!.startTime, 'the claim records its start time');
+      assert.equal(mine.bootId, bootId(), 'and its boot');
+      claim.release();
+    }
+  } finally {
+    other.kill('SIGKILL');
+  }
+});
+
+test('a zombie holds no lock, in the old format (no start time) too', { skip: !linux && 'needs /proc' }, async () => {
+  // sh forks a short sleep, prints its pid, then becomes `sleep 30`, which never reaps it: once the
+  // short sleep ends it is a zombie whose parent lives on.
+  const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()))));
+    for (let i = 0; procStat(pid)?.state !== 'Z'; i++) {
+      assert.ok(i < 100, `pid ${pid} never became a zombie`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.doesNotThrow(() => process.kill(pid, 0), 'a zombie still answers kill(pid, 0): the pid alone would keep the lock');
+    recordAs(pid); // the old format: pid only
+    assert.equal(runningWorker(where.host, where.address, where.namespace), undefined);
+    recordAs(pid, { procStart: procStat(pid)!.startTime, bootId: bootId() });
+    assert.equal(runningWorker(where.host, where.address, where.namespace), undefined);
+    const claim = claimWorker(where);
+    assert.ok('release' in claim, 'the zombie\'s record is taken over');
+    claim.release();
+  } finally {
+    parent.kill('SIGKILL');
+  }
+});
+
+test('a rig worker killed with SIGKILL does not hold the lock, even while it is an unreaped zombie: another started at once claims it', { timeout: 120_000 }, async () => {
+  const server = await startCampaignServer('rig-worker-lock-kill-');
+  process.env.RIG_STATE_DIR = dir; // startCampaignServer points this process at its own folder
+  const children = new Set<ChildProcess>();
+  const env = { ...process.env, RIG_STATE_DIR: path.join(server.dir, 'state'), RIG_HOST: 'kill-host', TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: 'default' };
+  const file = path.join(server.dir, 'state', 'workers', `kill-host@${server.address.replace(':', '_')}@default.json`);
+  // The first worker's parent never reaps it (sh becomes `sleep`), so once killed it stays a zombie
+  // that still answers kill(pid, 0), as under a supervisor that is slow to reap.
+  const rig = path.resolve(__dirname, '..', '..', 'bin', 'rig.cjs');
+  const parent = spawn('sh', ['-c', `"${process.execPath}" "${rig}" worker & echo "pid:$!"; exec sleep 120`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(parent);
+  try {
+    let out = '';
+    const pid = await new Promise<number>((resolve, reject) => {
+      parent.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /pid:(\d+)/.exec(out);
+        if (m && out.includes('rig worker on')) resolve(Number(m[1]));
+      });
+      parent.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+      parent.once('exit', () => reject(new Error(`first rig worker's parent exited:\n${out}`)));
+    });
+    const rec = JSON.parse(fs.readFileSync(file, 'utf8')) as WorkerRecord;
+    assert.equal(rec.pid, pid);
+    if (linux) assert.equal(rec.procStart, procStat(pid)!.startTime);
+    process.kill(pid, 'SIGKILL'); // not waited for: the next one starts straight away
+    const second = await spawnRigWorker({ env, children, name: 'second rig worker' });
+    assert.equal((JSON.parse(fs.readFileSync(file, 'utf8')) as WorkerRecord).pid, second.pid, 'the second worker holds the record');
+    if (linux) assert.equal(procStat(pid)?.state, 'Z', 'the first is still a zombie');
+  } finally {
+    for (const c of children) c.kill('SIGKILL');
+    await server.close();
+  }
 });
