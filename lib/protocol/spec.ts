@@ -95,11 +95,30 @@ export const DenominatorSpec = z.strictObject({
   seconds: positiveInt('seconds'),
 });
 
+/** A PostgreSQL memory size as postgresql.conf takes it: a whole number, with a unit (case matters) or in the setting's own unit. */
+const PG_SIZE = /^\s*(\d+)\s*(kB|MB|GB|TB)?\s*$/;
+/** The unit a plain integer is in, per setting (pg_settings.unit). */
+const PG_PLAIN_UNIT: Record<string, string> = { shared_buffers: '8kB pages', min_wal_size: 'MB', max_wal_size: 'MB' };
+const pgSize = (what: string) =>
+  z.string({ error: `${what} must be a string such as "256MB"` }).regex(
+    PG_SIZE,
+    `${what} must be a PostgreSQL size: a whole number with a unit kB, MB, GB or TB, case as written (e.g. "8GB", "256MB", "128kB"), or a plain integer in ${PG_PLAIN_UNIT[what]}`,
+  );
+
+/** A PostgreSQL size in kB, or undefined when it is not one. */
+export function pgSizeKb(setting: string, value: string): number | undefined {
+  const m = PG_SIZE.exec(value);
+  if (!m) return undefined;
+  const kb: Record<string, number> = { kB: 1, MB: 1024, GB: 1024 ** 2, TB: 1024 ** 3 };
+  const plain = setting === 'shared_buffers' ? 8 : 1024;
+  return Number(m[1]) * (m[2] ? kb[m[2]] : plain);
+}
+
 /** postgresql.conf parameters the campaign sets (local cluster; an RDS parameter group on AWS). */
 export const DatabaseSpec = z.strictObject({
-  shared_buffers: z.string().default('256MB'),
-  min_wal_size: z.string().default('80MB'),
-  max_wal_size: z.string().default('1GB'),
+  shared_buffers: pgSize('shared_buffers').default('256MB'),
+  min_wal_size: pgSize('min_wal_size').default('80MB'),
+  max_wal_size: pgSize('max_wal_size').default('1GB'),
   autovacuum_vacuum_insert_scale_factor: numberOf('autovacuum_vacuum_insert_scale_factor').min(0).max(100).default(0.2),
   wal_compression: z.enum(['off', 'pglz', 'lz4', 'zstd', 'on']).default('off'),
 });
@@ -119,9 +138,9 @@ export const VariantSpec = z.strictObject({
   name,
   database: z
     .strictObject({
-      shared_buffers: z.string().optional(),
-      min_wal_size: z.string().optional(),
-      max_wal_size: z.string().optional(),
+      shared_buffers: pgSize('shared_buffers').optional(),
+      min_wal_size: pgSize('min_wal_size').optional(),
+      max_wal_size: pgSize('max_wal_size').optional(),
       autovacuum_vacuum_insert_scale_factor: numberOf('autovacuum_vacuum_insert_scale_factor').min(0).max(100).optional(),
       wal_compression: z.enum(['off', 'pglz', 'lz4', 'zstd', 'on']).optional(),
     })
@@ -222,7 +241,38 @@ export const CampaignSpec = z
     const problem = variantsProblem(s);
     if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: ['variants', ...problem.path] });
     for (const p of serviceSpecProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
+    for (const p of databaseProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
+    for (const p of duplicateConfigurations(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
   });
+
+/** Configurations are told apart by name (evidence folders, the page's rows): each name once. */
+function duplicateConfigurations(s: { sustained?: { configurations: Array<{ name: string }> } }): Array<{ message: string; path: Array<string | number> }> {
+  const names = s.sustained?.configurations.map((c) => c.name) ?? [];
+  return names.flatMap((n, i) =>
+    names.indexOf(n) !== i ? [{ message: `configuration name "${n}" is given twice (also sustained.configurations[${names.indexOf(n)}]): give each configuration its own name`, path: ['sustained', 'configurations', i, 'name'] }] : [],
+  );
+}
+
+/** min_wal_size above max_wal_size, for the campaign's database and for each variant's settings over it. */
+function databaseProblems(s: { database: { min_wal_size: string; max_wal_size: string }; variants?: z.infer<typeof VariantsSpec> }): Array<{ message: string; path: Array<string | number> }> {
+  const check = (db: { min_wal_size: string; max_wal_size: string }, path: Array<string | number>, who: string) => {
+    const min = pgSizeKb('min_wal_size', db.min_wal_size);
+    const max = pgSizeKb('max_wal_size', db.max_wal_size);
+    if (min === undefined || max === undefined || min <= max) return [];
+    return [{ message: `min_wal_size ${db.min_wal_size} is above max_wal_size ${db.max_wal_size}${who}: PostgreSQL needs min_wal_size <= max_wal_size; lower min_wal_size or raise max_wal_size`, path: [...path, 'min_wal_size'] }];
+  };
+  const out = check(s.database, ['database'], '');
+  const v = s.variants;
+  if (v) {
+    const variants: Array<[z.infer<typeof VariantSpec>, Array<string | number>]> = [[v.control, ['variants', 'control']], ...v.treatments.map((t, i): [z.infer<typeof VariantSpec>, Array<string | number>] => [t, ['variants', 'treatments', i]])];
+    for (const [x, path] of variants) {
+      const db = { min_wal_size: x.database.min_wal_size ?? s.database.min_wal_size, max_wal_size: x.database.max_wal_size ?? s.database.max_wal_size };
+      if (x.database.min_wal_size === undefined && x.database.max_wal_size === undefined) continue;
+      out.push(...check(db, [...path, 'database'], ` in variant "${x.name}" (over the campaign's database)`));
+    }
+  }
+  return out;
+}
 
 /**
  * What the spec's variants cannot be, or null. The local target only: changing an RDS parameter group
