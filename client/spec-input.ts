@@ -22,24 +22,49 @@ function parseSpec(source: { file?: string; profile?: string }): CampaignSpec {
     return parseCampaignSpec(p);
   }
   if (!source.file) throw new Error('give a spec file (e.g. examples/rehearsal.json) or --profile rehearsal|full');
-  let text: string;
-  try {
-    text = fs.readFileSync(source.file, 'utf8');
-  } catch (err) {
-    throw new Error(`cannot read spec ${source.file}: ${(err as Error).message}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${source.file} is not valid JSON: ${(err as Error).message}`);
-  }
+  const json = readSpecJson(source.file);
   try {
     return parseCampaignSpec(json);
   } catch (err) {
     if (err instanceof SpecError) throw new Error(`${source.file}: ${err.message}`);
     throw err;
   }
+}
+
+/** A spec file's JSON: a missing path, a directory or bad JSON is named with its line, column and fix. A UTF-8 BOM is accepted. */
+export function readSpecJson(file: string): unknown {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    throw new Error(`spec ${file}: no such file: give the path of a spec file (e.g. examples/rehearsal.json), or --profile rehearsal|full`);
+  }
+  if (stat.isDirectory()) throw new Error(`spec ${file}: is a directory: give the path of a spec file in it (e.g. ${file.replace(/\/$/, '')}/rehearsal.json)`);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read spec ${file}: ${(err as Error).message}: check the file's permissions`);
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${file} is not valid JSON: ${jsonErrorAt(text, (err as Error).message)}`);
+  }
+}
+
+/** JSON.parse's message with its character position given as a line and a column (1-based), and the line itself. */
+export function jsonErrorAt(text: string, message: string): string {
+  const m = /\s*(?:in JSON )?at position (\d+)(?: \(line \d+ column \d+\))?/.exec(message);
+  const pos = m ? Number(m[1]) : /Unexpected end of JSON input/.test(message) ? text.length : undefined;
+  const what = (m ? message.slice(0, m.index) + message.slice(m.index + m[0].length) : message).trim();
+  if (pos === undefined) return `${what}: check the file is one JSON object`;
+  const before = text.slice(0, pos);
+  const line = before.split('\n').length;
+  const column = pos - before.lastIndexOf('\n');
+  const shown = (text.split('\n')[line - 1] ?? '').replace(/\r$/, '');
+  return `${what} at line ${line}, column ${column}: ${JSON.stringify(shown.length > 120 ? `${shown.slice(0, 117)}...` : shown)} (a missing or extra comma, an unquoted name or a comment are the usual causes; JSON allows none)`;
 }
 
 function parseFlagged(input: unknown): CampaignSpec {

@@ -7,10 +7,32 @@ import { AwsSpec } from './aws-spec';
 import { ExistingSpec, existingProblems, inlineSecretProblems } from './existing-spec';
 import { ServiceOverridesSpec, ServiceSpec, serviceSpecProblems } from './service-spec';
 
+/**
+ * A number whose refusals say the limit and what was given: "repeats must be <= 100 (got 101)". The
+ * error applies to every check of the schema that has no message of its own, so each kind is worded here.
+ */
 const numberOf = (what: string) =>
-  z.number({ error: (iss) => (iss.input === undefined ? `${what} is required` : `${what} must be a number`) });
-const positiveInt = (what: string) => numberOf(what).int(`${what} must be a whole number`).positive(`${what} must be > 0`);
-const nonNegativeInt = (what: string) => numberOf(what).int(`${what} must be a whole number`).min(0, `${what} must be >= 0`);
+  z.number({
+    error: (raw) => {
+      // Typed as the type issue only; the checks' issues (too_big, too_small) reach it too.
+      const iss = raw as unknown as { code: string; input: unknown; maximum?: unknown; minimum?: unknown; inclusive?: boolean; expected?: string };
+      const got = `(got ${typeof iss.input === 'string' ? JSON.stringify(iss.input) : String(iss.input)})`;
+      if (iss.input === undefined) return `${what} is required`;
+      if (iss.code === 'too_big') {
+        // zod's int() refuses what is past a safe integer as too big: say both.
+        if (Number(iss.maximum) === Number.MAX_SAFE_INTEGER) return `${what} must be a whole number no larger than ${Number.MAX_SAFE_INTEGER} ${got}`;
+        return `${what} must be ${iss.inclusive ? '<=' : '<'} ${String(iss.maximum)} ${got}`;
+      }
+      if (iss.code === 'too_small') {
+        if (Number(iss.minimum) === Number.MIN_SAFE_INTEGER) return `${what} must be a whole number no smaller than ${Number.MIN_SAFE_INTEGER} ${got}`;
+        return `${what} must be ${iss.inclusive ? '>=' : '>'} ${String(iss.minimum)} ${got}`;
+      }
+      if (iss.code === 'invalid_type' && iss.expected === 'int') return `${what} must be a whole number ${got}`;
+      return `${what} must be a number ${got}`;
+    },
+  });
+const positiveInt = (what: string) => numberOf(what).int().positive();
+const nonNegativeInt = (what: string) => numberOf(what).int().min(0);
 const name = z
   .string()
   .min(1)
@@ -22,13 +44,13 @@ export const ConfigurationSpec = z.strictObject({
   name,
   eventsPerSecond: positiveInt('eventsPerSecond'),
   batch: positiveInt('batch').max(1000, 'batch must be <= 1000 (the service limit)'),
-  p99LimitMs: z.number().positive('p99LimitMs must be > 0'),
+  p99LimitMs: numberOf('p99LimitMs').positive(),
 });
 
 export const ProbeSpec = z.strictObject({
   /** Read requests per second while ingest runs; 0 = no probe. */
-  rate: z.number().min(0).default(0),
-  p99BudgetMs: z.number().positive().default(500),
+  rate: numberOf('rate').min(0).default(0),
+  p99BudgetMs: numberOf('p99BudgetMs').positive().default(500),
 });
 
 export const SustainedSpec = z.strictObject({
@@ -38,7 +60,7 @@ export const SustainedSpec = z.strictObject({
   configurations: z.array(ConfigurationSpec).min(1, 'at least one configuration'),
   probe: ProbeSpec.default({ rate: 0, p99BudgetMs: 500 }),
   /** p99 of the last third over p99 of the first third must stay under this. */
-  driftLimit: z.number().gt(1).default(1.5),
+  driftLimit: numberOf('driftLimit').gt(1).default(1.5),
   /** Request slots of the open-loop generator (k6's maxVUs); a request with no free slot is dropped. */
   maxInFlight: positiveInt('maxInFlight').default(512),
   /**
@@ -73,12 +95,31 @@ export const DenominatorSpec = z.strictObject({
   seconds: positiveInt('seconds'),
 });
 
+/** A PostgreSQL memory size as postgresql.conf takes it: a whole number, with a unit (case matters) or in the setting's own unit. */
+const PG_SIZE = /^\s*(\d+)\s*(kB|MB|GB|TB)?\s*$/;
+/** The unit a plain integer is in, per setting (pg_settings.unit). */
+const PG_PLAIN_UNIT: Record<string, string> = { shared_buffers: '8kB pages', min_wal_size: 'MB', max_wal_size: 'MB' };
+const pgSize = (what: string) =>
+  z.string({ error: `${what} must be a string such as "256MB"` }).regex(
+    PG_SIZE,
+    `${what} must be a PostgreSQL size: a whole number with a unit kB, MB, GB or TB, case as written (e.g. "8GB", "256MB", "128kB"), or a plain integer in ${PG_PLAIN_UNIT[what]}`,
+  );
+
+/** A PostgreSQL size in kB, or undefined when it is not one. */
+export function pgSizeKb(setting: string, value: string): number | undefined {
+  const m = PG_SIZE.exec(value);
+  if (!m) return undefined;
+  const kb: Record<string, number> = { kB: 1, MB: 1024, GB: 1024 ** 2, TB: 1024 ** 3 };
+  const plain = setting === 'shared_buffers' ? 8 : 1024;
+  return Number(m[1]) * (m[2] ? kb[m[2]] : plain);
+}
+
 /** postgresql.conf parameters the campaign sets (local cluster; an RDS parameter group on AWS). */
 export const DatabaseSpec = z.strictObject({
-  shared_buffers: z.string().default('256MB'),
-  min_wal_size: z.string().default('80MB'),
-  max_wal_size: z.string().default('1GB'),
-  autovacuum_vacuum_insert_scale_factor: z.number().min(0).max(100).default(0.2),
+  shared_buffers: pgSize('shared_buffers').default('256MB'),
+  min_wal_size: pgSize('min_wal_size').default('80MB'),
+  max_wal_size: pgSize('max_wal_size').default('1GB'),
+  autovacuum_vacuum_insert_scale_factor: numberOf('autovacuum_vacuum_insert_scale_factor').min(0).max(100).default(0.2),
   wal_compression: z.enum(['off', 'pglz', 'lz4', 'zstd', 'on']).default('off'),
 });
 
@@ -97,10 +138,10 @@ export const VariantSpec = z.strictObject({
   name,
   database: z
     .strictObject({
-      shared_buffers: z.string().optional(),
-      min_wal_size: z.string().optional(),
-      max_wal_size: z.string().optional(),
-      autovacuum_vacuum_insert_scale_factor: z.number().min(0).max(100).optional(),
+      shared_buffers: pgSize('shared_buffers').optional(),
+      min_wal_size: pgSize('min_wal_size').optional(),
+      max_wal_size: pgSize('max_wal_size').optional(),
+      autovacuum_vacuum_insert_scale_factor: numberOf('autovacuum_vacuum_insert_scale_factor').min(0).max(100).optional(),
       wal_compression: z.enum(['off', 'pglz', 'lz4', 'zstd', 'on']).optional(),
     })
     .default({}),
@@ -143,7 +184,7 @@ export function calibratesOnRigNode(target: TargetName): boolean {
 /** What the report says about the hardware (cost is per hour, in USD). */
 export const HardwareSpec = z.strictObject({
   description: z.string().default('this machine'),
-  costPerHour: z.number().min(0).default(0),
+  costPerHour: numberOf('costPerHour').min(0).default(0),
 });
 
 export const CampaignSpec = z
@@ -160,7 +201,7 @@ export const CampaignSpec = z
      * How long a step on the rig's data-plane queue (rig-data-<host>) may wait for a worker to take it
      * before the campaign fails, naming the queue and how to start one. Nothing waits forever.
      */
-    workerWaitSeconds: positiveInt('workerWaitSeconds').min(5, 'workerWaitSeconds must be >= 5').default(600),
+    workerWaitSeconds: positiveInt('workerWaitSeconds').min(5).default(600),
     calibrate: z.boolean().default(true),
     database: DatabaseSpec.default(DatabaseSpec.parse({})),
     service: ServiceSpec.default(ServiceSpec.parse({})),
@@ -200,7 +241,38 @@ export const CampaignSpec = z
     const problem = variantsProblem(s);
     if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: ['variants', ...problem.path] });
     for (const p of serviceSpecProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
+    for (const p of databaseProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
+    for (const p of duplicateConfigurations(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
   });
+
+/** Configurations are told apart by name (evidence folders, the page's rows): each name once. */
+function duplicateConfigurations(s: { sustained?: { configurations: Array<{ name: string }> } }): Array<{ message: string; path: Array<string | number> }> {
+  const names = s.sustained?.configurations.map((c) => c.name) ?? [];
+  return names.flatMap((n, i) =>
+    names.indexOf(n) !== i ? [{ message: `configuration name "${n}" is given twice (also sustained.configurations[${names.indexOf(n)}]): give each configuration its own name`, path: ['sustained', 'configurations', i, 'name'] }] : [],
+  );
+}
+
+/** min_wal_size above max_wal_size, for the campaign's database and for each variant's settings over it. */
+function databaseProblems(s: { database: { min_wal_size: string; max_wal_size: string }; variants?: z.infer<typeof VariantsSpec> }): Array<{ message: string; path: Array<string | number> }> {
+  const check = (db: { min_wal_size: string; max_wal_size: string }, path: Array<string | number>, who: string) => {
+    const min = pgSizeKb('min_wal_size', db.min_wal_size);
+    const max = pgSizeKb('max_wal_size', db.max_wal_size);
+    if (min === undefined || max === undefined || min <= max) return [];
+    return [{ message: `min_wal_size ${db.min_wal_size} is above max_wal_size ${db.max_wal_size}${who}: PostgreSQL needs min_wal_size <= max_wal_size; lower min_wal_size or raise max_wal_size`, path: [...path, 'min_wal_size'] }];
+  };
+  const out = check(s.database, ['database'], '');
+  const v = s.variants;
+  if (v) {
+    const variants: Array<[z.infer<typeof VariantSpec>, Array<string | number>]> = [[v.control, ['variants', 'control']], ...v.treatments.map((t, i): [z.infer<typeof VariantSpec>, Array<string | number>] => [t, ['variants', 'treatments', i]])];
+    for (const [x, path] of variants) {
+      const db = { min_wal_size: x.database.min_wal_size ?? s.database.min_wal_size, max_wal_size: x.database.max_wal_size ?? s.database.max_wal_size };
+      if (x.database.min_wal_size === undefined && x.database.max_wal_size === undefined) continue;
+      out.push(...check(db, [...path, 'database'], ` in variant "${x.name}" (over the campaign's database)`));
+    }
+  }
+  return out;
+}
 
 /**
  * What the spec's variants cannot be, or null. The local target only: changing an RDS parameter group
@@ -243,6 +315,61 @@ function fieldPath(path: ReadonlyArray<PropertyKey>): string {
   return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '') || '(spec)';
 }
 
+/** The schema at a path of the spec (through optional, default, array, record and pipe), or undefined. */
+function schemaAt(path: ReadonlyArray<PropertyKey>): z.ZodType | undefined {
+  let at: z.ZodType | undefined = CampaignSpec;
+  const unwrap = (t: z.ZodType): z.ZodType => {
+    const def = (t as unknown as { _zod: { def: { type: string; innerType?: z.ZodType; in?: z.ZodType } } })._zod.def;
+    if (def.innerType) return unwrap(def.innerType);
+    if (def.type === 'pipe' && def.in) return unwrap(def.in);
+    return t;
+  };
+  for (const p of path) {
+    if (!at) return undefined;
+    const t = unwrap(at);
+    if (t instanceof z.ZodObject) at = (t.shape as Record<string, z.ZodType>)[String(p)];
+    else if (t instanceof z.ZodArray) at = t.element as z.ZodType;
+    else if (t instanceof z.ZodRecord) at = t.valueType as z.ZodType;
+    else return undefined;
+  }
+  return at && unwrap(at);
+}
+
+/** Levenshtein distance, case-insensitive. */
+function editDistance(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= y.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[y.length];
+}
+
+/** The nearest allowed name to a mistyped one, when it is near enough to be what was meant. */
+export function nearestName(typed: string, allowed: readonly string[]): string | undefined {
+  let best: { name: string; d: number } | undefined;
+  for (const name of allowed) {
+    const prefix = typed.toLowerCase().startsWith(name.toLowerCase()) || name.toLowerCase().startsWith(typed.toLowerCase());
+    const d = prefix ? 1 : editDistance(typed, name);
+    if (!best || d < best.d) best = { name, d };
+  }
+  return best && best.d <= Math.max(2, Math.floor(typed.length / 3)) ? best.name : undefined;
+}
+
+/** An unknown field's refusal: its path, the nearest allowed name, and every allowed name at that level. */
+function unknownField(path: ReadonlyArray<PropertyKey>, key: string): string {
+  const where = fieldPath([...path, key]);
+  const at = schemaAt(path);
+  const allowed = at instanceof z.ZodObject ? Object.keys(at.shape as object) : [];
+  if (!allowed.length) return `${where}: unknown field: remove it`;
+  const near = nearestName(key, allowed);
+  const level = path.length ? `in ${fieldPath(path)}` : 'at the top level';
+  return `${where}: unknown field${near ? `: did you mean "${near}"?` : ': remove it or rename it'} (allowed ${level}: ${allowed.map((k) => `"${k}"`).join(', ')})`;
+}
+
 /** Parses and defaults a spec, or throws SpecError naming every bad field. Pure: safe in workflows. */
 export function parseCampaignSpec(input: unknown): CampaignSpec {
   // A secret written inline is refused first, whatever else is wrong: the fix is the same everywhere.
@@ -251,9 +378,9 @@ export function parseCampaignSpec(input: unknown): CampaignSpec {
   const res = CampaignSpec.safeParse(input);
   if (res.success) return res.data;
   throw new SpecError(
-    res.error.issues.map((issue) => {
+    res.error.issues.flatMap((issue) => {
       const where = fieldPath(issue.path);
-      if (issue.code === 'unrecognized_keys') return `${where}: unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+      if (issue.code === 'unrecognized_keys') return issue.keys.map((k) => unknownField(issue.path, k));
       if (issue.code === 'invalid_value' && 'values' in issue) {
         return `${where}: ${issue.message} (allowed: ${issue.values.map((v) => JSON.stringify(v)).join(', ')})`;
       }
