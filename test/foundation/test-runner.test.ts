@@ -23,7 +23,7 @@ const passing = (mode: string, n: number) =>
 
 function run(args: string[]) {
   // RIG_TEST_CONCURRENCY=2 and no RIG_STATE_DIR from the outer run: each file must get its own.
-  const env = { ...process.env, RIG_TEST_CONCURRENCY: '2' };
+  const env: NodeJS.ProcessEnv = { ...process.env, RIG_TEST_CONCURRENCY: '2' };
   delete env.RIG_STATE_DIR;
   return spawnSync(process.execPath, [runner, ...args], { cwd: root, encoding: 'utf8', env });
 }
