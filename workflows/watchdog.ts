@@ -54,6 +54,8 @@ export interface WatchdogInput {
   deadlineMs: number;
   /** The queue of the host that made the rig (rig-host-<host>): teardown acts on that machine. */
   hostQueue?: string;
+  /** How often it looks at its campaign (the spec's watchdogCheckSeconds); absent: CAMPAIGN_CHECK_MS. */
+  checkMs?: number;
 }
 
 export async function rigWatchdog(input: WatchdogInput): Promise<WatchdogState> {
@@ -127,7 +129,7 @@ export async function rigWatchdog(input: WatchdogInput): Promise<WatchdogState> 
     changed = false;
     const left = deadlineMs - Date.now();
     if (left <= 0 || fireNow !== undefined) break;
-    const wait = checks ? Math.min(left, CAMPAIGN_CHECK_MS) : left;
+    const wait = checks ? Math.min(left, input.checkMs ?? CAMPAIGN_CHECK_MS) : left;
     const woke = await condition(() => disarmed || changed || fireNow !== undefined, wait);
     if (disarmed) return state();
     if (woke || !checks || wait >= left) continue;

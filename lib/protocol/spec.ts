@@ -198,6 +198,12 @@ export const CampaignSpec = z
     /** The watchdog tears everything down this many minutes after provisioning unless disarmed. */
     watchdogMinutes: positiveInt('watchdogMinutes').default(240),
     /**
+     * How often the watchdog (and the host's lease) looks at a campaign that may have closed without
+     * its own end (terminated, timed out): its rig is torn down, and the next campaign on the host gets
+     * the lease, within about two of these. Absent: 120 s. Each look is one short activity.
+     */
+    watchdogCheckSeconds: positiveInt('watchdogCheckSeconds').min(5).max(600).optional(),
+    /**
      * How long a step on the rig's data-plane queue (rig-data-<host>) may wait for a worker to take it
      * before the campaign fails, naming the queue and how to start one. Nothing waits forever.
      */

@@ -44,6 +44,11 @@ test('errors name each bad field and what is allowed', () => {
   assert.match(errorsOf({ ...base, sustained: { ...base.sustained!, configurations: [{ name: 'a', eventsPerSecond: 1, batch: 5000, p99LimitMs: 1 }] } })[0], /batch must be <= 1000/);
   assert.match(errorsOf({ ...base, colour: 'red' })[0], /^colour: unknown field: .*allowed at the top level: "\$schema", "name"/);
   assert.match(errorsOf({ ...base, ladder: { rates: [100], batch: 10 } })[0], /exactly one of "sustained" .* or "ladder"/);
+  // how often the watchdog looks: absent keeps the 2-min default (and old specs' inputs unchanged)
+  assert.equal(parseCampaignSpec(base).watchdogCheckSeconds, undefined);
+  assert.equal(parseCampaignSpec({ ...base, watchdogCheckSeconds: 30 }).watchdogCheckSeconds, 30);
+  assert.match(errorsOf({ ...base, watchdogCheckSeconds: 2 })[0], /^watchdogCheckSeconds: .*5/);
+  assert.match(errorsOf({ ...base, watchdogCheckSeconds: 3600 })[0], /^watchdogCheckSeconds: .*600/);
 });
 
 test('the checked-in JSON Schema is the one the zod spec generates (npm run schema)', () => {
