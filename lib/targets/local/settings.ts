@@ -81,7 +81,8 @@ function sameEnv(a: Record<string, string>, b: Record<string, string>): boolean 
 
 export async function applySettingsLocal(campaignId: string, settings: { database: DbParameters; service: ServiceParameters }, onProgress: ProgressFn): Promise<AppliedSettings> {
   const wanted = postgresParameters({ db: settings.database });
-  const { superuserUrl } = rigDbUrls(campaignId);
+  // As the bootstrap superuser: on RDS a variant is a parameter-group change, which the master user's SQL cannot make.
+  const { bootstrapUrl: superuserUrl } = rigDbUrls(campaignId);
   const { rows, restartedDatabase } = await withCampaignLock(campaignId, async () => {
     const c = new pg.Client(pgConfig(superuserUrl));
     await c.connect();
