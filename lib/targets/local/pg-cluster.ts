@@ -34,9 +34,11 @@ export interface PgClusterOptions {
   env?: Record<string, string>;
   /**
    * RDS-fidelity mode (rds-fidelity.ts): TLS required with a test CA, hostssl lines only, and `admin`, a
-   * non-superuser with CREATEROLE and CREATEDB, made beside the bootstrap superuser. Needs superuserPassword.
+   * non-superuser with CREATEROLE and CREATEDB, made beside the bootstrap superuser. With adminPassword
+   * (and superuserPassword) every TCP login takes its password; without, TLS is still required but the
+   * password is not checked: the AWS emulator's stand-in, whose master password moto makes.
    */
-  rdsFidelity?: { admin: string; adminPassword: string };
+  rdsFidelity?: { admin: string; adminPassword?: string };
 }
 
 /** What is written to <dir>/cluster.json so that another process can find and stop the cluster. */
@@ -98,7 +100,7 @@ export class PgCluster {
     if (fs.existsSync(dataDir)) throw new Error(`${dataDir} exists already: a cluster folder is never reused`);
     if (user) fs.chownSync(dir, user.uid, user.gid);
     const superuser = opts.superuser ?? 'postgres';
-    if (opts.rdsFidelity && !opts.superuserPassword) throw new Error('PgCluster: rdsFidelity needs superuserPassword (every TCP login takes a password there)');
+    if (opts.rdsFidelity?.adminPassword && !opts.superuserPassword) throw new Error('PgCluster: rdsFidelity with an adminPassword needs superuserPassword (every TCP login takes a password there)');
     const initArgs = ['-D', dataDir, '-U', superuser, '-E', 'UTF8', '--locale=C', '--auth-local=trust', '--no-sync'];
     let pwFile: string | undefined;
     if (opts.superuserPassword) {
@@ -132,7 +134,7 @@ export class PgCluster {
       // The CA's name says whose it is: the campaign (a rig's cluster folder is <rig>/pg) or the folder.
       const label = path.basename(dir) === 'pg' ? path.basename(path.dirname(dir)) : path.basename(dir);
       tls = await makeClusterTls(path.join(dir, 'tls'), { label, user });
-      fs.writeFileSync(path.join(dataDir, 'pg_hba.conf'), fidelityHba());
+      fs.writeFileSync(path.join(dataDir, 'pg_hba.conf'), fidelityHba(opts.rdsFidelity.adminPassword ? 'scram-sha-256' : 'trust'));
       if (user) fs.chownSync(path.join(dataDir, 'pg_hba.conf'), user.uid, user.gid);
       info.tls = { caFile: tls.caFile };
       info.admin = opts.rdsFidelity.admin;

@@ -57,24 +57,24 @@ export function tlsParameters(tls: ClusterTls): Record<string, string> {
  * pg_hba.conf: TCP over TLS only, with a password (scram-sha-256, RDS's default). The Unix socket is
  * trusted for pg_ctl and the cluster's OS user only (RDS has no socket; nothing of the rig uses it).
  */
-export function fidelityHba(): string {
+export function fidelityHba(auth: 'scram-sha-256' | 'trust' = 'scram-sha-256'): string {
   return [
     '# RDS-fidelity mode (lib/targets/local/rds-fidelity.ts): no "host" line, so plaintext TCP is refused',
     'local    all  all                 trust',
-    'hostssl  all  all  127.0.0.1/32   scram-sha-256',
+    `hostssl  all  all  127.0.0.1/32   ${auth}`,
     '',
   ].join('\n');
 }
 
 /** Creates the admin role as RDS creates its master user (idempotent: an existing one gets its password again). */
-export async function createRdsAdmin(superuserUrl: string, admin: string, password: string): Promise<void> {
+export async function createRdsAdmin(superuserUrl: string, admin: string, password: string | undefined): Promise<void> {
   const c = new pg.Client(pgConfig(superuserUrl, { application_name: 'rig-rds-fidelity' }));
   await c.connect();
   try {
     const id = c.escapeIdentifier(admin);
-    const verifier = c.escapeLiteral(scramSha256Verifier(password));
+    const pw = password === undefined ? '' : ` PASSWORD ${c.escapeLiteral(scramSha256Verifier(password))}`;
     const exists = (await c.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [admin])).rowCount;
-    await c.query(`${exists ? 'ALTER' : 'CREATE'} ROLE ${id} LOGIN NOSUPERUSER INHERIT CREATEDB CREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD ${verifier}`);
+    await c.query(`${exists ? 'ALTER' : 'CREATE'} ROLE ${id} LOGIN NOSUPERUSER INHERIT CREATEDB CREATEROLE NOREPLICATION NOBYPASSRLS${pw}`);
     // The DB sampler reads pg_stat_activity's wait events of every role, as RDS's master can.
     await c.query(`GRANT pg_monitor, pg_signal_backend TO ${id}`);
   } finally {
