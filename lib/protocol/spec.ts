@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { AwsSpec } from './aws-spec';
 import { ExistingSpec, existingProblems, inlineSecretProblems } from './existing-spec';
+import { LocalSpec, localProblems } from './local-spec';
 import { ServiceOverridesSpec, ServiceSpec, serviceSpecProblems } from './service-spec';
 
 /**
@@ -221,6 +222,8 @@ export const CampaignSpec = z
     aws: AwsSpec.optional(),
     /** With target "existing" only: the running service's URL and where the worker reads the database's URLs (lib/protocol/existing-spec.ts). */
     existing: ExistingSpec.optional(),
+    /** With target "local" only: `rdsFidelity` makes the cluster refuse what RDS refuses (TLS only, a non-superuser admin). */
+    local: LocalSpec.optional(),
     /**
      * The campaign the page compares this one with (its id, or the workflow id a schedule gave it).
      * Without it, a run started by a schedule compares itself with the newest earlier run of the same
@@ -244,6 +247,7 @@ export const CampaignSpec = z
   })
   .superRefine((s, ctx) => {
     for (const p of existingProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
+    for (const p of localProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
     const problem = variantsProblem(s);
     if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: ['variants', ...problem.path] });
     for (const p of serviceSpecProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });

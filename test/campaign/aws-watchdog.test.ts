@@ -28,7 +28,7 @@ const CHECK_SECONDS = 10;
 
 test('the watchdog tears down a terminated AWS campaign within its check, long before its deadline', { timeout: 20 * 60_000 }, async () => {
   const id = 'aws-watchdog';
-  // RDS's master user is rig_admin (provision.ts); the stand-in cluster has it as its superuser.
+  // RDS's master user is rig_admin (provision.ts); the stand-in cluster (RDS-fidelity mode) has it as a non-superuser admin and requires TLS.
   // (Both helpers register their own `after`: they are called here, in the test, not in a `before` hook.)
   const { mapJson } = await standInDatabase();
   process.env[EMULATOR_MAP_ENV] = mapJson;

@@ -101,6 +101,16 @@ test('the aws block: errors name the field and the fix', () => {
   assert.match(errorsOf({ ...ex, aws: { ...ex.aws, colour: 'red' } })[0], /^aws\.colour: unknown field: .*allowed in aws: /);
 });
 
+test('the local block (issue 23): rdsFidelity on the local target only, a boolean, named when wrong', () => {
+  const base = PROFILES.rehearsal;
+  assert.equal(parseCampaignSpec({ ...base, local: { rdsFidelity: true } }).local?.rdsFidelity, true);
+  assert.equal(parseCampaignSpec({ ...base, local: {} }).local?.rdsFidelity, false);
+  assert.equal(parseCampaignSpec(base).local, undefined, 'no block, nothing recorded: older campaigns resolve to the same spec');
+  assert.deepEqual(errorsOf({ ...base, local: { rdsFidelity: 'yes' } }), ['local.rdsFidelity: local.rdsFidelity must be true or false']);
+  assert.deepEqual(errorsOf({ ...base, local: { rdsFidelty: true } }), ['local.rdsFidelty: unknown field: did you mean "rdsFidelity"? (allowed in local: "rdsFidelity")']);
+  assert.deepEqual(errorsOf({ ...awsExample(), local: { rdsFidelity: true } }), ['local: a "local" block is only read with target "local" (this spec\'s target is "aws"): remove it, or set target to "local"']);
+});
+
 test('service (issue 14): run and env, the reference switches as shorthands, errors that name the field and the fix', () => {
   const base = PROFILES.rehearsal;
   const cmd = { command: ['/usr/bin/node', '/srv/hc/main.js'] };
