@@ -41,6 +41,31 @@ const SECRET_FIELD = /(password|passwd|secret|token|api[_-]?key|^databaseUrl$|^a
 /** scheme://user:password@ : a URL that carries its password. */
 const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s:]*:[^/@\s]*@/i;
 
+/** The spec's fields that name where a secret is (an environment variable or a 0600 file). */
+const SOURCE_FIELDS = ['databaseUrl', 'appDatabaseUrl'];
+
+/**
+ * What to do instead of writing the secret a field would hold: name it through a field that exists
+ * (existing.databaseUrlFrom, existing.appDatabaseUrlFrom), or nothing at all where the rig makes the
+ * secret itself (the campaign's API key, the database passwords of a rig it provisions).
+ */
+function insteadOf(field: string): string {
+  if (SOURCE_FIELDS.includes(field)) {
+    return `put it in an environment variable of the worker and name it with "${field}From": { "env": "NAME" }, or in a 0600 file named with "${field}From": { "file": "/path" }`;
+  }
+  if (/url/i.test(field)) {
+    return 'remove "user:password@" from this URL: the rig calls the service with the API key bring-up makes, and a database URL with its password is named with existing.databaseUrlFrom ({ "env": "NAME" } or { "file": "/path" })';
+  }
+  if (/api[_-]?key|token/i.test(field)) {
+    return 'none is needed: bring-up makes the campaign\'s own API key in the database and keeps it in the rig\'s 0600 secrets file, out of history';
+  }
+  return (
+    'none is needed for a rig the rig makes (local and aws make their own passwords and keep them out of history); ' +
+    'for a deployment of yours (target "existing"), put the password in the database URL and name that URL with ' +
+    'existing.databaseUrlFrom (and existing.appDatabaseUrlFrom): { "env": "NAME" } or { "file": "/path" }'
+  );
+}
+
 /**
  * Every place in a spec input that carries a secret inline, with the fix. Walks the whole input (any
  * target): a URL with a password is a secret wherever it sits. Field names ending in `From` are
@@ -48,10 +73,7 @@ const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s:]*:[^/@\s]*@/i;
  */
 export function inlineSecretProblems(input: unknown): Array<{ path: Array<string | number>; message: string }> {
   const out: Array<{ path: Array<string | number>; message: string }> = [];
-  const fix = (field: string) =>
-    `a secret is never written in the spec (it would be kept in spec.json and the workflow's history): ` +
-    `put it in an environment variable of the worker and name it with "${field}From": { "env": "NAME" }, ` +
-    `or in a 0600 file named with "${field}From": { "file": "/path" }`;
+  const fix = (field: string) => `a secret is never written in the spec (it would be kept in spec.json and the workflow's history): ${insteadOf(field)}`;
   const walk = (v: unknown, path: Array<string | number>) => {
     if (typeof v === 'string') {
       if (URL_WITH_PASSWORD.test(v)) {

@@ -45,9 +45,17 @@ test('a database URL with an inline password is refused, naming the field and th
 
 test('any inline secret is refused: a password, an API key, a token', () => {
   const ex = example();
-  assert.match(errorsOf({ ...ex, existing: { ...ex.existing, apiKey: 'hc_live_abc' } })[0], /^existing\.apiKey: "apiKey" would carry a secret inline: .*"apiKeyFrom"/);
-  assert.match(errorsOf({ ...ex, existing: { ...ex.existing, password: 'pw' } })[0], /^existing\.password: "password" would carry a secret inline/);
-  assert.match(errorsOf({ ...ex, hardware: { description: 'x', token: 't' } })[0], /^hardware\.token: "token" would carry a secret inline/);
+  // Each refusal says what the rig does instead, and names only fields that exist (issue 26).
+  const apiKey = errorsOf({ ...ex, existing: { ...ex.existing, apiKey: 'hc_live_abc' } })[0];
+  assert.match(apiKey, /^existing\.apiKey: "apiKey" would carry a secret inline: .*none is needed: bring-up makes the campaign's own API key/);
+  const password = errorsOf({ ...ex, existing: { ...ex.existing, password: 'pw' } })[0];
+  assert.match(password, /^existing\.password: "password" would carry a secret inline: .*name that URL with existing\.databaseUrlFrom/);
+  assert.match(errorsOf({ ...ex, hardware: { description: 'x', token: 't' } })[0], /^hardware\.token: "token" would carry a secret inline: .*none is needed/);
+  const service = errorsOf({ ...ex, existing: { ...ex.existing, serviceUrl: 'http://admin:pw@10.0.1.12:8080' } })[0];
+  assert.match(service, /remove "user:password@" from this URL/);
+  for (const message of [apiKey, password, service]) {
+    for (const named of message.matchAll(/"(\w+From)"|existing\.(\w+From)/g)) assert.ok(['databaseUrlFrom', 'appDatabaseUrlFrom'].includes(named[1] ?? named[2]), `names a field that exists: ${message}`);
+  }
 });
 
 test('the existing block: what it needs, and seeding only when meant', () => {
