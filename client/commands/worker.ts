@@ -11,7 +11,7 @@ import { claimWorker } from '../../lib/tools/worker-lock';
  */
 export const SHUTDOWN_GRACE = '11 minutes';
 
-export const summary = 'run the rig worker (task queues rig, rig-host-<host> and rig-data-<host>) against TEMPORAL_ADDRESS';
+export const summary = 'run the rig worker (task queues rig, rig-host-<host> and rig-data-<host>) against the Temporal the CLI would reach (rig doctor)';
 
 const HELP = `usage: rig worker [--task-queue Q ...]
 
@@ -19,8 +19,9 @@ Runs the rig's worker on task queues '${CONTROL_QUEUE}', '${hostQueue(hostName()
 until Ctrl-C. A campaign's first step, taken from '${CONTROL_QUEUE}', claims the host of the worker that
 took it; every step that acts on that machine (calibrate, clean-check, provision, teardown, report)
 then goes to that host's own queue. The host name is RIG_HOST when set, else the machine's.
-Reaches Temporal through TEMPORAL_ADDRESS (default 127.0.0.1:7233), TEMPORAL_NAMESPACE and, for a
-remote cluster or Temporal Cloud, TEMPORAL_API_KEY or TEMPORAL_TLS_CLIENT_CERT_PATH/KEY_PATH.`;
+Connects the way the \`temporal\` CLI does: TEMPORAL_* variables (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
+TEMPORAL_API_KEY, TEMPORAL_TLS_*) over the profile TEMPORAL_PROFILE names in temporal.toml
+(TEMPORAL_CONFIG_FILE); default 127.0.0.1:7233, namespace default. \`rig doctor\` shows what it will use.`;
 
 export const { run } = defineCommand({
   summary,
