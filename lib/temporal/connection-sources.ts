@@ -68,7 +68,7 @@ export function describeConnection(c: LoadedConnection): SettingLine[] {
   }
   add('API key', c.env.apiKey ? `set (${MASK}, ${c.env.apiKey.length} characters)` : 'none', c.env.apiKey ? origin(['TEMPORAL_API_KEY'], f.apiKey !== undefined) : 'default');
   for (const [header, value] of Object.entries(c.env.metadata ?? {})) {
-    const v = Object.keys(c.vars).find((k) => k.startsWith('TEMPORAL_GRPC_META_') && k.slice('TEMPORAL_GRPC_META_'.length).toLowerCase().replace('_', '-') === header);
+    const v = Object.keys(c.vars).find((k) => k.startsWith('TEMPORAL_GRPC_META_') && k.slice('TEMPORAL_GRPC_META_'.length).toLowerCase().replace(/_/g, '-') === header);
     add(`gRPC header ${header}`, `set (${MASK}, ${value.length} characters)`, v ? `env ${v}` : inProfile);
   }
   const timeout = process.env.RIG_TEMPORAL_CONNECT_TIMEOUT_MS;
