@@ -13,7 +13,7 @@ import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { CAMPAIGN_CHECK_MS } from '../../workflows/watchdog';
 import { extendUpdate, holdUntilSignal, watchdogQuery, type WatchdogState } from '../../workflows/messages';
-import { waitFor } from '../harness/campaign';
+import { saveHistory, waitFor } from '../harness/campaign';
 import { timeSkippingEnv } from '../harness/temporal';
 import { activityDoubles, withDoubleWorkers } from './doubles';
 
@@ -89,4 +89,8 @@ test('a rig kept for 10 simulated days: the watchdog continues as new within its
   const expiries = doubles.calls.filter((c) => c.name === 'retagRigExpiry').map((c) => (c.input as { expiresAt: string }).expiresAt);
   const moves = [start + 10 * DAY_MS, ...Array.from({ length: 10 }, (_, i) => start + 10 * DAY_MS + (i + 1) * 60_000)];
   assert.deepEqual(expiries, moves.map((ms) => new Date(ms).toISOString()));
+  // The first run (checks, the extension, a hold-until, its re-tags, the continue-as-new) and the
+  // last (checks stopped, fired), for the replay fixtures (test/fixtures/histories).
+  saveHistory(env.address, id, id, firstRunId);
+  saveHistory(env.address, id, 'kept-10d-last.watchdog');
 });
