@@ -1,7 +1,8 @@
 // rig worker: runs the control-plane and data-plane workers until SIGINT/SIGTERM.
 import { defineCommand } from '../command';
 import { CONTROL_QUEUE, createRigWorkers, dataQueue, hostQueue } from '../../worker/run-worker';
-import { temporalEnv } from '../../lib/temporal/connection-env';
+import { loadConnection } from '../../lib/temporal/connection-env';
+import { describeConnection } from '../../lib/temporal/connection-sources';
 import { hostName } from '../../lib/tools/host-name';
 import { claimWorker } from '../../lib/tools/worker-lock';
 
@@ -28,7 +29,10 @@ export const { run } = defineCommand({
   help: HELP,
   options: { 'task-queue': { type: 'string', multiple: true } },
   async run({ values }) {
-    const env = temporalEnv();
+    const loaded = loadConnection();
+    const env = loaded.env;
+    // Said at start: a worker that quietly dials the default while the CLI uses a profile is the mistake to catch.
+    const addressFrom = describeConnection(loaded).find((l) => l.setting === 'address')?.from ?? 'default';
     const host = hostName();
     const queues = values['task-queue'] ?? [CONTROL_QUEUE, hostQueue(host), dataQueue(host)];
     const claim = claimWorker({ host, address: env.address, namespace: env.namespace, queues });
@@ -39,7 +43,7 @@ export const { run } = defineCommand({
     }
     try {
       const { connection, workers } = await createRigWorkers({ env, host, taskQueues: queues, workerOptions: { shutdownGraceTime: SHUTDOWN_GRACE } });
-      console.log(`rig worker on ${env.address} namespace ${env.namespace}, task queues: ${workers.map((w) => w.options.taskQueue).join(', ')}`);
+      console.log(`rig worker on ${env.address} (from ${addressFrom}; rig doctor shows every setting) namespace ${env.namespace}, task queues: ${workers.map((w) => w.options.taskQueue).join(', ')}`);
       try {
         await Promise.all(workers.map((w) => w.run()));
       } finally {

@@ -98,8 +98,9 @@ export function loadConnection(processEnv: NodeJS.ProcessEnv = process.env): Loa
     if (/^Profile '.*' not found/.test(msg)) {
       const names = found ? Object.keys(loadClientConfig({ overrideEnvVars: vars }).profiles) : [];
       throw new Error(
-        `TEMPORAL_PROFILE=${profileName}: ${found ? `${where} has no [profile.${profileName}] (it has: ${names.join(', ') || 'none'})` : `there is no config file at ${where}`}; ` +
-          'set TEMPORAL_PROFILE to one of its profiles, or TEMPORAL_CONFIG_FILE to the file that has this one',
+        found
+          ? `TEMPORAL_PROFILE=${profileName}: ${where} has no [profile.${profileName}] (it has: ${names.join(', ') || 'none'}); set TEMPORAL_PROFILE to one of them, or TEMPORAL_CONFIG_FILE to the file that has this one`
+          : `TEMPORAL_PROFILE=${profileName}: there is no config file at ${where}; write the profile there (temporal config set --profile ${profileName} --prop address --value HOST:PORT), set TEMPORAL_CONFIG_FILE to the file that has it, or unset TEMPORAL_PROFILE`,
       );
     }
     throw new Error(`${where}: cannot read the connection profile '${profileName}': ${msg}`);
