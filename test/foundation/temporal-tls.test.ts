@@ -4,8 +4,9 @@
 // - the client and the worker's native connection connect through the profile's mTLS settings and
 //   describe the namespace; `rig doctor` says so, naming each setting's source, secrets masked;
 // - TEMPORAL_PROFILE picks the profile (the default one is the plain dev server);
-// - a wrong CA, and a missing client certificate, are refused by client and worker alike, each
-//   with an error that says what is wrong and which setting fixes it.
+// - a wrong CA, a missing client certificate and a server name the certificate does not hold are
+//   refused by client and worker alike, each with an error that says what is wrong and which
+//   setting fixes it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -118,6 +119,13 @@ test('a missing client certificate is refused by client and worker, naming the s
   const noCert = /cannot reach Temporal at 127\.0\.0\.1:\d+ over TLS: the server asks for a client certificate \(mTLS\) and the rig sent none: set TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH/;
   await assert.rejects(connectClient(env), noCert);
   await assert.rejects(connectNative(env), noCert);
+});
+
+test('a server name the certificate does not hold is refused, naming the names it holds and the setting', { timeout: 120_000 }, async () => {
+  const env = temporalEnv(shell('mtls', { TEMPORAL_TLS_SERVER_NAME: 'temporal.example' }));
+  const badName = /over TLS: the server's certificate does not hold the name the rig checks \(temporal\.example; it holds DNS:localhost, IP Address:127\.0\.0\.1\): set TEMPORAL_TLS_SERVER_NAME/;
+  await assert.rejects(connectClient(env), badName);
+  await assert.rejects(connectNative(env), badName);
 });
 
 test('rig doctor names each setting\'s source, masks the secrets, and reaches the namespace', { timeout: 120_000 }, async () => {
