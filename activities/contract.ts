@@ -19,6 +19,8 @@ export interface LeaseRequestInput {
   host: string;
   /** The campaign's workflow id: the grant is signalled to it. */
   workflowId: string;
+  /** How often a lease this request starts looks at its holder (the spec's watchdogCheckSeconds). */
+  holderCheckMs?: number;
 }
 
 /** Who holds the lease now (absent: nobody else; the grant follows at once). */

@@ -14,7 +14,8 @@ export async function requestLease(input: LeaseRequestInput): Promise<LeaseReque
   const handle = await client.workflow.signalWithStart('hostLease', {
     workflowId: leaseWorkflowId(input.host),
     taskQueue: CONTROL_QUEUE,
-    args: [{ host: input.host }],
+    // Only a lease this request starts takes its interval; a running one keeps the one it started with.
+    args: [{ host: input.host, ...(input.holderCheckMs ? { holderCheckMs: input.holderCheckMs } : {}) }],
     signal: leaseRequestSignal,
     signalArgs: [input.workflowId],
   });

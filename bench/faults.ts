@@ -16,6 +16,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import pg from 'pg';
+import { pgConfig } from '../lib/pg/connection';
 import type { SeedHeartbeat } from '../activities/seed';
 import { devDown, devUp } from '../client/dev-server';
 import { campaignIdOf } from '../lib/protocol/campaign-id';
@@ -130,7 +131,7 @@ const ROWS_OF_MATRIX: Row[] = [
     async fault(ctx) {
       // A session holding SHARE UPDATE EXCLUSIVE on usage_events keeps autovacuum off it: settle waits.
       if (!(await when(ctx.handle, (p) => p.step === 'seed'))) return 'missed: no seed step';
-      const holder = new pg.Client({ connectionString: rigDbUrls(campaignIdOf(ctx.handle.workflowId)).ownerUrl, application_name: 'faults-lock-holder' });
+      const holder = new pg.Client(pgConfig(rigDbUrls(campaignIdOf(ctx.handle.workflowId)).ownerUrl, { application_name: 'faults-lock-holder' }));
       await holder.connect();
       try {
         await holder.query('BEGIN');

@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { onDatabase, pgConfig } from '../lib/pg/connection';
 import { startDbSampler } from '../lib/evidence/db-sampler';
 import { readWal } from '../lib/evidence/db-sampler';
 import { startHostSampler } from '../lib/evidence/host-sampler';
@@ -79,7 +80,7 @@ type LegRun = LegResult & { pass: number; wal: WalPerEvent; breakdown: WalBreakd
 const lsnNow = (url: string) => su(url, async (c) => (await c.query<{ l: string }>('SELECT pg_current_wal_insert_lsn()::text AS l')).rows[0].l);
 
 async function su<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
+  const c = new pg.Client(pgConfig(url));
   await c.connect();
   try {
     return await fn(c);
@@ -119,7 +120,7 @@ async function main(): Promise<void> {
     fs.closeSync(fd);
     const reset = async () => {
       await su(urls.ownerUrl, (c) => c.query('TRUNCATE usage_events'));
-      await su(urls.superuserUrl.replace(/\/postgres$/, '/hardcount'), (c) => c.query('CHECKPOINT'));
+      await su(onDatabase(urls.superuserUrl, 'hardcount'), (c) => c.query('CHECKPOINT'));
     };
     const seedRates: number[] = [];
     const copyRates: number[] = [];
@@ -151,7 +152,7 @@ async function main(): Promise<void> {
     log(`history: ${fmt(history.rowsPerSec)} rows/s, settled in ${history.settle?.seconds.toFixed(0)} s`);
 
     // Evidence for the measured phases.
-    const dbSampler = await startDbSampler({ url: urls.superuserUrl.replace(/\/postgres$/, '/hardcount'), file: path.join(outDir, 'db-sampler.jsonl') });
+    const dbSampler = await startDbSampler({ url: onDatabase(urls.superuserUrl, 'hardcount'), file: path.join(outDir, 'db-sampler.jsonl') });
     const hostSampler = startHostSampler({ file: path.join(outDir, 'host-sampler.jsonl') });
 
     // 3 + 4. The closed-loop ceilings (batch 500, one per insert mode, hot row fixed: last_used per

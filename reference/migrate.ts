@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { pgConfig } from '../lib/pg/connection';
 
 // The SQL files sit beside this file in the sources; a tsc build (dist/reference/) does not copy them,
 // so from there they are found in the source tree.
@@ -48,7 +49,7 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
 /** Apply every pending migration as the owner role. Safe to run concurrently (an advisory lock serializes). */
 export async function migrate(ownerUrl: string, opts: { dir?: string } = {}): Promise<MigrateResult> {
   const migrations = listMigrations(opts.dir);
-  const client = new pg.Client({ connectionString: ownerUrl, application_name: 'hardcount-migrate' });
+  const client = new pg.Client(pgConfig(ownerUrl, { application_name: 'hardcount-migrate' }));
   await client.connect();
   try {
     // Refuse to migrate as anyone but the database's owner (see the header).

@@ -3,6 +3,7 @@
 // enough, because every table the owner creates later gets its grant from ALTER DEFAULT PRIVILEGES.
 // Made afterwards, the cluster migrates cleanly and then answers 500 on ingest.
 import pg from 'pg';
+import { asRole, onDatabase, pgConfig } from '../lib/pg/connection';
 import { APP_ROLE, DATABASE, OWNER_ROLE } from './schema';
 import { scramSha256Verifier } from './scram';
 
@@ -23,13 +24,49 @@ export interface RoleSetupResult {
   database: string;
 }
 
-/** Replace user, password and database in a libpq URL. */
-export function roleUrl(baseUrl: string, user: string, password: string, database: string): string {
-  const u = new URL(baseUrl);
-  u.username = encodeURIComponent(user);
-  u.password = encodeURIComponent(password);
-  u.pathname = `/${encodeURIComponent(database)}`;
-  return u.toString();
+/** Replace user, password and database in a libpq URL (its TLS parameters are kept). */
+export const roleUrl = asRole;
+
+/** The attributes both roles must have (pg_roles columns): row-level security must bind the app role, and an owner that bypassed it by attribute would hide that from the bring-up checks. */
+const WANTED: Record<string, { column: 'rolcanlogin' | 'rolsuper' | 'rolbypassrls' | 'rolcreatedb' | 'rolcreaterole'; on: boolean }> = {
+  LOGIN: { column: 'rolcanlogin', on: true },
+  SUPERUSER: { column: 'rolsuper', on: false },
+  BYPASSRLS: { column: 'rolbypassrls', on: false },
+  CREATEDB: { column: 'rolcreatedb', on: false },
+  CREATEROLE: { column: 'rolcreaterole', on: false },
+};
+/** Only a superuser may name these at all (PostgreSQL 15 AlterRole: even NOSUPERUSER as a non-superuser is refused). */
+const SUPERUSER_ONLY = new Set(['SUPERUSER', 'BYPASSRLS']);
+
+/**
+ * Create the role, or bring an existing one to the wanted attributes naming ONLY those that differ:
+ * a retried prepare on RDS runs as the master user, who is not a superuser, and PostgreSQL refuses a
+ * non-superuser's ALTER ROLE that names SUPERUSER or BYPASSRLS even to turn them off. CREATE ROLE
+ * names neither: NOSUPERUSER and NOBYPASSRLS are the defaults.
+ */
+async function ensureRole(admin: pg.Client, role: string, password: string): Promise<void> {
+  const id = admin.escapeIdentifier(role);
+  const verifier = admin.escapeLiteral(scramSha256Verifier(password));
+  const found = await admin.query<Record<string, boolean>>(
+    'SELECT rolcanlogin, rolsuper, rolbypassrls, rolcreatedb, rolcreaterole FROM pg_roles WHERE rolname = $1',
+    [role],
+  );
+  if (found.rowCount === 0) {
+    await admin.query(`CREATE ROLE ${id} LOGIN NOCREATEDB NOCREATEROLE PASSWORD ${verifier}`);
+    return;
+  }
+  const current = found.rows[0];
+  const differ = Object.entries(WANTED).filter(([, w]) => current[w.column] !== w.on);
+  const me = (await admin.query<{ rolsuper: boolean }>('SELECT rolsuper FROM pg_roles WHERE rolname = current_user')).rows[0];
+  const needSuper = differ.filter(([name]) => SUPERUSER_ONLY.has(name));
+  if (needSuper.length && !me.rolsuper) {
+    throw new Error(
+      `role ${role} has ${needSuper.map(([n]) => n).join(' and ')}, which only a superuser can remove, and this login is not one ` +
+        `(RDS's master user never is): as a superuser run ALTER ROLE ${role} ${needSuper.map(([n]) => `NO${n}`).join(' ')}, or drop the role and prepare again`,
+    );
+  }
+  const clauses = differ.map(([name, w]) => (w.on ? name : `NO${name}`));
+  await admin.query(`ALTER ROLE ${id} ${clauses.join(' ')} PASSWORD ${verifier}`);
 }
 
 /**
@@ -39,27 +76,15 @@ export function roleUrl(baseUrl: string, user: string, password: string, databas
  */
 export async function setupRoles(superuserUrl: string, opts: RoleSetupOptions): Promise<RoleSetupResult> {
   const database = opts.database ?? DATABASE;
-  const admin = new pg.Client({ connectionString: superuserUrl, application_name: 'hardcount-roles' });
+  const admin = new pg.Client(pgConfig(superuserUrl, { application_name: 'hardcount-roles' }));
   await admin.connect();
   try {
-    const lit = (s: string) => admin.escapeLiteral(s);
     const id = (s: string) => admin.escapeIdentifier(s);
-    const existing = new Set(
-      (
-        await admin.query<{ rolname: string }>('SELECT rolname FROM pg_roles WHERE rolname = ANY($1)', [
-          [OWNER_ROLE, APP_ROLE],
-        ])
-      ).rows.map((r) => r.rolname),
-    );
-    // Explicit NOSUPERUSER NOBYPASSRLS: row-level security must bind the app role, and an owner that
-    // bypassed it by attribute would hide that from the bring-up checks.
-    const attrs = 'LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE';
     for (const [role, password] of [
       [OWNER_ROLE, opts.ownerPassword],
       [APP_ROLE, opts.appPassword],
     ] as const) {
-      const verb = existing.has(role) ? 'ALTER' : 'CREATE';
-      await admin.query(`${verb} ROLE ${id(role)} ${attrs} PASSWORD ${lit(scramSha256Verifier(password))}`);
+      await ensureRole(admin, role, password);
     }
     // On RDS the master user is not a superuser: it must be a member of the owner role to create a
     // database owned by it and to alter the owner's default privileges.
@@ -80,10 +105,7 @@ export async function setupRoles(superuserUrl: string, opts: RoleSetupOptions): 
   }
 
   // Default privileges are per database: set them inside the new one.
-  const inDb = new pg.Client({
-    connectionString: roleUrlKeepingAuth(superuserUrl, database),
-    application_name: 'hardcount-roles',
-  });
+  const inDb = new pg.Client(pgConfig(onDatabase(superuserUrl, database), { application_name: 'hardcount-roles' }));
   await inDb.connect();
   try {
     const o = inDb.escapeIdentifier(OWNER_ROLE);
@@ -107,10 +129,4 @@ export async function setupRoles(superuserUrl: string, opts: RoleSetupOptions): 
     appUrl: roleUrl(superuserUrl, APP_ROLE, opts.appPassword, database),
     database,
   };
-}
-
-function roleUrlKeepingAuth(baseUrl: string, database: string): string {
-  const u = new URL(baseUrl);
-  u.pathname = `/${encodeURIComponent(database)}`;
-  return u.toString();
 }

@@ -3,6 +3,7 @@
 // recomputes it from usage_events for rows that did not come through the ingest path (COPY-seeded
 // history), which the rollup otherwise would not know about.
 import pg from 'pg';
+import { pgConfig } from '../lib/pg/connection';
 
 /** Created rows of one request, summed per (customer, meter). */
 export type RollupDelta = Map<string, { customer: string; meter: string; count: number; sum: number }>;
@@ -52,7 +53,7 @@ function cmpId(a: string, b: string): number {
  * one tenant or all. Run it after seeding history by COPY and before measuring HC_AGGREGATE=rollup.
  */
 export async function rebuildRollup(ownerUrl: string, tenantId?: string | number): Promise<number> {
-  const client = new pg.Client({ connectionString: ownerUrl, application_name: 'hardcount-rollup' });
+  const client = new pg.Client(pgConfig(ownerUrl, { application_name: 'hardcount-rollup' }));
   await client.connect();
   try {
     await client.query('BEGIN');

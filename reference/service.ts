@@ -3,6 +3,7 @@
 // endpoint's work is in its own file.
 import http from 'node:http';
 import pg from 'pg';
+import { pgConfig } from '../lib/pg/connection';
 import {
   AGGREGATE_PATH,
   CUSTOMERS_PATH,
@@ -38,12 +39,14 @@ type Handler = (req: http.IncomingMessage, res: http.ServerResponse, params: URL
 /** Start the service: connect the pool (fails fast on a bad URL or password), then listen. */
 export async function startService(config: ServiceConfig): Promise<RunningService> {
   const cfg = resolveConfig(config);
-  const pool = new pg.Pool({
-    connectionString: cfg.databaseUrl,
-    max: cfg.poolSize,
-    application_name: APPLICATION_NAME,
-    idleTimeoutMillis: 30_000,
-  });
+  // TLS as the URL says (sslmode=verify-full on RDS and the local target's RDS-fidelity mode).
+  const pool = new pg.Pool(
+    pgConfig(cfg.databaseUrl, {
+      max: cfg.poolSize,
+      application_name: APPLICATION_NAME,
+      idleTimeoutMillis: 30_000,
+    }),
+  );
   // An idle connection that dies (server restart) must not crash the process; the pool replaces it.
   pool.on('error', (err) => console.error(`reference service: idle database connection lost: ${err.message}`));
   try {

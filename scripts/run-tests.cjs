@@ -13,7 +13,9 @@
 //   (none)               starts its own servers (Temporal, PostgreSQL, moto): side by side with others
 // The files side by side follow the machine: RIG_TEST_CONCURRENCY, else one and a half per core (CI's
 // 2 cores, so 3, are the design point). The `alone` files run first, one at a time, then the rest fill the pool, the
-// longest first by the last run's times (kept in .venv/test-times.json; a fresh clone orders by mode).
+// longest first by the last run's times (kept in .venv/test-times.json), else by the times committed in
+// test/test-times.json (a fresh clone's order; refresh it with the table of a full run on CI's kind of
+// machine), else by a guess from the file's mode.
 //
 // Each file gets its own RIG_STATE_DIR (a test that sets its own keeps it), so that files side by side
 // never share a ledger, a worker lock or a dev-server database. Each file's output is printed whole
@@ -27,6 +29,7 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
 const timesFile = path.join(root, '.venv', 'test-times.json');
+const committedTimesFile = path.join(root, 'test', 'test-times.json');
 // A file that runs longer than this is killed and counted as failed: one hung file must not eat CI's
 // 90 minutes (node's own per-test timeouts come first; this is the backstop).
 const fileTimeoutMs = Number(process.env.RIG_TEST_FILE_TIMEOUT_S ?? 900) * 1000;
@@ -70,12 +73,15 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-let lastTimes = {};
-try {
-  lastTimes = JSON.parse(fs.readFileSync(timesFile, 'utf8'));
-} catch {
-  // first run on this clone: order by mode
+function readTimes(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return {}; // none yet (a fresh clone has no .venv copy): the order falls back
+  }
 }
+// This clone's own last run wins over the committed times: it was measured on this host.
+const lastTimes = { ...readTimes(committedTimesFile), ...readTimes(timesFile) };
 // A file not timed yet is guessed by its mode: one that starts servers takes about a minute, a unit file
 // a second. Longest first, so that the last file to finish is a short one.
 const guess = { shared: 60, alone: 60, unit: 1 };

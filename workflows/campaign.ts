@@ -292,7 +292,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
         'lease',
         async () => {
           const askedMs = Date.now();
-          const now = await ctl.requestLease({ host: leasedHost, workflowId });
+          const now = await ctl.requestLease({ host: leasedHost, workflowId, ...(spec.watchdogCheckSeconds ? { holderCheckMs: spec.watchdogCheckSeconds * 1000 } : {}) });
           if (!leaseGranted) {
             progress.waitingFor = `the measuring lease of host ${leasedHost}, held by ${now.heldBy ?? 'another campaign'}${now.since ? ` since ${now.since}` : ''}`;
             log.info(`waiting for ${progress.waitingFor}`);
@@ -331,7 +331,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
         () =>
           startChild(rigWatchdog, {
             workflowId: watchdogId,
-            args: [{ campaignId, target: spec.target, deadlineMs, ...(onHost ? { hostQueue } : {}) }],
+            args: [{ campaignId, target: spec.target, deadlineMs, ...(onHost ? { hostQueue } : {}), ...(spec.watchdogCheckSeconds ? { checkMs: spec.watchdogCheckSeconds * 1000 } : {}) }],
             parentClosePolicy: ParentClosePolicy.ABANDON,
             cancellationType: ChildWorkflowCancellationType.ABANDON,
           }),

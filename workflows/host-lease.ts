@@ -24,6 +24,8 @@ export interface HostLeaseInput {
   host: string;
   /** Carried over continue-as-new. */
   state?: LeaseState;
+  /** How often the holder is looked at (the starting campaign's watchdogCheckSeconds); absent: HOLDER_CHECK_MS. */
+  holderCheckMs?: number;
 }
 
 export async function hostLease(input: HostLeaseInput): Promise<LeaseState> {
@@ -57,13 +59,13 @@ export async function hostLease(input: HostLeaseInput): Promise<LeaseState> {
         continue;
       }
     }
-    if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof hostLease>({ host: state.host, state });
+    if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof hostLease>({ host: state.host, state, ...(input.holderCheckMs ? { holderCheckMs: input.holderCheckMs } : {}) });
     // Nobody holds it and nobody waits: done. The next request starts it again (signal-with-start); no
     // idle timer is left running (on the time-skipping server an idle workflow bound to a stopped
     // worker's sticky queue holds time still).
     if (!state.holder) return state;
     const holder = state.holder.workflowId;
-    const changed = await condition(() => state.holder?.workflowId !== holder || grantPending, HOLDER_CHECK_MS);
+    const changed = await condition(() => state.holder?.workflowId !== holder || grantPending, input.holderCheckMs ?? HOLDER_CHECK_MS);
     if (changed) continue;
     try {
       const { status } = await campaignRunState({ workflowId: holder });

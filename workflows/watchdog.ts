@@ -81,6 +81,8 @@ export interface WatchdogInput {
   run?: number;
   /** Carried over continue-as-new: the campaign closed by its own end (its status then), so no run checks it again. */
   campaignClosed?: string;
+  /** How often it looks at its campaign (the spec's watchdogCheckSeconds); absent: CAMPAIGN_CHECK_MS. */
+  checkMs?: number;
 }
 
 export async function rigWatchdog(input: WatchdogInput): Promise<WatchdogState> {
@@ -177,7 +179,7 @@ export async function rigWatchdog(input: WatchdogInput): Promise<WatchdogState> 
       await continueAsNew<typeof rigWatchdog>({ ...input, deadlineMs, taggedMs, run: run + 1, ...(campaignClosed ? { campaignClosed } : {}) });
     }
     const checking = checks && campaignClosed === undefined;
-    const wait = checking ? Math.min(left, CAMPAIGN_CHECK_MS) : left;
+    const wait = checking ? Math.min(left, input.checkMs ?? CAMPAIGN_CHECK_MS) : left;
     const woke = await condition(() => disarmed || changed || fireNow !== undefined, wait);
     if (disarmed) return state();
     if (woke || !checking || wait >= left) continue;

@@ -3,6 +3,7 @@
 // Each sample is one JSON line, appended as it is taken. Connect as a role that sees every backend's
 // wait event (superuser, or pg_read_all_stats; on RDS the master user).
 import pg from 'pg';
+import { pgConfig } from '../pg/connection';
 import { JsonlWriter } from './jsonl-writer';
 import { runPeriodic } from './periodic';
 import type { WalCounters } from './wal-per-event';
@@ -154,7 +155,7 @@ export interface DbSampler {
 }
 
 export async function startDbSampler(opts: DbSamplerOptions): Promise<DbSampler> {
-  const client = new pg.Client({ connectionString: opts.url, application_name: 'rig-db-sampler' });
+  const client = new pg.Client(pgConfig(opts.url, { application_name: 'rig-db-sampler' }));
   await client.connect();
   // A sampler must never be the thing that stalls: short statement timeout, and errors become rows.
   await client.query("SET statement_timeout = '4s'");

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { AwsSpec } from './aws-spec';
 import { ExistingSpec, existingProblems, inlineSecretProblems } from './existing-spec';
+import { LocalSpec, localProblems } from './local-spec';
 import { ServiceOverridesSpec, ServiceSpec, serviceSpecProblems } from './service-spec';
 
 /**
@@ -198,6 +199,12 @@ export const CampaignSpec = z
     /** The watchdog tears everything down this many minutes after provisioning unless disarmed. */
     watchdogMinutes: positiveInt('watchdogMinutes').default(240),
     /**
+     * How often the watchdog (and the host's lease) looks at a campaign that may have closed without
+     * its own end (terminated, timed out): its rig is torn down, and the next campaign on the host gets
+     * the lease, within about two of these. Absent: 120 s. Each look is one short activity.
+     */
+    watchdogCheckSeconds: positiveInt('watchdogCheckSeconds').min(5).max(600).optional(),
+    /**
      * How long a step on the rig's data-plane queue (rig-data-<host>) may wait for a worker to take it
      * before the campaign fails, naming the queue and how to start one. Nothing waits forever.
      */
@@ -215,6 +222,8 @@ export const CampaignSpec = z
     aws: AwsSpec.optional(),
     /** With target "existing" only: the running service's URL and where the worker reads the database's URLs (lib/protocol/existing-spec.ts). */
     existing: ExistingSpec.optional(),
+    /** With target "local" only: `rdsFidelity` makes the cluster refuse what RDS refuses (TLS only, a non-superuser admin). */
+    local: LocalSpec.optional(),
     /**
      * The campaign the page compares this one with (its id, or the workflow id a schedule gave it).
      * Without it, a run started by a schedule compares itself with the newest earlier run of the same
@@ -238,6 +247,7 @@ export const CampaignSpec = z
   })
   .superRefine((s, ctx) => {
     for (const p of existingProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
+    for (const p of localProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
     const problem = variantsProblem(s);
     if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: ['variants', ...problem.path] });
     for (const p of serviceSpecProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });

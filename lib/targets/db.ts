@@ -1,12 +1,13 @@
 // A database handle for the target libraries: either a URL (a client is opened and closed around the
 // work) or a client the caller already holds (reused; not closed here).
 import pg from 'pg';
+import { pgConfig } from '../pg/connection';
 
 export type Db = string | pg.ClientBase;
 
 export async function withClient<T>(db: Db, fn: (client: pg.ClientBase) => Promise<T>, applicationName = 'rig'): Promise<T> {
   if (typeof db !== 'string') return fn(db);
-  const client = new pg.Client({ connectionString: db, application_name: applicationName });
+  const client = new pg.Client(pgConfig(db, { application_name: applicationName }));
   await client.connect();
   try {
     return await fn(client);

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { libpqEnv, pgConfig } from '../pg/connection';
 import { assertMode, detectFixtures } from './fixtures-scope';
 import { parsePgbench, type PgbenchSummary } from './pgbench-output';
 import { LEGS, legBatch, legScript, rowsPerTransaction, type LegName, type PgbenchProtocol } from './pgbench-script';
@@ -72,17 +73,6 @@ export interface DenominatorResult {
   legs: LegResult[];
 }
 
-function connParts(url: string): { host: string; port: string; user: string; password: string; database: string } {
-  const u = new URL(url);
-  return {
-    host: u.hostname,
-    port: u.port || '5432',
-    user: decodeURIComponent(u.username),
-    password: decodeURIComponent(u.password),
-    database: decodeURIComponent(u.pathname.replace(/^\//, '')),
-  };
-}
-
 export async function denominator(opts: DenominatorOptions): Promise<DenominatorResult> {
   for (const [k, v] of [
     ['clients', opts.clients],
@@ -92,7 +82,7 @@ export async function denominator(opts: DenominatorOptions): Promise<Denominator
     if (!Number.isInteger(v) || v < 1) throw new Error(`denominator: ${k} must be a positive integer, not ${v}`);
   }
   const say = opts.onProgress ?? (() => {});
-  const owner = new pg.Client({ connectionString: opts.ownerUrl, application_name: 'rig-denominator' });
+  const owner = new pg.Client(pgConfig(opts.ownerUrl, { application_name: 'rig-denominator' }));
   await owner.connect();
   try {
     const scope = await detectFixtures(owner, { tenantId: opts.tenantId, meterKey: opts.meterKey });
@@ -115,10 +105,12 @@ export async function denominator(opts: DenominatorOptions): Promise<Denominator
       const tag = `${prefix}-${leg}`;
       const script = path.join(opts.runner.scriptDir(), `${tag}.sql`);
       fs.writeFileSync(script, legScript(leg, { scope, tag, batch: opts.batch, keyHash, protocol }), { mode: 0o644 });
-      const conn = connParts(leg === 'rls-1row' ? opts.appUrl : opts.ownerUrl);
+      // Host, port, role, database, password and TLS all through libpq's environment (lib/pg/connection.ts):
+      // the password never reaches argv, and pgbench verifies the server as node-postgres does.
+      const conn = libpqEnv(leg === 'rls-1row' ? opts.appUrl : opts.ownerUrl);
       const threads = Math.max(1, Math.min(opts.clients, os.cpus().length));
-      const args = ['-n', '-M', protocol, '-c', String(opts.clients), '-j', String(threads), '-T', String(opts.seconds), '-f', script, '-h', conn.host, '-p', conn.port, '-U', conn.user, conn.database];
-      const env: Record<string, string> = { PGPASSWORD: conn.password, PGAPPNAME: `rig-pgbench-${leg}` };
+      const args = ['-n', '-M', protocol, '-c', String(opts.clients), '-j', String(threads), '-T', String(opts.seconds), '-f', script];
+      const env: Record<string, string> = { ...conn, PGAPPNAME: `rig-pgbench-${leg}` };
       // Owner legs: the set_livemode trigger reads app.livemode; set it for the session at connect. The
       // RLS leg sets it per transaction from the key, as the service does.
       if (leg !== 'rls-1row') env.PGOPTIONS = `-c app.livemode=${livemode}`;
@@ -143,7 +135,7 @@ export async function denominator(opts: DenominatorOptions): Promise<Denominator
       const result: LegResult = {
         leg,
         tag,
-        role: conn.user,
+        role: conn.PGUSER,
         protocol,
         clients: opts.clients,
         seconds: opts.seconds,

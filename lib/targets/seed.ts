@@ -12,6 +12,7 @@ import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import { pgConfig } from '../pg/connection';
 import { from as copyFrom } from 'pg-copy-streams';
 import { exactNumber } from './db';
 import { assertMode, detectFixtures, type FixtureScope } from './fixtures-scope';
@@ -90,7 +91,7 @@ export function seedTagFor(campaignId: string): string {
  * the seed resumes. Returns how many rows were removed.
  */
 export async function emptyForFreshSeed(ownerUrl: string, tag: string): Promise<number> {
-  const c = new pg.Client({ connectionString: ownerUrl });
+  const c = new pg.Client(pgConfig(ownerUrl));
   await c.connect();
   try {
     // One scan: whether anything else is there, and how much the table holds.
@@ -168,7 +169,7 @@ export async function seed(opts: SeedOptions): Promise<SeedResult> {
   const tag = opts.tag ?? newSeedTag();
   const signal = opts.signal;
   signal?.throwIfAborted();
-  const client = new pg.Client({ connectionString: opts.ownerUrl, application_name: 'rig-seed' });
+  const client = new pg.Client(pgConfig(opts.ownerUrl, { application_name: 'rig-seed' }));
   let ended: Promise<void> | undefined;
   const end = () => (ended ??= client.end().catch(() => undefined));
   // Ending the session mid-COPY makes the server abort the COPY's transaction: no second writer is

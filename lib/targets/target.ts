@@ -10,6 +10,7 @@
 import type { CloudFileName } from '../evidence/layout';
 import type { AwsSpec } from '../protocol/aws-spec';
 import type { ExistingSpec } from '../protocol/existing-spec';
+import type { LocalSpec } from '../protocol/local-spec';
 import type { ServiceRunSpec } from '../protocol/service-spec';
 import type { TargetName } from '../protocol/spec';
 
@@ -58,6 +59,8 @@ export interface RigParameters {
   service?: ServiceParameters;
   /** The AWS target's: the spec's aws block and when the rig expires (the expiry tag); the local target ignores it. */
   aws?: { spec: AwsSpec; expiresAt: string };
+  /** The local target's: the spec's `local` block (rdsFidelity: a cluster that refuses what RDS refuses). */
+  local?: LocalSpec;
   /** The existing target's: the service's URL and where the database's URLs are read (connect makes nothing). */
   existing?: ExistingSpec;
   /** Builds the campaign's variants will start (`variants.*.service.run`), by spec field: checked before anything is made. */
@@ -123,6 +126,10 @@ export type ProgressFn = (message: string) => void;
 
 /** Connection URLs WITH passwords. Keep them in the process that connects: never return them from an activity. */
 export interface RigDbUrls {
+  /**
+   * The rig's admin: a superuser on a plain local cluster; on RDS (and a local cluster in RDS-fidelity
+   * mode) the master user, who is NOT one. Each URL carries its TLS settings (sslmode, sslrootcert).
+   */
   superuserUrl: string;
   ownerUrl: string;
   appUrl: string;

@@ -60,7 +60,7 @@ async function nodeWorker(node: 'load' | 'app', queue: string, env: NodeJS.Proce
 
 test('a whole campaign on the aws target runs every step on the rig\'s own queues, the report sees what the load node measured, and nothing is left behind', async () => {
   const id = 'aws-whole';
-  // RDS's master user is rig_admin (provision.ts); the stand-in cluster has it as its superuser.
+  // RDS's master user is rig_admin (provision.ts); the stand-in cluster (RDS-fidelity mode) has it as a non-superuser admin and requires TLS.
   // (Both helpers register their own `after`: they are called here, in the test, not in a `before` hook.)
   const { map } = await standInDatabase({ parameters: { log_checkpoints: 'on', log_autovacuum_min_duration: 0 } });
   const appFolders = nodeFolders('app');
@@ -134,6 +134,10 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
   // The cost is the rig's as the price table gives it (the spec's hardware block names no price), with its source and what it covers.
   assert.match(page, /\$1\.27\/hour \(prices: AWS on-demand price pages .*as of \d{4}-\d{2}-\d{2}/);
   assert.match(page, /it covers the RDS instance, its gp3 storage, the app node and the load node/);
+
+  // Every connection was TLS, verified against the stand-in's CA: it refuses plaintext, so a step that
+  // tried would have failed; none was even attempted.
+  assert.doesNotMatch(fs.readFileSync(map.postgresLog, 'utf8'), /no pg_hba\.conf entry/);
 
   // Nothing left: not on AWS (by tag), not on this machine (the emulated app node's service).
   assert.deepEqual(await rigResources(id), []);

@@ -5,9 +5,11 @@
 // activity that asks it are the real ones).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { defaultPayloadConverter } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { PROFILES } from '../../lib/protocol/spec';
+import type { HostLeaseInput } from '../../workflows/host-lease';
 import { abortUpdate, leaseQuery, progressQuery } from '../../workflows/messages';
 import { saveHistory, waitForProgress } from '../harness/campaign';
 import { timeSkippingEnv } from '../harness/temporal';
@@ -28,8 +30,8 @@ const MEASURING = ['calibrateInstrument', 'warmUp', 'runRepeat', 'runDenominator
  * The holder in its first 10-minute cool-down (holding the lease), and a second campaign waiting for
  * it: the time-skipping server moves no time while nothing awaits a result, so both stay there.
  */
-async function holderAndWaiter(holderId: string, waiterId: string) {
-  const holder = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: holderId, args: [PAUSED_REHEARSAL] });
+async function holderAndWaiter(holderId: string, waiterId: string, holderSpec = PAUSED_REHEARSAL) {
+  const holder = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: holderId, args: [holderSpec] });
   await untilFirstCoolDown(holder);
   const waiter = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: waiterId, args: [PROFILES.rehearsal] });
   await waitForProgress(waiter, 'waiting for the lease', (p) => p.step === 'lease' && p.waitingFor !== undefined, 30_000);
@@ -90,10 +92,15 @@ test('aborted while it waits for the lease: nothing is provisioned or measured, 
 test('a holder terminated without giving the lease back is passed over within one check', { timeout: 600_000 }, async () => {
   const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
   await withDoubleWorkers(env, doubles, async () => {
-    const { holder: a, waiter: b } = await holderAndWaiter('lease-terminated', 'lease-next');
+    // The holder's watchdog, and the lease it starts, look every 10 s (watchdogCheckSeconds) instead of 2 min.
+    const { holder: a, waiter: b } = await holderAndWaiter('lease-terminated', 'lease-next', { ...PAUSED_REHEARSAL, watchdogCheckSeconds: 10 });
     await a.terminate('test: the holder is killed');
     const result = (await b.result()) as CampaignResult;
     assert.equal(result.status, 'held');
     assert.match(result.steps.find((s) => s.step === 'lease')!.summary, /granted after \d+ min waiting for lease-terminated$/);
+    // Passed over at the lease's own interval, the one its first request brought.
+    const started = await env.client.workflow.getHandle(`rig-lease-${doubles.host}`).fetchHistory();
+    const input = started.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    assert.equal((defaultPayloadConverter.fromPayload(input!) as HostLeaseInput).holderCheckMs, 10_000);
   });
 });

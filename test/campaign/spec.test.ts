@@ -44,6 +44,11 @@ test('errors name each bad field and what is allowed', () => {
   assert.match(errorsOf({ ...base, sustained: { ...base.sustained!, configurations: [{ name: 'a', eventsPerSecond: 1, batch: 5000, p99LimitMs: 1 }] } })[0], /batch must be <= 1000/);
   assert.match(errorsOf({ ...base, colour: 'red' })[0], /^colour: unknown field: .*allowed at the top level: "\$schema", "name"/);
   assert.match(errorsOf({ ...base, ladder: { rates: [100], batch: 10 } })[0], /exactly one of "sustained" .* or "ladder"/);
+  // how often the watchdog looks: absent keeps the 2-min default (and old specs' inputs unchanged)
+  assert.equal(parseCampaignSpec(base).watchdogCheckSeconds, undefined);
+  assert.equal(parseCampaignSpec({ ...base, watchdogCheckSeconds: 30 }).watchdogCheckSeconds, 30);
+  assert.match(errorsOf({ ...base, watchdogCheckSeconds: 2 })[0], /^watchdogCheckSeconds: .*5/);
+  assert.match(errorsOf({ ...base, watchdogCheckSeconds: 3600 })[0], /^watchdogCheckSeconds: .*600/);
 });
 
 test('the checked-in JSON Schema is the one the zod spec generates (npm run schema)', () => {
@@ -94,6 +99,16 @@ test('the aws block: errors name the field and the fix', () => {
   assert.deepEqual(errorsOf({ ...ex, aws: { ...ex.aws, load: {} } }), ['aws.load.instanceType: instanceType is required, e.g. "c7g.2xlarge"']);
   assert.match(errorsOf({ ...ex, aws: { ...ex.aws, prices: { databasePerHour: -1 } } })[0], /^aws\.prices\.databasePerHour: databasePerHour must be >= 0/);
   assert.match(errorsOf({ ...ex, aws: { ...ex.aws, colour: 'red' } })[0], /^aws\.colour: unknown field: .*allowed in aws: /);
+});
+
+test('the local block (issue 23): rdsFidelity on the local target only, a boolean, named when wrong', () => {
+  const base = PROFILES.rehearsal;
+  assert.equal(parseCampaignSpec({ ...base, local: { rdsFidelity: true } }).local?.rdsFidelity, true);
+  assert.equal(parseCampaignSpec({ ...base, local: {} }).local?.rdsFidelity, false);
+  assert.equal(parseCampaignSpec(base).local, undefined, 'no block, nothing recorded: older campaigns resolve to the same spec');
+  assert.deepEqual(errorsOf({ ...base, local: { rdsFidelity: 'yes' } }), ['local.rdsFidelity: local.rdsFidelity must be true or false']);
+  assert.deepEqual(errorsOf({ ...base, local: { rdsFidelty: true } }), ['local.rdsFidelty: unknown field: did you mean "rdsFidelity"? (allowed in local: "rdsFidelity")']);
+  assert.deepEqual(errorsOf({ ...awsExample(), local: { rdsFidelity: true } }), ['local: a "local" block is only read with target "local" (this spec\'s target is "aws"): remove it, or set target to "local"']);
 });
 
 test('service (issue 14): run and env, the reference switches as shorthands, errors that name the field and the fix', () => {

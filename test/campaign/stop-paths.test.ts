@@ -60,7 +60,7 @@ test('cancellation, refusal and termination each leave the machine clean', async
 
   await t.test('a terminated campaign is torn down by its watchdog within one check, long before the deadline', async () => {
     const stop = await env.inProcessWorker();
-    const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'terminated', args: [tinySpec()] });
+    const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'terminated', args: [tinySpec({ watchdogCheckSeconds: 10 })] });
     await waitForProgress(handle, 'provisioned', (p) => p.step === 'sustained');
     await handle.terminate('test: the campaign is killed');
     assert.equal((await env.cleanCheck()).status, 'dirty', 'the rig outlives its terminated campaign');

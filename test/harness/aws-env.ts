@@ -159,19 +159,21 @@ export function useMoto(opts: UseMotoOptions = {}): AwsTestEnv {
 export interface StandInDatabase {
   cluster: PgCluster;
   /** The RIG_AWS_EMULATOR_MAP entries for it: the cluster as the RDS endpoint, its log as the Postgres log. */
-  map: Required<Pick<EmulatorMap, 'db' | 'postgresLog'>>;
+  map: Required<Pick<EmulatorMap, 'db' | 'postgresLog' | 'dbCaFile'>>;
   /** JSON.stringify(map): the value for RIG_AWS_EMULATOR_MAP (EMULATOR_MAP_ENV). */
   mapJson: string;
 }
 
 /**
  * A throw-away local PostgreSQL cluster standing in for the RDS endpoint moto returns (nothing listens
- * there): RDS's master user is rig_admin (provision.ts), so the cluster has it as its superuser. Call
+ * there): RDS's master user is rig_admin (provision.ts), a non-superuser admin of the cluster. Call
  * it inside a test, not in a `before` hook: throwAwayCluster registers its own `after`. It does not set
  * RIG_AWS_EMULATOR_MAP: where and when is the test's (campaignEnv() copies process.env when called).
  */
-export async function standInDatabase(opts: Omit<PgClusterOptions, 'dir' | 'superuser'> = {}): Promise<StandInDatabase> {
-  const cluster = await throwAwayCluster({ superuser: 'rig_admin', ...opts });
-  const map = { db: `${cluster.host}:${cluster.port}`, postgresLog: cluster.logFile };
+export async function standInDatabase(opts: Omit<PgClusterOptions, 'dir' | 'superuser' | 'rdsFidelity'> = {}): Promise<StandInDatabase> {
+  // RDS-fidelity mode: TLS required (verified against its test CA, dbCaFile) and rig_admin not a
+  // superuser, as RDS's master user; no password check, since moto makes the master password.
+  const cluster = await throwAwayCluster({ rdsFidelity: { admin: 'rig_admin' }, ...opts });
+  const map = { db: `${cluster.host}:${cluster.port}`, postgresLog: cluster.logFile, dbCaFile: cluster.info.tls!.caFile };
   return { cluster, map, mapJson: JSON.stringify(map) };
 }

@@ -156,8 +156,11 @@ test('teardown after a crash halfway: service already dead, cluster folder half 
   const id = testCampaign('crash');
   await provisionLocal(id, {});
   const rec = readRigRecord(id)!;
-  // the service was killed first (as a crashed teardown would leave it)
+  // the service was killed first (as a crashed teardown would leave it); SIGKILL lands when the kernel
+  // gets to it, so wait until it has (on a loaded host, teardown could otherwise find it still alive)
   process.kill(-rec.service!.pid, 'SIGKILL');
+  for (let i = 0; i < 100 && isAlive(rec.service!.pid); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(isAlive(rec.service!.pid), false, 'the service is dead before teardown starts');
   // and part of the cluster folder is gone while the postmaster still runs
   fs.rmSync(path.join(rec.cluster.dir, 'cluster.json'));
   fs.rmSync(path.join(rec.cluster.dataDir, 'postmaster.pid'));

@@ -10,6 +10,7 @@
 // is checked alone, the rest is to be checked on a real node.
 import fs from 'node:fs';
 import path from 'node:path';
+import { connectionParts } from '../../pg/connection';
 import { settingsEnv, type ServiceRunSpec } from '../../protocol/service-spec';
 import { runProgram } from '../../tools/run';
 import { healthy } from '../local/service-process';
@@ -26,9 +27,11 @@ export function containerName(campaignId: string): string {
  * PORT=servicePort; with one (`run.port`, an image that always listens there) the node's servicePort is
  * published onto it. Pure.
  */
-export function dockerRunArgs(o: { name: string; image: string; envFile: string; servicePort: number; imagePort?: number }): string[] {
+export function dockerRunArgs(o: { name: string; image: string; envFile: string; servicePort: number; imagePort?: number; caFile?: string }): string[] {
   const network = o.imagePort === undefined ? ['--network', 'host'] : ['--publish', `${o.servicePort}:${o.imagePort}`];
-  return ['run', '--detach', '--name', o.name, '--restart', 'no', '--env-file', o.envFile, ...network, o.image];
+  // DATABASE_URL's sslrootcert names a file on the node: the same path, read-only, inside the container.
+  const ca = o.caFile ? ['--volume', `${o.caFile}:${o.caFile}:ro`] : [];
+  return ['run', '--detach', '--name', o.name, '--restart', 'no', '--env-file', o.envFile, ...network, ...ca, o.image];
 }
 
 /** The env file's lines (KEY=value; Docker reads the rest of the line as the value, so a newline cannot be carried). */
@@ -72,7 +75,8 @@ export async function startAwsContainer(
     onProgress(`pulling ${o.run.image}`);
     await docker(['pull', o.run.image]);
     onProgress(`starting ${o.run.image} as ${name}`);
-    await docker(dockerRunArgs({ name, image: o.run.image, envFile, servicePort: o.servicePort, ...(o.run.port !== undefined ? { imagePort: o.run.port } : {}) }));
+    const caFile = connectionParts(o.databaseUrl).sslrootcert;
+    await docker(dockerRunArgs({ name, image: o.run.image, envFile, servicePort: o.servicePort, ...(o.run.port !== undefined ? { imagePort: o.run.port } : {}), ...(caFile && caFile !== 'system' ? { caFile } : {}) }));
   } finally {
     // Docker has read it: the password does not stay on disk.
     fs.rmSync(envFile, { force: true });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { DescribeDBInstancesCommand } from '@aws-sdk/client-rds';
 import { roleUrl } from '../../../reference/roles';
+import { withVerifyFull } from '../../pg/connection';
 import { APP_ROLE, DATABASE, OWNER_ROLE } from '../../../reference/schema';
 import { userPgbenchRunner } from '../pgbench-user-runner';
 import { openFileLogWindow } from '../../evidence/file-log-window';
@@ -17,6 +18,7 @@ import { awsClients, defaultRegion, type AwsClients } from './clients';
 import { emulatorMap } from './emulator-map';
 import { CAMPAIGN_TAG, RESOURCE_TAG, rigNames } from './names';
 import { readAwsRecord } from './record';
+import { rdsCaBundle } from './rds-ca';
 import { masterCredentials, readRigSecret, storeRigApiKey } from './secrets';
 
 // The reference service's own names: the database and its two roles (reference/schema.ts).
@@ -55,7 +57,9 @@ export async function awsDbUrls(campaignId: string): Promise<RigDbUrls> {
     const endpoint = await dbEndpoint(c, campaignId);
     const master = await masterCredentials(c, rigNames(campaignId).dbInstance);
     const secret = await readRigSecret(c, campaignId);
-    const base = `postgres://${endpoint}/${DATABASE}`;
+    // verify-full against RDS's CA bundle: RDS 15+ refuses plaintext, and the name check is what keeps
+    // a password from whoever answers at the endpoint's address.
+    const base = withVerifyFull(`postgres://${endpoint}/${DATABASE}`, rdsCaBundle());
     return {
       // The maintenance database, which RDS always has: the rig's own is made (or re-owned) from there.
       superuserUrl: roleUrl(base, master.user, master.password, 'postgres'),
@@ -77,7 +81,7 @@ export function awsWorkDir(campaignId: string): string {
   return dir;
 }
 
-/** pgbench on the load node, as the worker's own user (only the server refuses root), over TCP with the URL's password. */
+/** pgbench on the load node, as the worker's own user (only the server refuses root), over TLS (verify-full) with the URL's password. */
 export const awsPgbenchRunner = userPgbenchRunner;
 
 /**

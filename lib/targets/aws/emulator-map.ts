@@ -7,7 +7,9 @@
 // worker serves the app and load queues). It is honoured only beside RIG_AWS_ENDPOINT (an emulator):
 // on real AWS it is refused, so it can never point a real campaign at the wrong database.
 //
-//   RIG_AWS_EMULATOR_MAP='{"db":"127.0.0.1:54329","postgresLog":"/tmp/x/postgres.log","appNodeStateDir":"/tmp/app/state"}'
+// The stand-in requires TLS as RDS does; `dbCaFile` is its test CA, verified in place of RDS's bundle.
+//
+//   RIG_AWS_EMULATOR_MAP='{"db":"127.0.0.1:54329","postgresLog":"/tmp/x/postgres.log","appNodeStateDir":"/tmp/app/state","dbCaFile":"/tmp/x/tls/ca.pem"}'
 
 export interface EmulatorMap {
   /** host:port that stands in for the RDS endpoint. */
@@ -19,6 +21,8 @@ export interface EmulatorMap {
    * in for the node): where teardown finds the service to stop. Default: this process's state folder.
    */
   appNodeStateDir?: string;
+  /** The CA the stand-in cluster's certificate chains to (an RDS-fidelity cluster's test CA), verified in place of RDS's bundle. */
+  dbCaFile?: string;
 }
 
 export const EMULATOR_MAP_ENV = 'RIG_AWS_EMULATOR_MAP';
@@ -42,5 +46,11 @@ export function emulatorMap(env: NodeJS.ProcessEnv = process.env): EmulatorMap |
   }
   if (m.postgresLog !== undefined && typeof m.postgresLog !== 'string') throw new Error(`${EMULATOR_MAP_ENV}.postgresLog must be a file path`);
   if (m.appNodeStateDir !== undefined && typeof m.appNodeStateDir !== 'string') throw new Error(`${EMULATOR_MAP_ENV}.appNodeStateDir must be a folder path`);
-  return { db: m.db, ...(m.postgresLog ? { postgresLog: m.postgresLog } : {}), ...(m.appNodeStateDir ? { appNodeStateDir: m.appNodeStateDir } : {}) };
+  if (m.dbCaFile !== undefined && typeof m.dbCaFile !== 'string') throw new Error(`${EMULATOR_MAP_ENV}.dbCaFile must be the path of the stand-in cluster's CA certificate`);
+  return {
+    db: m.db,
+    ...(m.postgresLog ? { postgresLog: m.postgresLog } : {}),
+    ...(m.appNodeStateDir ? { appNodeStateDir: m.appNodeStateDir } : {}),
+    ...(m.dbCaFile ? { dbCaFile: m.dbCaFile } : {}),
+  };
 }

@@ -6,6 +6,7 @@
 //
 // The API key is returned as a Secret and never logged; the caller stores it with writeSecretFile.
 import pg from 'pg';
+import { pgConfig } from '../../pg/connection';
 import {
   checkAppPrivileges,
   checkAvailabilityZone,
@@ -56,7 +57,7 @@ export interface BringupResult {
 /** Make the fixtures and verify; throws BringupRefusal at the first failing check. */
 export async function bringUp(input: BringupInput): Promise<BringupResult> {
   const ctx = context(input);
-  const owner = new pg.Client({ connectionString: input.ownerUrl, application_name: 'rig-bringup' });
+  const owner = new pg.Client(pgConfig(input.ownerUrl, { application_name: 'rig-bringup' }));
   await owner.connect();
   try {
     const checks = await preFixtureChecks(owner, ctx);
@@ -76,7 +77,7 @@ export async function verifyBringup(
   input: VerifyInput & { fixtures: Pick<Fixtures, 'apiKey' | 'tenantId' | 'livemode' | 'customers' | 'meter'> },
 ): Promise<CheckResult[]> {
   const ctx = context(input);
-  const owner = new pg.Client({ connectionString: input.ownerUrl, application_name: 'rig-bringup' });
+  const owner = new pg.Client(pgConfig(input.ownerUrl, { application_name: 'rig-bringup' }));
   await owner.connect();
   try {
     const checks = await preFixtureChecks(owner, ctx);

@@ -10,6 +10,7 @@
 // where missing), and a fresh API key replaces that tenant's earlier keys in the partition, because the
 // raw key cannot be recovered from its stored hash.
 import pg from 'pg';
+import { pgConfig } from '../../pg/connection';
 import { hashApiKey, newApiKey } from '../../../reference/keys';
 import { FIXTURES_TENANT } from '../fixtures-scope';
 import { BringupRefusal } from './refusal';
@@ -53,7 +54,7 @@ export async function createFixtures(ownerUrl: string, opts: FixtureOptions = {}
   const customers = customerIds(opts.customers ?? 200);
   const rawKey = newApiKey(livemode);
 
-  const client = new pg.Client({ connectionString: ownerUrl, application_name: 'rig-bringup' });
+  const client = new pg.Client(pgConfig(ownerUrl, { application_name: 'rig-bringup' }));
   await client.connect();
   try {
     await client.query('BEGIN');

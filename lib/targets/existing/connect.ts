@@ -5,6 +5,7 @@
 // role's privileges, the service's role and row-level security, a probe write) come next, as on
 // every target. Safe to run twice: it only reads, and writes the same record again.
 import pg from 'pg';
+import { pgConfig } from '../../pg/connection';
 import { HEALTH_PATH } from '../../protocol/hardcount-api';
 import { APP_ROLE } from '../../../reference/schema';
 import { readSecret } from '../secret-source';
@@ -25,7 +26,7 @@ export async function connectExisting(campaignId: string, params: RigParameters,
   const where = databaseOf(ownerUrl);
 
   onProgress(`connect: database ${where.host}:${where.port}/${where.name} as ${where.ownerRole}`);
-  const db = new pg.Client({ connectionString: ownerUrl, application_name: 'rig-connect', connectionTimeoutMillis: 15_000 });
+  const db = new pg.Client(pgConfig(ownerUrl, { application_name: 'rig-connect', connectionTimeoutMillis: 15_000 }));
   await db.connect();
   let serverVersion: string;
   const parameters: Record<string, string> = {};

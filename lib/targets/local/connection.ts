@@ -2,14 +2,17 @@
 // from an activity, log or store); `rigDbUrls` adds the passwords, for use inside the process that
 // connects (seeding, reconciliation, pgbench, the samplers) and nowhere else.
 import { APP_ROLE, DATABASE, OWNER_ROLE } from '../../../reference/schema';
+import { withVerifyFull } from '../../pg/connection';
 import type { RigConnection, RigDbUrls as TargetDbUrls } from '../target';
 import { readRigRecord, type RigRecord } from './rig-record';
-import { readSecrets } from './secrets';
+import { readSecrets, type RigSecrets } from './secrets';
 import { rigPaths } from './rig-paths';
 
-function pgUrl(host: string, port: number, database: string, user: string, password?: string): string {
+/** A URL to the rig's cluster; in RDS-fidelity mode with sslmode=verify-full against the cluster's test CA. */
+function pgUrl(cluster: RigRecord['cluster'], database: string, user: string, password?: string): string {
   const auth = password ? `${encodeURIComponent(user)}:${encodeURIComponent(password)}` : encodeURIComponent(user);
-  return `postgres://${auth}@${host}:${port}/${encodeURIComponent(database)}`;
+  const url = `postgres://${auth}@${cluster.host}:${cluster.port}/${encodeURIComponent(database)}`;
+  return cluster.tls ? withVerifyFull(url, cluster.tls.caFile) : url;
 }
 
 export function completeRecord(campaignId: string): RigRecord {
@@ -21,7 +24,7 @@ export function completeRecord(campaignId: string): RigRecord {
 }
 
 export function connectionFromRecord(rec: RigRecord): RigConnection {
-  const { host, port, superuser } = rec.cluster;
+  const { host, port } = rec.cluster;
   const p = rigPaths(rec.campaignId);
   return {
     campaignId: rec.campaignId,
@@ -31,11 +34,12 @@ export function connectionFromRecord(rec: RigRecord): RigConnection {
       host,
       port,
       database: rec.database,
-      superuser,
+      // The role the rig administers the cluster as: the non-superuser admin in RDS-fidelity mode.
+      superuser: rec.cluster.admin ?? rec.cluster.superuser,
       ownerRole: rec.ownerRole,
       appRole: rec.appRole,
-      ownerUrl: pgUrl(host, port, rec.database, rec.ownerRole),
-      appUrl: pgUrl(host, port, rec.database, rec.appRole),
+      ownerUrl: pgUrl(rec.cluster, rec.database, rec.ownerRole),
+      appUrl: pgUrl(rec.cluster, rec.database, rec.appRole),
     },
     files: {
       rigDir: p.dir,
@@ -54,18 +58,30 @@ export async function connectionLocal(campaignId: string): Promise<RigConnection
 export interface RigDbUrls extends TargetDbUrls {
   /** The cluster folder, for PgCluster.attach (pgbench runs through it). */
   clusterDir: string;
+  /**
+   * The bootstrap superuser, for what on RDS is the parameter group's business (a variant's ALTER
+   * SYSTEM). The same as superuserUrl on a plain cluster; in RDS-fidelity mode nothing else uses it.
+   */
+  bootstrapUrl: string;
 }
 
 /** Connection URLs WITH passwords. Keep them in this process: never return them from an activity. */
 export function rigDbUrls(campaignId: string): RigDbUrls {
-  const rec = completeRecord(campaignId);
-  const s = readSecrets(campaignId);
-  const { host, port, superuser } = rec.cluster;
+  return dbUrlsOf(completeRecord(campaignId), readSecrets(campaignId));
+}
+
+/** The same from a record that may still be provisioning (the service is started before the record is complete). */
+export function dbUrlsOf(rec: RigRecord, s: RigSecrets): RigDbUrls {
+  const campaignId = rec.campaignId;
+  const c = rec.cluster;
+  const bootstrapUrl = pgUrl(c, 'postgres', c.superuser, s.superuserPassword);
+  if (c.admin && !s.adminPassword) throw new Error(`rig ${campaignId}: its secrets have no adminPassword for the RDS-fidelity admin ${c.admin}: tear the rig down and provision it again`);
   return {
-    superuserUrl: pgUrl(host, port, 'postgres', superuser, s.superuserPassword),
-    ownerUrl: pgUrl(host, port, rec.database, rec.ownerRole, s.ownerPassword),
-    appUrl: pgUrl(host, port, rec.database, rec.appRole, s.appPassword),
-    clusterDir: rec.cluster.dir,
+    superuserUrl: c.admin ? pgUrl(c, 'postgres', c.admin, s.adminPassword) : bootstrapUrl,
+    ownerUrl: pgUrl(c, rec.database, rec.ownerRole, s.ownerPassword),
+    appUrl: pgUrl(c, rec.database, rec.appRole, s.appPassword),
+    clusterDir: c.dir,
+    bootstrapUrl,
   };
 }
 

@@ -10,7 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../tools/free-port';
 import { runProgram, type RunOptions } from '../../tools/run';
+import { withVerifyFull } from '../../pg/connection';
 import { findPgBin, pgOsUser, type OsUser } from './pg-binaries';
+import { createRdsAdmin, fidelityHba, refuseReservedSettings, tlsParameters } from './rds-fidelity';
+import { makeClusterTls, type ClusterTls } from './test-ca';
 
 export interface PgClusterOptions {
   /** Folder that will hold the cluster (data/, the log and the socket). Made if missing; must be empty. */
@@ -29,6 +32,13 @@ export interface PgClusterOptions {
    * /proc/<pid>/environ then tells a rig's postmaster from anyone else's, even with its folder gone.
    */
   env?: Record<string, string>;
+  /**
+   * RDS-fidelity mode (rds-fidelity.ts): TLS required with a test CA, hostssl lines only, and `admin`, a
+   * non-superuser with CREATEROLE and CREATEDB, made beside the bootstrap superuser. With adminPassword
+   * (and superuserPassword) every TCP login takes its password; without, TLS is still required but the
+   * password is not checked: the AWS emulator's stand-in, whose master password moto makes.
+   */
+  rdsFidelity?: { admin: string; adminPassword?: string };
 }
 
 /** What is written to <dir>/cluster.json so that another process can find and stop the cluster. */
@@ -43,6 +53,9 @@ export interface PgClusterInfo {
   createdAt: string;
   /** See PgClusterOptions.env. */
   env?: Record<string, string>;
+  /** RDS-fidelity mode: the CA its clients verify against, and the non-superuser admin. */
+  tls?: { caFile: string };
+  admin?: string;
 }
 
 export class PgCluster {
@@ -67,10 +80,14 @@ export class PgCluster {
     return path.join(this.info.dir, 'postgres.log');
   }
 
-  /** A libpq URL for a database (default `postgres`) as the superuser (or `user`). */
+  /**
+   * A libpq URL for a database (default `postgres`) as the superuser (or `user`); in RDS-fidelity mode
+   * with sslmode=verify-full against the cluster's test CA (lib/pg/connection.ts reads both).
+   */
   url(database = 'postgres', user = this.info.superuser, password?: string): string {
     const auth = password ? `${encodeURIComponent(user)}:${encodeURIComponent(password)}` : encodeURIComponent(user);
-    return `postgres://${auth}@${this.info.host}:${this.info.port}/${database}`;
+    const url = `postgres://${auth}@${this.info.host}:${this.info.port}/${database}`;
+    return this.info.tls ? withVerifyFull(url, this.info.tls.caFile) : url;
   }
 
   /** initdb + start. Throws with initdb's or pg_ctl's own output on failure. */
@@ -83,6 +100,7 @@ export class PgCluster {
     if (fs.existsSync(dataDir)) throw new Error(`${dataDir} exists already: a cluster folder is never reused`);
     if (user) fs.chownSync(dir, user.uid, user.gid);
     const superuser = opts.superuser ?? 'postgres';
+    if (opts.rdsFidelity?.adminPassword && !opts.superuserPassword) throw new Error('PgCluster: rdsFidelity with an adminPassword needs superuserPassword (every TCP login takes a password there)');
     const initArgs = ['-D', dataDir, '-U', superuser, '-E', 'UTF8', '--locale=C', '--auth-local=trust', '--no-sync'];
     let pwFile: string | undefined;
     if (opts.superuserPassword) {
@@ -109,12 +127,25 @@ export class PgCluster {
       createdAt: new Date().toISOString(),
       ...(opts.env ? { env: opts.env } : {}),
     };
+    let tls: ClusterTls | undefined;
+    if (opts.rdsFidelity) {
+      // A cluster's own settings: RDS keeps them for itself, and so does fidelity mode.
+      refuseReservedSettings(opts.parameters ?? {});
+      // The CA's name says whose it is: the campaign (a rig's cluster folder is <rig>/pg) or the folder.
+      const label = path.basename(dir) === 'pg' ? path.basename(path.dirname(dir)) : path.basename(dir);
+      tls = await makeClusterTls(path.join(dir, 'tls'), { label, user });
+      fs.writeFileSync(path.join(dataDir, 'pg_hba.conf'), fidelityHba(opts.rdsFidelity.adminPassword ? 'scram-sha-256' : 'trust'));
+      if (user) fs.chownSync(path.join(dataDir, 'pg_hba.conf'), user.uid, user.gid);
+      info.tls = { caFile: tls.caFile };
+      info.admin = opts.rdsFidelity.admin;
+    }
     const conf = {
       listen_addresses: '127.0.0.1',
       port: info.port,
       unix_socket_directories: dir,
       fsync: true,
       ...opts.parameters,
+      ...(tls ? tlsParameters(tls) : {}),
     };
     fs.appendFileSync(
       path.join(dataDir, 'postgresql.conf'),
@@ -127,6 +158,7 @@ export class PgCluster {
     fs.writeFileSync(path.join(dir, 'cluster.json'), JSON.stringify(info, null, 2));
     const cluster = new PgCluster(info, user);
     await cluster.start();
+    if (opts.rdsFidelity) await createRdsAdmin(cluster.url('postgres', superuser, opts.superuserPassword), opts.rdsFidelity.admin, opts.rdsFidelity.adminPassword);
     return cluster;
   }
 

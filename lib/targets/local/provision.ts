@@ -9,17 +9,21 @@ import { serviceBuild } from '../../protocol/service-spec';
 import { setupRoles } from '../../../reference/roles';
 import { migrate } from '../../../reference/migrate';
 import type { ProgressFn, ProvisionResult, RigParameters, ServiceParameters } from '../target';
-import { connectionFromRecord, ROLE_NAMES } from './connection';
+import { connectionFromRecord, dbUrlsOf, ROLE_NAMES } from './connection';
 import { appendLedger, liveResources, nextServiceId } from './ledger';
 import { withCampaignLock } from './lock';
 import { PgCluster } from './pg-cluster';
 import { pidMatches, scanMarkedProcesses } from './proc';
+import { refuseReservedSettings } from './rds-fidelity';
 import { readRigRecord, writeRigRecord, type RigRecord } from './rig-record';
 import { MARKER_CAMPAIGN, MARKER_RESOURCE, MARKER_RIG_DIR, rigPaths } from './rig-paths';
 import { newSecrets, readSecrets, writeSecrets } from './secrets';
 import { healthy, SERVICE_SCRIPT, startService, stopService } from './service-process';
 import { assertCommandStartable } from './service-command';
 import { teardownUnlocked } from './teardown';
+
+/** The RDS-fidelity cluster's admin: the name the AWS target gives RDS's master user (aws/connection.ts DB_MASTER_USER). */
+export const RDS_ADMIN = 'rig_admin';
 
 /** postgresql.conf settings for a campaign: its choices, plus the logging the evidence needs. */
 export function postgresParameters(params: RigParameters): Record<string, string | number | boolean> {
@@ -44,6 +48,8 @@ export async function provisionLocal(campaignId: string, params: RigParameters, 
   await assertCommandStartable(params.service?.run);
   // ... and a variant's own build, now rather than when the control has been measured.
   for (const v of params.variantRuns ?? []) await assertCommandStartable(v.run, v.field);
+  // RDS keeps its own server settings; so does fidelity mode, before anything is made.
+  if (params.local?.rdsFidelity) refuseReservedSettings(postgresParameters(params));
   return withCampaignLock(campaignId, async () => {
     if (liveResources(campaignId).length > 0) {
       const rec = readRigRecord(campaignId);
@@ -76,6 +82,13 @@ async function reuse(rec: RigRecord, params: RigParameters, onProgress: Progress
     throw new Error(
       `campaign ${campaignId} already has a rig with PostgreSQL parameters ${JSON.stringify(rec.postgresParameters)}, ` +
         `not ${JSON.stringify(wanted)}: tear it down first (or use another campaign id)`,
+    );
+  }
+  const fidelity = Boolean(params.local?.rdsFidelity);
+  if (fidelity !== Boolean(rec.cluster.admin)) {
+    throw new Error(
+      `campaign ${campaignId} already has a rig ${rec.cluster.admin ? 'in' : 'without'} RDS-fidelity mode, and this spec asks for local.rdsFidelity ${fidelity}: ` +
+        'tear it down first (or use another campaign id)',
     );
   }
   if (!sameJson(params.service ?? {}, rec.params.service ?? {})) {
@@ -144,6 +157,7 @@ async function make(campaignId: string, params: RigParameters, onProgress: Progr
   writeSecrets(campaignId, secrets);
 
   const pgParams = postgresParameters(params);
+  const fidelity = Boolean(params.local?.rdsFidelity);
   const dataDir = `${paths.clusterDir}/data`;
   appendLedger(campaignId, 'intend', 'cluster', 'cluster', { path: paths.clusterDir, dataDir });
   onProgress(`initdb ${dataDir}`);
@@ -154,6 +168,7 @@ async function make(campaignId: string, params: RigParameters, onProgress: Progr
       parameters: pgParams,
       superuserPassword: secrets.superuserPassword,
       env: { ...markers, [MARKER_RESOURCE]: 'cluster' },
+      ...(fidelity ? { rdsFidelity: { admin: RDS_ADMIN, adminPassword: secrets.adminPassword! } } : {}),
     });
   } catch (err) {
     throw new Error(`${(err as Error).message}\nlast lines of ${paths.clusterDir}/postgres.log:\n${tailOf(`${paths.clusterDir}/postgres.log`)}`);
@@ -161,9 +176,12 @@ async function make(campaignId: string, params: RigParameters, onProgress: Progr
   appendLedger(campaignId, 'made', 'cluster', 'cluster', { pid: cluster.postmasterPid(), port: cluster.port, binDir: cluster.binDir });
   onProgress(`cluster up on port ${cluster.port}`);
 
-  const superuserUrl = cluster.url('postgres', cluster.info.superuser, secrets.superuserPassword);
-  onProgress('creating roles, database and default privileges');
-  const roles = await setupRoles(superuserUrl, { ownerPassword: secrets.ownerPassword, appPassword: secrets.appPassword });
+  // In RDS-fidelity mode the roles are made as RDS makes them: by the non-superuser admin, over TLS.
+  const adminUrl = fidelity
+    ? cluster.url('postgres', RDS_ADMIN, secrets.adminPassword)
+    : cluster.url('postgres', cluster.info.superuser, secrets.superuserPassword);
+  onProgress(`creating roles, database and default privileges${fidelity ? ` as ${RDS_ADMIN} (not a superuser: RDS-fidelity mode)` : ''}`);
+  const roles = await setupRoles(adminUrl, { ownerPassword: secrets.ownerPassword, appPassword: secrets.appPassword });
   onProgress('migrating');
   await migrate(roles.ownerUrl);
 
@@ -181,6 +199,8 @@ async function make(campaignId: string, params: RigParameters, onProgress: Progr
       binDir: cluster.binDir,
       logFile: cluster.logFile,
       superuser: cluster.info.superuser,
+      ...(cluster.info.admin ? { admin: cluster.info.admin } : {}),
+      ...(cluster.info.tls ? { tls: cluster.info.tls } : {}),
     },
     database: roles.database,
     ownerRole: ROLE_NAMES.owner,
@@ -208,7 +228,8 @@ async function replaceService(rec: RigRecord, service: ServiceParameters, onProg
   const what = service.run?.command ? { command: service.run.command } : { script: SERVICE_SCRIPT };
   appendLedger(campaignId, 'intend', id, 'service', { ...what, logFile, pidFile: paths.servicePidFile });
   onProgress(`starting ${service.run ? serviceBuild(service.run) : 'the reference service'} (${id})`);
-  const appUrl = `postgres://${encodeURIComponent(rec.appRole)}:${encodeURIComponent(secrets.appPassword)}@${rec.cluster.host}:${rec.cluster.port}/${rec.database}`;
+  // With its TLS settings: in RDS-fidelity mode the service verifies the cluster as it would RDS.
+  const appUrl = dbUrlsOf(rec, secrets).appUrl;
   const started = await startService({
     campaignId,
     resourceId: id,

@@ -12,7 +12,18 @@ export interface RigRecord {
   params: RigParameters;
   /** The postgresql.conf settings the rig applied (campaign parameters plus the logging it always sets). */
   postgresParameters: Record<string, string | number | boolean>;
-  cluster: { dir: string; dataDir: string; host: string; port: number; binDir: string; logFile: string; superuser: string };
+  cluster: {
+    dir: string;
+    dataDir: string;
+    host: string;
+    port: number;
+    binDir: string;
+    logFile: string;
+    superuser: string;
+    /** RDS-fidelity mode (spec local.rdsFidelity): the non-superuser admin the rig works as, and the CA clients verify against. */
+    admin?: string;
+    tls?: { caFile: string };
+  };
   database: string;
   ownerRole: string;
   appRole: string;

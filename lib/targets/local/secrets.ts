@@ -9,6 +9,8 @@ export interface RigSecrets {
   superuserPassword: string;
   ownerPassword: string;
   appPassword: string;
+  /** RDS-fidelity mode: the non-superuser admin's (the rig's stand-in for RDS's master user). */
+  adminPassword?: string;
   /** The fixtures' raw API key, once bring-up has made it (storeApiKey). */
   apiKey?: string;
 }
@@ -19,7 +21,7 @@ export function generatePassword(): string {
 }
 
 export function newSecrets(): RigSecrets {
-  return { superuserPassword: generatePassword(), ownerPassword: generatePassword(), appPassword: generatePassword() };
+  return { superuserPassword: generatePassword(), ownerPassword: generatePassword(), appPassword: generatePassword(), adminPassword: generatePassword() };
 }
 
 /** Write (or replace) the secrets file atomically with mode 0600. */

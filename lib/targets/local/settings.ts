@@ -5,6 +5,7 @@
 // service's /healthz) and returned, so the evidence shows what ran, not what was asked.
 // Idempotent: a retry sets the same values again and restarts nothing that already runs with them.
 import pg from 'pg';
+import { pgConfig } from '../../pg/connection';
 import type { HealthResponse } from '../../protocol/hardcount-api';
 import { settingsEnv } from '../../protocol/service-spec';
 import type { AppliedSettings, DbParameters, ProgressFn, ServiceParameters } from '../target';
@@ -53,7 +54,7 @@ export function settingText(row: Pick<SettingRow, 'setting' | 'unit'>): string {
 }
 
 async function readSettings(url: string, names: string[]): Promise<SettingRow[]> {
-  const c = new pg.Client({ connectionString: url });
+  const c = new pg.Client(pgConfig(url));
   await c.connect();
   try {
     return (await c.query<SettingRow>('SELECT name, setting, unit, pending_restart FROM pg_settings WHERE name = ANY($1) ORDER BY name', [names])).rows;
@@ -80,9 +81,10 @@ function sameEnv(a: Record<string, string>, b: Record<string, string>): boolean 
 
 export async function applySettingsLocal(campaignId: string, settings: { database: DbParameters; service: ServiceParameters }, onProgress: ProgressFn): Promise<AppliedSettings> {
   const wanted = postgresParameters({ db: settings.database });
-  const { superuserUrl } = rigDbUrls(campaignId);
+  // As the bootstrap superuser: on RDS a variant is a parameter-group change, which the master user's SQL cannot make.
+  const { bootstrapUrl: superuserUrl } = rigDbUrls(campaignId);
   const { rows, restartedDatabase } = await withCampaignLock(campaignId, async () => {
-    const c = new pg.Client({ connectionString: superuserUrl });
+    const c = new pg.Client(pgConfig(superuserUrl));
     await c.connect();
     try {
       // ALTER SYSTEM takes no parameters: names come from postgresParameters (fixed keys), values are quoted as literals.

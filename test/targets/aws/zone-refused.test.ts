@@ -85,7 +85,7 @@ async function moveDatabase(zone: string): Promise<void> {
 }
 
 test('a database in another zone is refused at bring-up; back in the spec\'s zone the same bring-up passes', async () => {
-  // RDS's master user is rig_admin (provision.ts); the stand-in cluster has it as its superuser.
+  // RDS's master user is rig_admin (provision.ts); the stand-in cluster (RDS-fidelity mode) has it as a non-superuser admin and requires TLS.
   const { mapJson } = await standInDatabase();
   process.env[EMULATOR_MAP_ENV] = mapJson;
 
