@@ -1,6 +1,7 @@
-// A Temporal client for the `rig` commands, from the environment (lib/temporal/connection-env.ts).
+// A Temporal client for the `rig` commands, connected the way the `temporal` CLI connects
+// (lib/temporal/connection-env.ts: TEMPORAL_* variables over a temporal.toml profile).
 import { Client, Connection } from '@temporalio/client';
-import { connectWithin, temporalEnv, type TemporalEnv } from '../lib/temporal/connection-env';
+import { connectionOptions, connectWithin, temporalEnv, type TemporalEnv } from '../lib/temporal/connection-env';
 import { missingSearchAttributes, searchAttributeCommands } from '../lib/temporal/search-attributes';
 
 export interface RigClient {
@@ -10,9 +11,7 @@ export interface RigClient {
 }
 
 export async function connectClient(env: TemporalEnv = temporalEnv()): Promise<RigClient> {
-  const connection = await connectWithin(env.address, () =>
-    Connection.connect({ address: env.address, tls: env.tls, apiKey: env.apiKey, connectTimeout: '5 seconds' }),
-  );
+  const connection = await connectWithin(env, () => Connection.connect({ ...connectionOptions(env), connectTimeout: '5 seconds' }));
   return { client: new Client({ connection, namespace: env.namespace }), env, close: () => connection.close() };
 }
 

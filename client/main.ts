@@ -19,6 +19,7 @@ export const commands: Record<string, () => Command> = {
   denominator: () => require('./commands/denominator'),
   campaign: () => require('./commands/campaign'),
   dev: () => require('./commands/dev'),
+  doctor: () => require('./commands/doctor'),
   report: () => require('./commands/report'),
   worker: () => require('./commands/worker'),
   rehearse: () => require('./commands/rehearse'),

@@ -3,7 +3,7 @@
 // data-plane queue `rig-data-<host>` too (load, samplers, seeding, pgbench). Its activities are built by
 // createActivities with the target registry: the one place a worker chooses what the activities reach.
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { connectWithin, temporalEnv, type TemporalEnv } from '../lib/temporal/connection-env';
+import { connectionOptions, connectWithin, temporalEnv, type TemporalEnv } from '../lib/temporal/connection-env';
 import { CONTROL_QUEUE, dataQueue, hostQueue } from '../lib/temporal/queues';
 import { hostName } from '../lib/tools/host-name';
 import { createActivities } from '../activities/factory';
@@ -22,7 +22,8 @@ export interface RigWorkerOptions {
 }
 
 export async function connectNative(env: TemporalEnv): Promise<NativeConnection> {
-  return connectWithin(env.address, () => NativeConnection.connect({ address: env.address, tls: env.tls, apiKey: env.apiKey }));
+  // The same options as the client's (connection-env.ts): the worker follows the CLI's profile too.
+  return connectWithin(env, () => NativeConnection.connect(connectionOptions(env)));
 }
 
 /** Creates the workers (one per task queue) on one connection; call `run` on each. */

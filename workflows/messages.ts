@@ -53,6 +53,8 @@ export interface WatchdogState {
   state: 'armed' | 'disarmed' | 'fired';
   /** Why it fired: 'deadline', or the reason a fire signal gave. */
   firedBy?: string;
+  /** How many continue-as-new runs came before the one answering (absent: none; workflows/watchdog.ts). */
+  run?: number;
 }
 export const watchdogQuery = defineQuery<WatchdogState>('watchdog');
 

@@ -7,7 +7,14 @@
 // Whenever the deadline moves, the rig's expiry tag follows it (retagRigExpiry, on the teardown's
 // queue), so `rig check --reap` never takes a rig its watchdog still guards; a re-tag that fails is
 // logged and never stops the watchdog (the deadline here, not the tag, is what tears the rig down).
-import { condition, log, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+// Its history is bounded: each 2-minute check adds about 11 events, so a kept rig would reach the
+// server's 51,200-event limit in about 6 days and be terminated, with nothing left to tear it down.
+// Two things bound it: once the campaign has closed by its own end (completed, failed, cancelled:
+// its teardown ran, or it kept the rig on purpose) there is nothing more to learn from it, so the
+// checks stop and only the deadline and messages add events; and it continues as new when the
+// server suggests it (or at input.maxHistoryEvents), carrying its deadline, the deadline its tag
+// holds and whether the campaign has closed. The next run is the same watchdog under the same id.
+import { allHandlersFinished, condition, continueAsNew, log, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities';
 import type { TargetName } from '../lib/protocol/spec';
 import { disarmSignal, extendSignal, extendUpdate, fireSignal, holdUntilSignal, watchdogQuery, type WatchdogState } from './messages';
@@ -41,11 +48,19 @@ export const CAMPAIGN_CHECK_MS = 2 * 60_000;
 /** patched() id: a moved deadline re-tags the rig's expiry (histories before it did not). */
 const RETAGS_EXPIRY_PATCH = 'watchdog-retags-expiry';
 /**
+ * patched() id: the watchdog bounds its history (stops checking a campaign closed by its own end,
+ * continues as new). Histories before it did neither, and replay without: a long one whose server
+ * once suggested continue-as-new must not now continue there.
+ */
+const BOUNDED_HISTORY_PATCH = 'watchdog-bounded-history';
+/**
  * Closed without running its own end: nothing tore the rig down and nothing will disarm. Any other
  * close (completed, failed, cancelled) ran the campaign's teardown, or kept the rig on purpose
  * (end: keep), which stays under the deadline.
  */
 const CLOSED_WITHOUT_ITS_END = ['TERMINATED', 'TIMED_OUT'];
+/** Closed by its own end (see above), or gone from the server after its retention: nothing more to learn by looking. */
+const CLOSED_BY_ITS_END = ['COMPLETED', 'FAILED', 'CANCELLED', 'NOT_FOUND'];
 
 export interface WatchdogInput {
   campaignId: string;
@@ -54,6 +69,18 @@ export interface WatchdogInput {
   deadlineMs: number;
   /** The queue of the host that made the rig (rig-host-<host>): teardown acts on that machine. */
   hostQueue?: string;
+  /**
+   * Continue as new once the history holds this many events, or earlier when the server suggests it.
+   * Absent: only when the server suggests it (a few thousand events on a real cluster). Tests set it
+   * small, since the time-skipping server never suggests.
+   */
+  maxHistoryEvents?: number;
+  /** Carried over continue-as-new: the deadline the rig's expiry tag holds (absent: deadlineMs, as provisioning tagged it). */
+  taggedMs?: number;
+  /** Carried over continue-as-new: how many runs came before this one (absent: none). */
+  run?: number;
+  /** Carried over continue-as-new: the campaign closed by its own end (its status then), so no run checks it again. */
+  campaignClosed?: string;
   /** How often it looks at its campaign (the spec's watchdogCheckSeconds); absent: CAMPAIGN_CHECK_MS. */
   checkMs?: number;
 }
@@ -63,7 +90,11 @@ export async function rigWatchdog(input: WatchdogInput): Promise<WatchdogState> 
   let disarmed = false;
   let changed = false;
   let fireNow: string | undefined;
-  const state = (): WatchdogState => ({ deadline: new Date(deadlineMs).toISOString(), state: disarmed ? 'disarmed' : 'armed' });
+  const run = input.run ?? 0;
+  /** The deadline the rig's expiry tag holds, and whether a re-tag is running (a continue-as-new waits for it). */
+  let taggedMs = input.taggedMs ?? input.deadlineMs;
+  let tagging = false;
+  const state = (): WatchdogState => ({ deadline: new Date(deadlineMs).toISOString(), state: disarmed ? 'disarmed' : 'armed', ...(run ? { run } : {}) });
   setHandler(disarmSignal, () => {
     disarmed = true;
   });
@@ -106,21 +137,32 @@ export async function rigWatchdog(input: WatchdogInput): Promise<WatchdogState> 
    */
   async function followDeadlineWithTag(): Promise<void> {
     const retag = retagOn(input.hostQueue);
-    let taggedMs = input.deadlineMs;
     for (;;) {
       await condition(() => disarmed || fireNow !== undefined || deadlineMs !== taggedMs);
       if (disarmed || fireNow !== undefined) return;
       const wanted = deadlineMs;
+      tagging = true;
       try {
         await retag({ campaignId: input.campaignId, target: input.target, expiresAt: new Date(wanted).toISOString() });
       } catch (err) {
         log.warn('could not re-tag the rig\'s expiry: a reaper may take it at the old time; the watchdog keeps its own deadline', { error: String(err) });
+      } finally {
+        tagging = false;
       }
       taggedMs = wanted;
     }
   }
   const checks = patched(CHECKS_CAMPAIGN_PATCH);
-  if (patched(RETAGS_EXPIRY_PATCH)) {
+  const retags = patched(RETAGS_EXPIRY_PATCH);
+  const bounded = patched(BOUNDED_HISTORY_PATCH);
+  /** Set once the campaign has closed by its own end: its state cannot change any more. */
+  let campaignClosed = input.campaignClosed;
+  /** Time to start a fresh history: suggested by the server, or at the input's bound. */
+  const historyFull = () => {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || (input.maxHistoryEvents !== undefined && info.historyLength >= input.maxHistoryEvents);
+  };
+  if (retags) {
     followDeadlineWithTag().catch((err) => log.warn('the expiry re-tagging stopped', { error: String(err) }));
   }
   // The campaign's workflow id: this watchdog's own, without the suffix the campaign gave it.
@@ -129,18 +171,27 @@ export async function rigWatchdog(input: WatchdogInput): Promise<WatchdogState> 
     changed = false;
     const left = deadlineMs - Date.now();
     if (left <= 0 || fireNow !== undefined) break;
-    const wait = checks ? Math.min(left, input.checkMs ?? CAMPAIGN_CHECK_MS) : left;
+    // Not while a re-tag runs (its result would be lost, and the next run would tag again) nor while a
+    // message handler is unfinished. A signal that comes while this task is being completed fails the
+    // completion; the task runs again with the signal applied, so what is carried includes it.
+    if (bounded && historyFull() && !tagging && allHandlersFinished()) {
+      log.info('the watchdog continues as new to bound its history', { deadline: new Date(deadlineMs).toISOString(), run: run + 1, historyLength: workflowInfo().historyLength });
+      await continueAsNew<typeof rigWatchdog>({ ...input, deadlineMs, taggedMs, run: run + 1, ...(campaignClosed ? { campaignClosed } : {}) });
+    }
+    const checking = checks && campaignClosed === undefined;
+    const wait = checking ? Math.min(left, input.checkMs ?? CAMPAIGN_CHECK_MS) : left;
     const woke = await condition(() => disarmed || changed || fireNow !== undefined, wait);
     if (disarmed) return state();
-    if (woke || !checks || wait >= left) continue;
+    if (woke || !checking || wait >= left) continue;
     try {
       const { status } = await campaignRunState({ workflowId: campaignWorkflowId });
       if (CLOSED_WITHOUT_ITS_END.includes(status)) fireNow ??= `the campaign ${campaignWorkflowId} closed (${status.toLowerCase()}) without disarming`;
+      else if (bounded && CLOSED_BY_ITS_END.includes(status)) campaignClosed = status;
     } catch (err) {
       // A check that cannot be made changes nothing: the deadline stays the backstop.
       log.warn('could not read the campaign\'s state', { error: String(err) });
     }
   }
   await teardownOn(input.hostQueue)({ campaignId: input.campaignId, target: input.target, by: 'watchdog' });
-  return { deadline: new Date(deadlineMs).toISOString(), state: 'fired', firedBy: fireNow ?? 'deadline' };
+  return { deadline: new Date(deadlineMs).toISOString(), state: 'fired', firedBy: fireNow ?? 'deadline', ...(run ? { run } : {}) };
 }

@@ -45,7 +45,7 @@ export const { run } = defineCommand({
     const env = temporalEnv();
     const [host, port] = env.address.split(':');
     if (!(await portAnswers(host, Number(port ?? 7233)))) {
-      if (env.address !== DEFAULT_TEMPORAL_ADDRESS) throw new Error(`nothing answers at TEMPORAL_ADDRESS=${env.address}`);
+      if (env.address !== DEFAULT_TEMPORAL_ADDRESS) throw new Error(`cannot reach Temporal at ${env.address}: nothing answers there (only the default address, ${DEFAULT_TEMPORAL_ADDRESS}, gets a dev server started; \`rig doctor\` shows where ${env.address} comes from)`);
       const { record } = await devUp({ ip: host, port: Number(port), uiPort: Number(port) + 1000 }, (l) => console.log(l));
       console.log(`Temporal dev server on ${record.address}; Web UI: ${record.ui}`);
     }

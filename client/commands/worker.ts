@@ -1,7 +1,8 @@
 // rig worker: runs the control-plane and data-plane workers until SIGINT/SIGTERM.
 import { defineCommand } from '../command';
 import { CONTROL_QUEUE, createRigWorkers, dataQueue, hostQueue } from '../../worker/run-worker';
-import { temporalEnv } from '../../lib/temporal/connection-env';
+import { loadConnection } from '../../lib/temporal/connection-env';
+import { describeConnection } from '../../lib/temporal/connection-sources';
 import { hostName } from '../../lib/tools/host-name';
 import { claimWorker } from '../../lib/tools/worker-lock';
 
@@ -11,7 +12,7 @@ import { claimWorker } from '../../lib/tools/worker-lock';
  */
 export const SHUTDOWN_GRACE = '11 minutes';
 
-export const summary = 'run the rig worker (task queues rig, rig-host-<host> and rig-data-<host>) against TEMPORAL_ADDRESS';
+export const summary = 'run the rig worker (task queues rig, rig-host-<host> and rig-data-<host>) against the Temporal the CLI would reach (rig doctor)';
 
 const HELP = `usage: rig worker [--task-queue Q ...]
 
@@ -19,15 +20,19 @@ Runs the rig's worker on task queues '${CONTROL_QUEUE}', '${hostQueue(hostName()
 until Ctrl-C. A campaign's first step, taken from '${CONTROL_QUEUE}', claims the host of the worker that
 took it; every step that acts on that machine (calibrate, clean-check, provision, teardown, report)
 then goes to that host's own queue. The host name is RIG_HOST when set, else the machine's.
-Reaches Temporal through TEMPORAL_ADDRESS (default 127.0.0.1:7233), TEMPORAL_NAMESPACE and, for a
-remote cluster or Temporal Cloud, TEMPORAL_API_KEY or TEMPORAL_TLS_CLIENT_CERT_PATH/KEY_PATH.`;
+Connects the way the \`temporal\` CLI does: TEMPORAL_* variables (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
+TEMPORAL_API_KEY, TEMPORAL_TLS_*) over the profile TEMPORAL_PROFILE names in temporal.toml
+(TEMPORAL_CONFIG_FILE); default 127.0.0.1:7233, namespace default. \`rig doctor\` shows what it will use.`;
 
 export const { run } = defineCommand({
   summary,
   help: HELP,
   options: { 'task-queue': { type: 'string', multiple: true } },
   async run({ values }) {
-    const env = temporalEnv();
+    const loaded = loadConnection();
+    const env = loaded.env;
+    // Said at start: a worker that quietly dials the default while the CLI uses a profile is the mistake to catch.
+    const addressFrom = describeConnection(loaded).find((l) => l.setting === 'address')?.from ?? 'default';
     const host = hostName();
     const queues = values['task-queue'] ?? [CONTROL_QUEUE, hostQueue(host), dataQueue(host)];
     const claim = claimWorker({ host, address: env.address, namespace: env.namespace, queues });
@@ -38,7 +43,7 @@ export const { run } = defineCommand({
     }
     try {
       const { connection, workers } = await createRigWorkers({ env, host, taskQueues: queues, workerOptions: { shutdownGraceTime: SHUTDOWN_GRACE } });
-      console.log(`rig worker on ${env.address} namespace ${env.namespace}, task queues: ${workers.map((w) => w.options.taskQueue).join(', ')}`);
+      console.log(`rig worker on ${env.address} (from ${addressFrom}; rig doctor shows every setting) namespace ${env.namespace}, task queues: ${workers.map((w) => w.options.taskQueue).join(', ')}`);
       try {
         await Promise.all(workers.map((w) => w.run()));
       } finally {

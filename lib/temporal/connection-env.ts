@@ -1,77 +1,175 @@
-// How the rig reaches Temporal, from the environment (the same variable names as Temporal's own
-// environment configuration, so one shell setup serves the `temporal` CLI and the rig):
-//   TEMPORAL_ADDRESS                  host:port (default 127.0.0.1:7233, the `rig dev up` server)
-//   TEMPORAL_NAMESPACE                default "default"
-//   TEMPORAL_API_KEY                  Temporal Cloud API key (implies TLS)
-//   TEMPORAL_TLS                      "true" for TLS with the system's trust store
-//   TEMPORAL_TLS_CLIENT_CERT_PATH     mTLS client certificate (implies TLS), with
-//   TEMPORAL_TLS_CLIENT_KEY_PATH      its key
-//   TEMPORAL_TLS_SERVER_CA_CERT_PATH  a private CA
-//   TEMPORAL_TLS_SERVER_NAME          SNI override
-// Plain data only: both the client (@temporalio/client) and the worker (NativeConnection) take it.
+// How the rig reaches Temporal: the `temporal` CLI's own rules, through @temporalio/envconfig, so
+// one shell or one temporal.toml serves the CLI, the rig's client and every rig worker alike.
+// Precedence, highest first (each setting on its own):
+//   1. TEMPORAL_* variables: ADDRESS, NAMESPACE, API_KEY, TLS (1/true, 0/false),
+//      TLS_CLIENT_CERT_PATH|_DATA, TLS_CLIENT_KEY_PATH|_DATA, TLS_SERVER_CA_CERT_PATH|_DATA,
+//      TLS_SERVER_NAME, GRPC_META_<HEADER> (an empty value removes that header)
+//   2. the profile TEMPORAL_PROFILE names (else "default") in the file TEMPORAL_CONFIG_FILE names
+//      (else $XDG_CONFIG_HOME or ~/.config, then temporalio/temporal.toml)
+//   3. the rig's defaults: 127.0.0.1:7233 (`rig dev up`'s server), namespace "default"
+// TLS is on when any TLS setting is given, or an API key is (then with the system's trust store),
+// unless TEMPORAL_TLS=false or the profile's tls.disabled says otherwise.
+// The rig's own rules on top of envconfig's, each refusing something it would quietly get wrong:
+// an empty variable counts as unset (GRPC_META_ aside); a TEMPORAL_CONFIG_FILE or TEMPORAL_PROFILE
+// that names nothing is an error (envconfig skips a missing file, and would dial the default);
+// a client certificate goes with its key; host verification cannot be turned off (the TypeScript
+// SDK has no such switch, so the rig refuses rather than silently verify anyway).
+// `rig doctor` (connection-sources.ts) says where each setting came from.
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { TLSConfig } from '@temporalio/client';
+import { loadClientConfig, loadClientConfigProfile, toClientOptions, type ClientConfigProfile } from '@temporalio/envconfig';
+// Internal to envconfig, pinned with it (1.24.0): the raw profile is the only place that still holds
+// disable_host_verification, which the public profile drops.
+import { tomlLoadClientConfigProfile } from '@temporalio/envconfig/lib/envconfig-toml';
+import { diagnoseTls } from './tls-diagnosis';
 
 export interface TemporalEnv {
   address: string;
   namespace: string;
-  tls?: TLSConfig;
+  /** TLS settings; `true`: TLS with the system's trust store; false or absent: plain. */
+  tls?: TLSConfig | boolean;
   apiKey?: string;
+  /** gRPC headers sent with every call (TEMPORAL_GRPC_META_*, a profile's grpc_meta). */
+  metadata?: Record<string, string>;
 }
 
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
+export const DEFAULT_TEMPORAL_NAMESPACE = 'default';
+const DEFAULT_PROFILE = 'default';
 
-function readFileVar(name: string, env: NodeJS.ProcessEnv): Buffer | undefined {
-  const p = env[name];
-  if (!p) return undefined;
+/** Everything the rig looked at, for `rig doctor`: the settings and where they were found. */
+export interface LoadedConnection {
+  env: TemporalEnv;
+  /** The TEMPORAL_* variables as the rig reads them (empties dropped). */
+  vars: Record<string, string>;
+  profileName: string;
+  configFile: { path?: string; from: 'TEMPORAL_CONFIG_FILE' | 'default location'; found: boolean };
+  /** The profile as the file has it (empty when there is no file or no such profile). */
+  fileProfile: ClientConfigProfile;
+  /** File and variables merged: what the connection is made from. */
+  profile: ClientConfigProfile;
+}
+
+/** Where the CLI looks for temporal.toml when TEMPORAL_CONFIG_FILE is not set (envconfig's rule). */
+export function defaultConfigFile(vars: Record<string, string | undefined>): string | undefined {
+  const platform = os.platform();
+  let dir: string | undefined;
+  if (platform === 'win32') dir = vars.APPDATA;
+  else if (platform === 'darwin') dir = vars.HOME && path.join(vars.HOME, 'Library', 'Application Support');
+  else if (vars.XDG_CONFIG_HOME) dir = path.isAbsolute(vars.XDG_CONFIG_HOME) ? vars.XDG_CONFIG_HOME : undefined;
+  else dir = vars.HOME && path.join(vars.HOME, '.config');
+  return dir ? path.join(dir, 'temporalio', 'temporal.toml') : undefined;
+}
+
+/** The environment as envconfig should see it: `export TEMPORAL_ADDRESS=` means unset, as it did before envconfig. */
+function readVars(processEnv: NodeJS.ProcessEnv): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const [k, v] of Object.entries(processEnv)) {
+    if (v === undefined) continue;
+    if (v === '' && k.startsWith('TEMPORAL_') && !k.startsWith('TEMPORAL_GRPC_META_')) continue;
+    vars[k] = v;
+  }
+  return vars;
+}
+
+const isTrue = (v: string | undefined) => v === '1' || v === 'true';
+
+export function loadConnection(processEnv: NodeJS.ProcessEnv = process.env): LoadedConnection {
+  const vars = readVars(processEnv);
+  const explicitFile = vars.TEMPORAL_CONFIG_FILE;
+  const filePath = explicitFile ?? defaultConfigFile(vars);
+  const found = filePath !== undefined && fs.existsSync(filePath);
+  const configFile = { path: filePath, from: explicitFile ? ('TEMPORAL_CONFIG_FILE' as const) : ('default location' as const), found };
+  if (explicitFile && !found) {
+    throw new Error(`TEMPORAL_CONFIG_FILE=${explicitFile}: no such file (point it at your temporal.toml, or unset it to use ${defaultConfigFile({ ...vars, TEMPORAL_CONFIG_FILE: undefined }) ?? 'no file'})`);
+  }
+  const profileName = vars.TEMPORAL_PROFILE ?? DEFAULT_PROFILE;
+  const where = filePath ?? 'no config file (neither HOME nor XDG_CONFIG_HOME is set)';
+  const fileOnly = { overrideEnvVars: vars, disableEnv: true };
+  let fileProfile: ClientConfigProfile;
+  let rawTls: { disable_host_verification?: boolean } | undefined;
   try {
-    return fs.readFileSync(p);
+    fileProfile = loadClientConfigProfile(fileOnly);
+    rawTls = tomlLoadClientConfigProfile(fileOnly).tls;
   } catch (err) {
-    throw new Error(`${name}=${p} cannot be read: ${(err as Error).message}`);
+    const msg = (err as Error).message;
+    if (/^Profile '.*' not found/.test(msg)) {
+      const names = found ? Object.keys(loadClientConfig({ overrideEnvVars: vars }).profiles) : [];
+      throw new Error(
+        found
+          ? `TEMPORAL_PROFILE=${profileName}: ${where} has no [profile.${profileName}] (it has: ${names.join(', ') || 'none'}); set TEMPORAL_PROFILE to one of them, or TEMPORAL_CONFIG_FILE to the file that has this one`
+          : `TEMPORAL_PROFILE=${profileName}: there is no config file at ${where}; write the profile there (temporal config set --profile ${profileName} --prop address --value HOST:PORT), set TEMPORAL_CONFIG_FILE to the file that has it, or unset TEMPORAL_PROFILE`,
+      );
+    }
+    throw new Error(`${where}: cannot read the connection profile '${profileName}': ${msg}`);
   }
+  if (rawTls?.disable_host_verification === true || isTrue(vars.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION)) {
+    const from = isTrue(vars.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION) ? 'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION' : `tls.disable_host_verification in profile '${profileName}' of ${where}`;
+    throw new Error(
+      `${from}: the Temporal TypeScript SDK cannot turn host verification off, and the rig will not pretend it did; ` +
+        "remove it, and set TEMPORAL_TLS_SERVER_NAME (or the profile's tls.server_name) to a name the server's certificate holds",
+    );
+  }
+  const profile = loadClientConfigProfile({ overrideEnvVars: vars });
+  const tls = profile.tls;
+  if (tls && !tls.disabled && Boolean(tls.clientCert) !== Boolean(tls.clientKey)) {
+    throw new Error(
+      `mTLS needs both a client certificate and its key, and only the ${tls.clientCert ? 'certificate' : 'key'} is set: ` +
+        'set TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH (or _DATA, or the profile\'s tls.client_cert_path and tls.client_key_path) together, or neither',
+    );
+  }
+  let options: ReturnType<typeof toClientOptions>;
+  try {
+    options = toClientOptions(profile);
+  } catch (err) {
+    throw new Error(`a TLS file of the connection cannot be read: ${(err as Error).message} (\`rig doctor\` shows which setting names it)`);
+  }
+  const c = options.connectionOptions;
+  const env: TemporalEnv = {
+    address: c.address ?? DEFAULT_TEMPORAL_ADDRESS,
+    namespace: options.namespace ?? DEFAULT_TEMPORAL_NAMESPACE,
+    ...(c.tls !== undefined && c.tls !== null ? { tls: c.tls } : {}),
+    ...(c.apiKey ? { apiKey: c.apiKey as string } : {}),
+    ...(c.metadata && Object.keys(c.metadata).length > 0 ? { metadata: c.metadata as Record<string, string> } : {}),
+  };
+  return { env, vars, profileName, configFile, fileProfile, profile };
 }
 
-export function temporalEnv(env: NodeJS.ProcessEnv = process.env): TemporalEnv {
-  const address = env.TEMPORAL_ADDRESS || DEFAULT_TEMPORAL_ADDRESS;
-  const namespace = env.TEMPORAL_NAMESPACE || 'default';
-  const apiKey = env.TEMPORAL_API_KEY || undefined;
-  const crt = readFileVar('TEMPORAL_TLS_CLIENT_CERT_PATH', env);
-  const key = readFileVar('TEMPORAL_TLS_CLIENT_KEY_PATH', env);
-  if (Boolean(crt) !== Boolean(key)) {
-    throw new Error('TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH go together: set both for mTLS, or neither');
-  }
-  const ca = readFileVar('TEMPORAL_TLS_SERVER_CA_CERT_PATH', env);
-  const serverName = env.TEMPORAL_TLS_SERVER_NAME || undefined;
-  const wantTls = env.TEMPORAL_TLS === 'true' || Boolean(apiKey) || Boolean(crt) || Boolean(ca);
-  const tls: TLSConfig | undefined = wantTls
-    ? {
-        ...(crt && key ? { clientCertPair: { crt, key } } : {}),
-        ...(ca ? { serverRootCACertificate: ca } : {}),
-        ...(serverName ? { serverNameOverride: serverName } : {}),
-      }
-    : undefined;
-  return { address, namespace, tls, apiKey };
+/** The connection the rig's client and workers use (throws, naming the fix, on settings it refuses). */
+export function temporalEnv(processEnv: NodeJS.ProcessEnv = process.env): TemporalEnv {
+  return loadConnection(processEnv).env;
 }
 
-/** Runs `connect`, failing within `timeoutMs` with a message that names the address and how to change it. */
-export async function connectWithin<T>(
-  address: string,
-  connect: () => Promise<T>,
-  timeoutMs = Number(process.env.RIG_TEMPORAL_CONNECT_TIMEOUT_MS ?? 10_000),
-): Promise<T> {
+/** Whether the connection is encrypted at all. */
+export const usesTls = (env: TemporalEnv): boolean => env.tls !== undefined && env.tls !== false;
+
+/** The options both Connection.connect (client) and NativeConnection.connect (worker) take. */
+export function connectionOptions(env: TemporalEnv): { address: string; tls?: TLSConfig | boolean; apiKey?: string; metadata?: Record<string, string> } {
+  return { address: env.address, tls: env.tls, apiKey: env.apiKey, metadata: env.metadata };
+}
+
+const FIX = 'set TEMPORAL_ADDRESS or a profile, or start a server with `rig dev up`; `rig doctor` shows where each setting comes from';
+
+/**
+ * Runs `connect`, failing within `timeoutMs` with a message that names the address and how to change
+ * it. Over TLS, a failed connect is looked at once more with Node's own TLS (tls-diagnosis.ts): the
+ * SDK's errors ("Failed to connect before the deadline") do not say that a CA or a certificate is wrong.
+ */
+export async function connectWithin<T>(env: TemporalEnv, connect: () => Promise<T>, timeoutMs = Number(process.env.RIG_TEMPORAL_CONNECT_TIMEOUT_MS ?? 10_000)): Promise<T> {
+  const { address } = env;
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`cannot reach Temporal at ${address} within ${timeoutMs / 1000} s (set TEMPORAL_ADDRESS, or start one with \`rig dev up\`)`)),
-      timeoutMs,
-    );
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
   });
   try {
     return await Promise.race([connect(), deadline]);
   } catch (err) {
     const msg = (err as Error).message;
-    if (msg.startsWith('cannot reach Temporal')) throw err;
-    throw new Error(`cannot reach Temporal at ${address}: ${msg} (set TEMPORAL_ADDRESS, or start one with \`rig dev up\`)`);
+    const tlsReason = usesTls(env) ? await diagnoseTls(env).catch(() => undefined) : undefined;
+    if (tlsReason) throw new Error(`cannot reach Temporal at ${address} over TLS: ${tlsReason}`);
+    throw new Error(`cannot reach Temporal at ${address}: ${msg} (${FIX})`);
   } finally {
     clearTimeout(timer);
   }

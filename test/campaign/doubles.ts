@@ -43,6 +43,8 @@ export interface DoubleOptions {
   teardownFailsFor?: contract.TeardownInput['by'];
   /** The expiry re-tag fails (non-retryably, one attempt) for these expiry times (ISO 8601). */
   retagFailsFor?: string[];
+  /** campaignRunState answers this (from the server time of the call) instead of asking the server. */
+  campaignStatus?: (serverMs: number) => string;
 }
 
 let doublesMade = 0;
@@ -115,6 +117,7 @@ export function activityDoubles(opts: DoubleOptions) {
     // The real one: it only asks the server how the campaign's workflow stands.
     async campaignRunState(i: contract.CampaignRunStateInput): Promise<contract.CampaignRunStateOutput> {
       note('campaignRunState', i);
+      if (opts.campaignStatus) return { status: opts.campaignStatus(Context.current().info.currentAttemptScheduledTimestampMs) };
       return campaignRunState(i);
     },
     async bringUp(i: contract.BringUpInput): Promise<contract.StepSummary> {

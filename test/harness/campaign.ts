@@ -150,10 +150,11 @@ export async function waitForProgress(handle: WorkflowHandle, what: string, pred
  * test/fixtures/histories/ holds copies that CI replays (test/campaign/replay.test.ts), named by
  * workflow id (replay needs the same id): copy a fresh one there when the workflow changes on purpose.
  */
-export function saveHistory(address: string, workflowId: string, name = workflowId): string {
+export function saveHistory(address: string, workflowId: string, name = workflowId, runId?: string): string {
   const out = path.join(root, 'test-output', 'histories', `${name}.json`);
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  const json = execFileSync(toolPath('temporal'), ['workflow', 'show', '--workflow-id', workflowId, '--address', address, '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
+  const run = runId ? ['--run-id', runId] : []; // one run of a chain (default: the latest)
+  const json = execFileSync(toolPath('temporal'), ['workflow', 'show', '--workflow-id', workflowId, ...run, '--address', address, '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
   fs.writeFileSync(out, json);
   return out;
 }

@@ -1,7 +1,8 @@
 // The Temporal connection the nodes' workers use, kept in Secrets Manager (one secret per campaign)
 // and read by the nodes through their instance role. It is what this control host's own connection
-// uses (lib/temporal/connection-env.ts's TEMPORAL_* variables: address, namespace, API key or mTLS
-// certificate and key, private CA, SNI name), read here and written there, and nowhere else: not in
+// uses (lib/temporal/connection-env.ts: the TEMPORAL_* variables over the temporal.toml profile, as
+// the CLI resolves them: address, namespace, API key or mTLS certificate and key, private CA, SNI
+// name; gRPC headers are not carried), read here and written there, and nowhere else: not in
 // user data (anyone with ec2:DescribeInstanceAttribute reads that), not in an activity's input or
 // result (workflow history), never in a progress line or log. Idempotent: the secret is found by its
 // name (derived from the campaign) before it is created, and a retry puts the value again with a
@@ -14,7 +15,7 @@ import {
   PutSecretValueCommand,
   RestoreSecretCommand,
 } from '@aws-sdk/client-secrets-manager';
-import { temporalEnv } from '../../temporal/connection-env';
+import { temporalEnv, usesTls } from '../../temporal/connection-env';
 import type { ProgressFn } from '../target';
 import type { AwsClients } from './clients';
 import { isNamed } from './errors';
@@ -40,14 +41,15 @@ const LOOPBACK = /^(127\.|localhost\b|\[?::1\]?)/;
 /** The control host's own connection, as the nodes will need it. Throws where the environment is inconsistent. */
 export function temporalSecretValue(env: NodeJS.ProcessEnv = process.env): TemporalSecretValue {
   const t = temporalEnv(env);
+  const tls = typeof t.tls === 'object' ? t.tls : undefined;
   return {
     address: t.address,
     namespace: t.namespace,
     ...(t.apiKey ? { apiKey: t.apiKey } : {}),
-    tls: t.tls !== undefined,
-    ...(t.tls?.clientCertPair ? { clientCert: text(t.tls.clientCertPair.crt), clientKey: text(t.tls.clientCertPair.key) } : {}),
-    ...(t.tls?.serverRootCACertificate ? { serverCa: text(t.tls.serverRootCACertificate) } : {}),
-    ...(t.tls?.serverNameOverride ? { serverName: t.tls.serverNameOverride } : {}),
+    tls: usesTls(t),
+    ...(tls?.clientCertPair ? { clientCert: text(tls.clientCertPair.crt), clientKey: text(tls.clientCertPair.key) } : {}),
+    ...(tls?.serverRootCACertificate ? { serverCa: text(tls.serverRootCACertificate) } : {}),
+    ...(tls?.serverNameOverride ? { serverName: tls.serverNameOverride } : {}),
   };
 }
 
