@@ -1,3 +1,6 @@
+// test-mode: alone
+// Alone: the campaign calibrates the instrument on the (emulated) load node, and a calibration judges
+// this host's timing (beside other files, a late generator refused it: schedule lag p99 26 ms > 25 ms).
 // One whole campaign with target "aws", every step run: a real moto 5.2.5 for AWS's control plane
 // (EC2, RDS, Secrets Manager, S3, IAM), a real Temporal dev server, the control host's worker in this
 // process, and the two nodes' workers as `rig worker --task-queue Q` child processes, each with its
