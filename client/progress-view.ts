@@ -30,7 +30,16 @@ export function progressLine(p: CampaignProgress, nowMs?: number): string {
 export function resultLines(r: CampaignResult): string[] {
   const lines = [`campaign ${r.campaignId}: ${r.status.toUpperCase()}${r.error ? ` (${r.error})` : ''}`];
   for (const c of r.configurations) {
-    lines.push(`  ${c.name.padEnd(12)} ${c.eventsPerSecond} ev/s batch ${c.batch}: ${c.passed}/${c.total} passed${c.held ? ', held' : ', NOT held'}`);
+    // What ran, not only what passed: a configuration the campaign stopped before reads "not run",
+    // never "0/3 passed, NOT held" (a verdict on a service that was never loaded).
+    const ran = r.repeats.filter((x) => x.configuration === c.name && x.kind !== 'ceiling').length;
+    const verdict =
+      ran === 0
+        ? `not run (0/${c.total} repeats ran)`
+        : ran < c.total
+          ? `${c.passed} of ${ran} passed; only ${ran} of ${c.total} repeats ran: not judged`
+          : `${c.passed}/${c.total} passed${c.held ? ', held' : ', NOT held'}`;
+    lines.push(`  ${c.name.padEnd(12)} ${c.eventsPerSecond} ev/s batch ${c.batch}: ${verdict}`);
   }
   for (const i of r.interrupted) lines.push(`  interrupted: ${i.configuration} repeat ${i.index} attempt ${i.attempt ?? '?'} (${i.reason}), not counted`);
   lines.push(`  rig: ${r.rig}${r.cleanAfter ? `; clean-check after teardown: ${r.cleanAfter}` : ''}`);

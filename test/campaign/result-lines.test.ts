@@ -1,0 +1,33 @@
+// test-mode: unit
+// The lines a campaign ends with (client/progress-view.ts resultLines): each configuration by what
+// ran, so a configuration the campaign stopped before reads "not run", never "0/3 passed, NOT held".
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { resultLines } from '../../client/progress-view';
+import type { CampaignResult, RepeatSummary } from '../../lib/protocol/campaign-result';
+
+const repeat = (configuration: string, index: number, passed: boolean): RepeatSummary =>
+  ({ configuration, index, attempt: 1, runTag: `t${index}`, kind: 'sustained', passed, reasons: [] }) as unknown as RepeatSummary;
+
+function result(repeats: RepeatSummary[], status: CampaignResult['status']): CampaignResult {
+  const conf = (name: string) => {
+    const mine = repeats.filter((r) => r.configuration === name);
+    const passed = mine.filter((r) => r.passed).length;
+    return { name, eventsPerSecond: 200, batch: 1, passed, total: 3, held: mine.length === 3 && passed === 3 };
+  };
+  return { campaignId: 'c', status, configurations: [conf('single'), conf('batched')], repeats, interrupted: [], rig: 'torn-down' } as unknown as CampaignResult;
+}
+
+test('a configuration that never ran reads "not run"; one stopped halfway is not judged', () => {
+  const lines = resultLines(result([repeat('single', 1, true), repeat('single', 2, false)], 'failed'));
+  assert.equal(lines[1], '  single       200 ev/s batch 1: 1 of 2 passed; only 2 of 3 repeats ran: not judged');
+  assert.equal(lines[2], '  batched      200 ev/s batch 1: not run (0/3 repeats ran)');
+  assert.ok(!lines.some((l) => /0\/3 passed/.test(l)), lines.join('\n'));
+});
+
+test('configurations that ran every repeat keep their verdict', () => {
+  const all = (name: string, pass: boolean) => [1, 2, 3].map((i) => repeat(name, i, pass || i !== 2));
+  const lines = resultLines(result([...all('single', true), ...all('batched', false)], 'not-held'));
+  assert.equal(lines[1], '  single       200 ev/s batch 1: 3/3 passed, held');
+  assert.equal(lines[2], '  batched      200 ev/s batch 1: 2/3 passed, NOT held');
+});
