@@ -3,7 +3,8 @@
 // postgres) and Service Quotas' EC2 quotas (moto has only VPC's). RIG_AWS_REPLAY names a folder; a
 // file `<Operation>.json` there answers that operation on every client, and every other operation goes
 // to the emulator as usual. Honoured only beside RIG_AWS_ENDPOINT, like emulator-map.ts: against real
-// AWS it is refused, so a stray setting can never make preflight pass on made-up answers.
+// AWS it is refused, so a stray setting can never make preflight pass on made-up answers. Several
+// folders may be given, joined by ':'; the first that has an operation's file answers it.
 //
 // A file is `{ "source": "<the API reference page its shape follows>", "answers": [{ "when"?: {...},
 // "response": {...} } | { "when"?: {...}, "error": { "name", "message" } }] }`: the first answer
@@ -37,9 +38,9 @@ export function replayDir(env: NodeJS.ProcessEnv = process.env): string | undefi
 }
 
 /** The replayed answer to `operation` with `input`: undefined when the folder has no file for it. */
-export function replayed(dir: string, operation: string, input: Record<string, unknown>): { output: Record<string, unknown> } | undefined {
-  const file = path.join(dir, `${operation}.json`);
-  if (!fs.existsSync(file)) return undefined;
+export function replayed(dirs: string, operation: string, input: Record<string, unknown>): { output: Record<string, unknown> } | undefined {
+  const file = dirs.split(path.delimiter).map((d) => path.join(d, `${operation}.json`)).find((f) => fs.existsSync(f));
+  if (!file) return undefined;
   const replay = JSON.parse(fs.readFileSync(file, 'utf8')) as ReplayFile;
   const answer = replay.answers.find((a) => Object.entries(a.when ?? {}).every(([k, v]) => isDeepStrictEqual(input[k], v)));
   if (!answer) throw new Error(`${file}: no replayed answer matches the request ${JSON.stringify(input)}`);

@@ -73,15 +73,16 @@ test('renders for both nodes: bash -n passes, the queue is in it, pgbench only o
       assert.match(text, /^set -euo pipefail$/m);
       assert.match(text, /^exec >>\/var\/log\/rig-bootstrap\.log 2>&1$/m);
       const queue = node === 'load' ? boot.dataQueue : boot.appQueue;
-      assert.match(text, new RegExp(`^ExecStart=/usr/bin/node-20 /opt/rig/app/bin/rig\\.cjs worker --task-queue ${queue}$`, 'm'));
+      assert.match(text, new RegExp(`^ExecStart=/usr/bin/node-22 /opt/rig/app/bin/rig\\.cjs worker --task-queue ${queue}$`, 'm'));
       assert.match(text, /^Restart=on-failure$/m);
       // Which node it is and where its evidence goes (lib/targets/aws/evidence-sync.ts).
       assert.match(text, new RegExp(`^Environment=RIG_AWS_NODE=${node}$`, 'm'));
       assert.match(text, new RegExp(`^Environment=RIG_AWS_ARTIFACTS_BUCKET=${boot.bucket}$`, 'm'));
-      assert.match(text, /^dnf install -y nodejs20 nodejs20-npm/m);
-      assert.match(text, /npm-20 ci --omit=dev --ignore-scripts/);
+      assert.match(text, /^dnf install -y nodejs22 nodejs22-npm/m);
+      assert.doesNotMatch(text, /nodejs20|node-20|npm-20/, 'Node 20 reached end of life in April 2026: the nodes run Node 22');
+      assert.match(text, /npm-22 ci --omit=dev --ignore-scripts/);
       assert.match(text, new RegExp(`^SECRET_ID=${shq(boot.temporalSecretArn).replace(/[/.]/g, '\\$&')}$`, 'm'));
-      assert.match(text, /get-secret-value .*\\\n\s+\| node-20 "\$APP\/scripts\/node-temporal-env\.cjs"/);
+      assert.match(text, /get-secret-value .*\\\n\s+\| node-22 "\$APP\/scripts\/node-temporal-env\.cjs"/);
       if (node === 'load') assert.match(text, /postgresql16-contrib/);
       else assert.doesNotMatch(text, /pgbench|postgresql16/);
       assert.ok(Buffer.byteLength(text) < USER_DATA_MAX_BYTES);
