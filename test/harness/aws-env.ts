@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
-import { CreateServiceLinkedRoleCommand } from '@aws-sdk/client-iam';
+import { CreateRoleCommand } from '@aws-sdk/client-iam';
 import type { AwsSpec } from '../../lib/protocol/aws-spec';
 import { parseCampaignSpec, type CampaignSpecInput } from '../../lib/protocol/spec';
 import { awsClients, type AwsClients } from '../../lib/targets/aws/clients';
@@ -60,9 +60,14 @@ export const NO_AMBIENT = { AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/rig-test'
 export const REPLAYED = path.join(root, 'test', 'targets', 'aws', 'replayed');
 export const ACCOUNT_REPLAY = { RIG_AWS_REPLAY: path.join(REPLAYED, 'account') };
 
-/** The account as a first real run needs it: RDS's service-linked role, made once by hand (preflight checks it). */
+/**
+ * The account as a first real run needs it: RDS's service-linked role, made once by hand (preflight
+ * checks it). Made with CreateRole at the path and name AWS gives it: moto 5.2.5's
+ * CreateServiceLinkedRole names it AWSServiceRoleForRds, not AWS's AWSServiceRoleForRDS.
+ */
 export async function prepareAccount(c: AwsClients): Promise<void> {
-  await c.iam.send(new CreateServiceLinkedRoleCommand({ AWSServiceName: 'rds.amazonaws.com' }));
+  const trust = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'rds.amazonaws.com' }, Action: 'sts:AssumeRole' }] };
+  await c.iam.send(new CreateRoleCommand({ RoleName: 'AWSServiceRoleForRDS', Path: '/aws-service-role/rds.amazonaws.com/', AssumeRolePolicyDocument: JSON.stringify(trust) }));
 }
 
 /** moto's dummy credentials. */
