@@ -1,11 +1,15 @@
 // `rig campaign start SPEC --dry-run`: the plan of a campaign, printed from the spec alone. It makes
 // nothing and contacts nothing (no Temporal server, no AWS endpoint, no credentials): what would be
 // made, with the names derived from the campaign id, where, with which database parameters, at what
-// $/hour, and when the watchdog would tear it down.
+// $/hour, and when the watchdog would tear it down. With --preflight (dryRunPreflight) it also asks the
+// AWS account, read-only, what provisioning would be refused.
 import { sampleWarnings, watchdogLine, watchdogNeed } from '../lib/protocol/plan';
 import type { CampaignSpec } from '../lib/protocol/spec';
 import { formatPerHour, rigCost } from '../lib/targets/aws/cost';
 import { awsPlan, tagLine } from '../lib/targets/aws/plan';
+import { awsClients } from '../lib/targets/aws/clients';
+import { preflightAws } from '../lib/targets/aws/preflight';
+import { PreflightRefusal } from '../lib/targets/preflight-refusal';
 
 export function dryRunLines(campaignId: string, spec: CampaignSpec, now = new Date()): string[] {
   const out = [`DRY RUN of campaign ${campaignId} (${spec.name}): nothing is created, nothing is contacted`];
@@ -37,4 +41,27 @@ export function dryRunLines(campaignId: string, spec: CampaignSpec, now = new Da
   out.push(...sampleWarnings(spec));
   out.push(`watchdog deadline: ${spec.watchdogMinutes} min after provisioning (were it provisioned now, the deadline would be ${deadline.toISOString()}); the plan needs ${watchdogNeed(spec).minutes} min`);
   return out;
+}
+
+/**
+ * `--dry-run --preflight`: the AWS preflight against the account (read-only; the one part of a dry run
+ * that contacts anything). 0: every check passed; 1: refused (each failed verdict names its fix).
+ */
+export async function dryRunPreflight(spec: CampaignSpec, say: (line: string) => void = (l) => console.log(l)): Promise<number> {
+  if (spec.target !== 'aws' || !spec.aws) {
+    say(`preflight: nothing to check for target ${spec.target} (it is the AWS account's)`);
+    return 0;
+  }
+  const c = awsClients(spec.aws.region);
+  try {
+    say(`PREFLIGHT against the AWS account in ${spec.aws.region} (read-only):`);
+    await preflightAws(c, spec.aws, say);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof PreflightRefusal)) throw err;
+    console.error(`rig campaign start: refused by the preflight (${err.failed.join(', ')}); nothing was created`);
+    return 1;
+  } finally {
+    c.destroy();
+  }
 }

@@ -13,18 +13,21 @@ import { connectClient, warnMissingSearchAttributes } from '../connect';
 import { resultLines } from '../progress-view';
 import { loadSpec } from '../spec-input';
 import { sampleWarnings, watchdogLine } from '../../lib/protocol/plan';
-import { dryRunLines } from '../dry-run';
+import { dryRunLines, dryRunPreflight } from '../dry-run';
 
 export const summary = 'start|list|watch|cancel|abort|extend|logs|report: campaigns on Temporal';
 
 /** Each action's usage and what it does: `rig campaign ACTION --help` prints its own. */
 const ACTIONS: Record<string, string> = {
-  start: `rig campaign start SPEC.json|--profile rehearsal|full [--id ID] [--wait] [--dry-run] [--baseline ID]
+  start: `rig campaign start SPEC.json|--profile rehearsal|full [--id ID] [--wait] [--dry-run [--preflight]] [--baseline ID]
     validates the spec before anything runs (each bad field named, exit 2); --wait follows the
     campaign and exits non-zero unless every configuration held. An id already used is refused.
     --baseline ID: the page compares this campaign with campaign ID (the spec's "baseline").
     --dry-run prints the plan (resources and their names, zone, database parameters, $/hour, the
-    watchdog's deadline) and exits 0: it creates nothing and needs no Temporal server nor AWS.`,
+    watchdog's deadline) and exits 0: it creates nothing and needs no Temporal server nor AWS.
+    --dry-run --preflight (target aws) also asks the account, read-only, what provisioning would be
+    refused (engine version, class and types in the zone, vCPU quota, RDS's service-linked role,
+    default VPC): a verdict per check, exit 0 all passed, 1 any refused, each with its fix.`,
   list: `rig campaign list [--all]
     campaigns with their execution status (RUN), step and RigStatus; --all includes closed ones`,
   watch: `rig campaign watch ID
@@ -67,6 +70,7 @@ export const { run } = defineCommand({
     all: { type: 'boolean' },
     minutes: { type: 'string' },
     'dry-run': { type: 'boolean' },
+    preflight: { type: 'boolean' },
     baseline: { type: 'string' },
   },
   positionals: true,
@@ -74,7 +78,7 @@ export const { run } = defineCommand({
 });
 
 async function campaign(
-  values: { id?: string; profile?: string; wait?: boolean; follow?: boolean; all?: boolean; minutes?: string; 'dry-run'?: boolean; baseline?: string },
+  values: { id?: string; profile?: string; wait?: boolean; follow?: boolean; all?: boolean; minutes?: string; 'dry-run'?: boolean; preflight?: boolean; baseline?: string },
   positionals: string[],
 ): Promise<number> {
   const action = requiredPositional(positionals, 0, 'action', Object.keys(ACTIONS));
@@ -87,9 +91,10 @@ async function campaign(
   }
   if (action === 'start') {
     const spec = loadSpec({ file: arg, profile: values.profile, baseline: values.baseline });
+    if (values.preflight && !values['dry-run']) throw new UsageError('--preflight goes with --dry-run (a started aws campaign runs the preflight when it provisions)');
     if (values['dry-run']) {
       dryRunLines(campaignIdOf(values.id ?? defaultCampaignId(spec.name)), spec).forEach((l) => console.log(l));
-      return 0;
+      return values.preflight ? dryRunPreflight(spec) : 0;
     }
     const rc = await connectClient();
     try {

@@ -28,10 +28,14 @@ export const AwsDatabaseSpec = z.strictObject({
   instanceClass: z
     .string({ error: 'instanceClass is required, e.g. "db.m7g.2xlarge"' })
     .regex(/^db\.[a-z][a-z0-9-]*\.[a-z0-9]+$/, 'instanceClass must be an RDS class such as "db.m7g.2xlarge" (it starts with "db.")'),
-  /** RDS PostgreSQL engine version, major.minor (e.g. "16.4"); the parameter group family is postgres<major>. */
+  /**
+   * RDS PostgreSQL engine version: a major alone ("16": RDS's default minor of it, resolved by the
+   * preflight) or a major.minor RDS still offers ("16.9"). The preflight resolves it with
+   * DescribeDBEngineVersions and takes the parameter group family from RDS's answer.
+   */
   engineVersion: z
-    .string({ error: 'engineVersion is required, e.g. "16.4"' })
-    .regex(/^(1[2-9]|[2-9]\d)\.\d+$/, 'engineVersion must be a PostgreSQL major.minor of 12 or later, such as "16.4"'),
+    .string({ error: 'engineVersion is required, e.g. "16" or "16.9"' })
+    .regex(/^(1[2-9]|[2-9]\d)(\.\d+)?$/, 'engineVersion must be a PostgreSQL major of 12 or later ("16": its default minor) or a major.minor such as "16.9"'),
   storage: z.strictObject({
     type: z.literal('gp3', { error: 'storage.type must be "gp3" (the protocol\'s volume; io1/io2 are not built)' }).default('gp3'),
     sizeGb: int('sizeGb').min(20, 'sizeGb must be >= 20 (RDS gp3 minimum)').max(65_536, 'sizeGb must be <= 65536 (RDS gp3 maximum)'),

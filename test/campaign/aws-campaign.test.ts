@@ -96,7 +96,7 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
 
   // The rig was AWS's: tagged resources, the data plane on the load node's queue.
   const provision = result.steps.find((s) => s.step === 'provision')!;
-  assert.match(provision.summary, /RDS db\.m7g\.2xlarge PostgreSQL 16\.4 .* us-east-1a/);
+  assert.match(provision.summary, /RDS db\.m7g\.2xlarge PostgreSQL 16\.9 .* us-east-1a; RDS set up for measuring: backups off \(retention 0\), auto minor version upgrade off, deletion protection off, /);
   assert.match(provision.summary, /rig-aws-whole-[0-9a-f]{8}\.aaaaaaaaaa\.us-east-1\.rds\.amazonaws\.com:5432\/hardcount/);
   const teardown = result.steps.find((s) => s.step === 'teardown')!;
   assert.match(teardown.summary, /the nodes' evidence: [1-9]\d* file\(s\) brought here/, teardown.summary);

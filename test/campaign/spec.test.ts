@@ -90,6 +90,9 @@ test('the aws block: errors name the field and the fix', () => {
   const db = ex.aws.database;
   assert.match(errorsOf({ ...ex, aws: { ...ex.aws, database: { ...db, instanceClass: 'm7g.2xlarge' } } })[0], /^aws\.database\.instanceClass: .*starts with "db\."/);
   assert.match(errorsOf({ ...ex, aws: { ...ex.aws, database: { ...db, engineVersion: '9.6' } } })[0], /^aws\.database\.engineVersion: .*12 or later/);
+  // A major alone is RDS's default minor of it (the preflight resolves it); a major.minor pins one; anything else is refused.
+  for (const v of ['16', '16.9', '17']) assert.equal((parseCampaignSpec({ ...ex, aws: { ...ex.aws, database: { ...db, engineVersion: v } } }).aws as { database: { engineVersion: string } }).database.engineVersion, v);
+  assert.match(errorsOf({ ...ex, aws: { ...ex.aws, database: { ...db, engineVersion: '16.9.1' } } })[0], /^aws\.database\.engineVersion: engineVersion must be a PostgreSQL major of 12 or later \("16": its default minor\) or a major\.minor such as "16\.9"/);
   assert.deepEqual(errorsOf({ ...ex, aws: { ...ex.aws, database: { ...db, storage: { ...db.storage, iops: 6000 } } } }), [
     'aws.database.storage.iops: iops must be 3000: RDS gp3 below 400 GB has a fixed 3000 IOPS and 125 MiB/s (set iops to 3000, or sizeGb to 400 or more to provision it)',
   ]);

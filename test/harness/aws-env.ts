@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
+import { CreateRoleCommand } from '@aws-sdk/client-iam';
 import type { AwsSpec } from '../../lib/protocol/aws-spec';
 import { parseCampaignSpec, type CampaignSpecInput } from '../../lib/protocol/spec';
 import { awsClients, type AwsClients } from '../../lib/targets/aws/clients';
@@ -52,6 +53,23 @@ export const MADE_KINDS = [
 
 /** No credential source on this machine leaks in: no shared files, no instance metadata. */
 export const NO_AMBIENT = { AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/rig-test', AWS_CONFIG_FILE: '/nonexistent/rig-test', AWS_EC2_METADATA_DISABLED: 'true', AWS_PROFILE: '' };
+/**
+ * What moto does not model, replayed from AWS API reference shapes (test/targets/aws/replayed/README.md):
+ * the account every test here runs in. RIG_AWS_REPLAY in process.env and cliEnv().
+ */
+export const REPLAYED = path.join(root, 'test', 'targets', 'aws', 'replayed');
+export const ACCOUNT_REPLAY = { RIG_AWS_REPLAY: path.join(REPLAYED, 'account') };
+
+/**
+ * The account as a first real run needs it: RDS's service-linked role, made once by hand (preflight
+ * checks it). Made with CreateRole at the path and name AWS gives it: moto 5.2.5's
+ * CreateServiceLinkedRole names it AWSServiceRoleForRds, not AWS's AWSServiceRoleForRDS.
+ */
+export async function prepareAccount(c: AwsClients): Promise<void> {
+  const trust = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'rds.amazonaws.com' }, Action: 'sts:AssumeRole' }] };
+  await c.iam.send(new CreateRoleCommand({ RoleName: 'AWSServiceRoleForRDS', Path: '/aws-service-role/rds.amazonaws.com/', AssumeRolePolicyDocument: JSON.stringify(trust) }));
+}
+
 /** moto's dummy credentials. */
 export const TEST_CREDS = { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing' };
 
@@ -117,7 +135,8 @@ export function useMoto(opts: UseMotoOptions = {}): AwsTestEnv {
       dir = fs.mkdtempSync(path.join(os.tmpdir(), opts.prefix ?? 'rig-aws-state-'));
       state = typeof stateDir === 'string' ? path.join(dir, stateDir) : dir;
     }
-    Object.assign(process.env, NO_AMBIENT, TEST_CREDS, opts.extraEnv, { AWS_REGION: region, RIG_AWS_ENDPOINT: moto.endpoint, ...stateEnv() });
+    Object.assign(process.env, NO_AMBIENT, TEST_CREDS, ACCOUNT_REPLAY, opts.extraEnv, { AWS_REGION: region, RIG_AWS_ENDPOINT: moto.endpoint, ...stateEnv() });
+    await withClients(prepareAccount);
     await opts.afterStart?.();
   });
   after(async () => {
@@ -150,7 +169,7 @@ export function useMoto(opts: UseMotoOptions = {}): AwsTestEnv {
     get state() {
       return state;
     },
-    cliEnv: (extra: NodeJS.ProcessEnv = {}) => ({ ...NO_AMBIENT, ...TEST_CREDS, AWS_REGION: region, RIG_AWS_ENDPOINT: started().endpoint, ...stateEnv(), ...extra }),
+    cliEnv: (extra: NodeJS.ProcessEnv = {}) => ({ ...NO_AMBIENT, ...TEST_CREDS, ...ACCOUNT_REPLAY, AWS_REGION: region, RIG_AWS_ENDPOINT: started().endpoint, ...stateEnv(), ...extra }),
     withClients,
     rigResources: (campaignId: string) => withClients(async (c) => (await findRigResources(c, campaignId)).map((r) => `${r.kind} ${r.id}`)),
   };

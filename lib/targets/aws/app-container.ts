@@ -6,8 +6,8 @@
 // Ready when http://127.0.0.1:SERVICE_PORT/healthz answers 200, as for a local command. Safe to run
 // twice: a container of this campaign that answers is kept; one that does not is removed and run again.
 //
-// No test here reaches this file's Docker calls (the emulated app node has no Docker): dockerRunArgs
-// is checked alone, the rest is to be checked on a real node.
+// No test here reaches this file's Docker calls (the emulated app node has no Docker): dockerRunArgs,
+// dockerPlatform and platformRefusal are checked alone, the rest is to be checked on a real node.
 import fs from 'node:fs';
 import path from 'node:path';
 import { connectionParts } from '../../pg/connection';
@@ -32,6 +32,26 @@ export function dockerRunArgs(o: { name: string; image: string; envFile: string;
   // DATABASE_URL's sslrootcert names a file on the node: the same path, read-only, inside the container.
   const ca = o.caFile ? ['--volume', `${o.caFile}:${o.caFile}:ro`] : [];
   return ['run', '--detach', '--name', o.name, '--restart', 'no', '--env-file', o.envFile, ...network, ...ca, o.image];
+}
+
+/** Docker's platform for this node's CPU (Node's process.arch): the app node is arm64 on Graviton types. */
+export function dockerPlatform(arch: string = process.arch): string {
+  return arch === 'arm64' ? 'linux/arm64' : arch === 'x64' ? 'linux/amd64' : `linux/${arch}`;
+}
+
+/**
+ * The refusal for an image that has no build for the node's platform, from what `docker pull
+ * --platform` said or the platform the pulled image reports (`docker image inspect`); undefined when
+ * neither says the platform is wrong. An amd64-only image on an arm64 node would otherwise fail at run
+ * with "exec format error" and nothing saying why.
+ */
+export function platformRefusal(image: string, platform: string, said: { pullError?: string; pulled?: string }): ServiceRefusal | undefined {
+  const wrong = said.pullError !== undefined ? /no matching manifest|does not match the specified platform/i.test(said.pullError) : said.pulled !== undefined && said.pulled !== platform;
+  if (!wrong) return undefined;
+  const has = said.pulled ? ` (it is ${said.pulled})` : '';
+  return new ServiceRefusal(
+    `service.run.image: ${image} has no ${platform} build${has}, and the app node is ${platform}: build and push it for ${platform} (docker buildx build --platform ${platform},linux/amd64 --push), or set aws.app.instanceType to a type of the image's platform`,
+  );
 }
 
 /** The env file's lines (KEY=value; Docker reads the rest of the line as the value, so a newline cannot be carried). */
@@ -72,8 +92,17 @@ export async function startAwsContainer(
   const envFile = path.join(o.dir, 'service.env');
   fs.writeFileSync(envFile, envFileText(env), { mode: 0o600 });
   try {
-    onProgress(`pulling ${o.run.image}`);
-    await docker(['pull', o.run.image]);
+    // The image's platform is the node's, checked before anything runs (issue 23).
+    const platform = dockerPlatform();
+    onProgress(`pulling ${o.run.image} for ${platform}`);
+    try {
+      await docker(['pull', '--platform', platform, o.run.image]);
+    } catch (err) {
+      throw platformRefusal(o.run.image, platform, { pullError: (err as Error).message }) ?? err;
+    }
+    const pulled = await docker(['image', 'inspect', '--format', '{{.Os}}/{{.Architecture}}', o.run.image]).catch(() => undefined);
+    const refused = pulled ? platformRefusal(o.run.image, platform, { pulled }) : undefined;
+    if (refused) throw refused;
     onProgress(`starting ${o.run.image} as ${name}`);
     const caFile = connectionParts(o.databaseUrl).sslrootcert;
     await docker(dockerRunArgs({ name, image: o.run.image, envFile, servicePort: o.servicePort, ...(o.run.port !== undefined ? { imagePort: o.run.port } : {}), ...(caFile && caFile !== 'system' ? { caFile } : {}) }));

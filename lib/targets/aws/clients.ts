@@ -12,6 +12,8 @@ import { RDSClient } from '@aws-sdk/client-rds';
 import { ResourceGroupsTaggingAPIClient } from '@aws-sdk/client-resource-groups-tagging-api';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { attachReplay, replayDir } from './replay';
+import { serviceQuotaReader, type ServiceQuotaFn } from './service-quotas';
 
 export interface AwsClients {
   region: string;
@@ -23,6 +25,8 @@ export interface AwsClients {
   secrets: SecretsManagerClient;
   /** The Resource Groups Tagging API: the reaper's first look across services (reap.ts). */
   tagging: ResourceGroupsTaggingAPIClient;
+  /** Service Quotas' read (service-quotas.ts): the one seam preflight's vCPU check goes through. */
+  serviceQuota: ServiceQuotaFn;
   destroy(): void;
 }
 
@@ -40,6 +44,10 @@ export function awsClients(region: string, env: NodeJS.ProcessEnv = process.env)
   const iam = new IAMClient(config);
   const secrets = new SecretsManagerClient(config);
   const tagging = new ResourceGroupsTaggingAPIClient(config);
+  const quotas = serviceQuotaReader(region, config, env);
+  // Test-only: answers the emulator cannot give (replay.ts; refused without RIG_AWS_ENDPOINT).
+  const replay = replayDir(env);
+  if (replay) for (const client of [ec2, rds, s3, iam, secrets, tagging]) attachReplay(client, replay);
   return {
     region,
     endpoint,
@@ -49,8 +57,10 @@ export function awsClients(region: string, env: NodeJS.ProcessEnv = process.env)
     iam,
     secrets,
     tagging,
+    serviceQuota: quotas.read,
     destroy() {
       for (const client of [ec2, rds, s3, iam, secrets, tagging]) client.destroy();
+      quotas.destroy();
     },
   };
 }

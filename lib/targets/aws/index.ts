@@ -53,6 +53,8 @@ export const awsTarget: Target = {
   hardware: (campaignId, declared) => {
     const rec = readAwsRecord(campaignId);
     if (!rec) return { line: declared.description, costPerHour: declared.costPerHour };
+    // The page's hardware row carries the database's measuring set-up after the machines.
+    if (rec.rdsSettings) rec.hardwareLine = `${rec.hardwareLine}; RDS set up for measuring: ${rec.rdsSettings}`;
     if (rec.costPerHour === undefined) return { line: `${declared.description}: ${rec.hardwareLine}`, costPerHour: declared.costPerHour };
     return {
       line: `${declared.description}: ${rec.hardwareLine}`,

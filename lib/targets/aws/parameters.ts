@@ -21,7 +21,10 @@ export function sizeInKb(name: string, value: string): number {
   return Number(m[1]) * UNIT_KB[(m[2] ?? 'kB').toLowerCase()];
 }
 
-/** The parameter group family of an engine version: "16.4" -> postgres16. */
+/**
+ * The family an engine version is expected to have ("16.9" or "16" -> postgres16), for the offline
+ * dry run only: provisioning uses DescribeDBEngineVersions' DBParameterGroupFamily (preflight-engine.ts).
+ */
 export function parameterGroupFamily(engineVersion: string): string {
   return `postgres${engineVersion.split('.')[0]}`;
 }

@@ -27,7 +27,9 @@ import { findRigResources, type FoundResource } from './find';
 import { whileIamPropagates } from './iam';
 import { CREATED_TAG, EXPIRES_TAG, rigNames, type RigResourceKind } from './names';
 import type { RigPackage } from './package';
-import { parameterGroupFamily, rdsParameters } from './parameters';
+import { rdsParameters } from './parameters';
+import { preflightAws } from './preflight';
+import { rdsWindows } from './rds-windows';
 import { POSTGRES_PORT } from './plan';
 import { DB_NAME } from './data-plane';
 import { awsConnection, DB_MASTER_USER, SERVICE_PORT } from './connection';
@@ -48,13 +50,28 @@ export function architectureOf(instanceType: string): 'arm64' | 'x86_64' {
   return /^[a-z]+\d+[a-z]*g[a-z]*\./.test(instanceType) ? 'arm64' : 'x86_64';
 }
 
-async function latestAmazonLinux(c: AwsClients, arch: string): Promise<string> {
+/** The nodes' root volume: the OS, the package, node_modules and the campaign's evidence before it ships (AL2023's AMI is 8 GB). */
+export const ROOT_VOLUME_GB = 30;
+
+/** What the page shows of how the database was set up for measuring, from what RDS reports of it. */
+export function rdsSettingsLine(db: { BackupRetentionPeriod?: number; AutoMinorVersionUpgrade?: boolean; DeletionProtection?: boolean; PreferredBackupWindow?: string; PreferredMaintenanceWindow?: string }): string {
+  const onOff = (v: boolean | undefined) => (v === undefined ? 'not reported' : v ? 'on' : 'off');
+  return [
+    `backups ${db.BackupRetentionPeriod === 0 ? 'off (retention 0)' : `retention ${db.BackupRetentionPeriod ?? 'not reported'}`}`,
+    `auto minor version upgrade ${onOff(db.AutoMinorVersionUpgrade)}`,
+    `deletion protection ${onOff(db.DeletionProtection)}`,
+    `backup window ${db.PreferredBackupWindow ?? 'not reported'} and maintenance window ${db.PreferredMaintenanceWindow ?? 'not reported'} UTC (placed after the plan)`,
+    'deleted with no final snapshot and its automated backups',
+  ].join(', ');
+}
+
+async function latestAmazonLinux(c: AwsClients, arch: string): Promise<{ imageId: string; rootDevice: string }> {
   const r = await c.ec2.send(
     new DescribeImagesCommand({ Owners: ['amazon'], Filters: [{ Name: 'name', Values: ['al2023-ami-2023*'] }, { Name: 'architecture', Values: [arch] }, { Name: 'state', Values: ['available'] }] }),
   );
   const best = (r.Images ?? []).filter((i) => i.ImageId).sort((a, b) => `${b.CreationDate}${b.Name}`.localeCompare(`${a.CreationDate}${a.Name}`))[0];
   if (!best?.ImageId) throw new Error(`no Amazon Linux 2023 ${arch} image in ${c.region} (DescribeImages owner amazon, name al2023-ami-2023*)`);
-  return best.ImageId;
+  return { imageId: best.ImageId, rootDevice: best.RootDeviceName ?? '/dev/xvda' };
 }
 
 /** `pkg`: the package the nodes run, for tests that give one; by default the project is packed (package.ts). */
@@ -73,6 +90,8 @@ export async function provisionAws(campaignId: string, params: RigParameters, on
 async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined, docker = false): Promise<ProvisionResult> {
   const n = rigNames(campaignId);
   const now = new Date();
+  // Before the first create: everything AWS could refuse later, once the database is billing.
+  const pre = await preflightAws(c, aws, onProgress);
   const existing = await findRigResources(c, campaignId);
   const have = (kind: RigResourceKind): FoundResource | undefined => existing.find((r) => r.kind === kind);
   let reused = existing.length > 0;
@@ -118,7 +137,7 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
       await c.rds.send(
         new CreateDBParameterGroupCommand({
           DBParameterGroupName: n.dbParameterGroup,
-          DBParameterGroupFamily: parameterGroupFamily(aws.database.engineVersion),
+          DBParameterGroupFamily: pre.engine.family,
           Description: `rig ${campaignId}: the spec's database block`,
           Tags: tags(campaignId, 'db-parameter-group', n.dbParameterGroup, expiresAt, now),
         }),
@@ -139,13 +158,14 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
   if (!have('db-instance')) {
     onProgress(`creating RDS instance ${n.dbInstance} (${aws.database.instanceClass})`);
     const s = aws.database.storage;
+    const windows = rdsWindows(now, new Date(expiresAt));
     try {
       await whileIamPropagates(`creating RDS instance ${n.dbInstance}`, () => c.rds.send(
         new CreateDBInstanceCommand({
           DBInstanceIdentifier: n.dbInstance,
           DBInstanceClass: aws.database.instanceClass,
           Engine: 'postgres',
-          EngineVersion: aws.database.engineVersion,
+          EngineVersion: pre.engine.version,
           DBName: DB_NAME,
           MasterUsername: DB_MASTER_USER,
           ManageMasterUserPassword: true,
@@ -162,6 +182,13 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
           MonitoringRoleArn: monitoringRoleArn,
           EnablePerformanceInsights: true,
           PerformanceInsightsRetentionPeriod: PERFORMANCE_INSIGHTS_RETENTION_DAYS,
+          // Set up for measuring: no backup and no minor upgrade can land inside a repeat, and nothing
+          // keeps teardown from deleting it (rds-windows.ts places both windows after the plan).
+          BackupRetentionPeriod: 0,
+          AutoMinorVersionUpgrade: false,
+          DeletionProtection: false,
+          PreferredBackupWindow: windows.backup,
+          PreferredMaintenanceWindow: windows.maintenance,
           Tags: tags(campaignId, 'db-instance', n.dbInstance, expiresAt, now),
         }),
       ), onProgress);
@@ -196,7 +223,7 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
     }
     onProgress(`launching ${kind} ${name} (${instanceType}) in ${aws.zone}`);
     const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { docker }));
-    const imageId = await latestAmazonLinux(c, architectureOf(instanceType));
+    const { imageId, rootDevice } = await latestAmazonLinux(c, architectureOf(instanceType));
     const r = await whileIamPropagates(`launching ${kind} ${name}`, () => c.ec2.send(
       new RunInstancesCommand({
         ImageId: imageId,
@@ -208,6 +235,7 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
         SecurityGroupIds: [nodesSg],
         IamInstanceProfile: { Arn: boot.instanceProfileArn },
         UserData: Buffer.from(userData, 'utf8').toString('base64'),
+        BlockDeviceMappings: [{ DeviceName: rootDevice, Ebs: { VolumeSize: ROOT_VOLUME_GB, VolumeType: 'gp3', DeleteOnTermination: true } }],
         TagSpecifications: [
           { ResourceType: 'instance', Tags: launchTags(kind, name) },
           { ResourceType: 'volume', Tags: launchTags(kind, name) },
@@ -233,7 +261,7 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
   const find = (kind: RigResourceKind) => all.find((r) => r.kind === kind);
   const cost = rigCost(aws);
   const s = aws.database.storage;
-  const hardwareLine = `RDS ${aws.database.instanceClass} PostgreSQL ${aws.database.engineVersion} (gp3 ${s.sizeGb} GB, ${s.iops} IOPS, ${s.throughputMiBps} MiB/s), app ${aws.app.instanceType}, load ${aws.load.instanceType}, ${aws.zone}`;
+  const hardwareLine = `RDS ${aws.database.instanceClass} PostgreSQL ${dbReady.EngineVersion ?? pre.engine.version} (gp3 ${s.sizeGb} GB, ${s.iops} IOPS, ${s.throughputMiBps} MiB/s), app ${aws.app.instanceType}, load ${aws.load.instanceType}, ${aws.zone}`;
   const dbEndpoint = `${dbReady.Endpoint?.Address ?? '?'}:${dbReady.Endpoint?.Port ?? POSTGRES_PORT}`;
   const appAddress = find('app-node')?.address ?? '';
   writeAwsRecord({
@@ -246,6 +274,7 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
     appAddress,
     loadAddress: find('load-node')?.address ?? '',
     hardwareLine,
+    rdsSettings: rdsSettingsLine(dbReady),
     costPerHour: cost.perHour,
     priceSource: cost.source,
     parameters: Object.fromEntries(parameters.map((p) => [p.name, p.value])),

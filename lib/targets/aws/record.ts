@@ -18,6 +18,8 @@ export interface AwsRigRecord {
   appAddress: string;
   loadAddress: string;
   hardwareLine: string;
+  /** How the database was set up for measuring, as RDS reports it (provision.ts rdsSettingsLine). */
+  rdsSettings?: string;
   costPerHour: number | undefined;
   /** The source of costPerHour (the price table with its date, the spec's overrides). */
   priceSource?: string;

@@ -24,6 +24,29 @@ import { readAwsRecord, removeAwsRecord } from './record';
 import { removeTemporalSecret } from './temporal-secret';
 import { waitFor } from './wait';
 
+/**
+ * DeleteDBInstance with no final snapshot and its automated backups, tolerating that someone else got
+ * there first: gone (DBInstanceNotFound), or already being deleted (InvalidDBInstanceState, when the
+ * watchdog's teardown and the reaper race). InvalidDBInstanceState for any other state is not
+ * tolerated: the instance is then looked at, and only a `deleting` one (or a gone one) passes.
+ */
+export async function deleteDbInstance(rds: Pick<AwsClients['rds'], 'send'>, id: string): Promise<void> {
+  try {
+    await rds.send(new DeleteDBInstanceCommand({ DBInstanceIdentifier: id, SkipFinalSnapshot: true, DeleteAutomatedBackups: true }));
+  } catch (err) {
+    if (isNamed(err, 'DBInstanceNotFound')) return;
+    if (!isNamed(err, 'InvalidDBInstanceState')) throw err;
+    try {
+      const status = (await rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: id }))).DBInstances?.[0]?.DBInstanceStatus;
+      if (status === 'deleting') return;
+    } catch (again) {
+      if (isNamed(again, 'DBInstanceNotFound')) return;
+      throw again;
+    }
+    throw err;
+  }
+}
+
 export async function teardownAws(campaignId: string, onProgress: ProgressFn = () => {}): Promise<TeardownResult> {
   const region = readAwsRecord(campaignId)?.region ?? defaultRegion();
   if (!region) throw new Error(`teardown of ${campaignId}: no record of its region (state/aws-rigs) and no AWS_REGION`);
@@ -98,11 +121,7 @@ export async function removeRigResources(c: AwsClients, found: FoundResource[], 
 
   for (const db of of('db-instance')) {
     onProgress(`deleting RDS instance ${db.id}`);
-    try {
-      if (db.state !== 'deleting') await c.rds.send(new DeleteDBInstanceCommand({ DBInstanceIdentifier: db.id, SkipFinalSnapshot: true, DeleteAutomatedBackups: true }));
-    } catch (err) {
-      if (!isNamed(err, 'DBInstanceNotFound')) throw err;
-    }
+    if (db.state !== 'deleting') await deleteDbInstance(c.rds, db.id);
     await waitFor(
       `RDS instance ${db.id} deleted`,
       async () => {

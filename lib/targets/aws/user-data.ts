@@ -1,5 +1,5 @@
-// The user data of the app and load nodes: a bash script for Amazon Linux 2023 that installs Node 20
-// (AL2023's namespaced nodejs20 packages: node-20, npm-20) and, on the load node, pgbench for
+// The user data of the app and load nodes: a bash script for Amazon Linux 2023 that installs Node 22
+// (AL2023's namespaced nodejs22 packages: node-22, npm-22; Node 20 reached end of life in April 2026) and, on the load node, pgbench for
 // PostgreSQL 16; fetches the campaign's package from S3 and checks its sha256; reads the Temporal
 // connection from Secrets Manager with the instance role (the aws CLI v2 ships with AL2023); writes
 // the worker's environment file (0600) through the package's own scripts/node-temporal-env.cjs; and
@@ -80,8 +80,8 @@ SECRET_ID=${shq(u.temporalSecretId)}
 APP=/opt/rig/app
 ETC=/etc/rig
 
-echo "rig bootstrap: installing Node 20${load ? ' and pgbench (PostgreSQL 16)' : ''}"
-dnf install -y nodejs20 nodejs20-npm tar gzip${load ? ' postgresql16 postgresql16-contrib' : ''}
+echo "rig bootstrap: installing Node 22${load ? ' and pgbench (PostgreSQL 16)' : ''}"
+dnf install -y nodejs22 nodejs22-npm tar gzip${load ? ' postgresql16 postgresql16-contrib' : ''}
 ${load ? `command -v pgbench >/dev/null || { echo "rig bootstrap: pgbench is not on PATH after installing postgresql16 and postgresql16-contrib: find the AL2023 package that ships it"; exit 1; }\n` : ''}command -v aws >/dev/null || dnf install -y awscli-2
 id rig >/dev/null 2>&1 || useradd --system --create-home --home-dir /var/lib/rig --shell /sbin/nologin rig
 ${docker ? `echo "rig bootstrap: installing Docker for the service's image"\ndnf install -y docker\nsystemctl enable --now docker\nusermod -aG docker rig\n` : ''}install -d -o rig -g rig -m 0700 /var/lib/rig/state
@@ -98,12 +98,12 @@ tar -xzf "$tmp/rig.tgz" -C "$APP" --strip-components=1
 cp "$tmp/package-lock.json" "$APP/package-lock.json"
 rm -rf "$tmp"
 chmod -R go+rX "$APP"
-(cd "$APP" && npm-20 ci --omit=dev --ignore-scripts --no-audit --no-fund)
+(cd "$APP" && npm-22 ci --omit=dev --ignore-scripts --no-audit --no-fund)
 
 echo "rig bootstrap: writing the worker's environment from secret $SECRET_ID"
 install -d -m 0755 "$ETC"
 aws secretsmanager get-secret-value --region "$REGION" --secret-id "$SECRET_ID" --query SecretString --output text \\
-  | node-20 "$APP/scripts/node-temporal-env.cjs" "$ETC" "$(id -u rig)" "$(id -g rig)"
+  | node-22 "$APP/scripts/node-temporal-env.cjs" "$ETC" "$(id -u rig)" "$(id -g rig)"
 
 cat >/etc/systemd/system/${WORKER_UNIT} <<'UNIT'
 [Unit]
@@ -121,7 +121,7 @@ Environment=RIG_HOST=${host}
 Environment=AWS_REGION=${region}
 Environment=RIG_AWS_NODE=${u.node}
 Environment=RIG_AWS_ARTIFACTS_BUCKET=${bucket}
-ExecStart=/usr/bin/node-20 /opt/rig/app/bin/rig.cjs worker --task-queue ${queue}
+ExecStart=/usr/bin/node-22 /opt/rig/app/bin/rig.cjs worker --task-queue ${queue}
 Restart=on-failure
 RestartSec=10
 TimeoutStopSec=${STOP_TIMEOUT_S}

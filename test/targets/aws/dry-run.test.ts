@@ -39,7 +39,7 @@ test('the AWS dry run prints resources named from the campaign id, the zone, par
   for (const name of ['rig-nightly-1-e9673773-nodes', 'rig-nightly-1-e9673773-db', 'rig-nightly-1-e9673773-pg', 'rig-nightly-1-e9673773-app', 'rig-nightly-1-e9673773-load']) {
     assert.match(out, new RegExp(`\\b${name}\\b`));
   }
-  assert.match(out, /RDS instance\s+rig-nightly-1-e9673773\s+db\.m7g\.2xlarge, PostgreSQL 16\.4, gp3 100 GB 3000 IOPS 125 MiB\/s, single-AZ in us-east-1a, not publicly accessible/);
+  assert.match(out, /RDS instance\s+rig-nightly-1-e9673773\s+db\.m7g\.2xlarge, PostgreSQL 16 \(its default minor, resolved by the preflight\), backups off, no auto minor upgrade, windows after the plan, gp3 100 GB 3000 IOPS 125 MiB\/s, single-AZ in us-east-1a, not publicly accessible/);
   assert.match(out, /shared_buffers=1048576, min_wal_size=16384, max_wal_size=32768/);
   assert.match(out, /the whole rig: \$1\.2678\/hour/);
   assert.match(out, /prices: AWS on-demand price pages .* to be checked/);

@@ -32,6 +32,7 @@ const IAM_PREFIX: Record<string, string> = {
   'client-pi': 'pi',
   'client-sts': 'sts',
   'client-ssm': 'ssm',
+  'client-service-quotas': 'servicequotas',
 };
 
 /**
@@ -157,4 +158,11 @@ test('the scan names an action the policy lacks, and a client package it does no
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the calls the scan cannot see are granted: Service Quotas (service-quotas.ts loads its client on first use) and the preflight\'s GetRole on RDS\'s service-linked role', () => {
+  const allow = grantedByAll(readPolicies());
+  for (const action of ['servicequotas:GetServiceQuota', 'servicequotas:GetAWSDefaultServiceQuota']) assert.ok(allow.some((g) => g.test(action)), `${action} is not granted`);
+  const text = fs.readFileSync(path.join(DOCS, 'aws-iam-policy-bootstrap.json'), 'utf8');
+  assert.match(text, /"iam:GetRole",\s*"Resource": "arn:aws:iam::\*:role\/aws-service-role\/rds\.amazonaws\.com\/AWSServiceRoleForRDS"/);
 });

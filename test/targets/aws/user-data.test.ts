@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { containerName, dockerRunArgs, envFileText } from '../../../lib/targets/aws/app-container';
+import { containerName, dockerPlatform, dockerRunArgs, envFileText, platformRefusal } from '../../../lib/targets/aws/app-container';
 import { nodeUserDataInput, type NodeBootstrap } from '../../../lib/targets/aws/bootstrap';
 import { temporalSecretValue } from '../../../lib/targets/aws/temporal-secret';
 import { renderUserData, shq, USER_DATA_MAX_BYTES } from '../../../lib/targets/aws/user-data';
@@ -73,15 +73,16 @@ test('renders for both nodes: bash -n passes, the queue is in it, pgbench only o
       assert.match(text, /^set -euo pipefail$/m);
       assert.match(text, /^exec >>\/var\/log\/rig-bootstrap\.log 2>&1$/m);
       const queue = node === 'load' ? boot.dataQueue : boot.appQueue;
-      assert.match(text, new RegExp(`^ExecStart=/usr/bin/node-20 /opt/rig/app/bin/rig\\.cjs worker --task-queue ${queue}$`, 'm'));
+      assert.match(text, new RegExp(`^ExecStart=/usr/bin/node-22 /opt/rig/app/bin/rig\\.cjs worker --task-queue ${queue}$`, 'm'));
       assert.match(text, /^Restart=on-failure$/m);
       // Which node it is and where its evidence goes (lib/targets/aws/evidence-sync.ts).
       assert.match(text, new RegExp(`^Environment=RIG_AWS_NODE=${node}$`, 'm'));
       assert.match(text, new RegExp(`^Environment=RIG_AWS_ARTIFACTS_BUCKET=${boot.bucket}$`, 'm'));
-      assert.match(text, /^dnf install -y nodejs20 nodejs20-npm/m);
-      assert.match(text, /npm-20 ci --omit=dev --ignore-scripts/);
+      assert.match(text, /^dnf install -y nodejs22 nodejs22-npm/m);
+      assert.doesNotMatch(text, /nodejs20|node-20|npm-20/, 'Node 20 reached end of life in April 2026: the nodes run Node 22');
+      assert.match(text, /npm-22 ci --omit=dev --ignore-scripts/);
       assert.match(text, new RegExp(`^SECRET_ID=${shq(boot.temporalSecretArn).replace(/[/.]/g, '\\$&')}$`, 'm'));
-      assert.match(text, /get-secret-value .*\\\n\s+\| node-20 "\$APP\/scripts\/node-temporal-env\.cjs"/);
+      assert.match(text, /get-secret-value .*\\\n\s+\| node-22 "\$APP\/scripts\/node-temporal-env\.cjs"/);
       if (node === 'load') assert.match(text, /postgresql16-contrib/);
       else assert.doesNotMatch(text, /pgbench|postgresql16/);
       assert.ok(Buffer.byteLength(text) < USER_DATA_MAX_BYTES);
@@ -134,4 +135,16 @@ test('an image to measure (issue 14): Docker on the app node only, and the conta
   assert.equal(envFileText({ DATABASE_URL: 'postgres://a:b@h/d', PORT: '8080' }), 'DATABASE_URL=postgres://a:b@h/d\nPORT=8080\n');
   assert.throws(() => envFileText({ A: 'x\ny' }), /service\.env\.A: a value with a line break/);
   assert.equal(containerName('nightly/1'), 'rig-service-nightly-1');
+});
+
+test('an image without a build for the app node\'s platform is refused naming the platform, before it runs', () => {
+  assert.equal(dockerPlatform('arm64'), 'linux/arm64');
+  assert.equal(dockerPlatform('x64'), 'linux/amd64');
+  // What Docker says when the image's index has no arm64 entry, and when a single-platform image is another.
+  const noManifest = platformRefusal('ghcr.io/me/hc:1', 'linux/arm64', { pullError: 'docker pull: no matching manifest for linux/arm64/v8 in the manifest list entries' });
+  assert.match(noManifest?.message ?? '', /^service\.run\.image: ghcr\.io\/me\/hc:1 has no linux\/arm64 build, and the app node is linux\/arm64: build and push it for linux\/arm64 .*or set aws\.app\.instanceType/);
+  assert.equal(noManifest?.name, 'ServiceRefusal');
+  assert.match(platformRefusal('i', 'linux/arm64', { pulled: 'linux/amd64' })?.message ?? '', /has no linux\/arm64 build \(it is linux\/amd64\)/);
+  assert.equal(platformRefusal('i', 'linux/arm64', { pulled: 'linux/arm64' }), undefined);
+  assert.equal(platformRefusal('i', 'linux/arm64', { pullError: 'unauthorized: authentication required' }), undefined, 'another pull failure stays as it is');
 });

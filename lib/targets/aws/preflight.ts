@@ -1,0 +1,51 @@
+// Preflight of an AWS rig: everything AWS can refuse is asked before anything is made or billed
+// (PerfKitBenchmarker checks quotas and offerings beside _Create, not after it). Each check is its own
+// file and returns a verdict (preflight-verdict.ts); they all run, each prints its line, and any
+// failure throws one PreflightRefusal listing every failed check with its fix. Read-only: the calls
+// are Describe*, GetRole and GetServiceQuota (docs/aws-iam-policy.md, PreflightReads).
+//
+// Order: the engine version first (the class's orderability depends on it), the zone's ID before the
+// offerings (which are by zone ID). A check whose input failed says so instead of guessing.
+// Run at the start of provisioning (provision.ts) and by `rig campaign start SPEC --dry-run --preflight`.
+import type { AwsSpec } from '../../protocol/aws-spec';
+import { PreflightRefusal } from '../preflight-refusal';
+import type { AwsClients } from './clients';
+import { checkDefaultVpc, checkRdsServiceLinkedRole } from './preflight-account';
+import { resolveEngineVersion, type ResolvedEngine } from './preflight-engine';
+import { checkInstanceTypes, zoneIdOf } from './preflight-offerings';
+import { checkOrderable } from './preflight-orderable';
+import { checkVcpuQuota } from './preflight-quota';
+import { refuse, verdictLine, type Verdict } from './preflight-verdict';
+
+export interface PreflightResult {
+  verdicts: Verdict[];
+  engine: ResolvedEngine;
+  zoneId: string;
+}
+
+/** Runs every check, printing each verdict through `say`; throws PreflightRefusal if any failed. */
+export async function preflightAws(c: AwsClients, aws: AwsSpec, say: (line: string) => void = () => {}): Promise<PreflightResult> {
+  const verdicts: Verdict[] = [];
+  const record = <V extends Verdict>(v: V): V => {
+    verdicts.push(v);
+    say(verdictLine(v));
+    return v;
+  };
+  const engine = record(await resolveEngineVersion(c.rds, aws.database.engineVersion, aws.region));
+  record(engine.resolved ? await checkOrderable(c.rds, aws, engine.resolved.version) : refuse('db-instance-class', 'not checked: the engine version is not resolved', 'fix engine-version first'));
+  const zone = record(await zoneIdOf(c.ec2, aws));
+  record(zone.zoneId ? await checkInstanceTypes(c.ec2, aws, zone.zoneId) : refuse('instance-types', 'not checked: the zone has no ID here', 'fix zone first'));
+  record(await checkVcpuQuota(c.ec2, c.serviceQuota, aws));
+  record(await checkRdsServiceLinkedRole(c.iam));
+  record(await checkDefaultVpc(c.ec2, aws));
+
+  const failed = verdicts.filter((v) => !v.ok);
+  if (failed.length || !engine.resolved || !zone.zoneId) {
+    throw new PreflightRefusal(
+      `AWS preflight refused the campaign before anything was made: ${failed.map((v) => `${v.check}: ${v.line}; fix: ${v.fix}`).join(' | ')}`,
+      failed.map((v) => v.check),
+    );
+  }
+  say(`preflight: all ${verdicts.length} checks passed`);
+  return { verdicts, engine: engine.resolved, zoneId: zone.zoneId };
+}
