@@ -5,24 +5,14 @@
 // date naming only the attributes that differ.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import pg from 'pg';
-import { pgConfig } from '../../lib/pg/connection';
+import type pg from 'pg';
 import { migrate } from '../../reference/migrate';
 import { setupRoles } from '../../reference/roles';
 import { APP_ROLE, OWNER_ROLE } from '../../reference/schema';
+import { withClient } from '../../lib/targets/db';
 import { throwAwayCluster } from '../harness/pg';
 
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client(pgConfig(url));
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
-
-const attrs = (c: pg.Client, role: string) =>
+const attrs = (c: pg.ClientBase, role: string) =>
   c.query('SELECT rolcanlogin, rolsuper, rolbypassrls, rolcreatedb, rolcreaterole FROM pg_roles WHERE rolname = $1', [role]).then((r) => r.rows[0] as Record<string, boolean>);
 
 test('prepare as a non-superuser admin over TLS, then again (the retry)', async (t) => {
