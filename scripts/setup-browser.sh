@@ -5,11 +5,5 @@
 set -euo pipefail
 if [ -n "${RIG_CHROMIUM:-}" ] && [ -x "${RIG_CHROMIUM}" ]; then exit 0; fi
 if command -v chromium >/dev/null 2>&1; then exit 0; fi
-if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-  echo "chromium is missing: install Debian's chromium package (or set RIG_CHROMIUM to a Chromium binary)" >&2
-  exit 1
-fi
-echo "[rig setup] installing Debian's chromium for the report's browser test"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends chromium >/dev/null
+source "$(dirname "$0")/debian-package.sh"
+install_debian_package chromium "for the report's browser test" "chromium is missing: install Debian's chromium package (or set RIG_CHROMIUM to a Chromium binary)"

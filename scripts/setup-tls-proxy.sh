@@ -7,11 +7,5 @@
 set -euo pipefail
 if [ -n "${RIG_NGINX:-}" ] && [ -x "${RIG_NGINX}" ]; then exit 0; fi
 if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then exit 0; fi
-if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-  echo "nginx is missing: install Debian's nginx-light package (or set RIG_NGINX to an nginx binary built with http_v2 and grpc)" >&2
-  exit 1
-fi
-echo "[rig setup] installing Debian's nginx-light for the TLS connection tests"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends nginx-light >/dev/null
+source "$(dirname "$0")/debian-package.sh"
+install_debian_package nginx-light "for the TLS connection tests" "nginx is missing: install Debian's nginx-light package (or set RIG_NGINX to an nginx binary built with http_v2 and grpc)"
