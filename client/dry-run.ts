@@ -11,8 +11,9 @@ import { awsClients } from '../lib/targets/aws/clients';
 import { preflightAws } from '../lib/targets/aws/preflight';
 import { PreflightRefusal } from '../lib/targets/preflight-refusal';
 
-export function dryRunLines(campaignId: string, spec: CampaignSpec, now = new Date()): string[] {
-  const out = [`DRY RUN of campaign ${campaignId} (${spec.name}): nothing is created, nothing is contacted`];
+export function dryRunLines(campaignId: string, spec: CampaignSpec, now = new Date(), preflight = false): string[] {
+  // With --preflight the account is asked (read-only, below): the header must not say otherwise.
+  const out = [`DRY RUN of campaign ${campaignId} (${spec.name}): nothing is created, ${preflight ? 'the account is only read (--preflight)' : 'nothing is contacted'}`];
   if (spec.target === 'aws' && spec.aws) {
     const aws = spec.aws;
     out.push(`target aws: region ${aws.region}, zone ${aws.zone} (the database, the app node and the load node)`);

@@ -93,7 +93,7 @@ async function campaign(
     const spec = loadSpec({ file: arg, profile: values.profile, baseline: values.baseline });
     if (values.preflight && !values['dry-run']) throw new UsageError('--preflight goes with --dry-run (a started aws campaign runs the preflight when it provisions)');
     if (values['dry-run']) {
-      dryRunLines(campaignIdOf(values.id ?? defaultCampaignId(spec.name)), spec).forEach((l) => console.log(l));
+      dryRunLines(campaignIdOf(values.id ?? defaultCampaignId(spec.name)), spec, new Date(), values.preflight === true).forEach((l) => console.log(l));
       return values.preflight ? dryRunPreflight(spec) : 0;
     }
     const rc = await connectClient();

@@ -109,6 +109,7 @@ test('no RDS service-linked role: refused, saying how to make it', async () => {
 test('rig campaign start --dry-run --preflight: the verdicts, exit 0; a refused spec exits 1', async () => {
   const ok = await rig(['campaign', 'start', 'examples/aws.json', '--id', 'preflight-cli', '--dry-run', '--preflight'], env.cliEnv());
   assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+  assert.match(ok.stdout, /^DRY RUN of campaign preflight-cli \(aws\): nothing is created, the account is only read \(--preflight\)$/m);
   assert.match(ok.stdout, /^PREFLIGHT against the AWS account in us-east-1 \(read-only\):$/m);
   for (const check of ['engine-version', 'db-instance-class', 'zone', 'instance-types', 'vcpu-quota', 'rds-service-linked-role', 'default-vpc']) assert.match(ok.stdout, new RegExp(`^preflight ${check}: ok, `, 'm'));
   assert.match(ok.stdout, /^preflight: all 7 checks passed$/m);
