@@ -1,15 +1,46 @@
 // Following a running campaign: its `progress` query once a second until the workflow closes, then
 // its result. Used by `rig campaign watch`, `rig campaign start --wait` and `rig rehearse`.
-import { WorkflowFailedError, type Client } from '@temporalio/client';
+// Beside the step, what its activity last said (its heartbeat: the seed's rows, the repeat's second
+// and live p99; client/activity-detail.ts), read every few seconds. A terminal redraws the line; a log
+// gets a line when the step changes and at least every 15 s while it runs, so a long step is never
+// silent.
+import { defaultPayloadConverter } from '@temporalio/common';
+import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { CampaignResult } from '../lib/protocol/campaign-result';
 import { progressQuery } from '../workflows/messages';
+import { activityDetail, type DetailMemory, type PendingActivity } from './activity-detail';
 import { progressLine } from './progress-view';
+
+const DETAIL_EVERY_MS = 5_000;
+const LOG_AT_LEAST_EVERY_MS = 15_000;
+
+/** The running activities' last heartbeats (none when the server cannot be asked right now). */
+async function pendingActivities(handle: WorkflowHandle): Promise<PendingActivity[]> {
+  const desc = await handle.describe();
+  return (desc.raw.pendingActivities ?? []).map((a) => {
+    const payload = a.heartbeatDetails?.payloads?.[0];
+    let details: unknown;
+    try {
+      details = payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
+    } catch {
+      details = undefined; // a payload this client cannot decode: show the step alone
+    }
+    const t = a.lastHeartbeatTime;
+    const atMs = t?.seconds !== undefined && t.seconds !== null ? Number(t.seconds) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : undefined;
+    return { type: a.activityType?.name ?? '', attempt: a.attempt ?? 1, details, atMs };
+  });
+}
 
 export async function watchCampaign(client: Client, campaignId: string, out: NodeJS.WriteStream = process.stdout): Promise<CampaignResult> {
   const handle = client.workflow.getHandle(campaignId);
   const tty = Boolean(out.isTTY);
   let last = '';
   let lastKey = '';
+  let lastWriteMs = 0;
+  let detail: string | undefined;
+  let detailAtMs = 0;
+  let lastStep = '';
+  const memory: DetailMemory = {};
   let closed = false;
   const result = handle.result().then(
     (r) => r as CampaignResult,
@@ -24,13 +55,27 @@ export async function watchCampaign(client: Client, campaignId: string, out: Nod
   while (!closed) {
     try {
       const p = await handle.query(progressQuery);
-      const line = progressLine(p, Date.now());
-      // A terminal redraws every second (the elapsed time moves); a log gets a line when the state changes.
-      const key = tty ? line : progressLine(p);
-      if (key !== lastKey) {
+      const now = Date.now();
+      const stepKey = progressLine(p);
+      // A new step: its activity's detail, not the last step's.
+      if (stepKey !== lastStep) detail = undefined;
+      if (stepKey !== lastStep || now - detailAtMs >= DETAIL_EVERY_MS) {
+        lastStep = stepKey;
+        detailAtMs = now;
+        detail = await pendingActivities(handle).then(
+          (acts) => acts.map((a) => activityDetail(a, memory)).find((d) => d !== undefined),
+          () => detail,
+        );
+      }
+      const line = `${progressLine(p, now)}${detail ? ` · ${detail}` : ''}`;
+      // A terminal redraws every second (the elapsed time moves); a log gets a line when the step
+      // changes, and the line with its detail at least every 15 s.
+      const key = tty ? line : stepKey;
+      if (key !== lastKey || (!tty && now - lastWriteMs >= LOG_AT_LEAST_EVERY_MS)) {
         out.write(tty ? `\r\x1b[K${line}` : `${line}\n`);
         last = line;
         lastKey = key;
+        lastWriteMs = now;
       }
     } catch {
       // no worker to answer the query right now (a restart, say): keep waiting for the result

@@ -20,7 +20,9 @@ export function teardownLocal(campaignId: string, onProgress: ProgressFn = () =>
 export async function teardownUnlocked(campaignId: string, onProgress: ProgressFn = () => {}): Promise<TeardownResult> {
   const result: TeardownResult = { campaignId, removed: [], alreadyGone: [], keptLogs: [] };
   const live = liveResources(campaignId).reverse();
-  for (const r of live) {
+  for (const [i, r] of live.entries()) {
+    // What is left, for the watcher's progress line (the heartbeat carries it).
+    onProgress(`removing ${r.kind} ${r.id} (${describe(r)}); ${live.length - i} of ${live.length} resource(s) left`);
     // Evidence first: the Postgres log and the service logs outlive the rig folder.
     result.keptLogs!.push(...keepLogs(r));
     const outcome = await removeResource(r, onProgress);
