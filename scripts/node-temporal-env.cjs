@@ -59,6 +59,23 @@ for (const [field, name, key] of files) {
   written.push(file);
 }
 if (value.serverName) env += line('TEMPORAL_TLS_SERVER_NAME', value.serverName);
+// gRPC headers: a temporal.toml profile keeps each header's exact name (envconfig turns only the
+// first underscore of TEMPORAL_GRPC_META_X_TENANT_ID into a hyphen: "x-tenant_id").
+if (value.grpcMeta && typeof value.grpcMeta === 'object' && Object.keys(value.grpcMeta).length > 0) {
+  const toml = (s) => {
+    if (/[\u0000-\u001f\u007f]/.test(s)) fail('a gRPC header name or value holds a control character');
+    return `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+  };
+  let profile = '[profile.default.grpc_meta]\n';
+  for (const [k, v] of Object.entries(value.grpcMeta)) {
+    if (typeof v !== 'string') fail(`gRPC header ${k} is not a string`);
+    profile += `${toml(k)} = ${toml(v)}\n`;
+  }
+  const file = path.join(dir, 'temporal.toml');
+  write(file, profile, true);
+  env += line('TEMPORAL_CONFIG_FILE', file);
+  written.push(file);
+}
 const envFile = path.join(dir, 'worker.env');
 write(envFile, env, false);
 process.stdout.write(`node-temporal-env: wrote ${[envFile, ...written].join(', ')}\n`);

@@ -2,7 +2,7 @@
 // and read by the nodes through their instance role. It is what this control host's own connection
 // uses (lib/temporal/connection-env.ts: the TEMPORAL_* variables over the temporal.toml profile, as
 // the CLI resolves them: address, namespace, API key or mTLS certificate and key, private CA, SNI
-// name; gRPC headers are not carried), read here and written there, and nowhere else: not in
+// name, gRPC headers), read here and written there, and nowhere else: not in
 // user data (anyone with ec2:DescribeInstanceAttribute reads that), not in an activity's input or
 // result (workflow history), never in a progress line or log. Idempotent: the secret is found by its
 // name (derived from the campaign) before it is created, and a retry puts the value again with a
@@ -33,6 +33,12 @@ export interface TemporalSecretValue {
   clientKey?: string;
   serverCa?: string;
   serverName?: string;
+  /**
+   * gRPC headers sent with every call (TEMPORAL_GRPC_META_*, a profile's grpc_meta), by header name.
+   * On the node they go into a temporal.toml profile rather than into variables: a header name with
+   * more than one hyphen does not survive envconfig's TEMPORAL_GRPC_META_ name mapping.
+   */
+  grpcMeta?: Record<string, string>;
 }
 
 const text = (b: Uint8Array) => Buffer.from(b).toString('utf8');
@@ -50,6 +56,7 @@ export function temporalSecretValue(env: NodeJS.ProcessEnv = process.env): Tempo
     ...(tls?.clientCertPair ? { clientCert: text(tls.clientCertPair.crt), clientKey: text(tls.clientCertPair.key) } : {}),
     ...(tls?.serverRootCACertificate ? { serverCa: text(tls.serverRootCACertificate) } : {}),
     ...(tls?.serverNameOverride ? { serverName: tls.serverNameOverride } : {}),
+    ...(t.metadata && Object.keys(t.metadata).length > 0 ? { grpcMeta: { ...t.metadata } } : {}),
   };
 }
 
