@@ -12,7 +12,7 @@
 //                        host: runs with no other test file beside it
 //   (none)               starts its own servers (Temporal, PostgreSQL, moto): side by side with others
 // The files side by side follow the machine: RIG_TEST_CONCURRENCY, else one and a half per core (CI's
-// 2 cores, so 3, are the design point). The `alone` files run first, one at a time, then the rest fill the pool, the
+// 2 cores, so 3, are the design point), and up to two per core while the CPU stands idle. The `alone` files run first, one at a time, then the rest fill the pool, the
 // longest first by the last run's times (kept in .venv/test-times.json), else by the times committed in
 // test/test-times.json (a fresh clone's order; refresh it with the table of a full run on CI's kind of
 // machine), else by a guess from the file's mode.
@@ -93,6 +93,14 @@ const cores = typeof os.availableParallelism === 'function' ? os.availableParall
 // The files side by side mostly wait (on servers, timers, a campaign's fixed-length repeats), not
 // compute: one and a half per core keeps both of CI's cores busy without starving a file.
 const concurrency = Math.max(1, Number(process.env.RIG_TEST_CONCURRENCY) || Math.round(cores * 1.5));
+// Beyond those, up to two files per core while the CPU stands idle: a lane past `concurrency` starts
+// its next file only when at least IDLE_TO_GROW of the machine's CPU was idle over the last look (as
+// make -l starts no job above a load). Files that wait (heartbeat timeouts after a killed worker, a
+// campaign's timers) then leave no core unused, and files that compute never get a fifth beside them.
+// RIG_TEST_CONCURRENCY fixes the width and turns this off.
+const maxWidth = process.env.RIG_TEST_CONCURRENCY ? concurrency : Math.max(concurrency, cores * 2);
+const IDLE_TO_GROW = 0.35;
+const LOOK_MS = 3000;
 
 const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-tests-'));
 // The unprivileged PostgreSQL user must be able to reach clusters made under a file's state folder.
@@ -183,13 +191,33 @@ function runFile(f) {
   });
 }
 
-async function pool(list, width) {
+/** The fraction of all cores' time that was idle over the next `ms`. */
+async function idleFraction(ms) {
+  const sum = () => os.cpus().reduce((a, c) => ({ idle: a.idle + c.times.idle, all: a.all + Object.values(c.times).reduce((x, y) => x + y, 0) }), { idle: 0, all: 0 });
+  const a = sum();
+  await new Promise((r) => setTimeout(r, ms));
+  const b = sum();
+  return b.all > a.all ? (b.idle - a.idle) / (b.all - a.all) : 0;
+}
+
+let grown = 0;
+/** `width` lanes always run; up to `max` when the CPU stands idle (see maxWidth). */
+async function pool(list, width, max = width) {
   const results = [];
   let next = 0;
-  async function lane() {
-    while (next < list.length) results.push(await runFile(list[next++]));
+  async function lane(extra) {
+    while (next < list.length) {
+      if (extra) {
+        // An extra lane waits for idle CPU before each file it takes.
+        while (next < list.length && (await idleFraction(LOOK_MS)) < IDLE_TO_GROW);
+        if (next >= list.length) break;
+        grown++;
+      }
+      results.push(await runFile(list[next++]));
+    }
   }
-  await Promise.all(Array.from({ length: Math.min(width, list.length) }, lane));
+  const lanes = Math.min(max, list.length);
+  await Promise.all(Array.from({ length: lanes }, (_, i) => lane(i >= width)));
   return results;
 }
 
@@ -205,14 +233,14 @@ function table(results, wallSeconds) {
         `| ${r.rel.padEnd(w)} | ${r.mode.padEnd(6)} | ${String(r.tests).padStart(5)} | ${r.seconds.toFixed(1).padStart(6)} | ${((100 * r.seconds) / total).toFixed(1).padStart(4)}% |`,
     ),
   ];
-  lines.push('', `${results.length} files; ${total.toFixed(0)} s of file time in ${wallSeconds.toFixed(0)} s of wall time (${concurrency} side by side; alone files one at a time)`);
+  lines.push('', `${results.length} files; ${total.toFixed(0)} s of file time in ${wallSeconds.toFixed(0)} s of wall time (${concurrency} side by side${maxWidth > concurrency ? `, up to ${maxWidth} while the CPU stood idle: ${grown} file(s) so` : ''}; alone files one at a time)`);
   return lines.join('\n');
 }
 
 (async () => {
   const started = Date.now();
-  console.log(`${files.length} test files: ${alone.length} alone, ${pooled.length} side by side (${concurrency} at a time, ${cores} cores)${quick ? ', unit files only (--quick)' : ''}`);
-  const results = [...(await pool(alone, 1)), ...(await pool(pooled, concurrency))];
+  console.log(`${files.length} test files: ${alone.length} alone, ${pooled.length} side by side (${concurrency} at a time, up to ${maxWidth} while the CPU stands idle, ${cores} cores)${quick ? ', unit files only (--quick)' : ''}`);
+  const results = [...(await pool(alone, 1)), ...(await pool(pooled, concurrency, maxWidth))];
   const wall = (Date.now() - started) / 1000;
   fs.rmSync(runDir, { recursive: true, force: true });
   try {
