@@ -24,6 +24,7 @@ import { loadClientConfig, loadClientConfigProfile, toClientOptions, type Client
 // disable_host_verification, which the public profile drops.
 import { tomlLoadClientConfigProfile } from '@temporalio/envconfig/lib/envconfig-toml';
 import { diagnoseTls } from './tls-diagnosis';
+import { UnreachableError } from '../tools/unreachable';
 
 export interface TemporalEnv {
   address: string;
@@ -168,8 +169,8 @@ export async function connectWithin<T>(env: TemporalEnv, connect: () => Promise<
   } catch (err) {
     const msg = (err as Error).message;
     const tlsReason = usesTls(env) ? await diagnoseTls(env).catch(() => undefined) : undefined;
-    if (tlsReason) throw new Error(`cannot reach Temporal at ${address} over TLS: ${tlsReason}`);
-    throw new Error(`cannot reach Temporal at ${address}: ${msg} (${FIX})`);
+    if (tlsReason) throw new UnreachableError(`cannot reach Temporal at ${address} over TLS: ${tlsReason}`);
+    throw new UnreachableError(`cannot reach Temporal at ${address}: ${msg} (${FIX})`);
   } finally {
     clearTimeout(timer);
   }

@@ -146,7 +146,7 @@ test('rig doctor names each setting\'s source, masks the secrets, and reaches th
   assert.doesNotMatch(out + res.stderr, new RegExp(`${API_KEY}|${HEADER}|PRIVATE KEY`), 'no secret printed');
 
   const refused = await rig(['doctor'], shell('no-cert'));
-  assert.equal(refused.code, 1);
+  assert.equal(refused.code, 69, 'TLS refused: could not reach Temporal');
   assert.match(refused.stderr, /reachable: no: .*the rig sent none/);
 });
 
