@@ -7,6 +7,7 @@ import { EXIT, EXIT_CODES_HELP } from './exit-codes';
 import { UsageError } from './parse-flags';
 import { SpecInputError } from './spec-input';
 import { UnreachableError } from '../lib/tools/unreachable';
+import { ConnectionSettingsError } from '../lib/temporal/connection-env';
 
 interface Command {
   summary: string;
@@ -74,7 +75,7 @@ export async function main(argv: string[]): Promise<number> {
     return await load().run(rest);
   } catch (err) {
     // A spec refused, or Temporal (a target) not answering: each its own code, whatever the command.
-    if (err instanceof SpecInputError) {
+    if (err instanceof SpecInputError || err instanceof ConnectionSettingsError) {
       console.error(`rig ${name}: ${err.message}`);
       return EXIT.USAGE;
     }

@@ -67,6 +67,14 @@ test('a schedule created with rig schedule create starts a campaign when trigger
   assert.match(report.summary, new RegExp(`against ${path.basename(result.resultsDir)}: (REGRESSED|no regression)`));
   const listed2 = await rig(['schedule', 'list'], env.childEnv);
   assert.match(listed2.stdout, new RegExp(`  ${secondId}  \\S+  completed  started \\S+  (REGRESSED|no regression) against its baseline`));
+  // -o json: the same, as data (like the temporal CLI's -o json)
+  const json = await rig(['schedule', 'list', '-o', 'json'], env.childEnv);
+  assert.equal(json.code, 0, json.stderr);
+  const rows = JSON.parse(json.stdout) as Array<{ id: string; state: string; runs: Array<{ id: string; run: string | null; regressed: boolean | null }> }>;
+  const weekly = rows.find((r) => r.id === 'weekly');
+  assert.ok(weekly, json.stdout);
+  const run2 = weekly.runs.find((r) => r.id === secondId);
+  assert.deepEqual([run2?.run, typeof run2?.regressed], ['completed', 'boolean']);
 
 
   const deleted = await rig(['schedule', 'delete', 'weekly'], env.childEnv);
