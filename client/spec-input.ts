@@ -1,5 +1,7 @@
 // Reading a campaign spec from a file or a built-in profile, with errors that name the file and field.
 import fs from 'node:fs';
+import path from 'node:path';
+import { stateDir } from '../lib/tools/paths';
 import { seedDiskProblem, unjudgeableProblem, watchdogProblem } from '../lib/protocol/plan';
 import { parseCampaignSpec, PROFILES, SpecError, type CampaignSpec } from '../lib/protocol/spec';
 
@@ -23,11 +25,24 @@ export function loadSpec(source: { file?: string; profile?: string; baseline?: s
   const where = source.file ?? `profile ${source.profile}`;
   const problem = watchdogProblem(spec);
   if (problem) throw new SpecInputError(`${where}: ${problem}`);
-  const disk = seedDiskProblem(spec);
+  const disk = seedDiskProblem(spec, spec.target === 'local' ? localFreeBytes() : undefined);
   if (disk) throw new SpecInputError(`${where}: ${disk.path.join('.')}: ${disk.message}`);
   const unjudgeable = source.allowUnjudgeable ? null : unjudgeableProblem(spec);
   if (unjudgeable) throw new SpecInputError(`${where}: ${unjudgeable.path.join('.')}: ${unjudgeable.message}`);
   return spec;
+}
+
+/**
+ * The free space where a local rig on this machine would put its cluster (RIG_PG_DATA_ROOT, else the
+ * state folder; /var/tmp when root's clusters go there is the same disk on most hosts): the local
+ * target runs on the host of the worker that claims it, which is this one for rig rehearse and for a
+ * worker started beside the CLI.
+ */
+export function localFreeBytes(dir = process.env.RIG_PG_DATA_ROOT ?? stateDir()): { bytes: number; where: string } {
+  let at = path.resolve(dir);
+  while (!fs.existsSync(at)) at = path.dirname(at);
+  const s = fs.statfsSync(at);
+  return { bytes: s.bavail * s.bsize, where: at };
 }
 
 function parseSpec(source: { file?: string; profile?: string }): CampaignSpec {
