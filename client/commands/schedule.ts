@@ -12,7 +12,7 @@ import { TASK_QUEUE } from './campaign';
 export const summary = 'create|list|delete|trigger: run a campaign on a schedule (weekly regression)';
 
 const HELP = `usage:
-  rig schedule create ID (SPEC.json | --profile P) (--cron "0 3 * * 1" | --every 7d) [--paused] [--baseline ID]
+  rig schedule create ID (SPEC.json | --profile P) (--cron "0 3 * * 1" | --every 7d) [--paused] [--baseline ID] [--allow-unjudgeable]
   rig schedule list [-o json]
   rig schedule trigger ID      start one run now
   rig schedule delete ID
@@ -43,6 +43,7 @@ export const { run } = defineCommand({
     paused: { type: 'boolean' },
     baseline: { type: 'string' },
     output: { type: 'string', short: 'o' },
+    'allow-unjudgeable': { type: 'boolean' },
   },
   positionals: true,
   async run({ values, positionals }) {
@@ -53,7 +54,7 @@ export const { run } = defineCommand({
     const [, id, file] = positionals;
     if (action !== 'list' && !id) throw new UsageError(`${action} needs a schedule id: rig schedule ${action} ID`);
     // Validate everything before touching the cluster.
-    const spec = action === 'create' ? loadSpec({ file, profile: values.profile, baseline: values.baseline }) : undefined;
+    const spec = action === 'create' ? loadSpec({ file, profile: values.profile, baseline: values.baseline, allowUnjudgeable: values['allow-unjudgeable'], extra: positionals.slice(3) }) : undefined;
     if (action === 'create' && Boolean(values.cron) === Boolean(values.every)) {
       throw new UsageError('create needs exactly one of --cron "MIN HOUR DOM MON DOW" or --every DURATION (e.g. 7d)');
     }
