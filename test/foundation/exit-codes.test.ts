@@ -12,26 +12,14 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { campaignExitCode, EXIT, EXIT_CODES_HELP, VERDICT_EXIT_CODE } from '../../client/exit-codes';
-import { commands, main } from '../../client/main';
+import { commands } from '../../client/main';
+import { captureRig } from '../harness/capture-cli';
 import type { CampaignStatus } from '../../lib/protocol/campaign-result';
 import { freePort } from '../../lib/tools/free-port';
 
 const root = path.resolve(__dirname, '..', '..');
 
-async function capture(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...a: unknown[]) => void out.push(a.join(' '));
-  console.error = (...a: unknown[]) => void err.push(a.join(' '));
-  try {
-    return { code: await main(argv), out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
+const capture = captureRig;
 
 function spawnRig(args: string[], env: NodeJS.ProcessEnv, bin = path.join(root, 'bin', 'rig.cjs')): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {

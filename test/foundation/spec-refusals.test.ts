@@ -10,26 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { EXIT } from '../../client/exit-codes';
-import { main } from '../../client/main';
+import { captureRig } from '../harness/capture-cli';
 import { REFUSED_SPECS, type RefusalCase } from './spec-refusal-cases';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-refusals-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function capture(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...a: unknown[]) => void out.push(a.join(' '));
-  console.error = (...a: unknown[]) => void err.push(a.join(' '));
-  try {
-    return { code: await main(argv), out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
+const capture = captureRig;
 
 /** The file the case gives the CLI: its text, a missing path, or a folder. */
 function fileOf(c: RefusalCase, i: number): string {
