@@ -66,6 +66,17 @@ rig campaign ACTION --help says more about one. Needs a worker (rig worker) on t
 
 export const TASK_QUEUE = 'rig';
 
+/**
+ * The --id given, refused when it is not usable as it is (its evidence folder, its rig would carry
+ * another name): said with the id it would have become, never changed silently.
+ */
+export function givenCampaignId(id: string | undefined): string | undefined {
+  if (id === undefined) return undefined;
+  const safe = campaignIdOf(id);
+  if (safe !== id) throw new UsageError(`--id '${id}': an id is 1-80 letters, digits, ".", "_" and "-", starting with a letter or digit (it names the evidence folder and the rig); give --id ${safe}`);
+  return id;
+}
+
 export function defaultCampaignId(name: string, now = new Date()): string {
   return `${name}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
 }
@@ -126,11 +137,12 @@ async function campaign(
     const spec = loadSpec({ file: arg, profile: values.profile, baseline: values.baseline, allowUnjudgeable: values['allow-unjudgeable'], extra: positionals.slice(2) });
     if (values.preflight && !values['dry-run']) throw new UsageError('--preflight goes with --dry-run (a started aws campaign runs the preflight when it provisions)');
     if (values.json && !values['dry-run']) throw new UsageError('--json goes with --dry-run (the plan as JSON); a started campaign: --summary-export FILE with --wait');
+    const givenId = givenCampaignId(values.id);
     const exportTo = values['summary-export'];
     if (exportTo !== undefined && !values.wait) throw new UsageError('--summary-export FILE goes with --wait (the summary is written when the campaign ends)');
     if (exportTo !== undefined) assertWritable(exportTo);
     if (values['dry-run']) {
-      const id = campaignIdOf(values.id ?? defaultCampaignId(spec.name));
+      const id = campaignIdOf(givenId ?? defaultCampaignId(spec.name));
       if (values.json) console.log(JSON.stringify(dryRunPlan(id, spec, new Date(), values.preflight === true), null, 2));
       else dryRunLines(id, spec, new Date(), values.preflight === true).forEach((l) => console.log(l));
       return values.preflight ? dryRunPreflight(spec, values.json ? (l) => console.error(l) : undefined) : EXIT.OK;
@@ -138,7 +150,7 @@ async function campaign(
     const rc = await connectClient();
     try {
       await warnMissingSearchAttributes(rc);
-      const id = values.id ?? defaultCampaignId(spec.name);
+      const id = givenId ?? defaultCampaignId(spec.name);
       try {
         // An id names one campaign's evidence, rig and ledger: never reused, refused before anything runs.
         await rc.client.workflow.start('benchCampaign', { taskQueue: TASK_QUEUE, workflowId: id, args: [spec], workflowIdReusePolicy: 'REJECT_DUPLICATE' });

@@ -19,7 +19,7 @@ import { UsageError } from '../parse-flags';
 import { assertWritable, writeSummary } from '../summary-export';
 import { sampleWarnings } from '../../lib/protocol/plan';
 import { withServiceCommand } from '../service-flag';
-import { defaultCampaignId, TASK_QUEUE } from './campaign';
+import { defaultCampaignId, givenCampaignId, TASK_QUEUE } from './campaign';
 import { printAtAGlance } from '../at-a-glance';
 
 export const summary = 'run the rehearsal campaign end to end on this machine (dev server + worker in process)';
@@ -64,7 +64,7 @@ export const { run } = defineCommand({
     const loaded = loadSpec(positionals[0] ? { file: positionals[0], extra: positionals.slice(1), allowUnjudgeable } : { profile: values.profile ?? 'rehearsal', allowUnjudgeable });
     if (values['service-cwd'] !== undefined && values['service-command'] === undefined) throw new UsageError('--service-cwd goes with --service-command');
     const spec = values['service-command'] !== undefined ? withServiceCommand(loaded, values['service-command'], values['service-cwd']) : loaded;
-    const id = values.id ?? defaultCampaignId(spec.name);
+    const id = givenCampaignId(values.id) ?? defaultCampaignId(spec.name);
     const machine = localMachineProblems(spec, id);
     if (machine.length) throw new SpecInputError(`this machine cannot run ${spec.name} (nothing was started):\n${machine.map((m) => `  - ${m}`).join('\n')}`);
     const exportTo = values['summary-export'];

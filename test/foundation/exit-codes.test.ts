@@ -84,6 +84,9 @@ test('usage and spec errors exit 2 in every command that reads a spec, before an
       ['check', '--target', 'nowhere'],
       ['report', path.join(dir, 'no-such-campaign')],
       ['campaign', 'list', '-o', 'yaml'],
+      ['campaign', 'start', 'examples/rehearsal.json', '--id', 'My Run/1', '--dry-run'],
+      ['rehearse', 'examples/rehearsal.json', '--id', 'My Run/1'],
+      ['campaign', 'start', 'examples/rehearsal.json', '--summary-export', '/no/such/folder/s.json', '--wait'],
     ]) {
       const r = await capture(argv);
       assert.equal(r.code, EXIT.USAGE, `rig ${argv.join(' ')} exited ${r.code}: ${r.err}`);
