@@ -46,7 +46,8 @@ export interface DryRunPlan {
     order: 'blocks' | 'interleaved';
     fresh: boolean;
     names: string[];
-    settings: Record<string, { database: CampaignSpec['database']; build: string }>;
+    /** Each variant's settings, and what it changes against the campaign's own (database, service). */
+    settings: Record<string, { database: CampaignSpec['database']; build: string; service: Array<[string, string]>; changes: string[] }>;
   };
   /** The measured repeats in the order they run (configuration[.variant] #k). */
   order: string[];
@@ -96,7 +97,14 @@ export function dryRunPlan(campaignId: string, spec: CampaignSpec, now = new Dat
         settings: Object.fromEntries(
           names.map((n) => {
             const v = variantSettings(spec, n);
-            return [n, { database: v.database, build: serviceBuild(v.service.run) }];
+            const service = serviceSettingsList(v.service);
+            const own = new Map(serviceSettingsList(spec.service));
+            const changes = [
+              ...Object.entries(v.database).filter(([k, x]) => spec.database[k as keyof CampaignSpec['database']] !== x).map(([k, x]) => `${k}=${String(x)}`),
+              ...service.filter(([k, x]) => own.get(k) !== x).map(([k, x]) => `${k}=${x}`),
+              ...(serviceBuild(v.service.run) !== serviceBuild(spec.service.run) ? [`build ${serviceBuild(v.service.run)}`] : []),
+            ];
+            return [n, { database: v.database, build: serviceBuild(v.service.run), service, changes }];
           }),
         ),
       }
@@ -186,7 +194,7 @@ export function dryRunLines(campaignId: string, spec: CampaignSpec, now = new Da
     out.push(`variants (${p.variants.order}${p.variants.fresh ? ', a fresh seed before each block' : ''}): ${p.variants.names.join(', ')} (control first)`);
     for (const n of p.variants.names) {
       const v = p.variants.settings[n];
-      out.push(`  ${n}: ${Object.entries(v.database).map(([k, x]) => `${k}=${String(x)}`).join(', ')}; build ${v.build}`);
+      out.push(`  ${n}: ${v.changes.length ? v.changes.join(', ') : "the campaign's own settings"}`);
     }
   }
   out.push(`order of the measured repeats: ${p.order.join(', ') || '(none)'}`);
