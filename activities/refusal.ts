@@ -4,7 +4,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { BringupRefusal } from '../lib/targets/bringup/refusal';
 import { PartitionMismatchError } from '../lib/targets/fixtures-scope';
-import { ClusterPlaceRefusal } from '../lib/targets/local/pg-data-root';
+import { ClusterPlaceRefusal } from '../lib/targets/cluster-place-refusal';
 import { PreflightRefusal } from '../lib/targets/preflight-refusal';
 import { ServiceRefusal } from '../lib/targets/service-refusal';
 

@@ -15,6 +15,7 @@
 // teardown and every later step read it from there, never by deciding again.
 import fs from 'node:fs';
 import path from 'node:path';
+import { ClusterPlaceRefusal } from '../cluster-place-refusal';
 import type { OsUser } from './pg-binaries';
 
 export const FALLBACK_ROOT = '/var/tmp';
@@ -28,13 +29,7 @@ export interface ClusterPlace {
   why: string;
 }
 
-/** A folder the OS user cannot reach, with the fix. Thrown before anything is made. */
-export class ClusterPlaceRefusal extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ClusterPlaceRefusal';
-  }
-}
+export { ClusterPlaceRefusal };
 
 /**
  * The first folder on the way to `target` (itself included, when it exists) that `user` cannot
