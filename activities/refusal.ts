@@ -4,6 +4,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { BringupRefusal } from '../lib/targets/bringup/refusal';
 import { PartitionMismatchError } from '../lib/targets/fixtures-scope';
+import { ClusterPlaceRefusal } from '../lib/targets/cluster-place-refusal';
 import { PreflightRefusal } from '../lib/targets/preflight-refusal';
 import { ServiceRefusal } from '../lib/targets/service-refusal';
 
@@ -19,6 +20,7 @@ export async function refusing<T>(fn: () => Promise<T>): Promise<T> {
     if (err instanceof BringupRefusal) throw refusal('BringupRefusal', err.message, { check: err.check });
     if (err instanceof PartitionMismatchError) throw refusal('PartitionRefusal', err.message);
     if (err instanceof ServiceRefusal) throw refusal('ServiceRefusal', err.message);
+    if (err instanceof ClusterPlaceRefusal) throw refusal('ClusterPlaceRefusal', err.message);
     if (err instanceof PreflightRefusal) throw refusal('PreflightRefusal', err.message, { failed: err.failed });
     throw err;
   }

@@ -3,6 +3,7 @@
 // --help/-h (exit 0), and turns a bad or missing flag into a UsageError, which client/main.ts prints
 // with the command's name and exits 2. So `rig X --bogus` and `rig X` without its action fail alike.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { EXIT_CODES_HELP } from './exit-codes';
 import { UsageError } from './parse-flags';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -29,9 +30,11 @@ export interface Command {
 }
 
 export function defineCommand<O extends Options>(def: CommandDefinition<O>): Command {
+  // Every help, and every action's, ends with the one exit-code table (client/exit-codes.ts).
+  const help = `${def.help}\n\n${EXIT_CODES_HELP}`;
   return {
     summary: def.summary,
-    help: def.help,
+    help,
     async run(argv: string[]): Promise<number> {
       let parsed: Parsed<O>;
       try {
@@ -41,7 +44,7 @@ export function defineCommand<O extends Options>(def: CommandDefinition<O>): Com
       }
       if ((parsed.values as { help?: boolean }).help) {
         const action = def.actionHelp?.[parsed.positionals[0] ?? ''];
-        console.log(action ?? def.help);
+        console.log(action !== undefined ? `${action}\n\n${EXIT_CODES_HELP}` : help);
         return 0;
       }
       return def.run(parsed);

@@ -3,7 +3,11 @@
 // They are loaded lazily (require, not import(): the sources run as CommonJS through tsx) so that
 // `rig analyze` does not pay for loading Temporal.
 
+import { EXIT, EXIT_CODES_HELP } from './exit-codes';
 import { UsageError } from './parse-flags';
+import { SpecInputError } from './spec-input';
+import { UnreachableError } from '../lib/tools/unreachable';
+import { ConnectionSettingsError } from '../lib/temporal/connection-env';
 
 interface Command {
   summary: string;
@@ -33,10 +37,11 @@ export const commands: Record<string, () => Command> = {
 function usage(withSummaries: boolean): string {
   const names = Object.keys(commands).sort();
   return [
-    'usage: rig <command> [options]   (rig <command> --help for its options)',
+    'usage: rig <command> [options]   (rig <command> --help for its options; rig --version)',
     '',
     'commands:',
     ...names.map((name) => (withSummaries ? `  ${name.padEnd(12)} ${commands[name]().summary}` : `  ${name}`)),
+    ...(withSummaries ? ['', EXIT_CODES_HELP] : []),
   ].join('\n');
 }
 
@@ -55,18 +60,38 @@ export async function main(argv: string[]): Promise<number> {
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     if (name && rest[0] && commands[rest[0]]) return commands[rest[0]]().run(['--help']);
     console.log(usage(true));
-    return name ? 0 : 2;
+    return name ? EXIT.OK : EXIT.USAGE;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    console.log(version());
+    return EXIT.OK;
   }
   const load = commands[name];
   if (!load) {
     console.error(`rig: unknown command '${name}'\n\n${usage(false)}`);
-    return 2;
+    return EXIT.USAGE;
   }
   try {
     return await load().run(rest);
   } catch (err) {
+    // A spec refused, or Temporal (a target) not answering: each its own code, whatever the command.
+    if (err instanceof SpecInputError || err instanceof ConnectionSettingsError) {
+      console.error(`rig ${name}: ${err.message}`);
+      return EXIT.USAGE;
+    }
+    if (err instanceof UnreachableError) {
+      console.error(`rig ${name}: ${err.message}`);
+      return EXIT.UNREACHABLE;
+    }
     if (!isUsageError(err)) throw err;
     console.error(`rig ${name}: ${(err as Error).message} (rig ${name} --help lists the options)`);
-    return 2;
+    return EXIT.USAGE;
   }
+}
+
+/** `rig --version`: the package's version and the Node that runs it. */
+export function version(): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pkg = require('../package.json') as { name: string; version: string };
+  return `${pkg.name} ${pkg.version} (node ${process.versions.node})`;
 }

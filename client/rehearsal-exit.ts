@@ -3,14 +3,16 @@
 // the reference service (HELD or NOT-HELD) is printed with every failed repeat's reason, and on a VM
 // whose hypervisor steals CPU mid-repeat a NOT-HELD is a true reading of that host, not a broken rig
 // (docs/instrument.md, "A disturbed host"). So the rehearsal exits 0 on either verdict, 1 when the rig
-// did not do its job; --require-held makes HELD the only 0, as `rig campaign start --wait` always does.
+// did not do its job; --require-held makes HELD the only 0, as `rig campaign start --wait` always does
+// (NOT-HELD is then 99, the codes of client/exit-codes.ts).
 import type { CampaignResult } from '../lib/protocol/campaign-result';
+import { campaignExitCode, EXIT } from './exit-codes';
 
 export function rehearsalExitCode(result: Pick<CampaignResult, 'status'>, requireHeld = false): number {
-  if (result.status === 'held') return 0;
-  if (result.status === 'not-held') return requireHeld ? 1 : 0;
+  if (requireHeld) return campaignExitCode(result.status);
+  if (result.status === 'held' || result.status === 'not-held') return EXIT.OK;
   // uncalibrated, dirty, failed, aborted, cancelled: the rehearsal did not show the rig working.
-  return 1;
+  return EXIT.FAILED;
 }
 
 /** The last line: what the exit code means, so a 0 beside NOT-HELD is never misread. */
@@ -19,8 +21,8 @@ export function rehearsalVerdictLine(result: Pick<CampaignResult, 'status'>, req
   if (result.status === 'held') return 'rehearsal: the rig ran end to end and every configuration HELD (exit 0)';
   if (result.status === 'not-held') {
     return requireHeld
-      ? 'rehearsal: the rig ran end to end; NOT-HELD (reasons above; --require-held: exit 1)'
-      : 'rehearsal: the rig ran end to end; the verdict is NOT-HELD (reasons above, with the host\'s CPU steal where it was high). Exit 0: the rig worked; rig rehearse --require-held or rig campaign start --wait exit 1 unless HELD';
+      ? 'rehearsal: the rig ran end to end; NOT-HELD (reasons above; --require-held: exit 99)'
+      : 'rehearsal: the rig ran end to end; the verdict is NOT-HELD (reasons above, with the host\'s CPU steal where it was high). Exit 0: the rig worked; rig rehearse --require-held and rig campaign start --wait exit 99 on NOT-HELD';
   }
   return `rehearsal: the rig did not run end to end (${result.status.toUpperCase()}; exit ${code})`;
 }

@@ -1,32 +1,62 @@
 // Reading a campaign spec from a file or a built-in profile, with errors that name the file and field.
 import fs from 'node:fs';
-import { watchdogProblem } from '../lib/protocol/plan';
+import path from 'node:path';
+import { stateDir } from '../lib/tools/paths';
+import { seedDiskProblem, unjudgeableProblem, watchdogProblem } from '../lib/protocol/plan';
 import { parseCampaignSpec, PROFILES, SpecError, type CampaignSpec } from '../lib/protocol/spec';
 
+/** A spec that cannot be read or is refused: a usage error (exit 2), printed as it is, naming the file and field. */
+export class SpecInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SpecInputError';
+  }
+}
+
 /**
- * The spec, parsed and checked against its own plan (a watchdog that covers it), or an error naming the
+ * The spec, parsed and checked against its own plan (a watchdog that covers it, a seed that fits the
+ * RDS volume, repeats long enough to be judged unless `allowUnjudgeable`), or an error naming the
  * field. `baseline` (the `--baseline ID` flag) pins the campaign the page compares with, over the file's.
  */
-export function loadSpec(source: { file?: string; profile?: string; baseline?: string }): CampaignSpec {
+export function loadSpec(source: { file?: string; profile?: string; baseline?: string; allowUnjudgeable?: boolean; extra?: string[] }): CampaignSpec {
+  if (source.extra?.length) throw new SpecInputError(`one spec at a time: ${source.file} is the spec, and ${source.extra.map((e) => `'${e}'`).join(', ')} would be ignored; give one file (run the others as campaigns of their own)`);
   const parsed = parseSpec(source);
   const spec = source.baseline === undefined ? parsed : parseFlagged({ ...parsed, baseline: source.baseline });
+  const where = source.file ?? `profile ${source.profile}`;
   const problem = watchdogProblem(spec);
-  if (problem) throw new Error(`${source.file ?? `profile ${source.profile}`}: ${problem}`);
+  if (problem) throw new SpecInputError(`${where}: ${problem}`);
+  const disk = seedDiskProblem(spec, spec.target === 'local' ? localFreeBytes() : undefined);
+  if (disk) throw new SpecInputError(`${where}: ${disk.path.join('.')}: ${disk.message}`);
+  const unjudgeable = source.allowUnjudgeable ? null : unjudgeableProblem(spec);
+  if (unjudgeable) throw new SpecInputError(`${where}: ${unjudgeable.path.join('.')}: ${unjudgeable.message}`);
   return spec;
+}
+
+/**
+ * The free space where a local rig on this machine would put its cluster (RIG_PG_DATA_ROOT, else the
+ * state folder; /var/tmp when root's clusters go there is the same disk on most hosts): the local
+ * target runs on the host of the worker that claims it, which is this one for rig rehearse and for a
+ * worker started beside the CLI.
+ */
+export function localFreeBytes(dir = process.env.RIG_PG_DATA_ROOT ?? stateDir()): { bytes: number; where: string } {
+  let at = path.resolve(dir);
+  while (!fs.existsSync(at)) at = path.dirname(at);
+  const s = fs.statfsSync(at);
+  return { bytes: s.bavail * s.bsize, where: at };
 }
 
 function parseSpec(source: { file?: string; profile?: string }): CampaignSpec {
   if (source.profile) {
     const p = PROFILES[source.profile as keyof typeof PROFILES];
-    if (!p) throw new Error(`unknown profile "${source.profile}" (allowed: ${Object.keys(PROFILES).join(', ')})`);
+    if (!p) throw new SpecInputError(`unknown profile "${source.profile}" (allowed: ${Object.keys(PROFILES).join(', ')})`);
     return parseCampaignSpec(p);
   }
-  if (!source.file) throw new Error('give a spec file (e.g. examples/rehearsal.json) or --profile rehearsal|full');
+  if (!source.file) throw new SpecInputError('give a spec file (e.g. examples/rehearsal.json) or --profile rehearsal|full');
   const json = readSpecJson(source.file);
   try {
     return parseCampaignSpec(json);
   } catch (err) {
-    if (err instanceof SpecError) throw new Error(`${source.file}: ${err.message}`);
+    if (err instanceof SpecError) throw new SpecInputError(`${source.file}: ${err.message}`);
     throw err;
   }
 }
@@ -37,20 +67,20 @@ export function readSpecJson(file: string): unknown {
   try {
     stat = fs.statSync(file);
   } catch {
-    throw new Error(`spec ${file}: no such file: give the path of a spec file (e.g. examples/rehearsal.json), or --profile rehearsal|full`);
+    throw new SpecInputError(`spec ${file}: no such file: give the path of a spec file (e.g. examples/rehearsal.json), or --profile rehearsal|full`);
   }
-  if (stat.isDirectory()) throw new Error(`spec ${file}: is a directory: give the path of a spec file in it (e.g. ${file.replace(/\/$/, '')}/rehearsal.json)`);
+  if (stat.isDirectory()) throw new SpecInputError(`spec ${file}: is a directory: give the path of a spec file in it (e.g. ${file.replace(/\/$/, '')}/rehearsal.json)`);
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read spec ${file}: ${(err as Error).message}: check the file's permissions`);
+    throw new SpecInputError(`cannot read spec ${file}: ${(err as Error).message}: check the file's permissions`);
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new Error(`${file} is not valid JSON: ${jsonErrorAt(text, (err as Error).message)}`);
+    throw new SpecInputError(`${file} is not valid JSON: ${jsonErrorAt(text, (err as Error).message)}`);
   }
 }
 
@@ -71,7 +101,7 @@ function parseFlagged(input: unknown): CampaignSpec {
   try {
     return parseCampaignSpec(input);
   } catch (err) {
-    if (err instanceof SpecError) throw new Error(`--baseline: ${err.message}`);
+    if (err instanceof SpecError) throw new SpecInputError(`--baseline: ${err.message}`);
     throw err;
   }
 }

@@ -8,7 +8,8 @@ import { analyzeFile } from '../../lib/loadgen/analyze-file';
 import { SampleFileError } from '../../lib/loadgen/sample-reader';
 import { evaluateRun } from '../../lib/protocol/evaluate';
 import { formatRunReport } from '../../lib/protocol/run-report';
-import { DEFAULT_PROBE_P99_MS, VERDICT_EXIT_CODE } from '../../lib/protocol/verdicts';
+import { DEFAULT_PROBE_P99_MS } from '../../lib/protocol/verdicts';
+import { EXIT, VERDICT_EXIT_CODE } from '../exit-codes';
 import { UsageError, numberFlag, reconcileFlag, wholeNumberFlag } from '../parse-flags';
 
 export const summary = 'every statistic and gate of a repeat, re-derived from its samples.csv.gz';
@@ -27,7 +28,7 @@ const HELP = `usage: rig analyze SAMPLES.csv.gz [--json] [--reconcile rows=N,qua
   --seconds S             the repeat's configured length, whole seconds (default: from the stream)
 
 Percentiles are nearest-rank on exact values; buckets are by intended time (lib/protocol).
-exit: 0 PASS; 1 FAIL; 2 bad input, or a truncated or corrupt stream (the line is named);
+exit: 0 PASS; 99 FAIL; 2 bad input, or a truncated or corrupt stream (the line is named);
 3 UNRECONCILED (every check that ran passed, but without --reconcile the rows were not checked);
 4 NOT JUDGED (every check that ran passed, but a sustained repeat without --p99-limit-ms has no
 threshold: not a PASS).`;
@@ -65,7 +66,7 @@ export const { run } = defineCommand({
     } catch (err) {
       if (err instanceof UsageError || err instanceof SampleFileError) {
         console.error(`rig analyze: ${err.message}`);
-        return 2;
+        return EXIT.USAGE;
       }
       throw err;
     }

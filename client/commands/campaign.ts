@@ -13,25 +13,37 @@ import { connectClient, warnMissingSearchAttributes } from '../connect';
 import { resultLines } from '../progress-view';
 import { loadSpec } from '../spec-input';
 import { sampleWarnings, watchdogLine } from '../../lib/protocol/plan';
-import { dryRunLines, dryRunPreflight } from '../dry-run';
+import { dryRunLines, dryRunPlan, dryRunPreflight } from '../dry-run';
+import { assertWritable, writeSummary } from '../summary-export';
+import { campaignExitCode, EXIT } from '../exit-codes';
 
 export const summary = 'start|list|watch|cancel|abort|extend|logs|report: campaigns on Temporal';
 
 /** Each action's usage and what it does: `rig campaign ACTION --help` prints its own. */
 const ACTIONS: Record<string, string> = {
-  start: `rig campaign start SPEC.json|--profile rehearsal|full [--id ID] [--wait] [--dry-run [--preflight]] [--baseline ID]
+  start: `rig campaign start SPEC.json|--profile rehearsal|full [--id ID] [--wait [--summary-export FILE]]
+                   [--dry-run [--json] [--preflight]] [--baseline ID] [--allow-unjudgeable]
     validates the spec before anything runs (each bad field named, exit 2); --wait follows the
-    campaign and exits non-zero unless every configuration held. An id already used is refused.
+    campaign to its end: exit 0 HELD, 99 NOT-HELD, 1 anything else (failed, dirty, cancelled,
+    uncalibrated). An id already used is refused (exit 2).
     --baseline ID: the page compares this campaign with campaign ID (the spec's "baseline").
-    --dry-run prints the plan (resources and their names, zone, database parameters, $/hour, the
-    watchdog's deadline) and exits 0: it creates nothing and needs no Temporal server nor AWS.
+    --allow-unjudgeable: run a spec whose repeats are too short for the gate's sample minimum
+    (refused otherwise, exit 2: every such repeat fails "samples", so it can never be HELD).
+    --summary-export FILE (with --wait): the campaign's end as JSON (status, exit code, each
+    configuration's passes, the report's path), as k6 --summary-export.
+    --dry-run prints the plan and exits 0: the steps with their times (calibration included) and
+    the total, the configurations with their gates, the variants and their order, the build
+    measured, what would be made (names, zone, database parameters, $/hour) and the watchdog's
+    deadline; it creates nothing and needs no Temporal server nor AWS. --json: the same as JSON.
     --dry-run --preflight (target aws) also asks the account, read-only, what provisioning would be
     refused (engine version, class and types in the zone, vCPU quota, RDS's service-linked role,
     default VPC): a verdict per check, exit 0 all passed, 1 any refused, each with its fix.`,
-  list: `rig campaign list [--all]
-    campaigns with their execution status (RUN), step and RigStatus; --all includes closed ones`,
-  watch: `rig campaign watch ID
-    follows the campaign's progress until it closes`,
+  list: `rig campaign list [--all] [-o json]
+    campaigns with their execution status (RUN), step and RigStatus; --all includes closed ones;
+    -o json: one JSON array (id, target, step, status, run, started), like temporal's -o json`,
+  watch: `rig campaign watch ID [-o json]
+    -o json: the progress on stderr, the campaign's result as JSON on stdout.
+    follows the campaign's progress until it closes: exit 0 HELD, 99 NOT-HELD, 1 anything else`,
   cancel: `rig campaign cancel ID
     stop now: the current repeat is interrupted (and recorded as such), teardown runs`,
   abort: `rig campaign abort ID
@@ -54,6 +66,17 @@ rig campaign ACTION --help says more about one. Needs a worker (rig worker) on t
 
 export const TASK_QUEUE = 'rig';
 
+/**
+ * The --id given, refused when it is not usable as it is (its evidence folder, its rig would carry
+ * another name): said with the id it would have become, never changed silently.
+ */
+export function givenCampaignId(id: string | undefined): string | undefined {
+  if (id === undefined) return undefined;
+  const safe = campaignIdOf(id);
+  if (safe !== id) throw new UsageError(`--id '${id}': an id is 1-80 letters, digits, ".", "_" and "-", starting with a letter or digit (it names the evidence folder and the rig); give --id ${safe}`);
+  return id;
+}
+
 export function defaultCampaignId(name: string, now = new Date()): string {
   return `${name}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
 }
@@ -72,17 +95,38 @@ export const { run } = defineCommand({
     'dry-run': { type: 'boolean' },
     preflight: { type: 'boolean' },
     baseline: { type: 'string' },
+    json: { type: 'boolean' },
+    output: { type: 'string', short: 'o' },
+    'allow-unjudgeable': { type: 'boolean' },
+    'summary-export': { type: 'string' },
   },
   positionals: true,
   run: ({ values, positionals }) => campaign(values, positionals),
 });
 
 async function campaign(
-  values: { id?: string; profile?: string; wait?: boolean; follow?: boolean; all?: boolean; minutes?: string; 'dry-run'?: boolean; preflight?: boolean; baseline?: string },
+  values: {
+    id?: string;
+    profile?: string;
+    wait?: boolean;
+    follow?: boolean;
+    all?: boolean;
+    minutes?: string;
+    'dry-run'?: boolean;
+    preflight?: boolean;
+    baseline?: string;
+    json?: boolean;
+    output?: string;
+    'allow-unjudgeable'?: boolean;
+    'summary-export'?: string;
+  },
   positionals: string[],
 ): Promise<number> {
   const action = requiredPositional(positionals, 0, 'action', Object.keys(ACTIONS));
   const arg = positionals[1];
+  if (values.output !== undefined && values.output !== 'json' && values.output !== 'text') throw new UsageError(`-o ${values.output}: give -o json or -o text`);
+  const asJson = values.output === 'json';
+  if (asJson && action !== 'list' && action !== 'watch') throw new UsageError(`-o json is for list and watch (start --dry-run takes --json)`);
   if (action === 'logs') return logs(arg, Boolean(values.follow));
   if (action === 'report') {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -90,16 +134,23 @@ async function campaign(
     return report.run(arg ? [arg] : []);
   }
   if (action === 'start') {
-    const spec = loadSpec({ file: arg, profile: values.profile, baseline: values.baseline });
+    const spec = loadSpec({ file: arg, profile: values.profile, baseline: values.baseline, allowUnjudgeable: values['allow-unjudgeable'], extra: positionals.slice(2) });
     if (values.preflight && !values['dry-run']) throw new UsageError('--preflight goes with --dry-run (a started aws campaign runs the preflight when it provisions)');
+    if (values.json && !values['dry-run']) throw new UsageError('--json goes with --dry-run (the plan as JSON); a started campaign: --summary-export FILE with --wait');
+    const givenId = givenCampaignId(values.id);
+    const exportTo = values['summary-export'];
+    if (exportTo !== undefined && !values.wait) throw new UsageError('--summary-export FILE goes with --wait (the summary is written when the campaign ends)');
+    if (exportTo !== undefined) assertWritable(exportTo);
     if (values['dry-run']) {
-      dryRunLines(campaignIdOf(values.id ?? defaultCampaignId(spec.name)), spec, new Date(), values.preflight === true).forEach((l) => console.log(l));
-      return values.preflight ? dryRunPreflight(spec) : 0;
+      const id = campaignIdOf(givenId ?? defaultCampaignId(spec.name));
+      if (values.json) console.log(JSON.stringify(dryRunPlan(id, spec, new Date(), values.preflight === true), null, 2));
+      else dryRunLines(id, spec, new Date(), values.preflight === true).forEach((l) => console.log(l));
+      return values.preflight ? dryRunPreflight(spec, values.json ? (l) => console.error(l) : undefined) : EXIT.OK;
     }
     const rc = await connectClient();
     try {
       await warnMissingSearchAttributes(rc);
-      const id = values.id ?? defaultCampaignId(spec.name);
+      const id = givenId ?? defaultCampaignId(spec.name);
       try {
         // An id names one campaign's evidence, rig and ledger: never reused, refused before anything runs.
         await rc.client.workflow.start('benchCampaign', { taskQueue: TASK_QUEUE, workflowId: id, args: [spec], workflowIdReusePolicy: 'REJECT_DUPLICATE' });
@@ -108,15 +159,17 @@ async function campaign(
         const d = await rc.client.workflow.getHandle(id).describe().catch(() => undefined);
         const status = d ? `${d.status.name.toLowerCase()}, started ${d.startTime.toISOString()}` : 'already used';
         console.error(`rig campaign start: the id ${id} is taken (${status}); give another --id (rig campaign list shows the ones in use)`);
-        return 2;
+        return EXIT.USAGE;
       }
       console.log(`started campaign ${id} on ${rc.env.address} (watch: rig campaign watch ${id})`);
       console.log(watchdogLine(spec));
       for (const w of sampleWarnings(spec)) console.error(w);
-      if (!values.wait) return 0;
+      if (!values.wait) return EXIT.OK;
       const result = await watchCampaign(rc.client, id);
       resultLines(result).forEach((l) => console.log(l));
-      return result.status === 'held' ? 0 : 1;
+      const code = campaignExitCode(result.status);
+      if (exportTo !== undefined) writeSummary(exportTo, result, code);
+      return code;
     } finally {
       await rc.close();
     }
@@ -131,11 +184,12 @@ async function campaign(
   try {
     switch (action) {
       case 'list':
-        return await list(rc.client, Boolean(values.all));
+        return await list(rc.client, Boolean(values.all), asJson);
       case 'watch': {
-        const result = await watchCampaign(rc.client, arg);
-        resultLines(result).forEach((l) => console.log(l));
-        return result.status === 'held' ? 0 : 1;
+        const result = await watchCampaign(rc.client, arg, asJson ? process.stderr : process.stdout);
+        if (asJson) console.log(JSON.stringify(result, null, 2));
+        else resultLines(result).forEach((l) => console.log(l));
+        return campaignExitCode(result.status);
       }
       case 'cancel':
         await rc.client.workflow.getHandle(arg).cancel();
@@ -179,7 +233,7 @@ async function campaign(
   }
 }
 
-async function list(client: import('@temporalio/client').Client, all: boolean): Promise<number> {
+async function list(client: import('@temporalio/client').Client, all: boolean, asJson = false): Promise<number> {
   // STATUS is the campaign's own (RigStatus: held, not-held, dirty, teardown-failed, ...); RUN is the
   // workflow's execution status, so a terminated campaign is never read as running.
   const rows: string[][] = [['ID', 'TARGET', 'STEP', 'STATUS', 'RUN', 'STARTED']];
@@ -189,6 +243,11 @@ async function list(client: import('@temporalio/client').Client, all: boolean): 
     const first = (k: string) => (Array.isArray(sa[k]) ? String((sa[k] as unknown[])[0] ?? '') : '');
     const run = wf.status.name.toLowerCase();
     rows.push([wf.workflowId, first('RigTarget') || '-', first('RigStep') || '-', first('RigStatus') || run, run, wf.startTime.toISOString()]);
+  }
+  if (asJson) {
+    const keys = ['id', 'target', 'step', 'status', 'run', 'started'] as const;
+    console.log(JSON.stringify(rows.slice(1).map((r) => Object.fromEntries(keys.map((k, i) => [k, r[i] === '-' ? null : r[i]]))), null, 2));
+    return EXIT.OK;
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '));

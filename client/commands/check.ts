@@ -1,16 +1,27 @@
 // `rig check --target local|aws`: is anything of a rig left? Exit 0 clean, 1 dirty (each leftover
-// listed with its campaign and age), 2 could not look (with the reason). The looking is
+// listed with its campaign and age), 69 could not look (with the reason). The looking is
 // lib/targets/<target>/clean-check.ts; this file only formats. `--target aws --reap` deletes the
 // expired rig resources (lib/targets/aws/reap.ts): exit 0 nothing expired left, 1 something expired
-// could not be reaped, 2 could not look.
+// could not be reaped, 69 could not look. The codes are client/exit-codes.ts's.
 import { defineCommand } from '../command';
 import { UsageError } from '../parse-flags';
 import { cleanCheckAws } from '../../lib/targets/aws/clean-check';
-import { reapAws, reapExitCode, type ReapEntry, type ReapResult } from '../../lib/targets/aws/reap';
+import { reapAws, type ReapEntry, type ReapResult } from '../../lib/targets/aws/reap';
 import { cleanCheckLocal } from '../../lib/targets/local/clean-check';
-import { cleanCheckExitCode, type CleanCheckResult, type Leftover } from '../../lib/targets/target';
+import type { CleanCheckResult, Leftover } from '../../lib/targets/target';
+import { EXIT, type ExitCode } from '../exit-codes';
 
-export const summary = 'look for rig resources left behind (exit 0 clean, 1 dirty, 2 could not look)';
+/** `rig check`: 0 clean, 1 dirty, 69 could not look (the state unreadable, the endpoint not answering). */
+export function cleanCheckExitCode(r: Pick<CleanCheckResult, 'status'>): ExitCode {
+  return r.status === 'clean' ? EXIT.OK : r.status === 'dirty' ? EXIT.FAILED : EXIT.UNREACHABLE;
+}
+
+/** `rig check --reap`: 0 nothing expired left, 1 something expired could not be reaped, 69 could not look. */
+export function reapExitCode(r: ReapResult): ExitCode {
+  return r.status === 'could-not-look' ? EXIT.UNREACHABLE : r.notReaped.length ? EXIT.FAILED : EXIT.OK;
+}
+
+export const summary = 'look for rig resources left behind (exit 0 clean, 1 dirty, 69 could not look)';
 
 const HELP = `usage: rig check --target local [--scope machine|state] [--json]
        rig check --target aws [--region R] [--json]
@@ -20,7 +31,7 @@ Looks for anything a local rig left: open ledger entries, rig folders, live post
 carrying the rig's marker, ports the ledgers recorded that still answer.
   exit 0  clean
   exit 1  dirty: each leftover with its campaign and age
-  exit 2  COULD NOT LOOK: the reason (state folder unreadable, ledger unparsable, ...)
+  exit 69 COULD NOT LOOK: the reason (state folder unreadable, ledger unparsable, ...)
   --scope machine  (default) every marked rig process on this machine counts
   --scope state    only processes whose rig folder is under this state folder (RIG_STATE_DIR)
 
@@ -28,7 +39,7 @@ carrying the rig's marker, ports the ledgers recorded that still answer.
 instances and DB parameter groups tagged rig:campaign, each with its campaign, age and cost so far;
 terminated instances are not leftovers. Credentials come from the SDK's standard chain;
 RIG_AWS_ENDPOINT points it at an emulator. Any failed call (no credentials, access denied, an
-endpoint that does not answer) is COULD NOT LOOK, exit 2.
+endpoint that does not answer) is COULD NOT LOOK, exit 69.
 
 --reap deletes the EXPIRED rig resources (tag rig:expires earlier than now) and nothing else: never
 an unexpired one, one without a readable rig:expires, or one without the rig:campaign tag. Candidates
@@ -39,7 +50,7 @@ security groups). Prints each reaped resource with its campaign, age and expiry,
 with why.
   exit 0  nothing expired is left
   exit 1  something expired could not be reaped (each with why)
-  exit 2  COULD NOT LOOK: any failed call while looking; nothing was deleted`;
+  exit 69 COULD NOT LOOK: any failed call while looking; nothing was deleted`;
 
 export function formatAge(seconds: number | undefined): string {
   if (seconds === undefined) return 'age unknown';

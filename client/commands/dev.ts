@@ -10,11 +10,16 @@ const HELP = `usage: rig dev up|down|status [--ip 127.0.0.1] [--port 7233] [--ui
   up      start the dev server (idempotent); state in state/temporal/dev.db, search attributes
           RigCampaign, RigTarget, RigStep, RigStatus registered
   down    stop the server that 'up' started (only that one)
-  status  whether it is up, and where`;
+  status  whether it is up, and where (exit 0 up, 1 down)`;
+
+const DEV_HELP: Record<string, string> = Object.fromEntries(
+  ['up', 'down', 'status'].map((a) => [a, `usage: rig dev ${a} [--ip 127.0.0.1] [--port 7233] [--ui-port 8233]\n\n${HELP.split('\n').filter((l, i, all) => l.startsWith(`  ${a} `) || (l.startsWith('          ') && all.slice(0, i).reverse().find((x) => !x.startsWith('          '))?.startsWith(`  ${a} `))).join('\n')}`]),
+);
 
 export const { run } = defineCommand({
   summary,
   help: HELP,
+  actionHelp: DEV_HELP,
   options: {
     ip: { type: 'string', default: '127.0.0.1' },
     port: { type: 'string', default: '7233' },

@@ -2,6 +2,8 @@
 // each setting came from, then one connect to show it works. Secrets are masked (connection-sources.ts).
 import { defineCommand } from '../command';
 import { connectClient } from '../connect';
+import { EXIT } from '../exit-codes';
+import { isNoAnswer } from '../../lib/tools/unreachable';
 import { loadConnection } from '../../lib/temporal/connection-env';
 import { describeConnection, formatSettings } from '../../lib/temporal/connection-sources';
 
@@ -15,8 +17,8 @@ in temporal.toml (TEMPORAL_CONFIG_FILE, default ~/.config/temporalio/temporal.to
 defaults (127.0.0.1:7233, namespace default). Each setting says where it came from; the API key, a
 client key and gRPC header values are masked. Then it connects and describes the namespace.
   --offline   print the settings only, do not connect
-  exit 0  settings read (and, unless --offline, the namespace answered);  exit 1  refused settings,
-  or Temporal could not be reached (the reason, and what to change);  exit 2  usage`;
+  exit 0  settings read (and, unless --offline, the namespace answered);  exit 2  refused settings
+  or usage;  exit 69  Temporal could not be reached (the reason, and what to change)`;
 
 export const { run } = defineCommand({
   summary,
@@ -28,7 +30,7 @@ export const { run } = defineCommand({
       loaded = loadConnection();
     } catch (err) {
       console.error(`rig doctor: the connection settings are refused: ${(err as Error).message}`);
-      return 1;
+      return EXIT.USAGE;
     }
     console.log('Temporal connection (TEMPORAL_* variables over the temporal.toml profile, as the temporal CLI):');
     formatSettings(describeConnection(loaded)).forEach((l) => console.log(l));
@@ -45,7 +47,7 @@ export const { run } = defineCommand({
       return 0;
     } catch (err) {
       console.error(`reachable: no: ${(err as Error).message}`);
-      return 1;
+      return isNoAnswer(err) ? EXIT.UNREACHABLE : EXIT.FAILED;
     }
   },
 });

@@ -16,7 +16,9 @@ import { runLoad, type ProgressLine } from '../../lib/loadgen/run-load';
 import { evaluateRun } from '../../lib/protocol/evaluate';
 import type { Reconciliation } from '../../lib/protocol/gates';
 import { formatRunReport } from '../../lib/protocol/run-report';
-import { DEFAULT_PROBE_P99_MS, VERDICT_EXIT_CODE } from '../../lib/protocol/verdicts';
+import { DEFAULT_PROBE_P99_MS } from '../../lib/protocol/verdicts';
+import { EXIT, VERDICT_EXIT_CODE } from '../exit-codes';
+import { isNoAnswer } from '../../lib/tools/unreachable';
 import { detectFixtures, type FixtureScope } from '../../lib/targets/fixtures-scope';
 import { reconcile } from '../../lib/targets/reconcile';
 import { dbFlag, type DbFlag } from '../db-flag';
@@ -51,8 +53,8 @@ The API key is read from env RIG_API_KEY.
   --closed-loop --workers V       V workers each waiting for its reply: a ceiling, not a service level
   --quiet                 no progress lines
 
-exit: 0 PASS; 1 FAIL (a gate or the probe failed); 2 bad input, or the target or the database
-refused the pre-flight; 3 UNRECONCILED (every check that ran passed, but without --db or --reconcile
+exit: 0 PASS; 99 FAIL (a gate or the probe failed); 2 bad input, or the target or the database
+refused the pre-flight; 69 the target or the database did not answer; 3 UNRECONCILED (every check that ran passed, but without --db or --reconcile
 the rows were never counted: not a PASS); 4 NOT JUDGED (every check that ran passed, but an
 open-loop repeat without --p99-limit-ms has no threshold: not a PASS); 130 cut short (SIGINT/SIGTERM: the stream is still valid
 up to then).`;
@@ -129,7 +131,7 @@ export const { run } = defineCommand({
         scope = await detectFixtures(db.url, { meterKey: opts.meter });
       } catch (err) {
         console.error(`rig measure: --db ${db.shown}: ${db.scrub((err as Error).message)}: give the owner role's URL of the database the service writes to`);
-        return 2;
+        return isNoAnswer(err) ? EXIT.UNREACHABLE : EXIT.USAGE;
       }
     }
 
@@ -175,7 +177,7 @@ export const { run } = defineCommand({
     } catch (err) {
       if (err instanceof LoadOptionsError || err instanceof PreflightError) {
         console.error(`rig measure: ${err.message}`);
-        return 2;
+        return err instanceof PreflightError && err.unreachable ? EXIT.UNREACHABLE : EXIT.USAGE;
       }
       throw err;
     } finally {

@@ -1,10 +1,11 @@
-// rig rehearse (and `npm start`): the whole campaign on this machine, end to end, in about five
-// minutes: a dev server if none answers, a worker in this process, the `rehearsal` profile on the
+// rig rehearse (and `npm start`): the whole campaign on this machine, end to end (the dry run of
+// examples/rehearsal.json gives its plan: rig campaign start examples/rehearsal.json --dry-run): a dev server if none answers, a worker in this process, the `rehearsal` profile on the
 // local rig, and the At-a-glance table at the end.
 import { defineCommand } from '../command';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { temporalEnv, DEFAULT_TEMPORAL_ADDRESS } from '../../lib/temporal/connection-env';
 import { portAnswers } from '../../lib/tools/free-port';
+import { UnreachableError } from '../../lib/tools/unreachable';
 import { hostName } from '../../lib/tools/host-name';
 import { rehearsalExitCode, rehearsalVerdictLine } from '../rehearsal-exit';
 import { rehearsalWorkers } from '../rehearsal-workers';
@@ -12,40 +13,67 @@ import { watchCampaign } from '../campaign-watch';
 import { connectClient, warnMissingSearchAttributes } from '../connect';
 import { devUp } from '../dev-server';
 import { resultLines } from '../progress-view';
-import { loadSpec } from '../spec-input';
+import { loadSpec, SpecInputError } from '../spec-input';
+import { localMachineProblems } from '../local-preflight';
+import { UsageError } from '../parse-flags';
+import { assertWritable, writeSummary } from '../summary-export';
 import { sampleWarnings } from '../../lib/protocol/plan';
 import { withServiceCommand } from '../service-flag';
-import { defaultCampaignId, TASK_QUEUE } from './campaign';
+import { defaultCampaignId, givenCampaignId, TASK_QUEUE } from './campaign';
 import { printAtAGlance } from '../at-a-glance';
 
 export const summary = 'run the rehearsal campaign end to end on this machine (dev server + worker in process)';
 
 const HELP = `usage: rig rehearse [SPEC.json | --profile rehearsal] [--id ID] [--require-held]
-                    [--service-command "PROGRAM ARG..." [--service-cwd DIR]]
+                    [--service-command "PROGRAM ARG..." [--service-cwd DIR]] [--allow-unjudgeable]
+                    [--summary-export FILE]
 
 Starts a Temporal dev server (rig dev up) when nothing answers at TEMPORAL_ADDRESS, runs a worker in
 this process (or uses the rig worker already running here), runs the campaign on the local rig and
 prints the At-a-glance table, why each failed repeat failed, and the report's path.
   exit 0  the rig ran end to end (calibrated, every repeat judged, torn down clean): HELD or NOT-HELD,
           the verdict printed beside it (a NOT-HELD on a VM is often the host: see the host CPU steal)
-  exit 1  it did not (refused, uncalibrated, failed, dirty, cancelled); with --require-held, NOT-HELD too
+  exit 1  it did not (refused, uncalibrated, failed, dirty, cancelled)
+  exit 99 --require-held only: it ran end to end and the verdict is NOT-HELD
+  (npm start is rig rehearse: 0 whenever the rig ran end to end, HELD or NOT-HELD; README "Exit codes")
 --service-command measures your own build instead of the reference service: it is started with the
-contract of README "The service contract" (DATABASE_URL, PORT, ...), in --service-cwd (default: here).`;
+contract of README "The service contract" (DATABASE_URL, PORT, ...), in --service-cwd (default: here).
+--allow-unjudgeable runs a spec whose repeats are too short for the gate's sample minimum (refused
+otherwise: every such repeat fails "samples", so it can never be HELD).
+--summary-export FILE writes the campaign's end (status, each configuration's passes and verdict,
+the report's path) as JSON to FILE, as k6 --summary-export does.
+Before anything starts it checks where PostgreSQL's OS user can keep the cluster (as root: a folder
+it can reach; RIG_PG_DATA_ROOT chooses one) and that the seed fits the free disk there (exit 2 naming
+the folder and the fix). Leaves the dev server it started running (rig dev down stops it).`;
 
 export const { run } = defineCommand({
   summary,
   help: HELP,
-  options: { profile: { type: 'string' }, id: { type: 'string' }, 'require-held': { type: 'boolean' }, 'service-command': { type: 'string' }, 'service-cwd': { type: 'string' } },
+  options: {
+    profile: { type: 'string' },
+    id: { type: 'string' },
+    'require-held': { type: 'boolean' },
+    'service-command': { type: 'string' },
+    'service-cwd': { type: 'string' },
+    'allow-unjudgeable': { type: 'boolean' },
+    'summary-export': { type: 'string' },
+  },
   positionals: true,
   async run({ values, positionals }) {
-    const loaded = loadSpec(positionals[0] ? { file: positionals[0] } : { profile: values.profile ?? 'rehearsal' });
-    if (values['service-cwd'] !== undefined && values['service-command'] === undefined) throw new Error('--service-cwd goes with --service-command');
+    const allowUnjudgeable = values['allow-unjudgeable'] === true;
+    const loaded = loadSpec(positionals[0] ? { file: positionals[0], extra: positionals.slice(1), allowUnjudgeable } : { profile: values.profile ?? 'rehearsal', allowUnjudgeable });
+    if (values['service-cwd'] !== undefined && values['service-command'] === undefined) throw new UsageError('--service-cwd goes with --service-command');
     const spec = values['service-command'] !== undefined ? withServiceCommand(loaded, values['service-command'], values['service-cwd']) : loaded;
+    const id = givenCampaignId(values.id) ?? defaultCampaignId(spec.name);
+    const machine = localMachineProblems(spec, id);
+    if (machine.length) throw new SpecInputError(`this machine cannot run ${spec.name} (nothing was started):\n${machine.map((m) => `  - ${m}`).join('\n')}`);
+    const exportTo = values['summary-export'];
+    if (exportTo !== undefined) assertWritable(exportTo);
     for (const w of sampleWarnings(spec)) console.error(w);
     const env = temporalEnv();
     const [host, port] = env.address.split(':');
     if (!(await portAnswers(host, Number(port ?? 7233)))) {
-      if (env.address !== DEFAULT_TEMPORAL_ADDRESS) throw new Error(`cannot reach Temporal at ${env.address}: nothing answers there (only the default address, ${DEFAULT_TEMPORAL_ADDRESS}, gets a dev server started; \`rig doctor\` shows where ${env.address} comes from)`);
+      if (env.address !== DEFAULT_TEMPORAL_ADDRESS) throw new UnreachableError(`cannot reach Temporal at ${env.address}: nothing answers there (only the default address, ${DEFAULT_TEMPORAL_ADDRESS}, gets a dev server started; \`rig doctor\` shows where ${env.address} comes from)`);
       const { record } = await devUp({ ip: host, port: Number(port), uiPort: Number(port) + 1000 }, (l) => console.log(l));
       console.log(`Temporal dev server on ${record.address}; Web UI: ${record.ui}`);
     }
@@ -57,7 +85,6 @@ export const { run } = defineCommand({
     const rc = await connectClient(env);
     try {
       await warnMissingSearchAttributes(rc);
-      const id = values.id ?? defaultCampaignId(spec.name);
       await rc.client.workflow.start('benchCampaign', { taskQueue: TASK_QUEUE, workflowId: id, args: [spec] });
       console.log(`campaign ${id} started (Web UI: workflow ${id}); following it:`);
       const result = await watchCampaign(rc.client, id);
@@ -65,7 +92,9 @@ export const { run } = defineCommand({
       await printAtAGlance(result);
       resultLines(result).forEach((l) => console.log(l));
       console.log(rehearsalVerdictLine(result, values['require-held']));
-      return rehearsalExitCode(result, values['require-held']);
+      const code = rehearsalExitCode(result, values['require-held']);
+      if (exportTo !== undefined) writeSummary(exportTo, result, code);
+      return code;
     } finally {
       await rc.close();
       await workers.stop();

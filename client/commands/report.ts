@@ -6,6 +6,7 @@ import { UsageError } from '../parse-flags';
 import { writeAtomic } from '../../lib/evidence/atomic';
 import { buildManifest, EvidenceIntegrityError, readManifest } from '../../lib/evidence/manifest';
 import { buildReport, EvidenceFormatError, REPORT_FORMATS, renderReport, resolveCampaignDir, type ReportFormat } from '../../lib/evidence/report';
+import { EXIT } from '../exit-codes';
 
 export const summary = 'rebuild the results page from a campaign folder (md, html or json); --baseline compares two campaigns';
 
@@ -21,16 +22,16 @@ bytes (no generation timestamp; dates come from the evidence).
   --baseline OTHER  compare with another campaign (folder or id): per configuration, the pass counts,
                     and p50/p99 by the rank interval of the shift from both campaigns' repeats
                     (Mann-Whitney, 95 %; 3 repeats a side are too few to call any change);
-                    a regression (lost passes, or p50/p99 surely worse) exits 1
+                    a regression (lost passes, or p50/p99 surely worse) exits 99
   --tolerance PCT   the smallest p50/p99 shift that counts, as PCT % of the baseline's median
                     (default 0: any shift the interval is sure of)
   --seal            build manifest.json first, for a campaign that stopped before its report step
                     (refused when the folder already has one)
 
 exit 0  the page was produced (and, with --baseline, nothing regressed)
-exit 1  a regression against the baseline (the page is still produced)
+exit 99 a regression against the baseline (the page is still produced)
 exit 2  usage, or a folder that is not a campaign's evidence
-exit 3  the evidence does not match its manifest: the file(s) are named, nothing is reported`;
+exit 1  the evidence does not match its manifest: the file(s) are named, nothing is reported`;
 
 function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
   return new Promise((resolve, reject) => stream.write(text, (err) => (err ? reject(err) : resolve())));
@@ -96,13 +97,13 @@ export const { run } = defineCommand({
       }
       if (model.baseline) {
         console.error(model.baseline.summary);
-        return model.baseline.regression ? 1 : 0;
+        return model.baseline.regression ? EXIT.NOT_HELD : EXIT.OK;
       }
       return 0;
     } catch (err) {
       if (err instanceof EvidenceIntegrityError) {
         console.error(`rig report: ${err.message}`);
-        return 3;
+        return EXIT.FAILED;
       }
       if (err instanceof EvidenceFormatError) {
         console.error(`rig report: ${err.message}`);

@@ -12,8 +12,8 @@ import { TASK_QUEUE } from './campaign';
 export const summary = 'create|list|delete|trigger: run a campaign on a schedule (weekly regression)';
 
 const HELP = `usage:
-  rig schedule create ID (SPEC.json | --profile P) (--cron "0 3 * * 1" | --every 7d) [--paused] [--baseline ID]
-  rig schedule list
+  rig schedule create ID (SPEC.json | --profile P) (--cron "0 3 * * 1" | --every 7d) [--paused] [--baseline ID] [--allow-unjudgeable]
+  rig schedule list [-o json]
   rig schedule trigger ID      start one run now
   rig schedule delete ID
 
@@ -27,23 +27,34 @@ Each run compares itself with the newest earlier run of the same schedule that h
 "Compared with the baseline"), or with the campaign --baseline (the spec's "baseline") names; a run that regressed
 is found with RigRegressed = 'yes'.`;
 
+/** `rig schedule ACTION --help`: that action's usage line and the notes. */
+const SCHEDULE_HELP: Record<string, string> = Object.fromEntries(
+  ['create', 'list', 'trigger', 'delete'].map((a) => [a, `usage: ${HELP.split('\n').find((l) => l.startsWith(`  rig schedule ${a}`))!.trim()}\n\n${HELP.split('\n').slice(6).join('\n')}`]),
+);
+
 export const { run } = defineCommand({
   summary,
   help: HELP,
+  actionHelp: SCHEDULE_HELP,
   options: {
     profile: { type: 'string' },
     cron: { type: 'string' },
     every: { type: 'string' },
     paused: { type: 'boolean' },
     baseline: { type: 'string' },
+    output: { type: 'string', short: 'o' },
+    'allow-unjudgeable': { type: 'boolean' },
   },
   positionals: true,
   async run({ values, positionals }) {
-    const action = requiredPositional(positionals, 0, 'action');
+    const action = requiredPositional(positionals, 0, 'action', ['create', 'list', 'trigger', 'delete']);
+    if (values.output !== undefined && values.output !== 'json' && values.output !== 'text') throw new UsageError(`-o ${values.output}: give -o json or -o text`);
+    const asJson = values.output === 'json';
+    if (asJson && action !== 'list') throw new UsageError('-o json is for list');
     const [, id, file] = positionals;
     if (action !== 'list' && !id) throw new UsageError(`${action} needs a schedule id: rig schedule ${action} ID`);
     // Validate everything before touching the cluster.
-    const spec = action === 'create' ? loadSpec({ file, profile: values.profile, baseline: values.baseline }) : undefined;
+    const spec = action === 'create' ? loadSpec({ file, profile: values.profile, baseline: values.baseline, allowUnjudgeable: values['allow-unjudgeable'], extra: positionals.slice(3) }) : undefined;
     if (action === 'create' && Boolean(values.cron) === Boolean(values.every)) {
       throw new UsageError('create needs exactly one of --cron "MIN HOUR DOM MON DOW" or --every DURATION (e.g. 7d)');
     }
@@ -74,14 +85,21 @@ export const { run } = defineCommand({
           return 0;
         }
         case 'list': {
+          const all: ScheduleRow[] = [];
           for await (const s of schedules.list()) {
             const next = s.info.nextActionTimes[0];
             const d = await schedules.getHandle(s.scheduleId).describe();
             const runs = await Promise.all(d.info.recentActions.map((a) => runStatus(rc.client, a.action.workflow.workflowId)));
-            const skipped = `skipped ${d.info.numActionsSkippedOverlap} (a run still going), missed ${d.info.numActionsMissedCatchupWindow}`;
-            console.log(`${s.scheduleId}  ${s.state.paused ? 'paused' : 'active'}  next ${next ? next.toISOString() : '-'}  ${skipped}`);
-            for (const r of runs) console.log(`  ${r}`);
+            const row: ScheduleRow = { id: s.scheduleId, state: s.state.paused ? 'paused' : 'active', next: next ? next.toISOString() : null, skippedOverlap: d.info.numActionsSkippedOverlap, missedCatchup: d.info.numActionsMissedCatchupWindow, runs };
+            if (asJson) {
+              all.push(row);
+              continue;
+            }
+            const skipped = `skipped ${row.skippedOverlap} (a run still going), missed ${row.missedCatchup}`;
+            console.log(`${row.id}  ${row.state}  next ${row.next ?? '-'}  ${skipped}`);
+            for (const r of runs) console.log(`  ${runLine(r)}`);
           }
+          if (asJson) console.log(JSON.stringify(all, null, 2));
           return 0;
         }
         case 'trigger':
@@ -112,18 +130,41 @@ export function runTimeoutMinutes(spec: CampaignSpec): number {
   return 2 * spec.watchdogMinutes;
 }
 
-/** One line per recent run: its id, the campaign's own status (RigStatus) and the execution status. */
-async function runStatus(client: Client, workflowId: string): Promise<string> {
+interface RunRow {
+  id: string;
+  /** The campaign's own status (RigStatus), null when it has none yet. */
+  status: string | null;
+  /** The workflow's execution status; null when the server no longer has it (retention). */
+  run: string | null;
+  started: string | null;
+  /** The page's verdict against its baseline, once the report step compared it with one. */
+  regressed: boolean | null;
+}
+
+interface ScheduleRow {
+  id: string;
+  state: 'paused' | 'active';
+  next: string | null;
+  skippedOverlap: number;
+  missedCatchup: number;
+  runs: RunRow[];
+}
+
+/** One recent run: its id, the campaign's own status (RigStatus) and the execution status. */
+async function runStatus(client: Client, workflowId: string): Promise<RunRow> {
   try {
     const d = await client.workflow.getHandle(workflowId).describe();
     const first = (v: unknown) => (Array.isArray(v) && v.length ? String(v[0]) : undefined);
-    const status = first(d.searchAttributes?.RigStatus) ?? '-';
-    // The page's verdict against its baseline, once the report step compared it with one.
     const regressed = first(d.searchAttributes?.RigRegressed);
-    const verdict = regressed === 'yes' ? '  REGRESSED against its baseline' : regressed === 'no' ? '  no regression against its baseline' : '';
-    return `${workflowId}  ${status}  ${d.status.name.toLowerCase()}  started ${d.startTime.toISOString()}${verdict}`;
+    return { id: workflowId, status: first(d.searchAttributes?.RigStatus) ?? null, run: d.status.name.toLowerCase(), started: d.startTime.toISOString(), regressed: regressed === 'yes' ? true : regressed === 'no' ? false : null };
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return `${workflowId}  (gone from the server: retention)`;
+    if (err instanceof WorkflowNotFoundError) return { id: workflowId, status: null, run: null, started: null, regressed: null };
     throw err;
   }
+}
+
+function runLine(r: RunRow): string {
+  if (r.run === null) return `${r.id}  (gone from the server: retention)`;
+  const verdict = r.regressed === true ? '  REGRESSED against its baseline' : r.regressed === false ? '  no regression against its baseline' : '';
+  return `${r.id}  ${r.status ?? '-'}  ${r.run}  started ${r.started}${verdict}`;
 }

@@ -30,13 +30,21 @@ const HELP = `usage: rig step STEP --campaign ID [--config NAME --repeat K]
 
 Runs in this process against the campaign's kept rig; the spec comes from its evidence folder.`;
 
+const STEPS = ['bring-up', 'seed', 'repeat', 'ceiling', 'denominator', 'teardown', 'clean-check', 'report'] as const;
+
+/** `rig step STEP --help`: the usage line and that step's own line of HELP. */
+const STEP_HELP: Record<string, string> = Object.fromEntries(
+  STEPS.map((st) => [st, `usage: rig step ${st} --campaign ID${st === 'repeat' ? ' --config NAME --repeat K' : ''}\n\n${HELP.split('\n').find((l) => l.startsWith(`  ${st} `))}\n\nRuns in this process against the campaign's kept rig; the spec comes from its evidence folder.`]),
+);
+
 export const { run } = defineCommand({
   summary,
   help: HELP,
-  options: { campaign: { type: 'string' }, config: { type: 'string' }, repeat: { type: 'string' }, },
+  actionHelp: STEP_HELP,
+  options: { campaign: { type: 'string' }, config: { type: 'string' }, repeat: { type: 'string' } },
   positionals: true,
   async run({ values, positionals }) {
-    const step = requiredPositional(positionals, 0, 'step');
+    const step = requiredPositional(positionals, 0, 'step', STEPS);
     if (!values.campaign) throw new UsageError('--campaign ID is required (rig campaign list shows them)');
     const campaignId = campaignIdOf(values.campaign);
     const specFile = path.join(campaignDir(campaignId), SPEC_FILE);

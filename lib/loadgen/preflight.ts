@@ -12,6 +12,8 @@ export class PreflightError extends Error {
   constructor(
     readonly field: string,
     message: string,
+    /** Nothing answered at the URL (exit 69), rather than an answer that refused (exit 2). */
+    readonly unreachable = false,
   ) {
     super(message);
     this.name = 'PreflightError';
@@ -43,7 +45,7 @@ export async function preflight(url: string, apiKey: string): Promise<PreflightR
     } catch (err) {
       const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
       const code = e.code ?? e.cause?.code ?? e.name;
-      throw new PreflightError('url', `--url ${url} does not answer (GET ${path}: ${code}${e.message ? `, ${e.message}` : ''}): start the service, or fix --url`);
+      throw new PreflightError('url', `--url ${url} does not answer (GET ${path}: ${code}${e.message ? `, ${e.message}` : ''}): start the service, or fix --url`, true);
     }
   };
   const h = await get(HEALTH_PATH, false);

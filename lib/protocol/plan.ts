@@ -123,3 +123,76 @@ export function sampleWarnings(spec: Pick<CampaignSpec, 'sustained'>): string[] 
       return `WARNING configuration ${c.name}: ${n} requests per repeat (${c.eventsPerSecond} ev/s at batch ${c.batch} for ${s.repeatSeconds} s), fewer than the ${MIN_SAMPLES} the gate requires: every repeat will fail "samples"; set sustained.repeatSeconds >= ${need}`;
     });
 }
+
+/**
+ * Bytes a seeded history row takes on disk at the least: the usage_events row (its jsonb properties,
+ * ~60 bytes of tuple header and columns) and its indexes, without the WAL it writes on the way in.
+ * A lower bound, so that a refusal on it is never wrong: the true figure is larger.
+ */
+export const SEED_BYTES_PER_ROW_AT_LEAST = 100;
+
+const gb = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GB`;
+
+/**
+ * A seed that cannot fit where it goes, or null: on the local target the free space of the folder
+ * the clusters live in (`freeBytes`, measured by the caller), on AWS the RDS volume (sizeGb). Pure.
+ */
+export function seedDiskProblem(spec: Pick<CampaignSpec, 'target' | 'seed' | 'aws'>, freeBytes?: { bytes: number; where: string }): { path: string[]; message: string } | null {
+  const need = spec.seed.historyRows * SEED_BYTES_PER_ROW_AT_LEAST;
+  const fix = 'lower seed.historyRows';
+  if (spec.target === 'aws' && spec.aws) {
+    const have = spec.aws.database.storage.sizeGb * 1024 ** 3;
+    if (need <= have) return null;
+    return { path: ['seed', 'historyRows'], message: `${spec.seed.historyRows} history rows need at least ${gb(need)} (${SEED_BYTES_PER_ROW_AT_LEAST} bytes a row, indexes included), more than the RDS volume's ${spec.aws.database.storage.sizeGb} GB (aws.database.storage.sizeGb): ${fix}, or raise sizeGb` };
+  }
+  if (spec.target === 'local' && freeBytes && need > freeBytes.bytes) {
+    return { path: ['seed', 'historyRows'], message: `${spec.seed.historyRows} history rows need at least ${gb(need)} (${SEED_BYTES_PER_ROW_AT_LEAST} bytes a row, indexes included), more than the ${gb(freeBytes.bytes)} free in ${freeBytes.where}: ${fix}, or free space there (RIG_PG_DATA_ROOT moves the clusters)` };
+  }
+  return null;
+}
+
+/**
+ * The too-short repeats of sampleWarnings as a refusal: every repeat of them fails "samples" whatever
+ * the service does, so the campaign could only end NOT-HELD. `--allow-unjudgeable` lets a smoke run through.
+ */
+export function unjudgeableProblem(spec: Pick<CampaignSpec, 'sustained'>): { path: string[]; message: string } | null {
+  const warnings = sampleWarnings(spec);
+  if (!warnings.length) return null;
+  return {
+    path: ['sustained', 'repeatSeconds'],
+    message: `${warnings.map((w) => w.replace(/^WARNING /, '')).join('; ')}. Give --allow-unjudgeable to run it anyway (a smoke run whose verdict cannot be HELD)`,
+  };
+}
+
+/**
+ * What each step typically takes, in minutes, as opposed to what it is allowed (STEP_ALLOWANCE_MINUTES,
+ * which the watchdog covers): the dry run's "expected" column and the README's durations. Measured on
+ * the 2-core development host (README "Running a rehearsal": a whole rehearsal in 506 s): calibration
+ * ~1.5 min, a local cluster and service ~15 s, bring-up and teardown seconds, the seed at ~38,000 rows/s
+ * plus ~30 s of settle. An RDS instance takes ~10-15 min to create and ~5-10 min to delete (RDS User
+ * Guide, "Creating an Amazon RDS DB instance"): the AWS figures are the larger ends.
+ */
+export const STEP_EXPECTED_MINUTES = {
+  calibrate: 1.5,
+  provision: { local: 0.25, aws: 15, existing: 0.1 },
+  'bring-up': 0.2,
+  teardown: { local: 0.2, aws: 10, existing: 0 },
+  report: 0.2,
+} as const;
+export const SEED_ROWS_PER_SECOND_EXPECTED = 38_000;
+export const SETTLE_EXPECTED_SECONDS = 30;
+
+/** The whole plan from calibration to the report, each step with its expected and its allowed minutes. */
+export function fullPlan(spec: CampaignSpec): Array<PlanPart & { expected: number }> {
+  const t = spec.target;
+  const expected: Record<PlanStep, number> = {
+    calibrate: spec.calibrate ? STEP_EXPECTED_MINUTES.calibrate : 0,
+    provision: STEP_EXPECTED_MINUTES.provision[t],
+    'bring-up': STEP_EXPECTED_MINUTES['bring-up'],
+    seed: (spec.seed.historyRows / SEED_ROWS_PER_SECOND_EXPECTED + Math.min(SETTLE_EXPECTED_SECONDS, spec.seed.settleTimeoutSeconds)) / 60,
+    measuring: measuringSecondsLeft(spec, 0) / 60,
+    teardown: STEP_EXPECTED_MINUTES.teardown[t],
+    report: STEP_EXPECTED_MINUTES.report,
+  };
+  return planFrom(spec, 'calibrate').map((p) => ({ ...p, expected: round1(expected[p.step]) }));
+}

@@ -53,8 +53,7 @@ export function probeVerdict(probe: readonly ProbeEndpointAnalysis[], budgetMs: 
  */
 export type VerdictState = 'PASS' | 'FAIL' | 'UNRECONCILED' | 'NOT JUDGED' | 'CUT SHORT';
 
-/** Exit codes of `rig measure` and `rig analyze` (2 is bad input, before any verdict). */
-export const VERDICT_EXIT_CODE: Readonly<Record<VerdictState, number>> = { PASS: 0, FAIL: 1, UNRECONCILED: 3, 'NOT JUDGED': 4, 'CUT SHORT': 130 };
+// Each state's exit code (rig measure, rig analyze) is client/exit-codes.ts VERDICT_EXIT_CODE.
 
 export interface RepeatVerdict {
   /** Every ingest check that was made passed and the probe is not DEGRADED (reconciled or not: see state). */

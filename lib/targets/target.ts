@@ -252,7 +252,3 @@ export interface Target {
   applySettings?(campaignId: string, settings: { database: DbParameters; service: ServiceParameters }, onProgress: ProgressFn): Promise<AppliedSettings>;
 }
 
-/** Exit code of `rig check`: 0 clean, 1 dirty, 2 could not look. */
-export function cleanCheckExitCode(r: CleanCheckResult): 0 | 1 | 2 {
-  return r.status === 'clean' ? 0 : r.status === 'dirty' ? 1 : 2;
-}

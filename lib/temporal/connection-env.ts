@@ -24,6 +24,7 @@ import { loadClientConfig, loadClientConfigProfile, toClientOptions, type Client
 // disable_host_verification, which the public profile drops.
 import { tomlLoadClientConfigProfile } from '@temporalio/envconfig/lib/envconfig-toml';
 import { diagnoseTls } from './tls-diagnosis';
+import { UnreachableError } from '../tools/unreachable';
 
 export interface TemporalEnv {
   address: string;
@@ -76,6 +77,14 @@ function readVars(processEnv: NodeJS.ProcessEnv): Record<string, string> {
 
 const isTrue = (v: string | undefined) => v === '1' || v === 'true';
 
+/** Connection settings the rig refuses (a missing config file or profile, half an mTLS pair, ...): a set-up error, exit 2. */
+export class ConnectionSettingsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConnectionSettingsError';
+  }
+}
+
 export function loadConnection(processEnv: NodeJS.ProcessEnv = process.env): LoadedConnection {
   const vars = readVars(processEnv);
   const explicitFile = vars.TEMPORAL_CONFIG_FILE;
@@ -83,7 +92,7 @@ export function loadConnection(processEnv: NodeJS.ProcessEnv = process.env): Loa
   const found = filePath !== undefined && fs.existsSync(filePath);
   const configFile = { path: filePath, from: explicitFile ? ('TEMPORAL_CONFIG_FILE' as const) : ('default location' as const), found };
   if (explicitFile && !found) {
-    throw new Error(`TEMPORAL_CONFIG_FILE=${explicitFile}: no such file (point it at your temporal.toml, or unset it to use ${defaultConfigFile({ ...vars, TEMPORAL_CONFIG_FILE: undefined }) ?? 'no file'})`);
+    throw new ConnectionSettingsError(`TEMPORAL_CONFIG_FILE=${explicitFile}: no such file (point it at your temporal.toml, or unset it to use ${defaultConfigFile({ ...vars, TEMPORAL_CONFIG_FILE: undefined }) ?? 'no file'})`);
   }
   const profileName = vars.TEMPORAL_PROFILE ?? DEFAULT_PROFILE;
   const where = filePath ?? 'no config file (neither HOME nor XDG_CONFIG_HOME is set)';
@@ -97,17 +106,17 @@ export function loadConnection(processEnv: NodeJS.ProcessEnv = process.env): Loa
     const msg = (err as Error).message;
     if (/^Profile '.*' not found/.test(msg)) {
       const names = found ? Object.keys(loadClientConfig({ overrideEnvVars: vars }).profiles) : [];
-      throw new Error(
+      throw new ConnectionSettingsError(
         found
           ? `TEMPORAL_PROFILE=${profileName}: ${where} has no [profile.${profileName}] (it has: ${names.join(', ') || 'none'}); set TEMPORAL_PROFILE to one of them, or TEMPORAL_CONFIG_FILE to the file that has this one`
           : `TEMPORAL_PROFILE=${profileName}: there is no config file at ${where}; write the profile there (temporal config set --profile ${profileName} --prop address --value HOST:PORT), set TEMPORAL_CONFIG_FILE to the file that has it, or unset TEMPORAL_PROFILE`,
       );
     }
-    throw new Error(`${where}: cannot read the connection profile '${profileName}': ${msg}`);
+    throw new ConnectionSettingsError(`${where}: cannot read the connection profile '${profileName}': ${msg}`);
   }
   if (rawTls?.disable_host_verification === true || isTrue(vars.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION)) {
     const from = isTrue(vars.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION) ? 'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION' : `tls.disable_host_verification in profile '${profileName}' of ${where}`;
-    throw new Error(
+    throw new ConnectionSettingsError(
       `${from}: the Temporal TypeScript SDK cannot turn host verification off, and the rig will not pretend it did; ` +
         "remove it, and set TEMPORAL_TLS_SERVER_NAME (or the profile's tls.server_name) to a name the server's certificate holds",
     );
@@ -115,7 +124,7 @@ export function loadConnection(processEnv: NodeJS.ProcessEnv = process.env): Loa
   const profile = loadClientConfigProfile({ overrideEnvVars: vars });
   const tls = profile.tls;
   if (tls && !tls.disabled && Boolean(tls.clientCert) !== Boolean(tls.clientKey)) {
-    throw new Error(
+    throw new ConnectionSettingsError(
       `mTLS needs both a client certificate and its key, and only the ${tls.clientCert ? 'certificate' : 'key'} is set: ` +
         'set TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH (or _DATA, or the profile\'s tls.client_cert_path and tls.client_key_path) together, or neither',
     );
@@ -124,7 +133,7 @@ export function loadConnection(processEnv: NodeJS.ProcessEnv = process.env): Loa
   try {
     options = toClientOptions(profile);
   } catch (err) {
-    throw new Error(`a TLS file of the connection cannot be read: ${(err as Error).message} (\`rig doctor\` shows which setting names it)`);
+    throw new ConnectionSettingsError(`a TLS file of the connection cannot be read: ${(err as Error).message} (\`rig doctor\` shows which setting names it)`);
   }
   const c = options.connectionOptions;
   const env: TemporalEnv = {
@@ -168,8 +177,8 @@ export async function connectWithin<T>(env: TemporalEnv, connect: () => Promise<
   } catch (err) {
     const msg = (err as Error).message;
     const tlsReason = usesTls(env) ? await diagnoseTls(env).catch(() => undefined) : undefined;
-    if (tlsReason) throw new Error(`cannot reach Temporal at ${address} over TLS: ${tlsReason}`);
-    throw new Error(`cannot reach Temporal at ${address}: ${msg} (${FIX})`);
+    if (tlsReason) throw new UnreachableError(`cannot reach Temporal at ${address} over TLS: ${tlsReason}`);
+    throw new UnreachableError(`cannot reach Temporal at ${address}: ${msg} (${FIX})`);
   } finally {
     clearTimeout(timer);
   }

@@ -41,6 +41,13 @@ test('a schedule created with rig schedule create starts a campaign when trigger
   const runLine = after.stdout.split('\n').find((l) => l.startsWith(`  ${workflowId}  `));
   assert.ok(runLine, `a line for ${workflowId}:\n${after.stdout}`);
   assert.match(runLine, new RegExp(`  ${result.status}  completed  started \\d{4}-`));
+  // rig campaign list and watch -o json: the same campaign as data; watch of a closed campaign is its result
+  const [campaigns, watched] = await Promise.all([rig(['campaign', 'list', '-o', 'json'], env.childEnv), rig(['campaign', 'watch', workflowId, '-o', 'json'], env.childEnv)]);
+  assert.equal(campaigns.code, 0, campaigns.stderr);
+  const row = (JSON.parse(campaigns.stdout) as Array<{ id: string; run: string; status: string }>).find((r) => r.id === workflowId);
+  assert.deepEqual([row?.run, row?.status], ['completed', result.status], campaigns.stdout);
+  assert.equal(watched.code, 1, 'uncalibrated: exit 1 (not a verdict)');
+  assert.deepEqual((JSON.parse(watched.stdout) as CampaignResult).configurations, result.configurations);
 
   // The first run had no earlier run to compare with, and its page says so.
   const firstPage = fs.readFileSync(path.join(result.resultsDir, 'report.md'), 'utf8');
@@ -67,6 +74,14 @@ test('a schedule created with rig schedule create starts a campaign when trigger
   assert.match(report.summary, new RegExp(`against ${path.basename(result.resultsDir)}: (REGRESSED|no regression)`));
   const listed2 = await rig(['schedule', 'list'], env.childEnv);
   assert.match(listed2.stdout, new RegExp(`  ${secondId}  \\S+  completed  started \\S+  (REGRESSED|no regression) against its baseline`));
+  // -o json: the same, as data (like the temporal CLI's -o json)
+  const json = await rig(['schedule', 'list', '-o', 'json'], env.childEnv);
+  assert.equal(json.code, 0, json.stderr);
+  const rows = JSON.parse(json.stdout) as Array<{ id: string; state: string; runs: Array<{ id: string; run: string | null; regressed: boolean | null }> }>;
+  const weekly = rows.find((r) => r.id === 'weekly');
+  assert.ok(weekly, json.stdout);
+  const run2 = weekly.runs.find((r) => r.id === secondId);
+  assert.deepEqual([run2?.run, typeof run2?.regressed], ['completed', 'boolean']);
 
 
   const deleted = await rig(['schedule', 'delete', 'weekly'], env.childEnv);

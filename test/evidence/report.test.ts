@@ -74,7 +74,7 @@ test('one changed byte in a sample stream stops the report, naming that file', a
   fs.writeFileSync(file, bytes);
   await assert.rejects(buildReport(copy), (err: unknown) => err instanceof EvidenceIntegrityError && err.files.length === 1 && err.files[0] === rel);
   const res = await rig(['report', copy, '--format', 'html']);
-  assert.equal(res.code, 3);
+  assert.equal(res.code, 1, 'failed: the evidence does not match');
   assert.equal(res.stdout, '', 'nothing is reported');
   assert.match(res.stderr, new RegExp(`${rel.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: sha256 [0-9a-f]{64} does not match the manifest`));
 });
@@ -324,5 +324,5 @@ test('rig report: formats, --out, ids under RIG_RESULTS, and usage errors', asyn
   assert.match(missing.stderr, /neither a folder nor a campaign id/);
   const help = await rig(['report', '--help']);
   assert.equal(help.code, 0);
-  assert.match(help.stdout, /exit 3 +the evidence does not match its manifest/);
+  assert.match(help.stdout, /exit 1 +the evidence does not match its manifest/);
 });

@@ -4,23 +4,10 @@
 // command with actions prints the action's help. Run in-process through client/main.ts, as bin/rig.cjs does.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { commands, main } from '../../client/main';
+import { commands } from '../../client/main';
+import { captureRig } from '../harness/capture-cli';
 
-async function capture(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...a: unknown[]) => void out.push(a.join(' '));
-  console.error = (...a: unknown[]) => void err.push(a.join(' '));
-  try {
-    const code = await main(argv);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
+const capture = captureRig;
 
 test('every command: --help prints its usage and exits 0; an unknown flag exits 2 naming the command and the flag', async () => {
   for (const name of Object.keys(commands)) {

@@ -46,9 +46,15 @@ export function makeCertificates(dir: string): TlsFiles {
   return { dir, ca: p('rig-test-ca.crt'), wrongCa: p('rig-wrong-ca.crt'), clientCert: p('client.crt'), clientKey: p('client.key') };
 }
 
-export function nginxBinary(): string {
+/** nginx's path (RIG_NGINX, else Debian's), or undefined when there is none. */
+export function nginxPath(): string | undefined {
   if (process.env.RIG_NGINX) return process.env.RIG_NGINX;
-  for (const p of ['/usr/sbin/nginx', '/usr/bin/nginx']) if (fs.existsSync(p)) return p;
+  return ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => fs.existsSync(p));
+}
+
+export function nginxBinary(): string {
+  const found = nginxPath();
+  if (found) return found;
   throw new Error('nginx is missing: npm run setup:tls-proxy (Debian\'s nginx-light), or set RIG_NGINX');
 }
 

@@ -77,7 +77,7 @@ test('measure refuses bad input before any load, naming the field and the fix', 
 test('measure: a URL that does not answer, and a key that gets 401, are named by the pre-flight', async () => {
   const port = await freePort();
   const dead = await rig(['measure', '--url', `http://127.0.0.1:${port}`, '--rate', '100', '--batch', '1', '--seconds', '1', '--out', path.join(dir, 'dead')]);
-  assert.equal(dead.code, 2);
+  assert.equal(dead.code, 69, 'nothing answered');
   assert.match(dead.err, /--url http:\/\/127\.0\.0\.1:\d+ does not answer .*start the service, or fix --url/);
   const refused = await rig(load(path.join(dir, 'refused'), ['--run-tag', 'refused-1']), { key: 'wrong' });
   assert.equal(refused.code, 2);
@@ -111,7 +111,7 @@ test('measure writes the stream and verdict.json; analyze re-derives the same fi
   for (const k of ['samples', 'p50_ms', 'p99_ms', 'worst_10s_p99_ms', 'drift']) assert.equal(j[k], verdict.report[k], k);
 
   const off = await rig(['analyze', path.join(out, 'samples.csv.gz'), '--json', '--reconcile', `rows=${t.rows - 3},quantity=${t.quantity}`, '--drift-limit', '1000', '--p99-limit-ms', '1000']);
-  assert.equal(off.code, 1);
+  assert.equal(off.code, 99, 'FAIL is a negative verdict: 99');
   assert.deepEqual((JSON.parse(off.out) as typeof j).gate.reasons, [`rows: rows written ${t.rows - 3} != events claimed ${t.rows} (missing 3)`]);
 
   // analyze without --reconcile: the same stream is UNRECONCILED (exit 3), with what ran and what did not
@@ -119,16 +119,16 @@ test('measure writes the stream and verdict.json; analyze re-derives the same fi
   assert.equal(un.code, 3, un.out + un.err);
   assert.match(un.out, /\nUNRECONCILED: every check that ran passed \(threshold, dropped, failed, samples, drift, instrument\); not checked: rows, quantity: .*\n$/);
   assert.match(un.err, /give --reconcile rows=N,quantity=Q/);
-  // a failed check is FAIL (exit 1), reconciled or not
+  // a failed check is FAIL (exit 99), reconciled or not
   const failed = await rig(['analyze', path.join(out, 'samples.csv.gz'), '--drift-limit', '1000', '--p99-limit-ms', '0.001']);
-  assert.equal(failed.code, 1, failed.out + failed.err);
+  assert.equal(failed.code, 99, failed.out + failed.err);
   assert.match(failed.out, /\nFAIL \(not checked: rows, quantity\): threshold: p99 [\d.]+ ms > limit 0\.001 ms/);
 });
 
 test('measure: a probe over budget fails the run while ingest holds, and both are printed', async () => {
   server.configure({ serviceMs: 1, probeMs: 40 });
   const r = await rig(load(path.join(dir, 'probe'), ['--probe-rate', '6', '--probe-p99-ms', '20', '--drift-limit', '1000']));
-  assert.equal(r.code, 1, r.out + r.err);
+  assert.equal(r.code, 99, r.out + r.err);
   assert.match(r.out, /ok {3}dropped: 0 dropped/);
   assert.match(r.out, /ok {3}failed: 0 failed/);
   assert.match(r.out, /probe verdict: DEGRADED/);

@@ -76,7 +76,7 @@ test('the same repeat without --db is UNRECONCILED (exit 3), never PASS', async 
 test('measure --db refuses a database it cannot use before any load, naming the URL without its password', async () => {
   const port = await freePort();
   const dead = await rig(measure(path.join(dir, 'dead'), 'db-dead-1', ['--db', `postgres://hardcount_owner:no-such-secret@127.0.0.1:${port}/hardcount`]), env());
-  assert.equal(dead.code, 2, dead.stdout + dead.stderr);
+  assert.equal(dead.code, 69, dead.stdout + dead.stderr);
   assert.match(dead.stderr, new RegExp(`--db postgres://hardcount_owner:\\*\\*\\*@127\\.0\\.0\\.1:${port}/hardcount: .*ECONNREFUSED.*give the owner role's URL`));
   const wrong = new URL(db.ownerUrl);
   wrong.password = 'wrong-secret';

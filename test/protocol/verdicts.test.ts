@@ -5,7 +5,8 @@ import { analyzeSamples } from '../../lib/protocol/analysis';
 import { evaluateRun } from '../../lib/protocol/evaluate';
 import { sustainedGate } from '../../lib/protocol/gates';
 import { formatRunReport, verdictLine } from '../../lib/protocol/run-report';
-import { probeVerdict, repeatVerdict, VERDICT_EXIT_CODE } from '../../lib/protocol/verdicts';
+import { probeVerdict, repeatVerdict } from '../../lib/protocol/verdicts';
+import { VERDICT_EXIT_CODE } from '../../client/exit-codes';
 import { cols, dropped, req, second } from './fixtures';
 
 /** 12 s of ingest at 100/s, 5 ms; a probe at 1/s cycling three endpoints with the given latencies. */
@@ -123,7 +124,7 @@ test('unreconciled is never PASS: every check that ran passed, the verdict says 
   assert.equal(ok.verdict.state, 'PASS');
   assert.equal(VERDICT_EXIT_CODE[ok.verdict.state], 0);
   assert.match(formatRunReport(ok.report), /\nPASS$/);
-  // a failed check is FAIL (exit 1) whether or not the database was counted
+  // a failed check is FAIL (exit 99, a negative verdict) whether or not the database was counted
   const failed = evaluateRun(a, { p99LimitMs: 1 });
   assert.equal(failed.verdict.state, 'FAIL');
   assert.match(verdictLine(failed.report), /^FAIL \(not checked: rows, quantity\): threshold: p99 5 ms > limit 1 ms$/);

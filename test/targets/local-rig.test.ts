@@ -1,5 +1,5 @@
 // The local target's lifecycle on real clusters: provision, find again, teardown (twice, and after a
-// crash halfway), and `rig check` telling clean (0), dirty (1) and could-not-look (2).
+// crash halfway), and `rig check` telling clean (0), dirty (1) and could-not-look (69).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -220,7 +220,7 @@ test('teardown never signals a pid the ledger recorded once it belongs to anothe
 // The CLI checks below use --scope state: on a machine shared with other rigs (another developer's
 // rehearsal), the machine-wide default would rightly list theirs. The machine scope itself is covered by
 // the library calls above (mine() filters their leftovers to this file's campaigns).
-test('rig check: clean exits 0; a leftover postmaster and ledger entry exit 1 listing them; unreadable state exits 2', async () => {
+test('rig check: clean exits 0; a leftover postmaster and ledger entry exit 1 listing them; unreadable state exits 69 (could not look)', async () => {
   const clean = await rig(['check', '--target', 'local', '--scope', 'state'], { RIG_STATE_DIR: stateDir });
   assert.equal(clean.code, 0, clean.stderr + clean.stdout);
   assert.match(clean.stdout, /^CLEAN/);
@@ -255,7 +255,7 @@ test('rig check: clean exits 0; a leftover postmaster and ledger entry exit 1 li
     // an unparsable ledger: could not look
     fs.appendFileSync(ledger, '{"torn": ');
     const torn = await rig(['check', '--target', 'local', '--scope', 'state'], { RIG_STATE_DIR: stateDir });
-    assert.equal(torn.code, 2);
+    assert.equal(torn.code, 69);
     assert.match(torn.stderr, /^COULD NOT LOOK: ledger .* is unreadable: line \d+ is not JSON/);
     // and teardown refuses to guess from it
     await assert.rejects(teardownLocal(id), /unreadable/);
@@ -267,7 +267,7 @@ test('rig check: clean exits 0; a leftover postmaster and ledger entry exit 1 li
   const notDir = path.join(stateDir, 'a-file');
   fs.writeFileSync(notDir, 'x');
   const unreadable = await rig(['check', '--target', 'local', '--scope', 'state'], { RIG_STATE_DIR: notDir });
-  assert.equal(unreadable.code, 2);
+  assert.equal(unreadable.code, 69);
   assert.match(unreadable.stderr, /^COULD NOT LOOK: state folder .* is not a folder/);
   fs.rmSync(notDir);
 

@@ -24,9 +24,10 @@
 // answers come from the live resources, so its tags never lag the service's (the "tags differ" case is
 // covered by a unit test of confirmHit, not by the emulator).
 //
-// Exit codes (reapExitCode): 0 nothing expired is left; 1 something expired could not be reaped
-// (a delete failed, or its tags changed under us and still say expired: run again); 2 COULD NOT LOOK
-// (any failed call while looking, as in the clean check: never "nothing to reap" on a failed look).
+// `rig check --reap` exits (client/commands/check.ts reapExitCode): 0 nothing expired is left; 1
+// something expired could not be reaped (a delete failed, or its tags changed under us and still say
+// expired: run again); 69 COULD NOT LOOK (any failed call while looking, as in the clean check: never
+// "nothing to reap" on a failed look).
 import { DescribeInstancesCommand, DescribeSecurityGroupsCommand, type Tag as Ec2Tag } from '@aws-sdk/client-ec2';
 import { DescribeDBInstancesCommand, type Tag as RdsTag } from '@aws-sdk/client-rds';
 import { GetResourcesCommand, type ResourceTagMapping } from '@aws-sdk/client-resource-groups-tagging-api';
@@ -65,10 +66,6 @@ export interface ReapResult {
   reason?: string;
 }
 
-/** 0 nothing expired left, 1 something expired could not be reaped, 2 could not look. */
-export function reapExitCode(r: ReapResult): 0 | 1 | 2 {
-  return r.status === 'could-not-look' ? 2 : r.notReaped.length ? 1 : 0;
-}
 
 type AnyTag = Ec2Tag | RdsTag;
 export type ArnKind = { service: 'ec2'; type: 'instance' | 'security-group'; id: string } | { service: 'rds'; type: 'db'; id: string };

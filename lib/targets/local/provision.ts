@@ -12,7 +12,9 @@ import type { ProgressFn, ProvisionResult, RigParameters, ServiceParameters } fr
 import { connectionFromRecord, dbUrlsOf, ROLE_NAMES } from './connection';
 import { appendLedger, liveResources, nextServiceId } from './ledger';
 import { withCampaignLock } from './lock';
+import { pgOsUser } from './pg-binaries';
 import { PgCluster } from './pg-cluster';
+import { clusterPlace, prepareClusterPlace } from './pg-data-root';
 import { pidMatches, scanMarkedProcesses } from './proc';
 import { refuseReservedSettings } from './rds-fidelity';
 import { readRigRecord, writeRigRecord, type RigRecord } from './rig-record';
@@ -134,6 +136,11 @@ function tailOf(file: string, n = 20): string {
 async function make(campaignId: string, params: RigParameters, onProgress: ProgressFn): Promise<ProvisionResult> {
   const paths = rigPaths(campaignId);
   const markers = { [MARKER_CAMPAIGN]: campaignId, [MARKER_RIG_DIR]: paths.dir };
+  // Where the cluster can live for the OS user PostgreSQL runs as (pg-data-root.ts): decided, or
+  // refused naming the folder, before anything is made; recorded below, never decided again.
+  const osUser = pgOsUser();
+  const place = clusterPlace(campaignId, paths.dir, osUser);
+  const clusterDir = place.dir;
   // Processes of this campaign that its ledger does not list (a ledger removed by hand): making a new
   // rig beside them would orphan them for good. Refuse, naming them.
   const strays = scanMarkedProcesses().marked.filter((p) => p.campaignId === campaignId);
@@ -158,20 +165,22 @@ async function make(campaignId: string, params: RigParameters, onProgress: Progr
 
   const pgParams = postgresParameters(params);
   const fidelity = Boolean(params.local?.rdsFidelity);
-  const dataDir = `${paths.clusterDir}/data`;
-  appendLedger(campaignId, 'intend', 'cluster', 'cluster', { path: paths.clusterDir, dataDir });
-  onProgress(`initdb ${dataDir}`);
+  const dataDir = `${clusterDir}/data`;
+  appendLedger(campaignId, 'intend', 'cluster', 'cluster', { path: clusterDir, dataDir });
+  prepareClusterPlace(place, osUser);
+  if (place.root && fs.existsSync(clusterDir)) fs.rmSync(clusterDir, { recursive: true, force: true }); // debris of an attempt the ledger now covers
+  onProgress(`initdb ${dataDir}${place.root ? ` (${place.why})` : ''}`);
   let cluster: PgCluster;
   try {
     cluster = await PgCluster.create({
-      dir: paths.clusterDir,
+      dir: clusterDir,
       parameters: pgParams,
       superuserPassword: secrets.superuserPassword,
       env: { ...markers, [MARKER_RESOURCE]: 'cluster' },
       ...(fidelity ? { rdsFidelity: { admin: RDS_ADMIN, adminPassword: secrets.adminPassword! } } : {}),
     });
   } catch (err) {
-    throw new Error(`${(err as Error).message}\nlast lines of ${paths.clusterDir}/postgres.log:\n${tailOf(`${paths.clusterDir}/postgres.log`)}`);
+    throw new Error(`${(err as Error).message}\nlast lines of ${clusterDir}/postgres.log:\n${tailOf(`${clusterDir}/postgres.log`)}`);
   }
   appendLedger(campaignId, 'made', 'cluster', 'cluster', { pid: cluster.postmasterPid(), port: cluster.port, binDir: cluster.binDir });
   onProgress(`cluster up on port ${cluster.port}`);
@@ -192,7 +201,7 @@ async function make(campaignId: string, params: RigParameters, onProgress: Progr
     params,
     postgresParameters: pgParams,
     cluster: {
-      dir: paths.clusterDir,
+      dir: clusterDir,
       dataDir: cluster.dataDir,
       host: cluster.host,
       port: cluster.port,

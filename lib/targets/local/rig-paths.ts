@@ -30,7 +30,7 @@ export function closedLedgerDir(): string {
 export interface RigPaths {
   /** The rig folder: everything a local rig makes lives under it. */
   dir: string;
-  /** The PostgreSQL cluster folder (data/, postgres.log, socket, cluster.json), owned by the DB's OS user. */
+  /** The default PostgreSQL cluster folder (data/, postgres.log, socket, cluster.json), owned by the DB's OS user; pg-data-root.ts places it elsewhere when that user cannot reach the rig folder, and the rig record says where it is. */
   clusterDir: string;
   /** Non-secret description of the rig (ports, URLs without passwords, parameters). */
   rigFile: string;

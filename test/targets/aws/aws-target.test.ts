@@ -58,25 +58,25 @@ test('provision -> rig check dirty (exit 1) -> provision again makes nothing new
   assert.deepEqual(twice.removed, []);
 });
 
-test('no credentials at all: COULD NOT LOOK (exit 2)', async () => {
+test('no credentials at all: COULD NOT LOOK (exit 69)', async () => {
   const r = await rig(['check', '--target', 'aws'], cliEnv({ AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '' }));
-  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.equal(r.code, 69, r.stdout + r.stderr);
   assert.match(r.stderr, /^COULD NOT LOOK: us-east-1 at http:\/\/127\.0\.0\.1:\d+: CredentialsProviderError: /m);
 });
 
-test('credentials the endpoint refuses (moto enforcing auth): COULD NOT LOOK (exit 2)', async () => {
+test('credentials the endpoint refuses (moto enforcing auth): COULD NOT LOOK (exit 69)', async () => {
   const strict = await startMoto({ INITIAL_NO_AUTH_ACTION_COUNT: '0' });
   const r = await rig(['check', '--target', 'aws'], cliEnv({ RIG_AWS_ENDPOINT: strict.endpoint })).finally(() => strict.stop());
-  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.equal(r.code, 69, r.stdout + r.stderr);
   assert.match(r.stderr, /^COULD NOT LOOK: us-east-1 at http:\/\/127\.0\.0\.1:\d+: /m);
 });
 
-test('an endpoint that does not answer: COULD NOT LOOK (exit 2); no region: exit 2', async () => {
+test('an endpoint that does not answer: COULD NOT LOOK (exit 69); no region: COULD NOT LOOK too (69)', async () => {
   const closed = await freePort();
   const r = await rig(['check', '--target', 'aws'], cliEnv({ RIG_AWS_ENDPOINT: `http://127.0.0.1:${closed}` }));
-  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.equal(r.code, 69, r.stdout + r.stderr);
   assert.match(r.stderr, /^COULD NOT LOOK: us-east-1 at http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/m);
   const noRegion = await rig(['check', '--target', 'aws'], cliEnv({ AWS_REGION: '', AWS_DEFAULT_REGION: '' }));
-  assert.equal(noRegion.code, 2);
+  assert.equal(noRegion.code, 69);
   assert.match(noRegion.stderr, /COULD NOT LOOK: no AWS region/);
 });

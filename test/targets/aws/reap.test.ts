@@ -11,7 +11,8 @@ import { CreateSecurityGroupCommand, DescribeSecurityGroupsCommand, DescribeSubn
 import { CreateDBParameterGroupCommand, CreateDBSubnetGroupCommand, DescribeDBParameterGroupsCommand } from '@aws-sdk/client-rds';
 import { findRigResources } from '../../../lib/targets/aws/find';
 import { provisionAws } from '../../../lib/targets/aws/provision';
-import { confirmHit, parseRigArn, reapExitCode, type ReapResult } from '../../../lib/targets/aws/reap';
+import { confirmHit, parseRigArn, type ReapResult } from '../../../lib/targets/aws/reap';
+import { reapExitCode } from '../../../client/commands/check';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
 import { freePort } from '../../../lib/tools/free-port';
 import { exampleAws as aws, exampleSpec as spec, useMoto } from '../../harness/aws-env';
@@ -83,7 +84,7 @@ test('--reap removes every resource of the expired campaign and nothing else; ex
 
   const closed = await freePort();
   const down = await rig(['check', '--target', 'aws', '--reap'], cliEnv({ RIG_AWS_ENDPOINT: `http://127.0.0.1:${closed}` }));
-  assert.equal(down.code, 2, down.stdout + down.stderr);
+  assert.equal(down.code, 69, down.stdout + down.stderr);
   assert.match(down.stderr, /^COULD NOT LOOK: us-east-1 at http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/m);
   const local = await rig(['check', '--target', 'local', '--reap'], cliEnv());
   assert.equal(local.code, 2, 'a usage error');
@@ -124,7 +125,7 @@ test('the confirm step: reaped only when the service still has the hit with the 
   const base: ReapResult = { status: 'done', reaped: [], skipped: [], notReaped: [], unexpired: 0, looked: [] };
   assert.equal(reapExitCode(base), 0);
   assert.equal(reapExitCode({ ...base, status: 'incomplete', notReaped: [{ kind: 'db-instance', id: 'x', campaignId: 'c1', why: 'not reaped: AccessDenied' }] }), 1);
-  assert.equal(reapExitCode({ ...base, status: 'could-not-look', reason: 'x' }), 2);
+  assert.equal(reapExitCode({ ...base, status: 'could-not-look', reason: 'x' }), 69);
 
   assert.deepEqual(parseRigArn('arn:aws:ec2:us-east-1:123456789012:instance/i-0abc'), { service: 'ec2', type: 'instance', id: 'i-0abc' });
   assert.deepEqual(parseRigArn('arn:aws:ec2:us-east-1:123456789012:security-group/sg-1'), { service: 'ec2', type: 'security-group', id: 'sg-1' });
