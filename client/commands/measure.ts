@@ -16,7 +16,7 @@ import { runLoad, type ProgressLine } from '../../lib/loadgen/run-load';
 import { evaluateRun } from '../../lib/protocol/evaluate';
 import type { Reconciliation } from '../../lib/protocol/gates';
 import { formatRunReport } from '../../lib/protocol/run-report';
-import { DEFAULT_PROBE_P99_MS, VERDICT_EXIT_CODE } from '../../lib/protocol/verdicts';
+import { DEFAULT_PROBE_P99_MS, VERDICT_EXIT_CODE, notJudged } from '../../lib/protocol/verdicts';
 import { detectFixtures, type FixtureScope } from '../../lib/targets/fixtures-scope';
 import { reconcile } from '../../lib/targets/reconcile';
 import { dbFlag, type DbFlag } from '../db-flag';
@@ -169,7 +169,9 @@ export const { run } = defineCommand({
       );
       console.log(formatRunReport(report));
       console.log(`samples: ${res.stream}\nverdict: ${verdictFile}${res.interrupted ? `\nCUT SHORT (${res.summary.reason}): the stream is valid and complete up to the stop, but this is not a repeat` : ''}`);
-      if (report.verdict.state === 'NOT JUDGED') console.error('rig measure: NOT JUDGED (no threshold): give --p99-limit-ms MS (the configuration\'s p99 limit) to judge it');
+      if (report.verdict.state === 'NOT JUDGED' && notJudged(report.gate).includes('no threshold')) {
+        console.error('rig measure: NOT JUDGED (no threshold): give --p99-limit-ms MS (the configuration\'s p99 limit) to judge it');
+      }
       if (report.verdict.state === 'UNRECONCILED') console.error('rig measure: UNRECONCILED: give --db URL (the owner role\'s) so the rig counts the run tag\'s rows, or --reconcile rows=N,quantity=Q');
       return VERDICT_EXIT_CODE[report.verdict.state];
     } catch (err) {

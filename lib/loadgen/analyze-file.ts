@@ -14,8 +14,13 @@ export interface AnalyzedFile {
 
 export async function analyzeFile(file: string, opts: AnalyzeOptions & ReadSampleOptions = {}): Promise<AnalyzedFile> {
   const columns = await readSampleFile(file, { closedLoop: opts.closedLoop });
+  return { rows: columns.length, columns, analysis: analyzeRead(file, columns, opts) };
+}
+
+/** The analysis of `file`'s columns, already read; a refused row is a SampleFileError naming the file. */
+export function analyzeRead(file: string, columns: SampleColumns, opts: AnalyzeOptions = {}): RunAnalysis {
   try {
-    return { rows: columns.length, columns, analysis: analyzeSamples(columns, opts) };
+    return analyzeSamples(columns, opts);
   } catch (err) {
     if (err instanceof SampleFormatError) throw new SampleFileError(file, err.line, err.reason);
     throw err;
