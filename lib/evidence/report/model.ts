@@ -747,7 +747,12 @@ function method(spec: CampaignSpec, configs: ConfigurationModel[]): string[] {
   );
   // Only on a page that has tails to attribute: a page without any reads as before.
   if (configs.some((c) => c.repeats.some((r) => r.tails))) out.push(`Tails attributed: ${ATTRIBUTION_RULES.join(' ')}`);
-  out.push('Latency is done − sent per request (nearest-rank percentiles on exact values); a request belongs to the second of its intended time. Beside each repeat\'s p99 stand its schedule-lag p99 (sent − intended) and its corrected p99 (done − intended).');
+  out.push(
+    'Latency is done − sent per request (nearest-rank percentiles on exact values); a request belongs to the second of its intended time. Beside each repeat\'s p99 stand its schedule-lag p99 (sent − intended), its maximum lag and its late seconds (a request sent later than the p99 limit: the instrument check fails on any), and its corrected p99 (done − intended); freeze-seconds count in either latency.',
+  );
+  out.push(
+    'Delivery is judged against the plan the stream carries (rate, batch, length): every request it scheduled must be answered 2xx in its own second; a short or empty second fails the repeat and is named ("delivered / planned"). A stream without a plan is not judged (never a pass).',
+  );
   if (spec.denominator) out.push('Every throughput figure has a denominator: pgbench on the same database and row shape gives the database\'s own floor; legs whose rows were not verified are not used.');
   return out;
 }
