@@ -19,7 +19,6 @@ import type { CampaignResult, InterruptedAttempt } from '../../protocol/campaign
 import { parseCampaignSpec, SpecError, type CampaignSpec } from '../../protocol/spec';
 import type { CloudEvidence } from '../../protocol/cloud-evidence';
 import { parseLogLine, type LogLine } from '../campaign-log';
-import type { VariantChange } from './variants';
 import {
   APP_NODE_HOST_FILE,
   BASELINE_FILE,
@@ -86,6 +85,14 @@ import {
   type StepRecord,
   type WarmupFile,
 } from '../records';
+
+/** variants/NN-<variant>.json as the page reads it. */
+export interface VariantChange {
+  seq: number;
+  variant: string;
+  at: string;
+  applied: { database: Record<string, string>; service: Record<string, string | undefined>; restarted: { database: string[]; service: boolean } };
+}
 
 export type AttemptKind = 'sustained' | 'rung' | 'ceiling';
 

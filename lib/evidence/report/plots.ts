@@ -14,9 +14,8 @@
 //   ladder-latency     p50 and p99 (log scale: a knee is orders of magnitude)
 // Rungs that did not hold are drawn and marked (red diamonds), and the first of them by a line.
 import type { DbSummary } from './db-summary';
-import { laddersShown, type LadderModel, type LadderRung } from './ladder';
-import type { ReportModel, RepeatModel, RepeatSeries } from './model';
-
+import { laddersShown } from './ladder';
+import type { LadderModel, LadderRung, RepeatModel, RepeatSeries, ReportModel } from './model-types';
 export type ChartKind = 'latency' | 'throughput' | 'waits' | 'wal' | 'ladder-throughput' | 'ladder-latency';
 
 export interface Chart {

@@ -9,35 +9,10 @@ import type { RunReport } from '../../protocol/run-report';
 import type { CloudSummary } from '../../protocol/cloud-evidence';
 import { STEAL_NOTE_PCT, stealNote } from '../../protocol/host-steal';
 import { secondRanges } from '../../protocol/stream-plan';
-import type { LadderModel, LadderRung } from './ladder';
-import { ceilingInvalidity, type ConfigurationModel, type ReportModel, type RepeatModel } from './model';
-
-export interface Row {
-  cells: string[];
-  /** A CSS class for the HTML (passed, failed, not-published, interrupted, not-run). */
-  cls?: string;
-}
-export interface Table {
-  header: string[];
-  rows: Row[];
-}
-
-const DASH = '—';
-
-/** 12345.6 -> "12,346"; 99.87 -> "99.9"; 0.123 -> "0.123". */
-export function num(x: number | null | undefined, digits?: number): string {
-  if (x === null || x === undefined || !Number.isFinite(x)) return DASH;
-  const d = digits ?? (Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : Math.abs(x) >= 1 ? 2 : 3);
-  const s = x.toFixed(d);
-  const [int, frac] = s.split('.');
-  const neg = int.startsWith('-');
-  const body = (neg ? int.slice(1) : int).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${neg ? '-' : ''}${body}${frac ? `.${frac}` : ''}`;
-}
-
-export function ms(x: number | null | undefined): string {
-  return x === null || x === undefined ? DASH : `${num(x, 1)} ms`;
-}
+import { DASH, ms, num, type Row, type Table } from './cells';
+import type { ConfigurationModel, LadderModel, LadderRung, RepeatModel, ReportModel } from './model-types';
+import { ceilingInvalidity } from './model';
+export { DASH, ms, num, type Row, type Table } from './cells';
 
 /** "8.2 ms (7.9–9.0)": the median, then the range when it is one. */
 export function medianRange(f: FigureSummary | null, unit: string, digits = 1): string {
