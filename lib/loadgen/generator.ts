@@ -307,7 +307,7 @@ export class Generator implements ExchangeOwner {
   }
 
   private send(n: number, intended: number, worker: number): void {
-    const x = this.exchange(INGEST_CODE, worker >= 0 ? this.nowUs() : intended, this.batch, worker);
+    const x = this.exchange(INGEST_CODE, intended, this.batch, worker);
     x.request = this.requests.make(n);
     x.quantity = this.requests.quantity;
     this.inFlight++;
@@ -343,10 +343,13 @@ export class Generator implements ExchangeOwner {
   // ---- closed loop ----
 
   private workerNext(w: number): void {
-    if (this.stopping || this.nowUs() >= this.durationUs) return;
+    // One clock read: the time checked against the end is the request's `intended`, so no row of a
+    // closed loop is ever intended at or after the end of its plan (the reader refuses such a row).
+    const now = this.nowUs();
+    if (this.stopping || now >= this.durationUs) return;
     this.offered++;
     this.sec.offered++;
-    this.send(this.next++, 0, w);
+    this.send(this.next++, now, w);
   }
 
   // ---- probe ----
