@@ -68,6 +68,8 @@ export interface IngestAnalysis extends Counts {
   freeze_cadence_s: number | null;
   drift: Drift;
   per_second: BucketStat[];
+  /** The same 1-s buckets over the corrected latency (done - intended): what a stall on the load host looks like. */
+  per_second_corrected: BucketStat[];
   ten_second: BucketStat[];
 }
 
@@ -227,6 +229,7 @@ function analyzeIngest(cols: SampleColumns, durationS: number, plan: StreamPlan 
     freeze_cadence_s: freezeCadenceS(freezes),
     drift: drift(g),
     per_second: perSecond,
+    per_second_corrected: corrected,
     ten_second: tenSecond,
   };
 }

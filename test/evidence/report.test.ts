@@ -201,6 +201,8 @@ test('per repeat, the plan-based delivery, the schedule lag p99, the max lag, th
   assert.equal(r3.status, 'failed');
   assert.deepEqual(r3.report!.late_seconds, Array.from({ length: 20 }, (_, i) => i));
   assert.match(r3.reasons.join('; '), /max 120\.\d+ ms > 100 ms \(the p99 limit\), late seconds 0-19;/);
+  // the latency plot has the corrected p99 (done - intended) per second beside the p99: 120 ms more
+  assert.ok(r3.series!.co_p99_ms.every((x, i) => x !== null && x > (r3.series!.p99_ms[i] ?? 0) + 119));
   const md = renderMarkdown(m);
   assert.match(md, /\| repeat \| verdict \| delivered ev\/s \| delivered \/ planned \| p50 \| p99 \| schedule lag p99 \| max lag \| late seconds \| corrected p99 \| worst 10-s p99 \|/);
   assert.match(md, /\| r1-a1 \| PASS \| [\d,]+ \| 2,000 \/ 2,000 \| [\d.]+ ms \| [\d.]+ ms \| 0\.\d+ ms \| [\d.]+ ms \| 0 \| /);
@@ -219,6 +221,10 @@ test('a repeat whose stream is short of its plan shows the short seconds on the 
   assert.deepEqual(r1.report!.delivery?.short_seconds, [7]);
   assert.match(r1.reasons[0], /^not delivered: delivered 1900 of 2000 scheduled requests \(500 ev\/s, batch 5, 20 s\); 1 short second at 7 \(1 empty: 7\)/);
   assert.match(renderMarkdown(m), /\| r1-a1 \| FAIL \| [\d,]+ \| 1,900 \/ 2,000; short s 7 \| /);
+  // the throughput plot has the plan beside what was offered: second 7 offered nothing of its 100
+  assert.equal(r1.series!.planned_rps![7], 100);
+  assert.equal(r1.series!.offered_rps[7], 0);
+  assert.match(renderHtml(m), /"name":"planned"/);
 });
 
 test('a ceiling with failed requests, or not reconciled, is "not a valid ceiling", and no ratio is computed from it', async () => {

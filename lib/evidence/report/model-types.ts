@@ -28,7 +28,11 @@ export interface RepeatSeries {
   t_s: number[];
   p50_ms: Array<number | null>;
   p99_ms: Array<number | null>;
+  /** p99 of the corrected latency (done - intended) per second: a stalled load host shows here, not in p99_ms. */
+  co_p99_ms: Array<number | null>;
   offered_rps: number[];
+  /** Requests the plan scheduled in each second (null: no plan): what offered_rps must reach. */
+  planned_rps: number[] | null;
   delivered_rps: number[];
   dropped: number[];
   freeze_seconds: number[];

@@ -30,6 +30,7 @@ import { median } from '../../protocol/percentile';
 import { summarizeRepeats, type FigureSummary, type RepeatFigures } from '../../protocol/reporting';
 import { type RunReport } from '../../protocol/run-report';
 import { PROBE_SCENARIOS } from '../../protocol/sample-row';
+import { scheduledPerSecond } from '../../protocol/stream-plan';
 import { serviceBuild, serviceSettingsList } from '../../protocol/service-spec';
 import type { CampaignSpec } from '../../protocol/spec';
 import { DEFAULT_PROBE_P99_MS } from '../../protocol/verdicts';
@@ -164,7 +165,9 @@ function seriesOf(report: RunReport, a: AttemptEvidence): RepeatSeries | null {
     t_s: ps.map((b) => b.start_s),
     p50_ms: ps.map((b) => ms(b.p50_us)),
     p99_ms: ps.map((b) => ms(b.p99_us)),
+    co_p99_ms: (a.analysis?.ingest.per_second_corrected ?? []).map((b) => ms(b.p99_us)),
     offered_rps: ps.map((b) => b.offered),
+    planned_rps: a.analysis?.ingest.plan && a.analysis.ingest.delivery ? [...scheduledPerSecond(a.analysis.ingest.plan)] : null,
     delivered_rps: ps.map((b) => b.ok),
     dropped: ps.map((b) => b.dropped),
     freeze_seconds: report.freeze_seconds,
