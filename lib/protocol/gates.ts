@@ -31,7 +31,7 @@
 // UNRECONCILED, without a threshold, a plan or a drift figure NOT JUDGED (verdicts.ts).
 import type { IngestAnalysis, LagStats } from './analysis';
 import { DEFAULT_DRIFT_LIMIT, MIN_THIRD_SAMPLES } from './drift';
-import { secondRanges } from './stream-plan';
+import { secondRanges } from './second-ranges';
 
 export const MIN_SAMPLES = 1000;
 /** A rung holds when it delivered at least (1 - this) of what it offered. */

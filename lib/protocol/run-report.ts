@@ -2,7 +2,8 @@
 // verdict.json: the analysis in milliseconds, the ingest gate, the probe verdict and the repeat's
 // verdict. Also its human-readable rendering. Pure.
 import type { RunAnalysis } from './analysis';
-import { secondRanges, type StreamPlan } from './stream-plan';
+import { secondRanges } from './second-ranges';
+import type { StreamPlan } from './stream-plan';
 import { checkReason, type GateVerdict } from './gates';
 import { notJudged, type ProbeVerdict, type RepeatVerdict, type VerdictState } from './verdicts';
 

@@ -8,7 +8,7 @@ import type { Spread } from './db-summary';
 import type { RunReport } from '../../protocol/run-report';
 import type { CloudSummary } from '../../protocol/cloud-evidence';
 import { STEAL_NOTE_PCT, stealNote } from '../../protocol/host-steal';
-import { secondRanges } from '../../protocol/stream-plan';
+import { secondRanges } from '../../protocol/second-ranges';
 import { DASH, ms, num, type Row, type Table } from './cells';
 import type { ConfigurationModel, LadderModel, LadderRung, RepeatModel, ReportModel } from './model-types';
 import { ceilingInvalidity } from './model';
