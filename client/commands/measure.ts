@@ -16,7 +16,7 @@ import { runLoad, type ProgressLine } from '../../lib/loadgen/run-load';
 import { evaluateRun } from '../../lib/protocol/evaluate';
 import type { Reconciliation } from '../../lib/protocol/gates';
 import { formatRunReport } from '../../lib/protocol/run-report';
-import { DEFAULT_PROBE_P99_MS } from '../../lib/protocol/verdicts';
+import { DEFAULT_PROBE_P99_MS, notJudged } from '../../lib/protocol/verdicts';
 import { EXIT, VERDICT_EXIT_CODE } from '../exit-codes';
 import { isNoAnswer } from '../../lib/tools/unreachable';
 import { detectFixtures, type FixtureScope } from '../../lib/targets/fixtures-scope';
@@ -121,7 +121,7 @@ export const { run } = defineCommand({
       if (db && reconciliation) throw new UsageError('give --db URL (the rig counts the rows itself) or --reconcile rows=N,quantity=Q (you counted them), not both');
     } catch (err) {
       console.error(`rig measure: ${(err as Error).message}`);
-      return 2;
+      return EXIT.USAGE;
     }
     // The database's pre-flight, before anything is offered: the URL answers, as a role that sees the
     // fixtures, and the fixtures name one tenant and one partition to count in.
@@ -171,7 +171,9 @@ export const { run } = defineCommand({
       );
       console.log(formatRunReport(report));
       console.log(`samples: ${res.stream}\nverdict: ${verdictFile}${res.interrupted ? `\nCUT SHORT (${res.summary.reason}): the stream is valid and complete up to the stop, but this is not a repeat` : ''}`);
-      if (report.verdict.state === 'NOT JUDGED') console.error('rig measure: NOT JUDGED (no threshold): give --p99-limit-ms MS (the configuration\'s p99 limit) to judge it');
+      if (report.verdict.state === 'NOT JUDGED' && notJudged(report.gate).includes('no threshold')) {
+        console.error('rig measure: NOT JUDGED (no threshold): give --p99-limit-ms MS (the configuration\'s p99 limit) to judge it');
+      }
       if (report.verdict.state === 'UNRECONCILED') console.error('rig measure: UNRECONCILED: give --db URL (the owner role\'s) so the rig counts the run tag\'s rows, or --reconcile rows=N,quantity=Q');
       return VERDICT_EXIT_CODE[report.verdict.state];
     } catch (err) {

@@ -27,6 +27,7 @@
 import * as hdr from 'hdr-histogram-js';
 import { AGGREGATE_PATH, CUSTOMERS_PATH, HEALTH_PATH, INGEST_PATH, INVOICES_PATH } from '../protocol/hardcount-api';
 import { isOk } from '../protocol/sample-row';
+import { countBefore } from '../protocol/stream-plan';
 import { BodyMaker } from './body';
 import { Exchange, type ExchangeOwner } from './http1/exchange';
 import { IngestRequests, getRequest } from './http1/request-head';
@@ -184,7 +185,15 @@ export class Generator implements ExchangeOwner {
     this.durationUs = Math.round(o.seconds * 1e6);
     this.total = o.mode === 'open' ? countBefore(o.requestRate, this.durationUs) : 0;
     this.probeTotal = o.probeRate > 0 ? countBefore(o.probeRate, this.durationUs) : 0;
-    this.writer = new SampleWriter(o.out);
+    // The stream carries its plan: what was offered, so a reader judges delivery against it.
+    this.writer = new SampleWriter(o.out, {
+      mode: o.mode,
+      rate: o.mode === 'open' ? o.rate : null,
+      batch: o.batch,
+      seconds: o.seconds,
+      probe_rate: o.probeRate,
+      run_tag: o.runTag,
+    });
   }
 
   /** Microseconds since the start of the repeat (monotonic). */
@@ -298,7 +307,7 @@ export class Generator implements ExchangeOwner {
   }
 
   private send(n: number, intended: number, worker: number): void {
-    const x = this.exchange(INGEST_CODE, worker >= 0 ? this.nowUs() : intended, this.batch, worker);
+    const x = this.exchange(INGEST_CODE, intended, this.batch, worker);
     x.request = this.requests.make(n);
     x.quantity = this.requests.quantity;
     this.inFlight++;
@@ -334,10 +343,13 @@ export class Generator implements ExchangeOwner {
   // ---- closed loop ----
 
   private workerNext(w: number): void {
-    if (this.stopping || this.nowUs() >= this.durationUs) return;
+    // One clock read: the time checked against the end is the request's `intended`, so no row of a
+    // closed loop is ever intended at or after the end of its plan (the reader refuses such a row).
+    const now = this.nowUs();
+    if (this.stopping || now >= this.durationUs) return;
     this.offered++;
     this.sec.offered++;
-    this.send(this.next++, 0, w);
+    this.send(this.next++, now, w);
   }
 
   // ---- probe ----
@@ -489,7 +501,7 @@ export class Generator implements ExchangeOwner {
     const cpu = process.cpuUsage(this.cpu0);
     const elapsed = this.t0.ms ? (performance.now() - this.t0.ms) / 1000 : 0;
     await Promise.allSettled([this.pool.close(), this.probePool?.close()]);
-    await this.writer.close();
+    await this.writer.close({ cutShort: this.interrupted, reason: this.reason });
     const q = (h: ReturnType<typeof histogram>, p: number) => (h.totalCount ? h.getValueAtPercentile(p) / 1000 : null);
     return {
       type: 'summary',
@@ -526,12 +538,3 @@ function clear(t: NodeJS.Timeout | NodeJS.Immediate): void {
   if ('hasRef' in t && 'refresh' in t) clearTimeout(t as NodeJS.Timeout);
   else clearImmediate(t as NodeJS.Immediate);
 }
-
-/** How many n >= 0 have floor(n * 1e6 / rate) < durationUs. */
-function countBefore(rate: number, durationUs: number): number {
-  let n = Math.ceil((durationUs * rate) / 1e6);
-  while (n > 0 && Math.floor(((n - 1) * 1e6) / rate) >= durationUs) n--;
-  while (Math.floor((n * 1e6) / rate) < durationUs) n++;
-  return n;
-}
-

@@ -7,9 +7,15 @@
 // after it. (zlib's gunzip would read a second member as more rows, and skip trailing zeros, silently.)
 // Each decompressed chunk is consumed as it arrives, so a failure names the line it came after.
 // Lines are split without copying; a line that spans chunks is joined once, when its newline comes.
+//
+// A stream the generator wrote carries its plan (lib/protocol/stream-plan.ts): a `#plan` record as its
+// first line, before the header, and an `#end` record as its last. Both are read into columns.plan; a
+// plan without its `#end` is a stream its writer never closed, read as cut short. A stream without a
+// `#plan` (an older one, another tool's) is read as before, with no plan.
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { SAMPLE_HEADER, SampleColumns, SampleFormatError, isSampleHeader, parseSampleRecord, refuseDuplicateRows } from '../protocol/sample-row';
+import { END_RECORD, PLAN_RECORD, PlanError, parseEndRecord, parsePlanRecord, type StreamPlan } from '../protocol/stream-plan';
 
 export class SampleFileError extends Error {
   constructor(
@@ -28,6 +34,13 @@ export interface ReadSampleOptions {
 }
 
 const NL = 10;
+const HASH = 35;
+
+function startsWith(buf: Buffer, start: number, end: number, prefix: string): boolean {
+  if (end - start < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (buf[start + i] !== prefix.charCodeAt(i)) return false;
+  return true;
+}
 /** No valid row is near this long (7 fields of at most 16 characters); a longer line is refused as it grows. */
 export const MAX_LINE_BYTES = 4096;
 /** The columns are first sized from the file (~8 compressed bytes per row), at most this many rows. */
@@ -85,6 +98,10 @@ export async function readSampleFile(file: string, opts: ReadSampleOptions = {})
     throw new SampleFileError(file, lines.line + 1, 'truncated: the last line has no newline (the stream was cut mid-row); refusing a partial stream');
   }
   if (lines.line === 0) throw new SampleFileError(file, 1, `empty stream: no header line '${SAMPLE_HEADER}'`);
+  if (lines.line < lines.headerLine) throw new SampleFileError(file, lines.line + 1, `the stream ends after its #plan record, without the header line '${SAMPLE_HEADER}'`);
+  if (lines.plan) {
+    cols.plan = lines.ended ? lines.plan : { ...lines.plan, cut_short: true, cut_reason: 'the stream has no #end record: its writer never closed it' };
+  }
   try {
     refuseDuplicateRows(cols, opts);
   } catch (err) {
@@ -99,6 +116,11 @@ class LineReader {
   line = 0;
   private pending: Buffer[] = [];
   pendingBytes = 0;
+  /** Line 1, or 2 after a `#plan` record. */
+  headerLine = 1;
+  plan: StreamPlan | null = null;
+  /** The `#end` record was read: no line may follow it. */
+  ended = false;
 
   constructor(
     private readonly file: string,
@@ -132,12 +154,33 @@ class LineReader {
   private one(buf: Buffer, start: number, end: number): void {
     if (end - start > MAX_LINE_BYTES) throw new SampleFormatError(this.line + 1, `line is longer than ${MAX_LINE_BYTES} bytes: not a sample row`);
     this.line++;
-    if (this.line === 1) {
+    if (this.ended) throw new SampleFormatError(this.line, 'a line after the #end record: the stream ends with it');
+    if (this.line === 1 && startsWith(buf, start, end, PLAN_RECORD)) {
+      this.plan = this.record(() => parsePlanRecord(buf.toString('utf8', start + PLAN_RECORD.length, end)));
+      this.headerLine = 2;
+      this.cols.firstRowLine = 3;
+    } else if (this.line === this.headerLine) {
       if (!isSampleHeader(buf, start, end)) {
-        throw new SampleFileError(this.file, 1, `header is '${buf.subarray(start, Math.min(end, start + 120)).toString('latin1')}', expected '${SAMPLE_HEADER}'`);
+        throw new SampleFileError(this.file, this.line, `header is '${buf.subarray(start, Math.min(end, start + 120)).toString('latin1')}', expected '${SAMPLE_HEADER}'`);
       }
+    } else if (buf[start] === HASH) {
+      if (!this.plan || !startsWith(buf, start, end, END_RECORD)) {
+        throw new SampleFormatError(this.line, `'${buf.subarray(start, Math.min(end, start + 40)).toString('latin1')}' is not a row: the only records are #plan (line 1) and #end (the last line, after a #plan)`);
+      }
+      const e = this.record(() => parseEndRecord(buf.toString('utf8', start + END_RECORD.length, end)));
+      this.plan = { ...this.plan, cut_short: e.cut_short, cut_reason: e.reason };
+      this.ended = true;
     } else {
       parseSampleRecord(buf, start, end, this.line, this.cols);
+    }
+  }
+
+  private record<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (err) {
+      if (err instanceof PlanError) throw new SampleFormatError(this.line, err.message);
+      throw err;
     }
   }
 }

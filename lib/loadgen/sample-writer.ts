@@ -8,10 +8,15 @@
 // write, so at low rates the timed flush is kept rare (it was every 100 ms: at 200 requests/s that was
 // a tenth of the generator's wake-ups). close() ends the gzip member properly, so a run cut short
 // (SIGINT, parent gone) still leaves a valid stream, complete up to then.
+//
+// Given the run's plan, the stream carries it (lib/protocol/stream-plan.ts): a `#plan` record before
+// the header, and at close an `#end` record saying whether the run was cut short, so a reader judges
+// the rows against the schedule they were offered under, not against whatever rows are there.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { SAMPLE_HEADER, SCENARIOS, STATUS_DROPPED } from '../protocol/sample-row';
+import { formatEndRecord, formatPlanRecord, type StreamPlan } from '../protocol/stream-plan';
 import { writeInt } from './ascii-int';
 
 const CHUNK = 64 * 1024;
@@ -32,7 +37,10 @@ export class SampleWriter {
   private closed = false;
   rows = 0;
 
-  constructor(readonly filePath: string) {
+  constructor(
+    readonly filePath: string,
+    private readonly plan: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'run_tag'> | null = null,
+  ) {
     fs.mkdirSync(path.dirname(filePath), { recursive: true });
     this.file = fs.createWriteStream(filePath);
     // Level 1: the stream is mostly digits and commas, level 1 is within ~15 % of level 6 at a
@@ -44,6 +52,7 @@ export class SampleWriter {
     };
     this.gzip.on('error', onError);
     this.file.on('error', onError);
+    if (plan) this.gzip.write(formatPlanRecord(plan));
     this.gzip.write(`${SAMPLE_HEADER}\n`);
     this.timer = setInterval(() => this.flush(), FLUSH_MS);
     this.timer.unref();
@@ -91,10 +100,14 @@ export class SampleWriter {
     this.pos = 0;
   }
 
-  /** Flushes, ends the gzip member and waits until the file is closed. */
-  close(): Promise<void> {
+  /**
+   * Flushes, writes the `#end` record (a stream with a plan: whether the run was cut short), ends the
+   * gzip member and waits until the file is closed.
+   */
+  close(end: { cutShort: boolean; reason: string | null } = { cutShort: false, reason: null }): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.flush();
+    if (this.plan) this.gzip.write(formatEndRecord(end.cutShort, end.reason));
     this.closed = true;
     clearInterval(this.timer);
     return new Promise((resolve, reject) => {

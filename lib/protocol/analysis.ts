@@ -3,13 +3,19 @@
 // function, so a figure means the same thing wherever it is printed.
 //
 // Ingest and probe are analysed apart: the probe's samples never pool into ingest latency.
-// Rates are per second of the run's duration (durationS: given by the caller that knows the
-// configured length, else the stream's own, see streamDurationS).
+//
+// The run's length is its plan's (stream-plan.ts: the stream's own `#plan` record, or one the caller
+// gives for a foreign stream): rows outside the plan's schedule are refused, naming the first, so a
+// stray row can neither stretch the run nor stand in for a request; delivery is counted second by
+// second against what the plan scheduled. Without a plan the length is the caller's `durationS`
+// (rows after it refused the same way), else the stream's own (streamDurationS), and delivery is not
+// judged (`delivery: null`).
 import { buckets, fullBuckets, groupBySecond, streamDurationS, type BucketStat } from './buckets';
 import { freezeCadenceS, freezeSeconds, medianBucketP99, windows } from './detectors';
 import { drift, type Drift } from './drift';
 import { percentiles } from './percentile';
-import { INGEST, PROBE_SCENARIOS, SCENARIOS, STATUS_DROPPED, isOk, type ProbeScenario, type SampleColumns } from './sample-row';
+import { INGEST, PROBE_SCENARIOS, SCENARIOS, STATUS_DROPPED, SampleFormatError, isOk, type ProbeScenario, type SampleColumns } from './sample-row';
+import { planSeconds, refuseOffSchedule, scheduledPerSecond, type StreamPlan } from './stream-plan';
 
 export interface Counts {
   /** Rows: every request whose time came (sent + dropped). */
@@ -48,6 +54,12 @@ export interface IngestAnalysis extends Counts {
   schedule_lag_p50_us: number | null;
   schedule_lag_p99_us: number | null;
   schedule_lag_max_us: number | null;
+  /** The worst schedule lag of each second of the run (by intended time; 0 where nothing was sent), µs. */
+  schedule_lag_by_second_max_us: Float64Array;
+  /** The plan the run was judged against (null: none, delivery not judged). */
+  plan: StreamPlan | null;
+  /** Delivery against the plan's schedule, second by second; null without a plan or in a closed loop. */
+  delivery: Delivery | null;
   median_bucket_p99_us: number | null;
   worst_10s_p99_us: number | null;
   /** [first, last] 10-s bucket start seconds of each window. */
@@ -56,7 +68,37 @@ export interface IngestAnalysis extends Counts {
   freeze_cadence_s: number | null;
   drift: Drift;
   per_second: BucketStat[];
+  /** The same 1-s buckets over the corrected latency (done - intended): what a stall on the load host looks like. */
+  per_second_corrected: BucketStat[];
   ten_second: BucketStat[];
+}
+
+/**
+ * What the plan scheduled and what was delivered (answered 2xx), per second of the window. The rule
+ * (docs/instrument.md, "Delivery"): the protocol passes a repeat only with 0 dropped and 0 failed, so
+ * every request its schedule offered must have been delivered; a second that delivered fewer than it
+ * was offered is short, one that delivered none of them empty. A plan of the rig's own is exact; a
+ * plan given for a foreign stream allows one request a second (and over the run) for a schedule
+ * whose phase is its own.
+ */
+export interface Delivery {
+  scheduled: number;
+  delivered: number;
+  /** Requests a second may fall short by: 0 for the rig's own plan, 1 for a foreign one. */
+  tolerance: number;
+  /** Seconds that delivered fewer than the plan scheduled there (less the tolerance), ascending. */
+  short_seconds: number[];
+  /** Of those, the seconds that delivered nothing. */
+  empty_seconds: number[];
+}
+
+/** Lateness of the generator (sent - intended), µs. */
+export interface LagStats {
+  samples: number;
+  p50_us: number | null;
+  p99_us: number | null;
+  max_us: number | null;
+  by_second_max_us: Float64Array;
 }
 
 export interface ProbeEndpointAnalysis extends Counts {
@@ -65,60 +107,102 @@ export interface ProbeEndpointAnalysis extends Counts {
 
 export interface RunAnalysis {
   duration_s: number;
+  plan: StreamPlan | null;
   ingest: IngestAnalysis;
   /** One entry per probe endpoint that has rows, in PROBE_SCENARIOS order. */
   probe: ProbeEndpointAnalysis[];
+  /** The probe's schedule lag, every endpoint together (null: no probe request was sent). */
+  probe_lag: LagStats | null;
 }
 
 export interface AnalyzeOptions {
-  /** The repeat's length in seconds; default: from the stream. */
+  /** The repeat's length in seconds, without a plan; default: from the stream. */
   durationS?: number;
+  /** The plan for a stream without one of its own (a foreign stream: `rig analyze --rate --seconds`). */
+  plan?: StreamPlan | null;
 }
 
+/** Throws SampleFormatError (naming the first row outside the plan's schedule, or a plan given twice). */
 export function analyzeSamples(cols: SampleColumns, opts: AnalyzeOptions = {}): RunAnalysis {
-  const durationS = Math.max(opts.durationS ?? 0, streamDurationS(cols));
-  const ingest = analyzeIngest(cols, durationS);
+  const plan = runPlan(cols, opts);
+  let durationS: number;
+  if (plan) {
+    refuseOffSchedule(cols, plan);
+    durationS = planSeconds(plan);
+  } else if (opts.durationS !== undefined) {
+    durationS = opts.durationS;
+    refuseAfter(cols, durationS);
+  } else {
+    durationS = streamDurationS(cols);
+  }
+  const ingest = analyzeIngest(cols, durationS, plan);
   const probe: ProbeEndpointAnalysis[] = [];
   for (const scenario of PROBE_SCENARIOS) {
     const c = counts(cols, SCENARIOS.indexOf(scenario));
     if (c.offered > 0) probe.push({ scenario, ...c });
   }
-  return { duration_s: durationS, ingest, probe };
+  return { duration_s: durationS, plan, ingest, probe, probe_lag: probeLag(cols, durationS) };
 }
 
-function analyzeIngest(cols: SampleColumns, durationS: number): IngestAnalysis {
+/** The stream's own plan, or the caller's; both is a conflict unless they agree on the schedule. */
+function runPlan(cols: SampleColumns, opts: AnalyzeOptions): StreamPlan | null {
+  const own = cols.plan;
+  const given = opts.plan ?? null;
+  if (own && given) {
+    const same = own.mode === given.mode && own.rate === given.rate && own.batch === given.batch && own.seconds === given.seconds;
+    if (!same) {
+      throw new SampleFormatError(
+        1,
+        `the stream carries its own plan (${own.mode} loop, rate ${own.rate ?? '—'} ev/s, batch ${own.batch}, ${own.seconds} s), which differs from the one given (rate ${given.rate ?? '—'} ev/s, batch ${given.batch}, ${given.seconds} s): drop the flags, the stream's plan is what it was offered`,
+      );
+    }
+    return own;
+  }
+  return own ?? given;
+}
+
+/** Without a plan, a given length is still the run's: a row intended after it is refused, not counted. */
+function refuseAfter(cols: SampleColumns, durationS: number): void {
+  const end = durationS * 1e6;
+  for (let i = 0; i < cols.length; i++) {
+    if (cols.intended[i] >= end) {
+      throw new SampleFormatError(i + cols.firstRowLine, `${SCENARIOS[cols.scenario[i]]} row intended at ${cols.intended[i]} µs, after the run's ${durationS} s (--seconds): a row outside the run`);
+    }
+  }
+}
+
+function analyzeIngest(cols: SampleColumns, durationS: number, plan: StreamPlan | null): IngestAnalysis {
   const c = counts(cols, INGEST);
   let eventsOffered = 0;
   let eventsClaimed = 0;
   let quantityClaimed = 0;
   const co = new Float64Array(c.sent);
-  const lag = new Float64Array(c.sent);
   let k = 0;
   for (let i = 0; i < cols.length; i++) {
     if (cols.scenario[i] !== INGEST) continue;
     eventsOffered += cols.events[i];
     const st = cols.status[i];
     if (st === STATUS_DROPPED) continue;
-    co[k] = cols.done[i] - cols.intended[i];
-    lag[k++] = cols.sent[i] - cols.intended[i];
+    co[k++] = cols.done[i] - cols.intended[i];
     if (isOk(st)) {
       eventsClaimed += cols.events[i];
       quantityClaimed += cols.quantity[i];
     }
   }
   const [coP50, coP99] = pcts(co, [50, 99]);
-  const [lagP50, lagP99] = pcts(lag, [50, 99]);
-  let lagMax: number | null = null;
-  for (let i = 0; i < lag.length; i++) if (lagMax === null || lag[i] > lagMax) lagMax = lag[i];
+  const lagStats = lagOf(cols, INGEST, durationS);
 
   const g = groupBySecond(cols, INGEST, durationS, 'service');
   const perSecond = buckets(g, 1);
+  // A stalled load host sends late and gets fast answers: its seconds freeze in the corrected latency
+  // (intended -> done), not in done - sent. A second is a freeze-second in either.
+  const corrected = buckets(groupBySecond(cols, INGEST, durationS, 'corrected'), 1);
   const tenSecond = buckets(g, 10);
   const judged = fullBuckets(tenSecond, 10); // a partial last bucket is not a 10-s p99
   const med = medianBucketP99(judged);
   let worst: number | null = null;
   for (const b of judged) if (b.p99_us !== null && (worst === null || b.p99_us > worst)) worst = b.p99_us;
-  const freezes = freezeSeconds(perSecond);
+  const freezes = [...new Set([...freezeSeconds(perSecond), ...freezeSeconds(corrected)])].sort((x, y) => x - y);
   const per = (x: number) => (durationS > 0 ? x / durationS : 0);
   return {
     ...c,
@@ -132,9 +216,12 @@ function analyzeIngest(cols: SampleColumns, durationS: number): IngestAnalysis {
     delivered_rate_evps: per(eventsClaimed),
     co_p50_us: coP50,
     co_p99_us: coP99,
-    schedule_lag_p50_us: lagP50,
-    schedule_lag_p99_us: lagP99,
-    schedule_lag_max_us: lagMax,
+    schedule_lag_p50_us: lagStats.p50_us,
+    schedule_lag_p99_us: lagStats.p99_us,
+    schedule_lag_max_us: lagStats.max_us,
+    schedule_lag_by_second_max_us: lagStats.by_second_max_us,
+    plan,
+    delivery: plan && plan.mode === 'open' ? delivery(plan, perSecond) : null,
     median_bucket_p99_us: med,
     worst_10s_p99_us: worst,
     windows: windows(judged, med),
@@ -142,8 +229,53 @@ function analyzeIngest(cols: SampleColumns, durationS: number): IngestAnalysis {
     freeze_cadence_s: freezeCadenceS(freezes),
     drift: drift(g),
     per_second: perSecond,
+    per_second_corrected: corrected,
     ten_second: tenSecond,
   };
+}
+
+function delivery(plan: StreamPlan, perSecond: readonly BucketStat[]): Delivery {
+  const want = scheduledPerSecond(plan);
+  const tolerance = plan.source === 'flags' ? 1 : 0;
+  let scheduled = 0;
+  let delivered = 0;
+  const short: number[] = [];
+  const empty: number[] = [];
+  for (let s = 0; s < want.length; s++) {
+    const got = perSecond[s]?.ok ?? 0;
+    scheduled += want[s];
+    delivered += Math.min(got, want[s] + tolerance);
+    if (got < want[s] - tolerance) {
+      short.push(s);
+      if (got === 0) empty.push(s);
+    }
+  }
+  return { scheduled, delivered, tolerance, short_seconds: short, empty_seconds: empty };
+}
+
+/** Schedule lag of the scenarios matching `code` (-1: every probe scenario), with each second's worst. */
+function lagOf(cols: SampleColumns, code: number, durationS: number): LagStats {
+  const lag = new Float64Array(cols.length);
+  const bySecond = new Float64Array(Math.max(0, durationS));
+  let n = 0;
+  let max: number | null = null;
+  for (let i = 0; i < cols.length; i++) {
+    const sc = cols.scenario[i];
+    if (code >= 0 ? sc !== code : sc === INGEST) continue;
+    if (cols.status[i] === STATUS_DROPPED) continue;
+    const l = cols.sent[i] - cols.intended[i];
+    lag[n++] = l;
+    if (max === null || l > max) max = l;
+    const s = Math.min(bySecond.length - 1, Math.floor(cols.intended[i] / 1e6));
+    if (s >= 0 && l > bySecond[s]) bySecond[s] = l;
+  }
+  const [p50, p99] = pcts(lag.subarray(0, n), [50, 99]);
+  return { samples: n, p50_us: p50, p99_us: p99, max_us: max, by_second_max_us: bySecond };
+}
+
+function probeLag(cols: SampleColumns, durationS: number): LagStats | null {
+  const l = lagOf(cols, -1, durationS);
+  return l.samples ? l : null;
 }
 
 function counts(cols: SampleColumns, code: number): Counts {

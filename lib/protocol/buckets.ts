@@ -9,7 +9,7 @@
 // Every second from 0 to the run's last one is a bucket, including empty seconds (samples 0, no
 // percentiles): a second in which nothing completed must not silently vanish from the series.
 import { percentileOfSorted } from './percentile';
-import { SampleColumns, STATUS_DROPPED, isOk } from './sample-row';
+import { INGEST, SampleColumns, STATUS_DROPPED, isOk } from './sample-row';
 
 export type LatencyKind = 'service' | 'corrected';
 
@@ -47,12 +47,20 @@ export interface BucketStat {
 }
 
 /**
- * The run's length in whole seconds as the stream shows it: the second of the latest intended time,
- * plus one. Every scenario counts, so a probe running on past the last ingest row still counts.
+ * The run's length in whole seconds as the stream shows it, for a stream without a plan: the second of
+ * the latest intended time of an ingest row, plus one (of any row when there is no ingest row). The
+ * probe does not stretch it: a probe row after the last ingest row would add seconds with no ingest
+ * in them to the drift's last third. A stream with a plan takes the plan's length (stream-plan.ts).
  */
 export function streamDurationS(cols: SampleColumns): number {
   let max = -1;
-  for (let i = 0; i < cols.length; i++) if (cols.intended[i] > max) max = cols.intended[i];
+  let any = -1;
+  for (let i = 0; i < cols.length; i++) {
+    const t = cols.intended[i];
+    if (t > any) any = t;
+    if (cols.scenario[i] === INGEST && t > max) max = t;
+  }
+  if (max < 0) max = any;
   return max < 0 ? 0 : Math.floor(max / 1e6) + 1;
 }
 

@@ -23,12 +23,15 @@ export interface Evaluation {
 
 export function evaluateRun(a: RunAnalysis, o: EvaluateOptions = {}): Evaluation {
   const kind = o.kind ?? 'sustained';
+  const probeLag = a.probe_lag;
   const gate =
     kind === 'ladder'
-      ? ladderGate(a.ingest, { driftLimit: o.driftLimit, reconciliation: o.reconciliation })
+      ? ladderGate(a.ingest, { driftLimit: o.driftLimit, reconciliation: o.reconciliation, probeLag })
       : kind === 'ceiling'
         ? ceilingGate(a.ingest, { driftLimit: o.driftLimit, minSamples: o.minSamples, reconciliation: o.reconciliation })
-        : sustainedGate(a.ingest, { p99LimitMs: o.p99LimitMs, driftLimit: o.driftLimit, minSamples: o.minSamples, reconciliation: o.reconciliation });
-  const verdict = repeatVerdict(gate, probeVerdict(a.probe, o.probeP99Ms ?? DEFAULT_PROBE_P99_MS), o.interrupted ?? false);
+        : sustainedGate(a.ingest, { p99LimitMs: o.p99LimitMs, driftLimit: o.driftLimit, minSamples: o.minSamples, reconciliation: o.reconciliation, probeLag });
+  // A stream whose plan says it was cut short is an interrupted run, whoever reads it.
+  const interrupted = (o.interrupted ?? false) || (a.plan?.cut_short ?? false);
+  const verdict = repeatVerdict(gate, probeVerdict(a.probe, o.probeP99Ms ?? DEFAULT_PROBE_P99_MS), interrupted);
   return { verdict, report: runReport(a, verdict) };
 }

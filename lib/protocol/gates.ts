@@ -3,15 +3,21 @@
 //
 // Sustained repeat, passes only when all hold:
 //   threshold  p99 <= the configuration's p99 limit (the k6 thresholds of the original rig)
+//   delivered  every request the plan scheduled was answered 2xx, second by second (the protocol's
+//              "0 dropped, 0 failed" over the schedule, not over whatever rows the stream holds): a
+//              short or empty second fails, naming it; a run cut short is never a pass
 //   dropped    0 requests dropped
 //   failed     0 requests failed (transport error, 4xx, 5xx)
 //   rows       rows written (counted in the DB by run tag) == events claimed (acknowledged 2xx)
 //   quantity   sum of quantity gained in the DB == sum of quantity the client had acknowledged
 //   samples    >= 1,000 latency samples
-//   drift      last-third p99 / first-third p99 < the drift limit (default 1.5)
-//   instrument schedule-lag p99 (sent - intended) <= 10 % of the p99 limit, or <= 5 ms with no limit:
-//              latency is gated on done - sent (as k6 does), so a generator that sends late hides the
-//              server's queueing from that figure; a late instrument is never a pass
+//   drift      last-third p99 / first-third p99 < the drift limit (default 1.5), thirds over the plan
+//   instrument schedule-lag p99 (sent - intended) <= 10 % of the p99 limit, or <= 5 ms with no limit,
+//              AND no request sent later than the p99 limit itself (50 ms with no limit): the seconds
+//              that hold one are late seconds, named; the probe's lateness is held to the same.
+//              Latency is gated on done - sent (as k6 does), so a generator that sends late hides the
+//              server's queueing from that figure; a late instrument is never a pass, and a p99
+//              alone would let 1 % of a run (a 6-s stall of a 600-s run) be arbitrarily late
 // Ladder rung (a quick step of the rate sweep): delivered rate, drops, reconciliation and the
 // instrument (5 ms: a rung has no p99 limit, and a rate that was not offered on time was not tested);
 // drift is noted beside it, not gated.
@@ -19,11 +25,13 @@
 // worker's `intended` is the moment it sends, see lib/loadgen/generator.ts), and a slow worker can
 // only lower a maximum, never inflate it.
 //
-// A check that could not be made (no p99 limit configured, no database counts given) is `null`, named
-// in `unchecked`, and does not fail the verdict; but without rows and quantity a verdict is not
-// `reconciled`: at best UNRECONCILED, never PASS (verdicts.ts), and never published.
-import type { IngestAnalysis } from './analysis';
-import { DEFAULT_DRIFT_LIMIT } from './drift';
+// A check that could not be made (no p99 limit configured, no plan to judge delivery against, a third
+// too small for a p99, no database counts given) is `null`, named in `unchecked`, and does not fail
+// the verdict, nor blame the service; but it is never a PASS: without rows and quantity a verdict is
+// UNRECONCILED, without a threshold, a plan or a drift figure NOT JUDGED (verdicts.ts).
+import type { IngestAnalysis, LagStats } from './analysis';
+import { DEFAULT_DRIFT_LIMIT, MIN_THIRD_SAMPLES } from './drift';
+import { secondRanges } from './second-ranges';
 
 export const MIN_SAMPLES = 1000;
 /** A rung holds when it delivered at least (1 - this) of what it offered. */
@@ -32,6 +40,8 @@ export const DEFAULT_DELIVERED_TOLERANCE = 0.005;
 export const INSTRUMENT_LAG_SHARE = 0.1;
 /** ...or, with no p99 limit (a rung, a configuration without one), this many ms. */
 export const INSTRUMENT_LAG_NO_LIMIT_MS = 5;
+/** ...or when any request left later than the p99 limit itself (with no limit, this many ms). */
+export const INSTRUMENT_MAX_LAG_NO_LIMIT_MS = 50;
 
 export type CheckName = 'threshold' | 'dropped' | 'failed' | 'rows' | 'quantity' | 'samples' | 'drift' | 'delivered' | 'instrument';
 
@@ -42,6 +52,8 @@ export interface GateCheck {
   detail: string;
   /** The failure in words when `name: detail` would not read well (instrument: "instrument late: ..."). */
   reason?: string;
+  /** The seconds the check names (delivered: short seconds; instrument: late seconds), ascending. */
+  seconds?: number[];
 }
 
 export interface GateVerdict {
@@ -70,12 +82,15 @@ export interface SustainedGateOptions {
   driftLimit?: number;
   minSamples?: number;
   reconciliation?: Reconciliation | null;
+  /** The probe's schedule lag (RunAnalysis.probe_lag): judged by the instrument check like ingest's. */
+  probeLag?: LagStats | null;
 }
 
 export interface LadderGateOptions {
   deliveredTolerance?: number;
   driftLimit?: number;
   reconciliation?: Reconciliation | null;
+  probeLag?: LagStats | null;
 }
 
 export function sustainedGate(a: IngestAnalysis, opts: SustainedGateOptions = {}): GateVerdict {
@@ -83,6 +98,7 @@ export function sustainedGate(a: IngestAnalysis, opts: SustainedGateOptions = {}
   const minSamples = opts.minSamples ?? MIN_SAMPLES;
   const checks: GateCheck[] = [
     thresholdCheck(a, opts.p99LimitMs ?? null),
+    deliveredCheck(a),
     droppedCheck(a),
     failedCheck(a),
     ...reconciliationChecks(a, opts.reconciliation ?? null),
@@ -92,7 +108,7 @@ export function sustainedGate(a: IngestAnalysis, opts: SustainedGateOptions = {}
       detail: a.samples >= minSamples ? `${a.samples} samples` : `${a.samples} samples, fewer than the ${minSamples} required`,
     },
     driftCheck(a, driftLimit),
-    instrumentCheck(a, opts.p99LimitMs ?? null),
+    instrumentCheck(a, opts.p99LimitMs ?? null, opts.probeLag ?? null),
   ];
   return verdict('sustained', checks, []);
 }
@@ -116,22 +132,61 @@ export function ceilingGate(a: IngestAnalysis, opts: { driftLimit?: number; minS
 
 export function ladderGate(a: IngestAnalysis, opts: LadderGateOptions = {}): GateVerdict {
   const tol = opts.deliveredTolerance ?? DEFAULT_DELIVERED_TOLERANCE;
-  const need = (1 - tol) * a.offered_rate_rps;
-  const deliveredOk = a.offered > 0 && a.delivered_rate_rps >= need;
-  const checks: GateCheck[] = [
-    {
-      name: 'delivered',
-      passed: deliveredOk,
-      detail: `delivered ${fmt(a.delivered_rate_rps)} req/s (${fmt(a.delivered_rate_evps)} ev/s) of ${fmt(a.offered_rate_rps)} req/s offered${
-        deliveredOk ? '' : `, below the ${fmt((1 - tol) * 100)} % required`
-      }`,
-    },
-    droppedCheck(a),
-    ...reconciliationChecks(a, opts.reconciliation ?? null),
-    instrumentCheck(a, null),
-  ];
+  const checks: GateCheck[] = [ladderDeliveredCheck(a, tol), droppedCheck(a), ...reconciliationChecks(a, opts.reconciliation ?? null), instrumentCheck(a, null, opts.probeLag ?? null)];
   const d = driftCheck(a, opts.driftLimit ?? DEFAULT_DRIFT_LIMIT);
   return verdict('ladder', checks, [`drift (noted, not gated on a rung): ${d.detail}`]);
+}
+
+/**
+ * A rung's delivery: at least (1 - tol) of the requests its plan scheduled were answered 2xx (the rows
+ * in the stream are not the offer: a stream missing a tenth of its rows offered less only on paper).
+ */
+function ladderDeliveredCheck(a: IngestAnalysis, tol: number): GateCheck {
+  const d = a.delivery;
+  if (!d || !a.plan) return notPlanned(a);
+  const cut = cutShort(a);
+  const ok = d.scheduled > 0 && d.delivered >= (1 - tol) * d.scheduled && !cut;
+  const detail = `delivered ${d.delivered} of ${d.scheduled} scheduled requests (${fmt(a.delivered_rate_rps)} req/s, ${fmt(a.delivered_rate_evps)} ev/s of ${fmt(a.plan.rate ?? 0)} ev/s planned)${
+    cut ? `; ${cut}` : ok ? '' : `, below the ${fmt((1 - tol) * 100)} % required`
+  }`;
+  return { name: 'delivered', passed: ok, detail, reason: ok ? undefined : `not delivered: ${detail}`, seconds: d.short_seconds };
+}
+
+/** The run was cut short (its plan says so): in words, or null. */
+function cutShort(a: IngestAnalysis): string | null {
+  const p = a.plan;
+  if (!p?.cut_short) return null;
+  return `cut short${p.cut_reason ? ` (${p.cut_reason})` : ''} before the plan's ${fmt(p.seconds)} s: never a pass`;
+}
+
+function notPlanned(a: IngestAnalysis): GateCheck {
+  const detail = a.plan
+    ? 'delivery not judged: a closed loop has no schedule to deliver'
+    : 'delivery not judged: no plan (the stream carries none; for a foreign stream give --rate and --seconds)';
+  return { name: 'delivered', passed: null, detail };
+}
+
+/**
+ * Every request the plan scheduled was delivered (2xx), second by second. The protocol passes a
+ * sustained repeat only with 0 dropped and 0 failed, so its offer is delivered in full: a second that
+ * delivered fewer than its plan scheduled (less one request of phase for a foreign stream's own
+ * schedule) is short, and any short second fails, named. A run cut short is never a pass.
+ */
+function deliveredCheck(a: IngestAnalysis): GateCheck {
+  const d = a.delivery;
+  if (!d || !a.plan) return notPlanned(a);
+  const p = a.plan;
+  const cut = cutShort(a);
+  const ok = d.short_seconds.length === 0 && d.delivered >= d.scheduled - d.tolerance && !cut;
+  const plan = `${fmt(p.rate ?? 0)} ev/s, batch ${p.batch}, ${fmt(p.seconds)} s${p.source === 'flags' ? ', from the flags' : ''}`;
+  let detail = `delivered ${d.delivered} of ${d.scheduled} scheduled requests (${plan})`;
+  if (ok) detail += ', every second';
+  if (d.short_seconds.length) {
+    detail += `; ${d.short_seconds.length} short second${d.short_seconds.length === 1 ? '' : 's'} at ${secondRanges(d.short_seconds)}`;
+    if (d.empty_seconds.length) detail += ` (${d.empty_seconds.length} empty: ${secondRanges(d.empty_seconds)})`;
+  }
+  if (cut) detail += `; ${cut}`;
+  return { name: 'delivered', passed: ok, detail, reason: ok ? undefined : `not delivered: ${detail}`, seconds: d.short_seconds };
 }
 
 function verdict(kind: GateVerdict['kind'], checks: GateCheck[], notes: string[]): GateVerdict {
@@ -158,21 +213,63 @@ export function instrumentLagLimitMs(p99LimitMs: number | null): number {
   return p99LimitMs === null ? INSTRUMENT_LAG_NO_LIMIT_MS : p99LimitMs * INSTRUMENT_LAG_SHARE;
 }
 
+/** The latest any one request may leave (ms): past its whole latency budget it was never tested against it. */
+export function instrumentMaxLagMs(p99LimitMs: number | null): number {
+  return p99LimitMs === null ? INSTRUMENT_MAX_LAG_NO_LIMIT_MS : p99LimitMs;
+}
+
+/** Seconds whose worst schedule lag is over `limitUs`: the late seconds. */
+export function lateSeconds(bySecondMaxUs: Float64Array, limitUs: number): number[] {
+  const out: number[] = [];
+  for (let s = 0; s < bySecondMaxUs.length; s++) if (bySecondMaxUs[s] > limitUs) out.push(s);
+  return out;
+}
+
 /**
  * Was the generator on time? The gated latency starts when a request was sent; a request sent late
- * waited on the load host, not the server, and that wait is in neither figure the threshold sees. The
- * corrected p99 (done - intended) is given beside it: what a user arriving on schedule would have seen.
+ * waited on the load host, not the server, and that wait is in neither figure the threshold sees. So
+ * the lag is judged on its tail (p99 <= 10 % of the limit), its maximum (no request later than the
+ * limit itself) and the seconds that hold such a request (named): a stall of any share of the run
+ * fails. The probe's requests are held to the same. The corrected p99 (done - intended) is given
+ * beside it: what a user arriving on schedule would have seen.
  */
-function instrumentCheck(a: IngestAnalysis, p99LimitMs: number | null): GateCheck {
+function instrumentCheck(a: IngestAnalysis, p99LimitMs: number | null, probeLag: LagStats | null): GateCheck {
   const limit = instrumentLagLimitMs(p99LimitMs);
-  const basis = p99LimitMs === null ? `no p99 limit: ${fmt(limit)} ms` : `${fmt(INSTRUMENT_LAG_SHARE * 100)} % of the p99 limit ${fmt(p99LimitMs)} ms`;
+  const maxLimit = instrumentMaxLagMs(p99LimitMs);
+  const basis = {
+    tail: p99LimitMs === null ? `no p99 limit: ${fmt(limit)} ms` : `${fmt(INSTRUMENT_LAG_SHARE * 100)} % of the p99 limit ${fmt(p99LimitMs)} ms`,
+    max: p99LimitMs === null ? `no p99 limit: ${fmt(maxLimit)} ms` : 'the p99 limit',
+  };
   if (a.schedule_lag_p99_us === null) return { name: 'instrument', passed: null, detail: 'no request was sent: no schedule lag to judge' };
-  const lag = a.schedule_lag_p99_us / 1000;
-  if (lag <= limit) return { name: 'instrument', passed: true, detail: `schedule lag p99 ${fmt(lag)} ms <= ${fmt(limit)} ms (${basis})` };
+  const ingest = lagJudgement('', { p99_us: a.schedule_lag_p99_us, max_us: a.schedule_lag_max_us, by_second_max_us: a.schedule_lag_by_second_max_us }, limit, maxLimit, basis);
+  const probe = probeLag && probeLag.p99_us !== null ? lagJudgement('probe ', probeLag, limit, maxLimit, basis) : null;
+  const late = [...new Set([...ingest.late, ...(probe?.late ?? [])])].sort((x, y) => x - y);
+  const ok = ingest.ok && (probe?.ok ?? true);
+  const parts = [ingest.text, ...(probe ? [probe.text] : [])];
+  if (ok) return { name: 'instrument', passed: true, detail: parts.join('; '), seconds: late };
   const corrected = a.co_p99_us === null ? '—' : `${fmt(a.co_p99_us / 1000)} ms`;
   const gated = a.p99_us === null ? '—' : `${fmt(a.p99_us / 1000)} ms`;
-  const detail = `schedule lag p99 ${fmt(lag)} ms > ${fmt(limit)} ms (${basis}); the generator sent late, so the gated p99 ${gated} (done - sent) hides queueing: corrected p99 ${corrected} (done - intended)`;
-  return { name: 'instrument', passed: false, detail, reason: `instrument late: ${detail}` };
+  const detail = `${parts.join('; ')}; the generator sent late, so the gated p99 ${gated} (done - sent) hides queueing: corrected p99 ${corrected} (done - intended)`;
+  return { name: 'instrument', passed: false, detail, reason: `instrument late: ${detail}`, seconds: late };
+}
+
+/** One scenario's lateness in words: `schedule lag p99 X ms <= Y ms (basis), max M ms <= N ms (basis), late seconds ...`. */
+function lagJudgement(
+  who: string,
+  l: Pick<LagStats, 'p99_us' | 'max_us' | 'by_second_max_us'>,
+  limitMs: number,
+  maxLimitMs: number,
+  basis: { tail: string; max: string },
+): { ok: boolean; late: number[]; text: string } {
+  const p99 = (l.p99_us as number) / 1000;
+  const max = (l.max_us ?? 0) / 1000;
+  const late = lateSeconds(l.by_second_max_us, maxLimitMs * 1000);
+  const tailOk = p99 <= limitMs;
+  const maxOk = max <= maxLimitMs;
+  const text = `${who}schedule lag p99 ${fmt(p99)} ms ${tailOk ? '<=' : '>'} ${fmt(limitMs)} ms (${basis.tail}), max ${fmt(max)} ms ${maxOk ? '<=' : '>'} ${fmt(maxLimitMs)} ms (${basis.max})${
+    late.length ? `, late seconds ${secondRanges(late)}` : ''
+  }`;
+  return { ok: tailOk && maxOk, late, text };
 }
 
 function thresholdCheck(a: IngestAnalysis, limitMs: number | null): GateCheck {
@@ -216,8 +313,13 @@ function diffCheck(name: CheckName, gotLabel: string, got: number, wantLabel: st
 function driftCheck(a: IngestAnalysis, limit: number): GateCheck {
   const d = a.drift;
   if (d.ratio === null) {
-    const why = d.third_s === 0 ? `the run is ${a.duration_s} s, too short for thirds` : 'a third of the run has no latency samples';
-    return { name: 'drift', passed: false, detail: `no drift figure: ${why}` };
+    const why =
+      d.third_s === 0
+        ? `the run is ${a.duration_s} s, too short for thirds`
+        : d.first_samples < MIN_THIRD_SAMPLES || d.last_samples < MIN_THIRD_SAMPLES
+          ? `a third has too few samples for a p99 (first ${d.first_samples}, last ${d.last_samples}; ${MIN_THIRD_SAMPLES} needed)`
+          : 'the first third\'s p99 is 0';
+    return { name: 'drift', passed: null, detail: `not judgeable: ${why}` };
   }
   const ok = d.ratio < limit; // the ratio is already rounded (drift.ts): what is printed is what is compared
   return {

@@ -2,8 +2,10 @@
 // verdict.json: the analysis in milliseconds, the ingest gate, the probe verdict and the repeat's
 // verdict. Also its human-readable rendering. Pure.
 import type { RunAnalysis } from './analysis';
+import { secondRanges } from './second-ranges';
+import type { StreamPlan } from './stream-plan';
 import { checkReason, type GateVerdict } from './gates';
-import type { ProbeVerdict, RepeatVerdict, VerdictState } from './verdicts';
+import { notJudged, type ProbeVerdict, type RepeatVerdict, type VerdictState } from './verdicts';
 
 export interface RunReport {
   duration_s: number;
@@ -29,6 +31,16 @@ export interface RunReport {
   /** sent - intended: how late the generator itself was (gated: the `instrument` check). */
   schedule_lag_p50_ms: number | null;
   schedule_lag_p99_ms: number | null;
+  /** The latest any request left (ms), and the seconds holding one later than the limit allows (the instrument check's). */
+  schedule_lag_max_ms: number | null;
+  late_seconds: number[];
+  /** The probe's schedule lag (every endpoint together); null without a probe. */
+  probe_schedule_lag_p99_ms: number | null;
+  probe_schedule_lag_max_ms: number | null;
+  /** The plan judged against (null: none; delivery not judged). */
+  plan: StreamPlan | null;
+  /** Delivery against the plan, second by second; null without a plan (or in a closed loop). */
+  delivery: { scheduled: number; delivered: number; short_seconds: number[]; empty_seconds: number[] } | null;
   median_10s_p99_ms: number | null;
   worst_10s_p99_ms: number | null;
   drift: number | null;
@@ -78,6 +90,12 @@ export function runReport(a: RunAnalysis, v: RepeatVerdict): RunReport {
     co_p99_ms: ms(i.co_p99_us),
     schedule_lag_p50_ms: ms(i.schedule_lag_p50_us),
     schedule_lag_p99_ms: ms(i.schedule_lag_p99_us),
+    schedule_lag_max_ms: ms(i.schedule_lag_max_us),
+    late_seconds: v.ingest.checks.find((c) => c.name === 'instrument')?.seconds ?? [],
+    probe_schedule_lag_p99_ms: ms(a.probe_lag?.p99_us ?? null),
+    probe_schedule_lag_max_ms: ms(a.probe_lag?.max_us ?? null),
+    plan: a.plan,
+    delivery: i.delivery ? { scheduled: i.delivery.scheduled, delivered: i.delivery.delivered, short_seconds: i.delivery.short_seconds, empty_seconds: i.delivery.empty_seconds } : null,
     median_10s_p99_ms: ms(i.median_bucket_p99_us),
     worst_10s_p99_ms: ms(i.worst_10s_p99_us),
     drift: i.drift.ratio === null ? null : round3(i.drift.ratio),
@@ -98,7 +116,12 @@ export function formatRunReport(r: RunReport): string {
   const lines = [
     `duration ${r.duration_s} s: offered ${r.offered} requests (${r.offered_rate} ev/s), sent ${r.sent}, ok ${r.ok}, failed ${r.failed}, dropped ${r.dropped}`,
     `delivered ${r.delivered_rate} ev/s (${r.delivered_rate_rps} req/s); claimed ${r.events_claimed} events, quantity ${r.quantity_claimed}`,
-    `latency p50 ${n(r.p50_ms)}, p99 ${n(r.p99_ms)}, max ${n(r.max_ms)}; corrected p99 ${n(r.co_p99_ms)}; schedule lag p99 ${n(r.schedule_lag_p99_ms)}`,
+    r.plan
+      ? `plan: ${r.plan.mode} loop${r.plan.rate === null ? '' : `, ${r.plan.rate} ev/s`}, batch ${r.plan.batch}, ${r.plan.seconds} s${r.plan.probe_rate ? `, probe ${r.plan.probe_rate}/s` : ''}${r.plan.source === 'flags' ? ' (from the flags)' : ''}${r.plan.cut_short ? `; CUT SHORT${r.plan.cut_reason ? ` (${r.plan.cut_reason})` : ''}` : ''}${
+          r.delivery ? `; delivered ${r.delivery.delivered} of ${r.delivery.scheduled} scheduled requests${r.delivery.short_seconds.length ? `, short seconds ${secondRanges(r.delivery.short_seconds)}` : ''}` : ''
+        }`
+      : 'plan: none in the stream: delivery not judged: no plan',
+    `latency p50 ${n(r.p50_ms)}, p99 ${n(r.p99_ms)}, max ${n(r.max_ms)}; corrected p99 ${n(r.co_p99_ms)}; schedule lag p99 ${n(r.schedule_lag_p99_ms)}, max ${n(r.schedule_lag_max_ms)}, late seconds ${r.late_seconds.length ? secondRanges(r.late_seconds) : 'none'}`,
     `10-s buckets: median p99 ${n(r.median_10s_p99_ms)}, worst p99 ${n(r.worst_10s_p99_ms)}, windows ${r.windows.length ? r.windows.map(([a, b]) => `${a}-${b + 10}s`).join(', ') : 'none'}`,
     `freeze-seconds ${r.freeze_seconds.length}${r.freeze_seconds.length ? ` at ${r.freeze_seconds.join(', ')}` : ''}${r.freeze_cadence_s === null ? '' : `, cadence ${r.freeze_cadence_s} s`}; drift ${r.drift === null ? '—' : `x${r.drift}`}`,
   ];
@@ -123,7 +146,12 @@ export function verdictLine(r: Pick<RunReport, 'gate' | 'verdict' | 'probe'>): s
   const ran: string[] = r.gate.checks.filter((c) => c.passed !== null).map((c) => c.name);
   if (r.probe.verdict === 'OK') ran.push('probe');
   if (r.verdict.state === 'NOT JUDGED') {
-    return `NOT JUDGED (no threshold): every check that ran passed (${ran.join(', ')}); not checked: ${unchecked.join(', ')}: without a p99 limit the latency was held to nothing, so this is not a PASS`;
+    const why = notJudged(r.gate);
+    const what: string[] = [];
+    if (why.includes('no threshold')) what.push('without a p99 limit the latency was held to nothing');
+    if (why.includes('no plan')) what.push('without a plan the delivery was not judged (give --rate and --seconds for a foreign stream)');
+    if (why.includes('drift not judgeable')) what.push('a drift third too small for a p99 is neither a pass nor the service\'s fault');
+    return `NOT JUDGED (${why.join('; ')}): every check that ran passed (${ran.join(', ')}); not checked: ${unchecked.join(', ')}: ${what.join('; ')}, so this is not a PASS`;
   }
   if (r.verdict.state === 'UNRECONCILED') {
     return `UNRECONCILED: every check that ran passed (${ran.join(', ')}); not checked: ${unchecked.join(', ')}: the database was not counted for this run tag, so this is not a PASS`;

@@ -18,6 +18,7 @@
 // row silently skipped, because a published figure must be derivable from every request.
 
 import { MAX_BATCH } from './hardcount-api';
+import type { StreamPlan } from './stream-plan';
 
 export const SAMPLE_HEADER = 'scenario,intended_us,sent_us,done_us,status,events,quantity';
 
@@ -76,6 +77,10 @@ export function formatSampleRow(r: SampleRow): string {
  */
 export class SampleColumns {
   length = 0;
+  /** The line of row 0 in its stream: 2 after the header alone, 3 after a `#plan` record (stream-plan.ts). */
+  firstRowLine = 2;
+  /** The plan the stream carries (its `#plan` and `#end` records), or null for a stream without one. */
+  plan: StreamPlan | null = null;
   scenario: Uint8Array;
   intended: Float64Array;
   sent: Float64Array;
@@ -101,12 +106,13 @@ export class SampleColumns {
     return c;
   }
 
-  /** Validates like the parser does (line numbers are 1-based row positions + 1 for the header). */
+  /** Validates like the parser does (line numbers are row positions from firstRowLine). */
   push(r: SampleRow): void {
+    const line = this.length + this.firstRowLine;
     const code = SCENARIOS.indexOf(r.scenario);
-    if (code < 0) throw new SampleFormatError(this.length + 2, `unknown scenario '${String(r.scenario)}'`);
+    if (code < 0) throw new SampleFormatError(line, `unknown scenario '${String(r.scenario)}'`);
     const dropped = r.status === STATUS_DROPPED;
-    this.append(code, r.intended_us, dropped ? NaN : (r.sent_us ?? NaN), dropped ? NaN : (r.done_us ?? NaN), r.status, r.events, r.quantity, this.length + 2);
+    this.append(code, r.intended_us, dropped ? NaN : (r.sent_us ?? NaN), dropped ? NaN : (r.done_us ?? NaN), r.status, r.events, r.quantity, line);
   }
 
   append(code: number, intended: number, sent: number, done: number, status: number, events: number, quantity: number, line: number): void {
@@ -322,10 +328,11 @@ export function duplicateRows(cols: SampleColumns, opts: { closedLoop?: boolean 
   return null; // unreachable: the key came from these rows
 }
 
-/** Throws SampleFormatError naming the later line of a duplicate pair (lines are row index + 2: the header is line 1). */
+/** Throws SampleFormatError naming the later line of a duplicate pair (lines are row index + firstRowLine). */
 export function refuseDuplicateRows(cols: SampleColumns, opts: { closedLoop?: boolean } = {}): void {
   const d = duplicateRows(cols, opts);
   if (d === null) return;
   const [a, b] = d;
-  throw new SampleFormatError(b + 2, `duplicate row: ${SCENARIOS[cols.scenario[b]]} at intended_us ${cols.intended[b]} is already on line ${a + 2} (a request is one row)`);
+  const at = cols.firstRowLine;
+  throw new SampleFormatError(b + at, `duplicate row: ${SCENARIOS[cols.scenario[b]]} at intended_us ${cols.intended[b]} is already on line ${a + at} (a request is one row)`);
 }

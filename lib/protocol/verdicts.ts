@@ -47,9 +47,11 @@ export function probeVerdict(probe: readonly ProbeEndpointAnalysis[], budgetMs: 
 /**
  * The one word a repeat's verdict is printed as. UNRECONCILED: every check that ran passed, but the
  * database was never counted for the run tag, so nothing says the acknowledged events were stored;
- * it is never a PASS. NOT JUDGED: every check that ran passed, but a sustained repeat had no p99
- * limit, so its latency was held to nothing: no threshold, no PASS (it outranks UNRECONCILED: counting
- * the rows would still not make it a PASS). A run that failed a check is FAIL whatever was unchecked.
+ * it is never a PASS. NOT JUDGED: every check that ran passed, but one that decides a PASS could not
+ * be made: a sustained repeat had no p99 limit (its latency was held to nothing: no threshold, no
+ * PASS), the stream had no plan (its delivery could not be judged), or a drift third was too small for
+ * a p99 (not judgeable: neither a pass nor the service's fault). It outranks UNRECONCILED: counting
+ * the rows would still not make it a PASS. A run that failed a check is FAIL whatever was unchecked.
  */
 export type VerdictState = 'PASS' | 'FAIL' | 'UNRECONCILED' | 'NOT JUDGED' | 'CUT SHORT';
 
@@ -71,6 +73,15 @@ export function repeatVerdict(ingest: GateVerdict, probe: ProbeVerdict, interrup
   const reasons = [...ingest.reasons, ...probe.reasons.map((r) => `probe ${r}`)];
   if (interrupted) reasons.push('interrupted: the run was cut short before its end');
   const passed = ingest.passed && probe.state !== 'DEGRADED' && !interrupted;
-  const state: VerdictState = interrupted ? 'CUT SHORT' : !passed ? 'FAIL' : ingest.unchecked.includes('threshold') ? 'NOT JUDGED' : ingest.reconciled ? 'PASS' : 'UNRECONCILED';
+  const state: VerdictState = interrupted ? 'CUT SHORT' : !passed ? 'FAIL' : notJudged(ingest).length ? 'NOT JUDGED' : ingest.reconciled ? 'PASS' : 'UNRECONCILED';
   return { passed, state, interrupted, ingest, probe, reasons };
+}
+
+/** Why a gate whose checks all passed is still NOT JUDGED, in words (empty: it is judged). */
+export function notJudged(g: Pick<GateVerdict, 'unchecked'>): string[] {
+  const why: string[] = [];
+  if (g.unchecked.includes('threshold')) why.push('no threshold');
+  if (g.unchecked.includes('delivered')) why.push('no plan');
+  if (g.unchecked.includes('drift')) why.push('drift not judgeable');
+  return why;
 }

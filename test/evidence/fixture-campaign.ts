@@ -21,6 +21,7 @@ import type { CalibrationFile, DbSampleRow, DenominatorFile, HostSampleRow, Load
 import { analyzeSamples } from '../../lib/protocol/analysis';
 import type { CampaignResult, ConfigurationOutcome, InterruptedAttempt, RepeatSummary, StepName } from '../../lib/protocol/campaign-result';
 import { evaluateRun } from '../../lib/protocol/evaluate';
+import { evidencePlan } from '../../lib/protocol/stream-plan';
 import { summarizeRepeat } from '../../lib/protocol/repeat-summary';
 import { SAMPLE_HEADER, SampleColumns, formatSampleRow, type SampleRow } from '../../lib/protocol/sample-row';
 import { parseCampaignSpec, type CampaignSpec, type CampaignSpecInput } from '../../lib/protocol/spec';
@@ -41,6 +42,8 @@ export interface RepeatPlan {
   drift?: boolean;
   /** Every request sent this many ms after its intended time (a late generator): fails the `instrument` gate. */
   lateMs?: number;
+  /** Seconds whose requests left no row at all (a stream short of its plan): fails the `delivered` gate. */
+  dropSeconds?: number[];
   /** 'missing': no reconcile.json; 'rows-lost': the database holds 3 rows fewer than acknowledged. */
   reconcile?: 'ok' | 'missing' | 'rows-lost';
   /** Attempt 1 is cut short a third of the way in (worker lost); attempt 2 runs in full. */
@@ -138,6 +141,7 @@ function openLoopRows(r: () => number, c: { eventsPerSecond: number; batch: numb
       continue;
     }
     const sec = intended / 1e6;
+    if (plan?.dropSeconds?.includes(Math.floor(sec))) continue;
     let lat = baseMs * Math.exp(0.35 * normal(r)) * 1000;
     if (plan?.window && sec >= plan.window[0] && sec < plan.window[1]) lat *= 4;
     if (plan?.drift && sec >= seconds - third) lat *= 2.2;
@@ -380,7 +384,8 @@ export async function makeFixtureCampaign(o: FixtureOptions): Promise<Fixture> {
         const recon: ReconcileFile = { run_tag: runTag, rows_written: out.eventsClaimed - lost * c.batch, quantity_gained: out.quantityClaimed - lostQ, livemode: true, checked_at: iso(clock + 500) };
         const haveRecon = plan?.reconcile !== 'missing';
         if (haveRecon) store.writeJson(`${rel}/reconcile.json`, recon);
-        const analysis = analyzeSamples(SampleColumns.fromRows(out.rows), { durationS: repeatSeconds });
+        // Its stream has no #plan record (a stream older than it): judged against load.json's, as the report does.
+        const analysis = analyzeSamples(SampleColumns.fromRows(out.rows), { durationS: repeatSeconds, plan: evidencePlan(load) });
         // The same judgement activities/repeat.ts makes (lib/protocol/evaluate.ts).
         const { verdict, report } = evaluateRun(analysis, {
           kind: spec.sustained ? 'sustained' : 'ladder',
@@ -427,7 +432,7 @@ export async function makeFixtureCampaign(o: FixtureOptions): Promise<Fixture> {
       store.writeJson(`${cdir}/load.json`, { mode: 'closed', started_at: iso(clock), ended_at: iso(clock + cs.seconds * 1000), cut_short: false, run_tag: runTag, batch: cs.batch, seconds: cs.seconds, workers: cs.workers } satisfies LoadFile);
       const recon: ReconcileFile = { run_tag: runTag, rows_written: out.eventsClaimed, quantity_gained: out.quantityClaimed, livemode: true };
       store.writeJson(`${cdir}/reconcile.json`, recon);
-      const analysis = analyzeSamples(SampleColumns.fromRows(out.rows), { durationS: cs.seconds });
+      const analysis = analyzeSamples(SampleColumns.fromRows(out.rows), { durationS: cs.seconds, plan: evidencePlan({ mode: 'closed', batch: cs.batch, seconds: cs.seconds }) });
       const { verdict, report } = evaluateRun(analysis, { kind: 'ceiling', driftLimit: 1.5, reconciliation: recon });
       store.writeJson(`${cdir}/verdict.json`, report);
       ceilingSummary = summarizeRepeat(

@@ -83,7 +83,8 @@ test('failed, unreconciled and interrupted repeats appear as such, and never in 
   const single = model.configurations.find((c) => c.name === 'single')!;
   assert.deepEqual(single.repeats.map((r) => `${r.repeat}-${r.attempt}:${r.status}`), ['1-1:passed', '2-1:passed', '3-1:failed', '4-1:failed', '5-1:passed']);
   assert.match(single.repeats[2].reasons.join(), /^drift: x\d/);
-  assert.match(single.repeats[3].reasons.join(), /^dropped: 5 of \d+ requests dropped/);
+  // judged against its plan (load.json's, sealed with the stream): the dropped seconds are short, named
+  assert.match(single.repeats[3].reasons.join('; '), /^not delivered: delivered 11995 of 12000 scheduled requests \(200 ev\/s, batch 1, 60 s\); 5 short seconds at 20, 24, 28, 32, 36; dropped: 5 of \d+ requests dropped/);
   assert.equal(single.summary.label, '3/5');
   assert.equal(single.published, true);
   assert.equal(single.repeats[1].report!.freeze_seconds.length, 1, 'the planted stall is a freeze-second');
@@ -174,28 +175,56 @@ test('the ceiling is set beside the legs of its own row shape only', async () =>
   assert.equal(m.denominator!.legs[3].ratio, Math.round((m.ceiling!.report!.delivered_rate / 150_000) * 1000) / 1000);
 });
 
-test('per repeat, the schedule lag p99 and the corrected p99 stand beside the gated p99; a late generator fails "instrument late"', async () => {
+test('per repeat, the plan-based delivery, the schedule lag p99, the max lag, the late seconds and the corrected p99 stand beside the gated p99; a late generator fails "instrument late"', async () => {
   const late = await makeFixtureCampaign({
     seed: 17,
     root,
     campaignId: 'late-generator',
-    repeats: 2,
+    repeats: 3,
     repeatSeconds: 20,
     ...ONE_CONFIG,
-    plans: [{ config: 'only', repeat: 2, lateMs: 40 }],
+    plans: [
+      { config: 'only', repeat: 2, lateMs: 40 },
+      { config: 'only', repeat: 3, lateMs: 120 },
+    ],
   });
   const m = await buildReport(late.dir);
-  const [r1, r2] = m.configurations[0].repeats;
+  const [r1, r2, r3] = m.configurations[0].repeats;
   assert.equal(r1.status, 'passed');
   assert.ok(r1.report!.schedule_lag_p99_ms! < 1);
+  assert.deepEqual(r1.report!.delivery, { scheduled: 2000, delivered: 2000, short_seconds: [], empty_seconds: [] });
   assert.equal(r2.status, 'failed');
   assert.ok(r2.report!.schedule_lag_p99_ms! >= 40 && r2.report!.co_p99_ms! > r2.report!.p99_ms! + 39);
-  assert.match(r2.reasons.join('; '), /^instrument late: schedule lag p99 40\.\d+ ms > 10 ms \(10 % of the p99 limit 100 ms\)/);
+  assert.match(r2.reasons.join('; '), /^instrument late: schedule lag p99 40\.\d+ ms > 10 ms \(10 % of the p99 limit 100 ms\), max 40\.\d+ ms <= 100 ms \(the p99 limit\);/);
+  assert.deepEqual(r2.report!.late_seconds, []);
+  // every request later than the 100-ms limit: every second is a late second
+  assert.equal(r3.status, 'failed');
+  assert.deepEqual(r3.report!.late_seconds, Array.from({ length: 20 }, (_, i) => i));
+  assert.match(r3.reasons.join('; '), /max 120\.\d+ ms > 100 ms \(the p99 limit\), late seconds 0-19;/);
+  // the latency plot has the corrected p99 (done - intended) per second beside the p99: 120 ms more
+  assert.ok(r3.series!.co_p99_ms.every((x, i) => x !== null && x > (r3.series!.p99_ms[i] ?? 0) + 119));
   const md = renderMarkdown(m);
-  assert.match(md, /\| repeat \| verdict \| delivered ev\/s \| p50 \| p99 \| schedule lag p99 \| corrected p99 \| worst 10-s p99 \|/);
-  assert.match(md, /\| r2-a1 \| FAIL \| [\d,]+ \| [\d.]+ ms \| [\d.]+ ms \| 40\.\d ms \| [\d.]+ ms \| .*\| instrument late: schedule lag p99 40/);
-  assert.match(renderHtml(m), /<th>schedule lag p99<\/th><th>corrected p99<\/th>/);
-  assert.equal(m.configurations[0].summary.label, '1/2');
+  assert.match(md, /\| repeat \| verdict \| delivered ev\/s \| delivered \/ planned \| p50 \| p99 \| schedule lag p99 \| max lag \| late seconds \| corrected p99 \| worst 10-s p99 \|/);
+  assert.match(md, /\| r1-a1 \| PASS \| [\d,]+ \| 2,000 \/ 2,000 \| [\d.]+ ms \| [\d.]+ ms \| 0\.\d+ ms \| [\d.]+ ms \| 0 \| /);
+  assert.match(md, /\| r2-a1 \| FAIL \| [\d,]+ \| 2,000 \/ 2,000 \| [\d.]+ ms \| [\d.]+ ms \| 40\.\d ms \| 40\.\d+ ms \| 0 \| [\d.]+ ms \| .*\| instrument late: schedule lag p99 40/);
+  assert.match(md, /\| r3-a1 \| FAIL \| [\d,]+ \| 2,000 \/ 2,000 \| [\d.]+ ms \| [\d.]+ ms \| 120\.\d ms \| 120\.\d+ ms \| 20 \(0-19\) \| /);
+  assert.match(md, /Delivery is judged against the plan the stream carries/);
+  assert.match(renderHtml(m), /<th>delivered \/ planned<\/th><th>p50<\/th><th>p99<\/th><th>schedule lag p99<\/th><th>max lag<\/th><th>late seconds<\/th><th>corrected p99<\/th>/);
+  assert.equal(m.configurations[0].summary.label, '1/3');
+});
+
+test('a repeat whose stream is short of its plan shows the short seconds on the page', async () => {
+  const gap = await makeFixtureCampaign({ seed: 19, root, campaignId: 'short-seconds', repeats: 1, repeatSeconds: 20, ...ONE_CONFIG, plans: [{ config: 'only', repeat: 1, dropSeconds: [7] }] });
+  const m = await buildReport(gap.dir);
+  const [r1] = m.configurations[0].repeats;
+  assert.equal(r1.status, 'failed');
+  assert.deepEqual(r1.report!.delivery?.short_seconds, [7]);
+  assert.match(r1.reasons[0], /^not delivered: delivered 1900 of 2000 scheduled requests \(500 ev\/s, batch 5, 20 s\); 1 short second at 7 \(1 empty: 7\)/);
+  assert.match(renderMarkdown(m), /\| r1-a1 \| FAIL \| [\d,]+ \| 1,900 \/ 2,000; short s 7 \| /);
+  // the throughput plot has the plan beside what was offered: second 7 offered nothing of its 100
+  assert.equal(r1.series!.planned_rps![7], 100);
+  assert.equal(r1.series!.offered_rps[7], 0);
+  assert.match(renderHtml(m), /"name":"planned"/);
 });
 
 test('a ceiling with failed requests, or not reconciled, is "not a valid ceiling", and no ratio is computed from it', async () => {

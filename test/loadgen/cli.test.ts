@@ -91,7 +91,7 @@ test('measure writes the stream and verdict.json; analyze re-derives the same fi
   const r = await rig(load(out, ['--run-tag', 'good-1', '--drift-limit', '1000', '--p99-limit-ms', '1000']));
   // every check that ran passed, but nothing counted the rows: UNRECONCILED, exit 3, never PASS
   assert.equal(r.code, 3, r.out + r.err);
-  assert.match(r.out, /^UNRECONCILED: every check that ran passed \(threshold, dropped, failed, samples, drift, instrument\); not checked: rows, quantity: /m);
+  assert.match(r.out, /^UNRECONCILED: every check that ran passed \(threshold, delivered, dropped, failed, samples, drift, instrument\); not checked: rows, quantity: /m);
   assert.doesNotMatch(r.out, /^PASS/m);
   assert.match(r.err, /give --db URL .* or --reconcile rows=N,quantity=Q/);
   const verdict = JSON.parse(fs.readFileSync(path.join(out, 'verdict.json'), 'utf8')) as { run_tag: string; report: Record<string, unknown>; options: Record<string, unknown> };
@@ -117,7 +117,7 @@ test('measure writes the stream and verdict.json; analyze re-derives the same fi
   // analyze without --reconcile: the same stream is UNRECONCILED (exit 3), with what ran and what did not
   const un = await rig(['analyze', path.join(out, 'samples.csv.gz'), '--drift-limit', '1000', '--p99-limit-ms', '1000']);
   assert.equal(un.code, 3, un.out + un.err);
-  assert.match(un.out, /\nUNRECONCILED: every check that ran passed \(threshold, dropped, failed, samples, drift, instrument\); not checked: rows, quantity: .*\n$/);
+  assert.match(un.out, /\nUNRECONCILED: every check that ran passed \(threshold, delivered, dropped, failed, samples, drift, instrument\); not checked: rows, quantity: .*\n$/);
   assert.match(un.err, /give --reconcile rows=N,quantity=Q/);
   // a failed check is FAIL (exit 99), reconciled or not
   const failed = await rig(['analyze', path.join(out, 'samples.csv.gz'), '--drift-limit', '1000', '--p99-limit-ms', '0.001']);
@@ -170,10 +170,12 @@ test('analyze refuses a truncated or corrupt stream, naming the line', async () 
   const good = path.join(dir, 'good', 'samples.csv.gz');
   const text = zlib.gunzipSync(fs.readFileSync(good)).toString('latin1');
   const cut = path.join(dir, 'cut-mid-row.csv.gz');
-  fs.writeFileSync(cut, zlib.gzipSync(text.slice(0, text.length - 7)));
+  // the stream's rows end on line 1202 (line 1 is its #plan, 2 the header); its #end (1203) is cut with them
+  const rowsOnly = text.slice(0, text.lastIndexOf('#end '));
+  fs.writeFileSync(cut, zlib.gzipSync(rowsOnly.slice(0, rowsOnly.length - 7)));
   const r1 = await rig(['analyze', cut]);
   assert.equal(r1.code, 2);
-  assert.match(r1.err, /line 1201: truncated: the last line has no newline/);
+  assert.match(r1.err, /line 1202: truncated: the last line has no newline/);
   const lines = text.split('\n');
   lines[41] = 'ingest,12,oops,3,201,5,100';
   const bad = path.join(dir, 'corrupt.csv.gz');
@@ -193,13 +195,27 @@ test('analyze: no threshold, no PASS (NOT JUDGED, exit 4); a directory or a frac
   const c = await readSampleFile(file);
   let quantity = 0;
   for (let i = 0; i < c.length; i++) quantity += c.quantity[i];
-  const nj = await rig(['analyze', file, '--reconcile', `rows=6000,quantity=${quantity}`]);
+  // a foreign stream (no #plan of its own): its plan from the flags, 2,000 ev/s in its rows' batch of 5 for 3 s
+  const planFlags = ['--rate', '2000', '--seconds', '3'];
+  const nj = await rig(['analyze', file, ...planFlags, '--reconcile', `rows=6000,quantity=${quantity}`]);
   assert.equal(nj.code, 4, nj.out + nj.err);
-  assert.match(nj.out, /\nNOT JUDGED \(no threshold\): every check that ran passed \(dropped, failed, rows, quantity, samples, drift, instrument\); not checked: threshold: .*\n$/);
+  assert.match(nj.out, /\nNOT JUDGED \(no threshold\): every check that ran passed \(delivered, dropped, failed, rows, quantity, samples, drift, instrument\); not checked: threshold: .*\n$/);
   assert.doesNotMatch(nj.out, /^PASS/m);
   assert.match(nj.err, /give --p99-limit-ms MS/);
-  const judged = await rig(['analyze', file, '--reconcile', `rows=6000,quantity=${quantity}`, '--p99-limit-ms', '50']);
+  const judged = await rig(['analyze', file, ...planFlags, '--reconcile', `rows=6000,quantity=${quantity}`, '--p99-limit-ms', '50']);
   assert.equal(judged.code, 0, judged.out + judged.err);
+  // without its plan its delivery is not judged: NOT JUDGED (no plan), exit 4, never PASS
+  const noPlan = await rig(['analyze', file, '--reconcile', `rows=6000,quantity=${quantity}`, '--p99-limit-ms', '50']);
+  assert.equal(noPlan.code, 4, noPlan.out + noPlan.err);
+  assert.match(noPlan.out, /\nNOT JUDGED \(no plan\): .*not checked: delivered: /);
+  assert.match(noPlan.err, /give --rate R --seconds S/);
+  // a plan the flags give wrongly (the stream is 400 requests/s, not 200): its seconds are short
+  const wrong = await rig(['analyze', file, '--rate', '4000', '--seconds', '3', '--reconcile', `rows=6000,quantity=${quantity}`, '--p99-limit-ms', '50']);
+  assert.equal(wrong.code, 1, wrong.out + wrong.err);
+  assert.match(wrong.out, /not delivered: delivered 1200 of 2400 scheduled requests .*3 short seconds at 0-2/);
+  const noSeconds = await rig(['analyze', file, '--rate', '2000']);
+  assert.equal(noSeconds.code, 2);
+  assert.match(noSeconds.err, /--rate needs --seconds/);
   const asDir = await rig(['analyze', dir]);
   assert.equal(asDir.code, 2, asDir.err);
   assert.match(asDir.err, /is a directory/);

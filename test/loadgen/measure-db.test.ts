@@ -69,7 +69,7 @@ test('measure --db reconciles its own run tag: PASS (exit 0), reconcile.json bes
 test('the same repeat without --db is UNRECONCILED (exit 3), never PASS', async () => {
   const r = await rig(measure(path.join(dir, 'unreconciled'), 'db-none-1', []), env());
   assert.equal(r.code, 3, r.stdout + r.stderr);
-  assert.match(r.stdout, /^UNRECONCILED: every check that ran passed \(threshold, dropped, failed, samples, drift, instrument\); not checked: rows, quantity/m);
+  assert.match(r.stdout, /^UNRECONCILED: every check that ran passed \(threshold, delivered, dropped, failed, samples, drift, instrument\); not checked: rows, quantity/m);
   assert.match(r.stderr, /give --db URL .* or --reconcile rows=N,quantity=Q/);
 });
 

@@ -8,6 +8,7 @@ import zlib from 'node:zlib';
 import { MAX_LINE_BYTES, SampleFileError, readSampleFile } from '../../lib/loadgen/sample-reader';
 import { SampleWriter } from '../../lib/loadgen/sample-writer';
 import { SAMPLE_HEADER, SCENARIOS, formatSampleRow, type SampleRow } from '../../lib/protocol/sample-row';
+import { formatEndRecord, formatPlanRecord } from '../../lib/protocol/stream-plan';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-stream-test-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -166,4 +167,33 @@ test('a row written twice is refused naming both lines; a closed loop may repeat
   const file = path.join(dir, 'dup-closed.csv.gz');
   fs.writeFileSync(file, zlib.gzipSync(body));
   assert.equal((await readSampleFile(file, { closedLoop: true })).length, 3);
+});
+
+test('a stream carries its plan: #plan before the header, #end after the last row; both read back, lines counted from them', async () => {
+  const file = path.join(dir, 'planned.csv.gz');
+  const plan = { mode: 'open' as const, rate: 100, batch: 1, seconds: 2, probe_rate: 0, run_tag: 'rig-x' };
+  const w = new SampleWriter(file, plan);
+  w.row(0, 0, 10, 20, 201, 1, 3);
+  w.row(0, 10_000, 10_010, 10_020, 201, 1, 3);
+  await w.close({ cutShort: true, reason: 'SIGINT' });
+  const text = zlib.gunzipSync(fs.readFileSync(file)).toString('latin1');
+  assert.equal(text, `${formatPlanRecord(plan)}${SAMPLE_HEADER}\ningest,0,10,20,201,1,3\ningest,10000,10010,10020,201,1,3\n${formatEndRecord(true, 'SIGINT')}`);
+  assert.match(text, /^#plan \{"v":1,"mode":"open","rate":100,"batch":1,"seconds":2,"probe_rate":0,"run_tag":"rig-x"\}\n/);
+  const c = await readSampleFile(file);
+  assert.equal(c.length, 2);
+  assert.deepEqual(c.plan, { ...plan, cut_short: true, cut_reason: 'SIGINT', source: 'stream' });
+  assert.equal(c.firstRowLine, 3);
+  const lines = text.split('\n');
+  // a row after #end, a #plan without its #end (never closed: read as cut short), a bad plan, a stray record
+  await refuses('after-end.csv.gz', zlib.gzipSync(`${text}ingest,20000,20010,20020,201,1,3\n`), /line 6: a line after the #end record/, 6);
+  const open = path.join(dir, 'never-closed.csv.gz');
+  fs.writeFileSync(open, zlib.gzipSync(`${lines.slice(0, 4).join('\n')}\n`));
+  assert.deepEqual((await readSampleFile(open)).plan, { ...plan, cut_short: true, cut_reason: 'the stream has no #end record: its writer never closed it', source: 'stream' });
+  await refuses('bad-plan.csv.gz', zlib.gzipSync(`#plan {"v":1,"mode":"open","rate":0,"batch":1,"seconds":2,"probe_rate":0}\n${SAMPLE_HEADER}\n`), /line 1: the #plan record's rate must be > 0/, 1);
+  await refuses('no-header.csv.gz', zlib.gzipSync(`${lines[0]}\ningest,0,10,20,201,1,3\n`), /line 2: header is 'ingest,0,10,20,201,1,3'/, 2);
+  await refuses('stray-record.csv.gz', zlib.gzipSync(`${SAMPLE_HEADER}\n#end {"cut_short":false}\n`), /line 2: '#end \{"cut_short":false\}' is not a row/, 2);
+  // an old stream, without a plan, reads as before: rows from line 2, no plan
+  const old = await readSampleFile(path.join(dir, 'ok.csv.gz'));
+  assert.equal(old.plan, null);
+  assert.equal(old.firstRowLine, 2);
 });

@@ -39,7 +39,8 @@ test('every statistic of a small stream, computed by hand', () => {
   assert.deepEqual(i.windows, []);
   assert.deepEqual(i.freeze_seconds, []);
   // 3 s: thirds of 1 s; first p99 4 ms, last 60 ms
-  assert.deepEqual(i.drift, { third_s: 1, first_p99_us: 4000, last_p99_us: 60000, ratio: 15 });
+  // thirds of 4 and 2 samples have no p99 of their own: no drift figure (not judgeable)
+  assert.deepEqual(i.drift, { third_s: 1, first_samples: 4, last_samples: 2, first_p99_us: null, last_p99_us: null, ratio: null });
   // the probe is analysed apart, per endpoint, and never pooled into ingest
   assert.deepEqual(
     a.probe.map((p) => [p.scenario, p.samples, p.failed, p.p50_us, p.p99_us]),
@@ -106,13 +107,17 @@ test('drift: thirds of whole seconds, by intended time', () => {
   // 9 s at 100/s: seconds 0-2 at 10 ms (one 40 ms outlier), 3-5 at 20 ms, 6-8 at 30 ms
   const rows = [];
   for (let s = 0; s < 9; s++) rows.push(...second(s, 100, (k) => (s < 3 ? (s === 1 && k === 0 ? 40 : 10) : s < 6 ? 20 : 30)));
-  assert.deepEqual(analyzeSamples(cols(rows)).ingest.drift, { third_s: 3, first_p99_us: 10000, last_p99_us: 30000, ratio: 3 });
+  assert.deepEqual(analyzeSamples(cols(rows)).ingest.drift, { third_s: 3, first_samples: 300, last_samples: 300, first_p99_us: 10000, last_p99_us: 30000, ratio: 3 });
   // 10 s: thirds of 3 s: [0,3) and [7,10); second 3 and 6 are in neither
   const ten = [];
-  for (let s = 0; s < 10; s++) ten.push(...second(s, 10, () => (s === 3 || s === 6 ? 999 : s < 3 ? 10 : 15)));
-  assert.deepEqual(analyzeSamples(cols(ten)).ingest.drift, { third_s: 3, first_p99_us: 10000, last_p99_us: 15000, ratio: 1.5 });
+  for (let s = 0; s < 10; s++) ten.push(...second(s, 40, () => (s === 3 || s === 6 ? 999 : s < 3 ? 10 : 15)));
+  assert.deepEqual(analyzeSamples(cols(ten)).ingest.drift, { third_s: 3, first_samples: 120, last_samples: 120, first_p99_us: 10000, last_p99_us: 15000, ratio: 1.5 });
+  // a third of 99 samples has no p99 but its slowest request: no figure
+  const thin = [];
+  for (let s = 0; s < 9; s++) thin.push(...second(s, 33, () => 10));
+  assert.deepEqual(analyzeSamples(cols(thin)).ingest.drift, { third_s: 3, first_samples: 99, last_samples: 99, first_p99_us: null, last_p99_us: null, ratio: null });
   // 2 s is too short for thirds
-  assert.deepEqual(analyzeSamples(cols(second(0, 10, () => 1).concat(second(1, 10, () => 1)))).ingest.drift, { third_s: 0, first_p99_us: null, last_p99_us: null, ratio: null });
+  assert.deepEqual(analyzeSamples(cols(second(0, 10, () => 1).concat(second(1, 10, () => 1)))).ingest.drift, { third_s: 0, first_samples: 0, last_samples: 0, first_p99_us: null, last_p99_us: null, ratio: null });
 });
 
 test('a single second of a single request', () => {

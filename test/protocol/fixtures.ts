@@ -1,6 +1,7 @@
 // Hand-made rows for the statistics tests: times in seconds / milliseconds, converted to the stream's
 // microseconds, so each fixture reads like the arithmetic it checks.
 import { SampleColumns, type SampleRow, type Scenario } from '../../lib/protocol/sample-row';
+import type { StreamPlan } from '../../lib/protocol/stream-plan';
 
 export interface ReqOpts {
   status?: number;
@@ -38,4 +39,19 @@ export function second(s: number, n: number, latencyMs: (i: number) => number, o
 
 export function cols(rows: SampleRow[]): SampleColumns {
   return SampleColumns.fromRows(rows);
+}
+
+/**
+ * The plan of a run of the rig's own generator (as its `#plan` record reads back): `rate` events/s in
+ * requests of `batch`, `seconds` long, a probe at `probeRate`/s.
+ */
+export function plan(rate: number, batch: number, seconds: number, o: { probeRate?: number; cutShort?: boolean } = {}): StreamPlan {
+  return { mode: 'open', rate, batch, seconds, probe_rate: o.probeRate ?? 0, run_tag: 'test', cut_short: o.cutShort ?? false, cut_reason: o.cutShort ? 'SIGINT' : null, source: 'stream' };
+}
+
+/** Columns of `rows` carrying `p` as their stream's own plan. */
+export function planned(rows: SampleRow[], p: StreamPlan): SampleColumns {
+  const c = SampleColumns.fromRows(rows);
+  c.plan = p;
+  return c;
 }

@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { analyzeSamples, type IngestAnalysis } from '../../lib/protocol/analysis';
 import { ceilingGate, ladderGate, sustainedGate } from '../../lib/protocol/gates';
-import { cols, dropped, second } from './fixtures';
+import { cols, dropped, plan, planned, second } from './fixtures';
 
-/** 12 s at 100 requests/s (1,200 samples), 10 events of quantity 7 each, latency by second. */
+/** 12 s at 100 requests/s (1,200 samples), 10 events of quantity 7 each, latency by second; planned so. */
 function run(latencyMs: (s: number, k: number) => number = () => 5, extra: Parameters<typeof cols>[0] = []): IngestAnalysis {
   const rows = [];
   for (let s = 0; s < 12; s++) rows.push(...second(s, 100, (k) => latencyMs(s, k), { events: 10, quantity: 70 }));
-  return analyzeSamples(cols([...rows, ...extra])).ingest;
+  return analyzeSamples(planned([...rows, ...extra], plan(1000, 10, 12))).ingest;
 }
 
 test('a clean, reconciled repeat passes every check', () => {
@@ -23,6 +23,7 @@ test('a clean, reconciled repeat passes every check', () => {
   assert.deepEqual(g.unchecked, []);
   assert.deepEqual(g.checks.map((c) => [c.name, c.passed]), [
     ['threshold', true],
+    ['delivered', true],
     ['dropped', true],
     ['failed', true],
     ['rows', true],
@@ -34,27 +35,28 @@ test('a clean, reconciled repeat passes every check', () => {
 });
 
 test('every failing check is reported, in order, not just the first', () => {
-  // drift: last third (s 8-11) at 40 ms vs 5 ms; one drop; two 500s
-  const a = run((s) => (s >= 8 ? 40 : 5), [dropped(3.3, { events: 10 })]);
+  // drift: last third (s 8-11) at 40 ms vs 5 ms; one drop (request 330 of the schedule); two 500s
   const rows = [];
   for (let s = 0; s < 12; s++) {
     const sec = second(s, 100, () => (s >= 8 ? 40 : 5), { events: 10, quantity: 70 });
     if (s === 1) sec[0].status = sec[1].status = 500; // two failures
+    if (s === 3) sec.splice(30, 1); // sent no more: dropped below
     rows.push(...sec);
   }
-  const withFailures = analyzeSamples(cols([...rows, dropped(3.3, { events: 10 })])).ingest;
-  assert.equal(a.dropped, 1);
-  const g = sustainedGate(withFailures, { p99LimitMs: 20, reconciliation: { rows_written: 11_970, quantity_gained: 83_700 } });
+  const withFailures = analyzeSamples(planned([...rows, dropped(3.3, { events: 10 })], plan(1000, 10, 12))).ingest;
+  assert.equal(withFailures.dropped, 1);
+  const g = sustainedGate(withFailures, { p99LimitMs: 20, reconciliation: { rows_written: 11_960, quantity_gained: 83_630 } });
   assert.equal(g.passed, false);
-  assert.deepEqual(g.checks.filter((c) => c.passed === false).map((c) => c.name), ['threshold', 'dropped', 'failed', 'rows', 'quantity', 'drift']);
-  assert.equal(g.reasons.length, 6);
-  // claimed: 1,198 requests x 10 = 11,980 events, quantity 83,860; the DB is short of 10 rows and 160
+  assert.deepEqual(g.checks.filter((c) => c.passed === false).map((c) => c.name), ['threshold', 'delivered', 'dropped', 'failed', 'rows', 'quantity', 'drift']);
+  assert.equal(g.reasons.length, 7);
+  // claimed: 1,197 requests x 10 = 11,970 events, quantity 83,790; the DB is short of 10 rows and 160
   assert.match(g.reasons[0], /^threshold: p99 40 ms > limit 20 ms$/);
-  assert.match(g.reasons[1], /^dropped: 1 of 1201 requests dropped/);
-  assert.match(g.reasons[2], /^failed: 2 of 1200 sent requests failed/);
-  assert.equal(g.reasons[3], 'rows: rows written 11970 != events claimed 11980 (missing 10)');
-  assert.equal(g.reasons[4], 'quantity: quantity gained 83700 != quantity sent (acknowledged) 83860 (missing 160)');
-  assert.match(g.reasons[5], /^drift: x8 \(last-third p99 40 ms \/ first-third p99 5 ms\) >= limit x1\.5$/);
+  assert.equal(g.reasons[1], 'not delivered: delivered 1197 of 1200 scheduled requests (1000 ev/s, batch 10, 12 s); 2 short seconds at 1, 3');
+  assert.match(g.reasons[2], /^dropped: 1 of 1200 requests dropped/);
+  assert.match(g.reasons[3], /^failed: 2 of 1199 sent requests failed/);
+  assert.equal(g.reasons[4], 'rows: rows written 11960 != events claimed 11970 (missing 10)');
+  assert.equal(g.reasons[5], 'quantity: quantity gained 83630 != quantity sent (acknowledged) 83790 (missing 160)');
+  assert.match(g.reasons[6], /^drift: x8 \(last-third p99 40 ms \/ first-third p99 5 ms\) >= limit x1\.5$/);
 });
 
 test('more rows than claimed is reported as extra', () => {
@@ -69,30 +71,41 @@ test('without database counts reconciliation is unchecked: not failed, but not r
   assert.deepEqual(g.unchecked, ['threshold', 'rows', 'quantity']);
 });
 
-test('fewer than 1,000 samples fails; drift needs thirds', () => {
-  const short = analyzeSamples(cols(second(0, 100, () => 5).concat(second(1, 100, () => 5)))).ingest;
-  const g = sustainedGate(short);
-  assert.deepEqual(g.checks.filter((c) => c.passed === false).map((c) => c.name), ['samples', 'drift']);
-  assert.match(g.reasons[0], /200 samples, fewer than the 1000 required/);
-  assert.match(g.reasons[1], /the run is 2 s, too short for thirds/);
+test('without a plan, delivery is not judged: unchecked, named', () => {
+  const rows = [];
+  for (let s = 0; s < 12; s++) rows.push(...second(s, 100, () => 5, { events: 10, quantity: 70 }));
+  const g = sustainedGate(analyzeSamples(cols(rows)).ingest, { p99LimitMs: 10 });
+  assert.equal(g.passed, true);
+  assert.deepEqual(g.unchecked, ['delivered', 'rows', 'quantity']);
+  assert.match(g.checks[1].detail, /^delivery not judged: no plan/);
 });
 
-test('an all-dropped repeat fails threshold, drops, samples and drift at once', () => {
-  const a = analyzeSamples(cols(Array.from({ length: 30 }, (_, i) => dropped(i / 10)))).ingest;
+test('fewer than 1,000 samples fails; a run too short for thirds is not judgeable on drift', () => {
+  const short = analyzeSamples(planned(second(0, 100, () => 5).concat(second(1, 100, () => 5)), plan(100, 1, 2))).ingest;
+  const g = sustainedGate(short);
+  assert.deepEqual(g.checks.filter((c) => c.passed === false).map((c) => c.name), ['samples']);
+  assert.match(g.reasons[0], /200 samples, fewer than the 1000 required/);
+  assert.match(g.checks.find((c) => c.name === 'drift')?.detail ?? '', /^not judgeable: the run is 2 s, too short for thirds/);
+  assert.ok(g.unchecked.includes('drift'));
+});
+
+test('an all-dropped repeat fails threshold, delivery, drops and samples at once; drift is not judgeable', () => {
+  const a = analyzeSamples(planned(Array.from({ length: 30 }, (_, i) => dropped(i / 10)), plan(10, 1, 3))).ingest;
   const g = sustainedGate(a, { p99LimitMs: 50, reconciliation: { rows_written: 0, quantity_gained: 0 } });
   assert.deepEqual(g.checks.map((c) => [c.name, c.passed]), [
     ['threshold', false],
+    ['delivered', false],
     ['dropped', false],
     ['failed', true],
     ['rows', true],
     ['quantity', true],
     ['samples', false],
-    ['drift', false],
+    ['drift', null],
     ['instrument', null],
   ]);
-  assert.deepEqual(g.unchecked, ['instrument']);
+  assert.deepEqual(g.unchecked, ['drift', 'instrument']);
   assert.match(g.reasons[0], /no latency samples/);
-  assert.match(g.reasons[3], /a third of the run has no latency samples/);
+  assert.match(g.reasons[1], /^not delivered: delivered 0 of 30 scheduled requests .*3 short seconds at 0-2 \(3 empty: 0-2\)/);
 });
 
 test('the drift limit is configurable and strict (ratio < limit)', () => {
@@ -110,10 +123,10 @@ test('a ladder rung: delivered rate, drops and reconciliation only; drift noted,
   assert.deepEqual(g.checks.map((c) => c.name), ['delivered', 'dropped', 'rows', 'quantity', 'instrument']);
   assert.match(g.notes[0], /^drift \(noted, not gated on a rung\): x8 /);
   // a rung that delivered less than 99.5 % of its offer fails on delivery
-  const lossy = analyzeSamples(cols(second(0, 100, () => 5).concat(second(1, 100, () => 5).map((r, k) => (k < 2 ? { ...r, status: 503 } : r))))).ingest;
+  const lossy = analyzeSamples(planned(second(0, 100, () => 5).concat(second(1, 100, () => 5).map((r, k) => (k < 2 ? { ...r, status: 503 } : r))), plan(100, 1, 2))).ingest;
   const l = ladderGate(lossy);
   assert.deepEqual(l.checks.filter((c) => c.passed === false).map((c) => c.name), ['delivered']);
-  assert.match(l.reasons[0], /delivered 99 req\/s .* of 100 req\/s offered, below the 99\.5 % required/);
+  assert.match(l.reasons[0], /^not delivered: delivered 198 of 200 scheduled requests \(99 req\/s, 99 ev\/s of 100 ev\/s planned\), below the 99\.5 % required/);
 });
 
 test('a ceiling is checked for failures and samples only, and reconciled when counts are given', () => {

@@ -7,7 +7,7 @@ import { sustainedGate } from '../../lib/protocol/gates';
 import { formatRunReport, verdictLine } from '../../lib/protocol/run-report';
 import { probeVerdict, repeatVerdict } from '../../lib/protocol/verdicts';
 import { VERDICT_EXIT_CODE } from '../../client/exit-codes';
-import { cols, dropped, req, second } from './fixtures';
+import { cols, dropped, plan, planned, req, second } from './fixtures';
 
 /** 12 s of ingest at 100/s, 5 ms; a probe at 1/s cycling three endpoints with the given latencies. */
 function stream(aggregateMs: number, o: { probeStatus?: number; probeDrop?: boolean } = {}) {
@@ -18,8 +18,9 @@ function stream(aggregateMs: number, o: { probeStatus?: number; probeDrop?: bool
     const scenario = names[k % 3];
     rows.push(req(k, scenario === 'probe:aggregate' ? aggregateMs : 4, { scenario, events: 0, quantity: 0, status: k === 4 && o.probeStatus ? o.probeStatus : 200 }));
   }
-  if (o.probeDrop) rows.push(dropped(11.5, { scenario: 'probe:customers', events: 0 }));
-  return analyzeSamples(cols(rows));
+  // a drop between the probe's scheduled times is off its schedule: that stream goes without a plan
+  if (o.probeDrop) return analyzeSamples(cols([...rows, dropped(11.5, { scenario: 'probe:customers', events: 0 })]));
+  return analyzeSamples(planned(rows, plan(100, 1, 12, { probeRate: 1 })));
 }
 
 test('a probe over budget while ingest holds: both verdicts are reported, and the repeat fails', () => {
@@ -69,7 +70,7 @@ test('a stream sent 900 ms late fails "instrument late", though its gated p99 is
   // (the gated latency) is 5 ms, done - intended (what a user on schedule saw) is 905 ms.
   const rows = [];
   for (let s = 0; s < 12; s++) rows.push(...second(s, 100, () => 5, { lagMs: 900 }));
-  const a = analyzeSamples(cols(rows));
+  const a = analyzeSamples(planned(rows, plan(100, 1, 12)));
   const reconciliation = { rows_written: a.ingest.events_claimed, quantity_gained: a.ingest.quantity_claimed };
   const { verdict, report } = evaluateRun(a, { p99LimitMs: 50, reconciliation });
   assert.equal(report.p99_ms, 5);
@@ -80,7 +81,7 @@ test('a stream sent 900 ms late fails "instrument late", though its gated p99 is
   assert.deepEqual(verdict.ingest.checks.filter((c) => c.passed === false).map((c) => c.name), ['instrument']);
   assert.match(
     verdict.reasons[0],
-    /^instrument late: schedule lag p99 900 ms > 5 ms \(10 % of the p99 limit 50 ms\); .*gated p99 5 ms .*corrected p99 905 ms/,
+    /^instrument late: schedule lag p99 900 ms > 5 ms \(10 % of the p99 limit 50 ms\), max 900 ms > 50 ms \(the p99 limit\), late seconds 0-11; .*gated p99 5 ms .*corrected p99 905 ms/,
   );
   assert.match(formatRunReport(report), /^FAIL: instrument late: schedule lag p99 900 ms/m);
 });
@@ -89,7 +90,7 @@ test('the instrument limit is 10 % of the p99 limit, or 5 ms without one; a ladd
   const lagged = (lagMs: number) => {
     const rows = [];
     for (let s = 0; s < 12; s++) rows.push(...second(s, 100, () => 5, { lagMs }));
-    const a = analyzeSamples(cols(rows));
+    const a = analyzeSamples(planned(rows, plan(100, 1, 12)));
     return { a, reconciliation: { rows_written: a.ingest.events_claimed, quantity_gained: a.ingest.quantity_claimed } };
   };
   const { a: a20, reconciliation: r20 } = lagged(20);
@@ -101,7 +102,7 @@ test('the instrument limit is 10 % of the p99 limit, or 5 ms without one; a ladd
   assert.equal(instrument(evaluateRun(a4, { reconciliation: r4 })), true, '4 ms <= 5 ms');
   const rung = evaluateRun(a20, { kind: 'ladder', reconciliation: r20 });
   assert.equal(rung.verdict.state, 'FAIL');
-  assert.match(rung.verdict.reasons[0], /^instrument late: schedule lag p99 20 ms > 5 ms \(no p99 limit: 5 ms\)/);
+  assert.match(rung.verdict.reasons[0], /^instrument late: schedule lag p99 20 ms > 5 ms \(no p99 limit: 5 ms\), max 20 ms <= 50 ms \(no p99 limit: 50 ms\);/);
   // a closed loop has no schedule: the ceiling has no instrument check
   const ceiling = evaluateRun(a20, { kind: 'ceiling', reconciliation: r20 });
   assert.equal(ceiling.verdict.ingest.checks.some((c) => c.name === 'instrument'), false);
@@ -116,7 +117,7 @@ test('unreconciled is never PASS: every check that ran passed, the verdict says 
   assert.equal(VERDICT_EXIT_CODE[un.verdict.state], 3);
   assert.equal(
     verdictLine(un.report),
-    'UNRECONCILED: every check that ran passed (threshold, dropped, failed, samples, drift, instrument, probe); not checked: rows, quantity: the database was not counted for this run tag, so this is not a PASS',
+    'UNRECONCILED: every check that ran passed (threshold, delivered, dropped, failed, samples, drift, instrument, probe); not checked: rows, quantity: the database was not counted for this run tag, so this is not a PASS',
   );
   // the same run reconciled is a PASS (exit 0)
   const reconciliation = { rows_written: a.ingest.events_claimed, quantity_gained: a.ingest.quantity_claimed };
@@ -144,7 +145,7 @@ test('no threshold, no PASS: a sustained repeat without a p99 limit is NOT JUDGE
   assert.equal(VERDICT_EXIT_CODE[nj.verdict.state], 4);
   assert.equal(
     verdictLine(nj.report),
-    'NOT JUDGED (no threshold): every check that ran passed (dropped, failed, rows, quantity, samples, drift, instrument, probe); not checked: threshold: without a p99 limit the latency was held to nothing, so this is not a PASS',
+    'NOT JUDGED (no threshold): every check that ran passed (delivered, dropped, failed, rows, quantity, samples, drift, instrument, probe); not checked: threshold: without a p99 limit the latency was held to nothing, so this is not a PASS',
   );
   assert.doesNotMatch(formatRunReport(nj.report), /PASS \(not checked/);
   // without counts either: still NOT JUDGED, naming both

@@ -18,49 +18,13 @@
 //
 // tolerancePct (--tolerance, default 0) is the smallest shift worth a verdict, as a share of the
 // baseline's median: a difference that is surely there but smaller is "no difference beyond X %".
-import { comparisonMethod, type FigureComparison, type RepeatComparison } from '../../protocol/compare';
-import type { FigureSummary } from '../../protocol/reporting';
+import { comparisonMethod, type FigureComparison } from '../../protocol/compare';
 import { compareConfigurations, comparisonHeader, comparisonRows, waitProfile, waitsRow } from './comparison';
-import type { ConfigurationModel, ReportModel } from './model';
-import { num, type Table } from './tables';
+import type { BaselineComparison, BaselineRow, BaselineSide, ConfigurationModel, ReportModel } from './model-types';
+import { num, type Table } from './cells';
 
 export interface BaselineOptions {
   tolerancePct?: number;
-}
-
-export interface BaselineSide {
-  label: string;
-  passed: number;
-  total: number;
-  published: boolean;
-  events_per_second: number;
-  batch: number;
-  p99_ms: FigureSummary | null;
-}
-
-export interface BaselineRow {
-  config: string;
-  current: BaselineSide | null;
-  baseline: BaselineSide | null;
-  verdict: 'unchanged' | 'regression' | 'faster' | 'new';
-  /** Every finding, in words. */
-  flags: string[];
-  /** Figure by figure, the baseline (control) beside now (variant); null when the two cannot be compared. */
-  comparison: RepeatComparison | null;
-  /** The database's top wait events of each side: what a changed latency waited on. */
-  waits?: { baseline: string; current: string };
-}
-
-export interface BaselineComparison {
-  baseline_id: string;
-  tolerance_pct: number;
-  baseline_manifest_sha256: string;
-  baseline_days: string[];
-  /** How the figures were compared, in one paragraph (stated on the page). */
-  method: string;
-  rows: BaselineRow[];
-  regression: boolean;
-  summary: string;
 }
 
 /** The figures whose verdict can make a regression (the rest are shown only). */

@@ -3,8 +3,8 @@
 // repeat's figures out of the model and lays the result out as a table. Pure.
 import { COMPARED_FIGURES, compareRepeats, methodWords, type CompareOptions, type FigureComparison, type RepeatComparison } from '../../protocol/compare';
 import type { RepeatFigures } from '../../protocol/reporting';
-import type { ConfigurationModel, RepeatModel } from './model';
-import { num, type Row, type Table } from './tables';
+import type { ConfigurationModel, RepeatModel } from './model-types';
+import { num, type Row, type Table } from './cells';
 
 /** A configuration's top wait events (share of sampled backends), as the "what stops it" table has them. */
 export function waitProfile(c: ConfigurationModel | undefined): string {

@@ -9,7 +9,7 @@ import { baselineFiguresTable, baselineTable } from './baseline';
 import { baselineChoiceText } from './baseline-choice';
 import { comparisonMethod } from '../../protocol/compare';
 import { variantChangesTable, variantsTable, variantsText } from './variants';
-import type { ConfigurationModel, ReportModel, RepeatModel } from './model';
+import type { ConfigurationModel, ReportModel, RepeatModel } from './model-types';
 import { pageCharts, type Chart } from './plots';
 import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { laddersShown } from './ladder';

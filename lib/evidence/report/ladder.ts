@@ -10,52 +10,9 @@
 import type { FigureSummary } from '../../protocol/reporting';
 import type { CampaignSpec } from '../../protocol/spec';
 import { measuredConfigurations, variantNames } from '../../protocol/variants';
-import { topWaits, type WaitShare } from './db-summary';
-import type { ConfigurationModel } from './model';
-import { num } from './tables';
-
-/**
- * instrument-late: a repeat failed, but on the instrument's gate alone (the generator sent late, so
- * what it measured cannot be trusted either way). Not "held", and not the knee: a rung that tells
- * nothing about the service must not be named as where the service stops holding.
- */
-export type RungStatus = 'held' | 'did-not-hold' | 'instrument-late' | 'not-published' | 'incomplete' | 'not-run';
-
-export interface LadderRung {
-  name: string;
-  offered_evps: number;
-  batch: number;
-  status: RungStatus;
-  /** "1/2": passed of counted repeats. */
-  passed: string;
-  /** Repeats in the figures below: finished and reconciled, passed or failed. */
-  repeats: number;
-  delivered_evps: FigureSummary | null;
-  p50_ms: FigureSummary | null;
-  p99_ms: FigureSummary | null;
-  /** Requests dropped over those repeats. */
-  dropped: number | null;
-  /** Why it did not hold: each failed repeat's failed gates ("r2: dropped: 40 of 3000 ..."). */
-  reasons: string[];
-  /** The database's top wait events over those repeats, and how many of them had DB samples. */
-  waits: { sampled: number; top: WaitShare[] };
-}
-
-export interface LadderKnee {
-  /** The first rung (by offered rate) with a repeat that failed its gate. */
-  rung: string;
-  offered_evps: number;
-  /** The highest rung below it that held, if any. */
-  last_held: string | null;
-  reasons: string[];
-  /** The rungs whose wait profiles stand beside the knee: the one below, the knee, the one above. */
-  around: string[];
-}
-
-export interface LadderModel {
-  rungs: LadderRung[];
-  knee: LadderKnee | null;
-}
+import { topWaits } from './db-summary';
+import type { ConfigurationModel, LadderModel, LadderRung, RungStatus, VariantLadder } from './model-types';
+import { num } from './cells';
 
 function figure(values: Array<number | null>): FigureSummary | null {
   const v = values.filter((x): x is number => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
@@ -121,12 +78,6 @@ export function buildLadder(configurations: readonly ConfigurationModel[]): Ladd
       around: rungs.slice(Math.max(0, k - 1), k + 2).map((r) => r.name),
     },
   };
-}
-
-/** One variant's ladder (a ladder campaign with variants: each variant climbs every rung). */
-export interface VariantLadder {
-  variant: string;
-  ladder: LadderModel | null;
 }
 
 /** Each variant's ladder, control first, from the rungs measured under it (`rung-<rate>.<variant>`). */

@@ -13,12 +13,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { analyzeFile } from '../../loadgen/analyze-file';
+import { evidencePlan } from '../../protocol/stream-plan';
 import type { RunAnalysis } from '../../protocol/analysis';
 import type { CampaignResult, InterruptedAttempt } from '../../protocol/campaign-result';
 import { parseCampaignSpec, SpecError, type CampaignSpec } from '../../protocol/spec';
 import type { CloudEvidence } from '../../protocol/cloud-evidence';
 import { parseLogLine, type LogLine } from '../campaign-log';
-import type { VariantChange } from './variants';
 import {
   APP_NODE_HOST_FILE,
   BASELINE_FILE,
@@ -85,6 +85,14 @@ import {
   type StepRecord,
   type WarmupFile,
 } from '../records';
+
+/** variants/NN-<variant>.json as the page reads it. */
+export interface VariantChange {
+  seq: number;
+  variant: string;
+  at: string;
+  applied: { database: Record<string, string>; service: Record<string, string | undefined>; restarted: { database: string[]; service: boolean } };
+}
 
 export type AttemptKind = 'sustained' | 'rung' | 'ceiling';
 
@@ -372,7 +380,9 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
       try {
         // The same reader and analysis `rig measure` and the repeat activity use (lib/loadgen analyzeFile).
         // A ceiling is a closed loop: its ingest rows may share an intended time (sample-row.ts duplicateRows).
-        analysis = (await analyzeFile(fileOf(at(SAMPLES)), { ...(durationS ? { durationS } : {}), closedLoop: kind === 'ceiling' })).analysis;
+        // A stream older than its `#plan` record is judged against load.json's (sealed with it).
+        const plan = load ? evidencePlan(load) : null;
+        analysis = (await analyzeFile(fileOf(at(SAMPLES)), { ...(durationS ? { durationS } : {}), plan, closedLoop: kind === 'ceiling' })).analysis;
       } catch (err) {
         samplesProblem = `${at(SAMPLES)} cannot be read: ${(err as Error).message.replace(fileOf(at(SAMPLES)), at(SAMPLES))}`;
       }
@@ -426,7 +436,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
     let analysis: RunAnalysis | null = null;
     if (f.files.includes(SAMPLES)) {
       try {
-        analysis = (await analyzeFile(fileOf(`${rel}/${SAMPLES}`), load?.seconds ? { durationS: load.seconds } : {})).analysis;
+        analysis = (await analyzeFile(fileOf(`${rel}/${SAMPLES}`), { ...(load?.seconds ? { durationS: load.seconds } : {}), plan: load ? evidencePlan(load) : null })).analysis;
       } catch (err) {
         wProblems.push(`${rel}/${SAMPLES} cannot be read: ${(err as Error).message.replace(fileOf(`${rel}/${SAMPLES}`), `${rel}/${SAMPLES}`)}`);
       }

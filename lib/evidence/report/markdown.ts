@@ -1,6 +1,6 @@
 // The page as Markdown (report.md, `rig report --format md`). Sections follow the spec's results
 // page: result, at a glance, method, conditions, runs, not published, what this does not show. Pure.
-import type { ReportModel } from './model';
+import type { ReportModel } from './model-types';
 import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { laddersShown } from './ladder';
 import { baselineFiguresTable, baselineTable } from './baseline';

@@ -21,247 +21,29 @@ import { EXISTING_PAGE_NOTE } from '../../protocol/existing-spec';
 import { AFTER_LOAD } from '../../protocol/after-load';
 import { summarizeCloud, type CloudSummary } from '../../protocol/cloud-evidence';
 import { ATTRIBUTION_RULES } from '../../protocol/tail-attribution';
-import { tailsOf, type TailsModel } from './tails';
+import { tailsOf } from './tails';
+import { REPORT_FORMAT, type CeilingModel, type Conditions, type ConfigurationModel, type DenominatorModel, type ReadFigures, type RepeatModel, type RepeatSeries, type ReportModel, type StopsModel } from './model-types';
 import { DEFAULT_DRIFT_LIMIT } from '../../protocol/drift';
-import { INSTRUMENT_LAG_NO_LIMIT_MS, INSTRUMENT_LAG_SHARE, MIN_SAMPLES, type GateCheck, type Reconciliation } from '../../protocol/gates';
+import { INSTRUMENT_LAG_NO_LIMIT_MS, INSTRUMENT_LAG_SHARE, MIN_SAMPLES, type Reconciliation } from '../../protocol/gates';
 import { evaluateRun } from '../../protocol/evaluate';
 import { median } from '../../protocol/percentile';
-import { summarizeRepeats, type ConfigurationSummary, type FigureSummary, type RepeatFigures } from '../../protocol/reporting';
+import { summarizeRepeats, type FigureSummary, type RepeatFigures } from '../../protocol/reporting';
 import { type RunReport } from '../../protocol/run-report';
 import { PROBE_SCENARIOS } from '../../protocol/sample-row';
+import { scheduledPerSecond } from '../../protocol/stream-plan';
 import { serviceBuild, serviceSettingsList } from '../../protocol/service-spec';
 import type { CampaignSpec } from '../../protocol/spec';
 import { DEFAULT_PROBE_P99_MS } from '../../protocol/verdicts';
 import { FREEZE_SLOW_FRACTION, FREEZE_SLOW_US, FREEZE_WORST_US, WINDOW_FACTOR, WINDOW_MIN_BUCKETS } from '../../protocol/detectors';
-import type { DenominatorLeg } from '../records';
-import { dbCpu, summarizeDb, summarizeHost, topWaits, type DbSummary, type HostSummary, type Spread, type WaitShare } from './db-summary';
-import type { AttemptEvidence, AttemptKind, Evidence } from './load';
+import { dbCpu, summarizeDb, summarizeHost, topWaits, type Spread } from './db-summary';
+import type { AttemptEvidence, Evidence } from './load';
 import { notShown } from './not-shown';
-import { summarizeAppNode, type AppNodeSummary } from './app-node';
+import { summarizeAppNode } from './app-node';
 import { measuredConfigurations, measuringSeries } from '../../protocol/variants';
-import { buildVariants, type VariantsModel } from './variants';
-import type { BaselineChoice } from '../records';
-import { buildWarmups, warmupCondition, warmupMethod, type WarmupModel } from './warmups';
-import { buildLadder, buildVariantLadders, type LadderModel, type VariantLadder } from './ladder';
-
-export const REPORT_FORMAT = 'rig-report/1';
-
-export type RepeatStatus = 'passed' | 'failed' | 'not-published' | 'interrupted' | 'not-run';
-
-/** Per-second series of one repeat, for the plots. */
-export interface RepeatSeries {
-  /** Second index from the start of the repeat. */
-  t_s: number[];
-  p50_ms: Array<number | null>;
-  p99_ms: Array<number | null>;
-  offered_rps: number[];
-  delivered_rps: number[];
-  dropped: number[];
-  freeze_seconds: number[];
-  /** [first second, last second + 10) of each window. */
-  windows: Array<[number, number]>;
-}
-
-export interface RepeatModel {
-  /** "batched r2-a1" */
-  id: string;
-  config: string;
-  kind: AttemptKind;
-  repeat: number;
-  attempt: number;
-  dir: string;
-  status: RepeatStatus;
-  /** failed: every failed gate; not-published / interrupted / not-run: why. */
-  reasons: string[];
-  /** For a not-published repeat: the gates that also failed (shown beside why it is not published). */
-  gate_reasons: string[];
-  /** The re-derived report (null when the samples were not analysed). */
-  report: RunReport | null;
-  checks: GateCheck[];
-  db: DbSummary | null;
-  host: HostSummary | null;
-  /** The cloud's own figures of the window (aws only: lib/protocol/cloud-evidence.ts); absent on local repeats. */
-  cloud?: CloudSummary;
-  /**
-   * The app node's host over the window (aws: where the service runs; ./app-node.ts); null when no
-   * sample falls in it, absent on a rig without an app node.
-   */
-  app_node?: AppNodeSummary | null;
-  /**
-   * Its freeze-seconds and windows attributed to vacuum, checkpoint, WAL segment pool or unexplained
-   * (./tails.ts); absent when it has neither, so such a repeat's page is unchanged.
-   */
-  tails?: TailsModel;
-  /** Evidence present for this attempt (names of the files). */
-  files: string[];
-  started_at: string | null;
-  series: RepeatSeries | null;
-  problems: string[];
-}
-
-export interface ReadFigures {
-  endpoint: string;
-  p50_ms: FigureSummary | null;
-  p99_ms: FigureSummary | null;
-  /** Passing repeats whose probe had this endpoint. */
-  repeats: number;
-}
-
-export interface StopsModel {
-  /** Which repeats the diagnostics come from. */
-  basis: 'passing' | 'failed' | 'none';
-  repeats: number;
-  db_sampled: number;
-  host_sampled: number;
-  top_waits: WaitShare[];
-  wal_bytes_per_event: FigureSummary | null;
-  wal_records_per_event: FigureSummary | null;
-  wal_fpi_per_event: FigureSummary | null;
-  wal_mb_per_s: FigureSummary | null;
-  db_cpu_pct: Spread | null;
-  host_cpu_pct: Spread | null;
-  host_iowait_pct: Spread | null;
-  /** The app node's CPU busy (aws); absent on a rig without an app node. */
-  app_node_cpu_pct?: Spread | null;
-}
-
-export interface ConfigurationModel {
-  name: string;
-  kind: 'sustained' | 'rung';
-  events_per_second: number;
-  batch: number;
-  requests_per_second: number;
-  p99_limit_ms: number | null;
-  planned: number;
-  /** Not in the spec: found in the evidence only. */
-  unplanned: boolean;
-  published: boolean;
-  /** Why not published (when not). */
-  why_not: string[];
-  summary: ConfigurationSummary;
-  repeats: RepeatModel[];
-  reads: ReadFigures[];
-  stops: StopsModel;
-  /** Freeze-seconds and windows over the passing repeats: totals and per-repeat range. */
-  freeze_seconds_total: number | null;
-  windows_total: number | null;
-}
-
-export interface CeilingModel {
-  /**
-   * measured: a valid ceiling (0 failed, enough samples, reconciled). invalid: its gate failed (failed
-   * requests, too few samples). not-published: not reconciled, or its evidence disagrees. Neither of
-   * those two is a ceiling: shown as "not a valid ceiling: <why>", and no ratio is computed from it.
-   */
-  status: 'measured' | 'invalid' | 'not-published' | 'interrupted' | 'not-run';
-  why: string[];
-  workers: number;
-  batch: number;
-  seconds: number;
-  dir: string | null;
-  report: RunReport | null;
-  /** Findings noted beside the ceiling without gating it (drift: a ceiling is not a service level). */
-  notes: string[];
-  attempts: RepeatModel[];
-}
-
-export interface DenominatorLegModel extends DenominatorLeg {
-  /** Closed-loop ceiling ev/s over this leg's rows/s (only for verified legs of the ceiling's batch size). */
-  ratio: number | null;
-}
-
-export interface DenominatorModel {
-  legs: DenominatorLegModel[];
-  ceiling_evps: number | null;
-}
-
-export interface StepModel {
-  step: string;
-  status: string;
-  started_at: string;
-  ended_at: string;
-  seconds: number;
-  summary: string;
-}
-
-export interface Conditions {
-  target: string;
-  hardware: string;
-  cost_per_hour: number;
-  /** Where cost_per_hour comes from, when the target priced the rig itself. */
-  cost_source?: string;
-  /** Rig lifetime the cost covers. */
-  billed: { from: string; to: string; hours: number; basis: string } | null;
-  total_cost: number | null;
-  database: Array<[string, string]>;
-  database_source: 'rig.json' | 'spec.json';
-  /** Which build was measured (issue 14): the reference service, or the spec's command or image. */
-  service_build: string;
-  /** Its settings as the spec asked them (the reference service's switches, then env). */
-  service: Array<[string, string]>;
-  /** Its settings as its own /healthz reported them at bring-up (service.json); null when not known. */
-  service_reported: Array<[string, string]> | null;
-  seed: { customers: number; history_rows: number };
-  protocol: string;
-  /** The warm-up before each configuration's first repeat, in one line (report/warmups.ts). */
-  warmup: string;
-  calibration: {
-    calibrated: boolean;
-    cases: Array<{ name: string; passed: boolean; detail: string }>;
-    /** The instrument's floor on the host (calibration case 0); null in files written before it existed. */
-    floor: { samples: number; p50_ms: number; p99_ms: number; p99_limit_ms: number; share_of_limit: number } | null;
-  } | null;
-}
-
-export interface ReportModel {
-  format: typeof REPORT_FORMAT;
-  campaign: {
-    id: string;
-    name: string;
-    target: string;
-    /**
-     * What the page's first line must say before anything else: UNCALIBRATED (calibration was off, so
-     * no verdict on the page is one), DIRTY (leftovers after teardown); null for neither.
-     */
-    banner: string | null;
-    status: string | null;
-    error: string | null;
-    rig: string | null;
-    clean_after: string | null;
-    /** Target "existing" only: what the rig did not do there (provision, teardown, clean-check, watchdog). */
-    deployment?: string;
-  };
-  evidence: { manifest_sha256: string; files: number; bytes: number; unlisted: string[] };
-  dates: { first: string | null; last: string | null; days: string[] };
-  headline: string[];
-  conditions: Conditions;
-  method: string[];
-  configurations: ConfigurationModel[];
-  /**
-   * A ladder campaign's rungs by offered rate (failed ones with their figures), its knee and the wait
-   * profile around it (./ladder.ts); absent on a campaign without a ladder.
-   */
-  ladder?: LadderModel | null;
-  /** A ladder campaign with variants: each variant's ladder and knee, control first (./ladder.ts). */
-  variant_ladders?: VariantLadder[];
-  /** Warm-ups, marked "warm-up, not measured": shown, never counted, gated or pooled. */
-  warmups: WarmupModel[];
-  ceiling: CeilingModel | null;
-  denominator: DenominatorModel | null;
-  steps: StepModel[];
-  unpublished: Array<{ what: string; why: string[] }>;
-  warnings: string[];
-  not_shown: string[];
-  /** Set by compareWithBaseline (report/baseline.ts) when a baseline was given. */
-  baseline?: import('./baseline').BaselineComparison;
-  /**
-   * How the report step chose the baseline (baseline.json), and whether its folder could be compared;
-   * absent for a campaign neither scheduled nor pinned.
-   */
-  baseline_choice?: BaselineChoice & { compared: boolean; problem?: string };
-  /** Control beside each treatment (spec.variants only; ./variants.ts). */
-  variants?: VariantsModel;
-}
+import { buildVariants } from './variants';
+import { buildWarmups, warmupCondition, warmupMethod } from './warmups';
+import { buildLadder, buildVariantLadders } from './ladder';
+export { REPORT_FORMAT };
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 const fmtN = (x: number) => String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -383,7 +165,9 @@ function seriesOf(report: RunReport, a: AttemptEvidence): RepeatSeries | null {
     t_s: ps.map((b) => b.start_s),
     p50_ms: ps.map((b) => ms(b.p50_us)),
     p99_ms: ps.map((b) => ms(b.p99_us)),
+    co_p99_ms: (a.analysis?.ingest.per_second_corrected ?? []).map((b) => ms(b.p99_us)),
     offered_rps: ps.map((b) => b.offered),
+    planned_rps: a.analysis?.ingest.plan && a.analysis.ingest.delivery ? [...scheduledPerSecond(a.analysis.ingest.plan)] : null,
     delivered_rps: ps.map((b) => b.ok),
     dropped: ps.map((b) => b.dropped),
     freeze_seconds: report.freeze_seconds,
@@ -747,7 +531,12 @@ function method(spec: CampaignSpec, configs: ConfigurationModel[]): string[] {
   );
   // Only on a page that has tails to attribute: a page without any reads as before.
   if (configs.some((c) => c.repeats.some((r) => r.tails))) out.push(`Tails attributed: ${ATTRIBUTION_RULES.join(' ')}`);
-  out.push('Latency is done − sent per request (nearest-rank percentiles on exact values); a request belongs to the second of its intended time. Beside each repeat\'s p99 stand its schedule-lag p99 (sent − intended) and its corrected p99 (done − intended).');
+  out.push(
+    'Latency is done − sent per request (nearest-rank percentiles on exact values); a request belongs to the second of its intended time. Beside each repeat\'s p99 stand its schedule-lag p99 (sent − intended), its maximum lag and its late seconds (a request sent later than the p99 limit: the instrument check fails on any), and its corrected p99 (done − intended); freeze-seconds count in either latency.',
+  );
+  out.push(
+    'Delivery is judged against the plan the stream carries (rate, batch, length): every request it scheduled must be answered 2xx in its own second; a short or empty second fails the repeat and is named ("delivered / planned"). A stream without a plan is not judged (never a pass).',
+  );
   if (spec.denominator) out.push('Every throughput figure has a denominator: pgbench on the same database and row shape gives the database\'s own floor; legs whose rows were not verified are not used.');
   return out;
 }

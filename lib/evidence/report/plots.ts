@@ -14,9 +14,8 @@
 //   ladder-latency     p50 and p99 (log scale: a knee is orders of magnitude)
 // Rungs that did not hold are drawn and marked (red diamonds), and the first of them by a line.
 import type { DbSummary } from './db-summary';
-import { laddersShown, type LadderModel, type LadderRung } from './ladder';
-import type { ReportModel, RepeatModel, RepeatSeries } from './model';
-
+import { laddersShown } from './ladder';
+import type { LadderModel, LadderRung, RepeatModel, RepeatSeries, ReportModel } from './model-types';
 export type ChartKind = 'latency' | 'throughput' | 'waits' | 'wal' | 'ladder-throughput' | 'ladder-latency';
 
 export interface Chart {
@@ -46,9 +45,11 @@ export function latencyOption(owner: string, s: RepeatSeries): Record<string, un
   const p99At = new Map(s.t_s.map((t, i) => [t, s.p99_ms[i]]));
   return {
     ...base(`${owner}: latency per second`, 'ms', s.t_s.length),
-    legend: { top: 0, right: 0, data: ['p50', 'p99', 'freeze-second', 'window'] },
+    legend: { top: 0, right: 0, data: ['p50', 'p99', 'corrected p99', 'freeze-second', 'window'] },
     series: [
       { name: 'p50', type: 'line', showSymbol: false, lineStyle: { width: 1 }, data: pairs(s.t_s, s.p50_ms) },
+      // done - intended: a load host that stalled sends late and gets fast answers; only this line shows it
+      { name: 'corrected p99', type: 'line', showSymbol: false, lineStyle: { width: 1, type: 'dotted' }, data: pairs(s.t_s, s.co_p99_ms) },
       {
         name: 'p99',
         type: 'line',
@@ -67,8 +68,10 @@ export function latencyOption(owner: string, s: RepeatSeries): Record<string, un
 export function throughputOption(owner: string, s: RepeatSeries): Record<string, unknown> {
   return {
     ...base(`${owner}: offered vs delivered`, 'requests/s', s.t_s.length),
-    legend: { top: 0, right: 0, data: ['offered', 'delivered (2xx)', 'dropped'] },
+    legend: { top: 0, right: 0, data: [...(s.planned_rps ? ['planned'] : []), 'offered', 'delivered (2xx)', 'dropped'] },
     series: [
+      // The plan's schedule: a second the stream left out is offered nothing, and only this line shows what it should have been.
+      ...(s.planned_rps ? [{ name: 'planned', type: 'line', showSymbol: false, step: 'end', lineStyle: { width: 1, type: 'dotted' }, data: pairs(s.t_s, s.planned_rps) }] : []),
       { name: 'offered', type: 'line', showSymbol: false, step: 'end', lineStyle: { width: 1, type: 'dashed' }, data: pairs(s.t_s, s.offered_rps) },
       { name: 'delivered (2xx)', type: 'line', showSymbol: false, step: 'end', lineStyle: { width: 1 }, data: pairs(s.t_s, s.delivered_rps) },
       { name: 'dropped', type: 'bar', itemStyle: { color: '#d62728' }, data: pairs(s.t_s, s.dropped) },

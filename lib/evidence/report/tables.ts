@@ -8,35 +8,11 @@ import type { Spread } from './db-summary';
 import type { RunReport } from '../../protocol/run-report';
 import type { CloudSummary } from '../../protocol/cloud-evidence';
 import { STEAL_NOTE_PCT, stealNote } from '../../protocol/host-steal';
-import type { LadderModel, LadderRung } from './ladder';
-import { ceilingInvalidity, type ConfigurationModel, type ReportModel, type RepeatModel } from './model';
-
-export interface Row {
-  cells: string[];
-  /** A CSS class for the HTML (passed, failed, not-published, interrupted, not-run). */
-  cls?: string;
-}
-export interface Table {
-  header: string[];
-  rows: Row[];
-}
-
-const DASH = '—';
-
-/** 12345.6 -> "12,346"; 99.87 -> "99.9"; 0.123 -> "0.123". */
-export function num(x: number | null | undefined, digits?: number): string {
-  if (x === null || x === undefined || !Number.isFinite(x)) return DASH;
-  const d = digits ?? (Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : Math.abs(x) >= 1 ? 2 : 3);
-  const s = x.toFixed(d);
-  const [int, frac] = s.split('.');
-  const neg = int.startsWith('-');
-  const body = (neg ? int.slice(1) : int).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${neg ? '-' : ''}${body}${frac ? `.${frac}` : ''}`;
-}
-
-export function ms(x: number | null | undefined): string {
-  return x === null || x === undefined ? DASH : `${num(x, 1)} ms`;
-}
+import { secondRanges } from '../../protocol/second-ranges';
+import { DASH, ms, num, type Row, type Table } from './cells';
+import type { ConfigurationModel, LadderModel, LadderRung, RepeatModel, ReportModel } from './model-types';
+import { ceilingInvalidity } from './model';
+export { DASH, ms, num, type Row, type Table } from './cells';
 
 /** "8.2 ms (7.9–9.0)": the median, then the range when it is one. */
 export function medianRange(f: FigureSummary | null, unit: string, digits = 1): string {
@@ -272,9 +248,31 @@ export function stealText(m: ReportModel): string {
 
 /** Every attempt of one configuration, with its verdict and every failed gate's reason. */
 export function runsTable(c: ConfigurationModel): Table {
-  // Beside the gated p99 (done - sent): how late the generator sent (schedule lag, gated by the
-  // instrument check) and the corrected p99 (done - intended) that a late generator would hide.
-  const header = ['repeat', 'verdict', 'delivered ev/s', 'p50', 'p99', 'schedule lag p99', 'corrected p99', 'worst 10-s p99', 'freeze-s', 'windows', 'drift', 'dropped', 'failed', 'rows (DB / claimed)', 'host steal (max)', 'why'];
+  // Beside the delivered rate: what the plan scheduled and delivered, and the seconds that fell short
+  // (the delivered check). Beside the gated p99 (done - sent): how late the generator sent (schedule
+  // lag p99, its maximum and the late seconds, all gated by the instrument check) and the corrected
+  // p99 (done - intended) that a late generator would hide.
+  const header = [
+    'repeat',
+    'verdict',
+    'delivered ev/s',
+    'delivered / planned',
+    'p50',
+    'p99',
+    'schedule lag p99',
+    'max lag',
+    'late seconds',
+    'corrected p99',
+    'worst 10-s p99',
+    'freeze-s',
+    'windows',
+    'drift',
+    'dropped',
+    'failed',
+    'rows (DB / claimed)',
+    'host steal (max)',
+    'why',
+  ];
   const rows: Row[] = c.repeats.map((r) => {
     const rep = r.report;
     const label = r.attempt ? `r${r.repeat}-a${r.attempt}` : `r${r.repeat}`;
@@ -286,9 +284,12 @@ export function runsTable(c: ConfigurationModel): Table {
         label,
         STATUS_WORD[r.status],
         rep ? num(rep.delivered_rate, 0) : DASH,
+        rep ? deliveryCell(rep) : DASH,
         rep ? ms(rep.p50_ms) : DASH,
         rep ? ms(rep.p99_ms) : DASH,
         rep ? ms(rep.schedule_lag_p99_ms) : DASH,
+        rep ? ms(rep.schedule_lag_max_ms) : DASH,
+        rep ? (rep.late_seconds.length ? `${rep.late_seconds.length} (${secondRanges(rep.late_seconds, 4)})` : '0') : DASH,
         rep ? ms(rep.co_p99_ms) : DASH,
         rep ? ms(rep.worst_10s_p99_ms) : DASH,
         rep ? String(rep.freeze_seconds.length) : DASH,
@@ -304,6 +305,14 @@ export function runsTable(c: ConfigurationModel): Table {
     };
   });
   return { header, rows };
+}
+
+/** The plan-based delivery of one repeat: `3000 / 3000`, with its short seconds, or why it was not judged. */
+function deliveryCell(rep: RunReport): string {
+  const d = rep.delivery;
+  if (!d) return rep.plan ? 'closed loop: no schedule' : 'not judged: no plan';
+  const short = d.short_seconds.length ? `; short s ${secondRanges(d.short_seconds, 4)}` : '';
+  return `${num(d.delivered, 0)} / ${num(d.scheduled, 0)}${short}${rep.plan?.cut_short ? '; cut short' : ''}`;
 }
 
 function rowsOf(r: RepeatModel): string {

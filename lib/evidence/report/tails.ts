@@ -7,36 +7,12 @@ import { isCloudError, type DbLoadFile, type OsMetricsFile } from '../../protoco
 import { diskSecondsFromLocal, diskSecondsFromOs, type DiskSecond, type LocalDiskRow } from '../../protocol/disk-seconds';
 import { logMarkers } from '../../protocol/postgres-log';
 import type { RunReport } from '../../protocol/run-report';
-import { attributeTails, TAIL_CLASSES, walInitSightings, type SampledWaits, type TailClass } from '../../protocol/tail-attribution';
+import { attributeTails, TAIL_CLASSES, walInitSightings, type SampledWaits } from '../../protocol/tail-attribution';
 import type { AttemptEvidence } from './load';
-import { num, type Table } from './tables';
+import { num, type Table } from './cells';
+import type { TailsModel } from './model-types';
 
 const DASH = '—';
-
-export interface TailRowModel {
-  what: 'freeze-second' | 'window';
-  /** Seconds from the load's start, [from, to). */
-  from_s: number;
-  to_s: number;
-  class: TailClass;
-  /** The matching marker lines, shortened: `12:00:03.500 vacuum public.usage_events 3.20 s, ...`. */
-  markers: string[];
-  /** The matching lines as written. */
-  lines: string[];
-  wal_init: string[];
-  disk: { avg_io_kb: number | null; queue_depth: number | null } | null;
-}
-
-export interface TailsModel {
-  counts: Record<TailClass, { seconds: number; windows: number }>;
-  rows: TailRowModel[];
-  /** Where the disk figures come from; null when the repeat has none. */
-  disk_source: DiskSecond['source'] | null;
-  /** postgres.log is in the evidence (without it nothing can be a vacuum or a checkpoint). */
-  postgres_log: boolean;
-  /** Log lines whose time zone could not be read (not placed, not matched). */
-  unplaced_log_lines: number;
-}
 
 function diskOf(a: AttemptEvidence): DiskSecond[] {
   const local = a.disk ? diskSecondsFromLocal(a.disk as LocalDiskRow[]) : [];

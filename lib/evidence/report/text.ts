@@ -1,6 +1,6 @@
 // The At-a-glance table for a terminal (`rig rehearse` ends with it): fixed-width columns, the
 // not-published reasons and why each failed repeat failed under it, and the ceiling beside its denominator. Pure.
-import type { ReportModel } from './model';
+import type { ReportModel } from './model-types';
 import { stealNote } from '../../protocol/host-steal';
 import { ceilingTable, glanceTable, type Table } from './tables';
 

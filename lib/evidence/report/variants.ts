@@ -3,43 +3,13 @@
 // with the database's wait profile of both sides; the order the repeats actually ran in (from their
 // load.json start times, so interleaving is shown as measured, not as planned); and every change of
 // variant with what took effect, read back, and what was restarted (variants/NN-<variant>.json).
-import type { RepeatComparison } from '../../protocol/compare';
 import type { CampaignSpec } from '../../protocol/spec';
 import { measuringSeries, variantNames } from '../../protocol/variants';
-import { kneeWhere, type VariantLadder } from './ladder';
+import { kneeWhere } from './ladder';
+import type { ConfigurationModel, VariantLadder, VariantPair, VariantsModel } from './model-types';
 import { compareConfigurations, comparisonRows, comparisonHeader, waitProfile, waitsRow } from './comparison';
-import type { ConfigurationModel } from './model';
-import type { Row, Table } from './tables';
-
-/** variants/NN-<variant>.json as the page reads it. */
-export interface VariantChange {
-  seq: number;
-  variant: string;
-  at: string;
-  applied: { database: Record<string, string>; service: Record<string, string | undefined>; restarted: { database: string[]; service: boolean } };
-}
-
-export interface VariantPair {
-  /** The spec's configuration. */
-  base: string;
-  treatment: string;
-  comparison: RepeatComparison;
-  /** Top wait events of each side (share of sampled backends), as the "what stops it" table has them. */
-  waits: { control: string; treatment: string };
-}
-
-export interface VariantsModel {
-  order: 'blocks' | 'interleaved';
-  fresh: boolean;
-  control: string;
-  treatments: string[];
-  /** The variant of each sustained repeat attempt, in the order their loads started. */
-  ran: string[];
-  changes: VariantChange[];
-  pairs: VariantPair[];
-  /** A ladder campaign: where each variant's knee fell (the first rung that did not hold), control first. */
-  knees?: Array<{ variant: string; where: string }>;
-}
+import type { VariantChange } from './load';
+import type { Row, Table } from './cells';
 
 export function buildVariants(spec: CampaignSpec, configurations: ConfigurationModel[], changes: VariantChange[], ladders?: VariantLadder[]): VariantsModel | undefined {
   const v = spec.variants;

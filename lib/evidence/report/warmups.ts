@@ -3,32 +3,8 @@
 // figure here reaches a configuration's summary, the At-a-glance table or a baseline. Pure.
 import type { CampaignSpec } from '../../protocol/spec';
 import type { WarmupEvidence } from './load';
-import { ms, num, type Table } from './tables';
-
-export interface WarmupModel {
-  config: string;
-  attempt: number;
-  dir: string;
-  seconds: number | null;
-  rate: number | null;
-  batch: number | null;
-  sent: number | null;
-  ok: number | null;
-  failed: number | null;
-  dropped: number | null;
-  p50_ms: number | null;
-  p99_ms: number | null;
-  max_ms: number | null;
-  freeze_seconds: number[];
-  /** Rows the database holds under the warm-up's own run tag (null: not counted). */
-  rows_reconciled: number | null;
-  /** Acknowledged events == rows in the database, checked against the stream re-derived here. */
-  reconciled: boolean | null;
-  /** The warm-up's own judgement (warmup.json): ok, or why it stopped the campaign. */
-  ok_to_measure: boolean | null;
-  reasons: string[];
-  problems: string[];
-}
+import { ms, num, type Table } from './cells';
+import type { WarmupModel } from './model-types';
 
 const msOf = (us: number | null | undefined) => (us === null || us === undefined ? null : Math.round(us / 10) / 100);
 

@@ -1,0 +1,234 @@
+// The plan a sample stream was measured under, and the schedule it implies. Pure: no I/O (the
+// generator writes the plan into the stream, lib/loadgen/sample-writer.ts; the reader reads it back,
+// lib/loadgen/sample-reader.ts).
+//
+// Without its plan a stream cannot be judged for delivery: a stream with no rows in seconds 10-19, or
+// one that keeps every 10th request, or one that stops at 450 s of a configured 600 s, has nothing in
+// it that says so. So the generator writes its schedule with the samples: a first record
+//   #plan {"v":1,"mode":"open","rate":1000,"batch":10,"seconds":600,"probe_rate":5,"run_tag":"..."}
+// before the CSV header, and, when it closes the stream, a last record
+//   #end {"cut_short":false,"reason":null}
+// Both lie inside the one gzip member the reader checks (CRC-32, length), so they are sealed with the
+// rows. A stream without a `#plan` is an older one (or another tool's): it is read as before, and its
+// delivery is not judged unless the caller gives the plan (`rig analyze --rate R --seconds S`).
+//
+// The schedule is the generator's own (lib/loadgen/generator.ts): request n of the ingest scenario is
+// intended at floor(n x 1e6 / (rate / batch)) µs, probe request k at floor(k x 1e6 / probe_rate) µs
+// with scenario PROBE_SCENARIOS[k mod 3], for every time before `seconds`. A plan of the rig's own
+// (`exact`) therefore names every row a stream may hold; a plan given for a foreign stream names only
+// its window and its rate.
+import { PROBE_SCENARIOS, SCENARIOS, SampleFormatError, type SampleColumns, INGEST } from './sample-row';
+
+export const PLAN_RECORD = '#plan ';
+export const END_RECORD = '#end ';
+export const PLAN_VERSION = 1;
+
+export interface StreamPlan {
+  /** open: a fixed schedule; closed: workers that send as replies come (a ceiling: no ingest schedule). */
+  mode: 'open' | 'closed';
+  /** Offered events per second (open loop); null in a closed loop. */
+  rate: number | null;
+  /** Events per request. */
+  batch: number;
+  /** The configured length of the run, in seconds. */
+  seconds: number;
+  /** Probe requests per second (0: no probe; null: not known, its rows are held to the window only). */
+  probe_rate: number | null;
+  run_tag: string | null;
+  /** The run was stopped before its end (a signal, its parent gone): never a pass. */
+  cut_short: boolean;
+  cut_reason: string | null;
+  /**
+   * stream: the generator's own record; evidence: a campaign's load.json, sealed with a stream older
+   * than the record (both exact: every row must be one of the rig's schedule points); flags: given by
+   * the caller for a foreign stream (its rate and window only).
+   */
+  source: 'stream' | 'evidence' | 'flags';
+}
+
+export class PlanError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PlanError';
+  }
+}
+
+/** The `#plan` line (with its newline) the writer puts before the CSV header. */
+export function formatPlanRecord(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'run_tag'>): string {
+  return `${PLAN_RECORD}${JSON.stringify({ v: PLAN_VERSION, mode: p.mode, rate: p.rate, batch: p.batch, seconds: p.seconds, probe_rate: p.probe_rate, run_tag: p.run_tag })}\n`;
+}
+
+/** The `#end` line (with its newline) the writer puts after the last row when it closes the stream. */
+export function formatEndRecord(cutShort: boolean, reason: string | null): string {
+  return `${END_RECORD}${JSON.stringify({ cut_short: cutShort, reason: reason === null ? null : reason.slice(0, 200) })}\n`;
+}
+
+/**
+ * The plan of a `#plan` record's JSON (the text after `#plan `), checked field by field: a record that
+ * is not exactly one the writer makes is refused, never half-used. The stream is not cut short until
+ * its `#end` record says so (parseEndRecord).
+ */
+export function parsePlanRecord(json: string): StreamPlan {
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    throw new PlanError('the #plan record is not JSON');
+  }
+  if (typeof o !== 'object' || o === null) throw new PlanError('the #plan record is not a JSON object');
+  if (o.v !== PLAN_VERSION) throw new PlanError(`the #plan record has version ${String(o.v)}; this reader knows version ${PLAN_VERSION}`);
+  const mode = o.mode;
+  if (mode !== 'open' && mode !== 'closed') throw new PlanError(`the #plan record's mode must be 'open' or 'closed', got ${JSON.stringify(mode)}`);
+  const plan: StreamPlan = {
+    mode,
+    rate: mode === 'open' ? (o.rate as number) : null,
+    batch: o.batch as number,
+    seconds: o.seconds as number,
+    probe_rate: o.probe_rate as number,
+    run_tag: typeof o.run_tag === 'string' ? o.run_tag : null,
+    cut_short: false,
+    cut_reason: null,
+    source: 'stream',
+  };
+  const why = planProblem(plan);
+  if (why) throw new PlanError(`the #plan record's ${why}`);
+  return plan;
+}
+
+/** The `#end` record's JSON: whether the run was cut short, and why. */
+export function parseEndRecord(json: string): { cut_short: boolean; reason: string | null } {
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    throw new PlanError('the #end record is not JSON');
+  }
+  if (typeof o !== 'object' || o === null || typeof o.cut_short !== 'boolean') throw new PlanError('the #end record must say cut_short: true or false');
+  return { cut_short: o.cut_short, reason: typeof o.reason === 'string' ? o.reason : null };
+}
+
+/** What is wrong with a plan's fields (naming the field), or null. */
+export function planProblem(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate'>): string | null {
+  if (!Number.isInteger(p.batch) || p.batch < 1 || p.batch > 1000) return `batch must be a whole number of events within 1..1000, got ${p.batch}`;
+  if (!(typeof p.seconds === 'number' && Number.isFinite(p.seconds) && p.seconds > 0 && p.seconds <= 7 * 86_400)) return `seconds must be > 0 (at most 7 days), got ${p.seconds}`;
+  if (p.mode === 'open' && !(typeof p.rate === 'number' && Number.isFinite(p.rate) && p.rate > 0 && p.rate / p.batch <= 100_000)) {
+    return `rate must be > 0 events per second (at most 100,000 requests/s), got ${p.rate}`;
+  }
+  if (p.probe_rate !== null && !(typeof p.probe_rate === 'number' && Number.isFinite(p.probe_rate) && p.probe_rate >= 0 && p.probe_rate <= 1000)) {
+    return `probe_rate must be within 0..1000, got ${p.probe_rate}`;
+  }
+  return null;
+}
+
+/** A plan for a foreign stream from the caller's flags (`rig analyze --rate R --batch B --seconds S`). */
+export function flagsPlan(rate: number, batch: number, seconds: number, probeRate = 0): StreamPlan {
+  const plan: StreamPlan = { mode: 'open', rate, batch, seconds, probe_rate: probeRate, run_tag: null, cut_short: false, cut_reason: null, source: 'flags' };
+  const why = planProblem(plan);
+  if (why) throw new PlanError(why);
+  return plan;
+}
+
+/**
+ * The plan of a campaign attempt whose stream predates the `#plan` record, from its load.json (written
+ * by the repeat activity and sealed in the manifest with the stream): null when it lacks a field.
+ */
+export function evidencePlan(load: { mode?: 'open' | 'closed'; rate?: number; batch?: number; seconds?: number; run_tag?: string; cut_short?: boolean; cut_reason?: string }): StreamPlan | null {
+  if (!load.mode || load.batch === undefined || load.seconds === undefined || (load.mode === 'open' && load.rate === undefined)) return null;
+  const plan: StreamPlan = {
+    mode: load.mode,
+    rate: load.mode === 'open' ? (load.rate as number) : null,
+    batch: load.batch,
+    seconds: load.seconds,
+    probe_rate: null,
+    run_tag: load.run_tag ?? null,
+    cut_short: load.cut_short ?? false,
+    cut_reason: load.cut_reason ?? null,
+    source: 'evidence',
+  };
+  return planProblem(plan) ? null : plan;
+}
+
+// ---- the schedule ----
+
+/** The run's window in µs: every scheduled time is before it. */
+export function windowUs(p: Pick<StreamPlan, 'seconds'>): number {
+  return Math.round(p.seconds * 1e6);
+}
+
+/** The run's length in whole seconds: the 1-s buckets the plan covers (a 0.5-s warm-up is 1). */
+export function planSeconds(p: Pick<StreamPlan, 'seconds'>): number {
+  return Math.ceil(windowUs(p) / 1e6);
+}
+
+/** Requests per second of the ingest schedule (0 for a closed loop), computed as the generator does. */
+export function requestRate(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch'>): number {
+  return p.mode === 'open' && p.rate !== null ? p.rate / p.batch : 0;
+}
+
+/** Intended time of request n of a schedule at `rate` requests per second (the generator's formula). */
+export function scheduledUs(rate: number, n: number): number {
+  return Math.floor((n * 1e6) / rate);
+}
+
+/** How many n >= 0 have scheduledUs(rate, n) < durationUs: the requests a schedule holds. */
+export function countBefore(rate: number, durationUs: number): number {
+  let n = Math.ceil((durationUs * rate) / 1e6);
+  while (n > 0 && scheduledUs(rate, n - 1) >= durationUs) n--;
+  while (scheduledUs(rate, n) < durationUs) n++;
+  return n;
+}
+
+/** The request number whose intended time is exactly t, or -1 when no request of the schedule is at t. */
+export function scheduleIndex(rate: number, t: number): number {
+  const guess = Math.floor((t * rate) / 1e6);
+  for (let n = Math.max(0, guess - 2); n <= guess + 2; n++) if (scheduledUs(rate, n) === t) return n;
+  return -1;
+}
+
+/** Ingest requests the plan schedules in each second [0, planSeconds): what must be delivered there. */
+export function scheduledPerSecond(p: StreamPlan): Int32Array {
+  const d = planSeconds(p);
+  const out = new Int32Array(d);
+  const rate = requestRate(p);
+  if (rate === 0) return out;
+  const total = countBefore(rate, windowUs(p));
+  // Second s holds the n with floor(n*1e6/rate) in [s*1e6, (s+1)*1e6): count the boundaries, not each n.
+  let prev = 0;
+  for (let s = 0; s < d; s++) {
+    const upto = Math.min(total, countBefore(rate, (s + 1) * 1e6));
+    out[s] = upto - prev;
+    prev = upto;
+  }
+  return out;
+}
+
+/**
+ * Refuses the first row (in stream order) that the plan did not schedule, naming its line: a row at or
+ * after the end of the window, and, for a plan of the rig's own, an open-loop ingest row or a probe row
+ * that is not at one of the schedule's times (or a probe row of the wrong endpoint for its time). A
+ * stray row is never allowed to stretch the run (the drift thirds, the per-second series) or to stand
+ * in for a request that was not sent.
+ */
+export function refuseOffSchedule(cols: SampleColumns, p: StreamPlan): void {
+  const end = windowUs(p);
+  const rr = requestRate(p);
+  const exact = p.source !== 'flags';
+  for (let i = 0; i < cols.length; i++) {
+    const t = cols.intended[i];
+    const code = cols.scenario[i];
+    const line = i + cols.firstRowLine;
+    const name = SCENARIOS[code];
+    if (t >= end) throw new SampleFormatError(line, `${name} row intended at ${t} µs, after the plan's ${p.seconds} s: a row outside the schedule`);
+    if (!exact) continue;
+    if (code === INGEST) {
+      if (p.mode === 'open' && scheduleIndex(rr, t) < 0) {
+        throw new SampleFormatError(line, `ingest row intended at ${t} µs is not on the plan's schedule (${rr} requests/s: request n at floor(n x 1e6 / ${rr}) µs): a row outside the schedule`);
+      }
+    } else if (p.probe_rate !== null) {
+      const k = p.probe_rate > 0 ? scheduleIndex(p.probe_rate, t) : -1;
+      if (k < 0) throw new SampleFormatError(line, `${name} row intended at ${t} µs is not on the plan's probe schedule (${p.probe_rate} requests/s): a row outside the schedule`);
+      const want = PROBE_SCENARIOS[k % PROBE_SCENARIOS.length];
+      if (want !== name) throw new SampleFormatError(line, `${name} row intended at ${t} µs: the plan's probe request ${k} at that time is ${want}: a row outside the schedule`);
+    }
+  }
+}

@@ -1,0 +1,149 @@
+// test-mode: unit
+// The damaged streams of issue 25, each fed through the real reader and the one verdict function
+// (evaluateRun, what `rig analyze`, `rig measure` and the campaign's repeat call), with the database's
+// counts as they really are: each fails for its own reason or is refused, and the undamaged stream
+// keeps its PASS.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { SampleFileError } from '../../lib/loadgen/sample-reader';
+import { verdictLine } from '../../lib/protocol/run-report';
+import { flagsPlan } from '../../lib/protocol/stream-plan';
+import type { Evaluation } from '../../lib/protocol/evaluate';
+import { cutEnd, delayBurst, duplicateRow, judgeStream, keepEvery, makeStream, overflowColumn, removeSecond, strayRow, withoutPlan, type Stream } from './planned-stream';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-hostile-'));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** 1,000 ev/s in requests of 10 for 30 s: 3,000 requests. */
+const base = () => makeStream({ rate: 1000, batch: 10, seconds: 30 });
+const failed = (e: Evaluation) => e.verdict.ingest.checks.filter((c) => c.passed === false).map((c) => c.name);
+const check = (e: Evaluation, name: string) => e.verdict.ingest.checks.find((c) => c.name === name);
+
+async function refused(s: Stream, re: RegExp): Promise<void> {
+  await assert.rejects(judgeStream(dir, s), (e: unknown) => {
+    assert.ok(e instanceof SampleFileError, String(e));
+    assert.match(e.message, re);
+    return true;
+  });
+}
+
+test('the undamaged stream passes, and reports its plan, its delivery and its lateness', async () => {
+  const e = await judgeStream(dir, base());
+  assert.equal(e.verdict.state, 'PASS', verdictLine(e.report));
+  assert.deepEqual(e.report.delivery, { scheduled: 3000, delivered: 3000, short_seconds: [], empty_seconds: [] });
+  assert.equal(e.report.plan?.seconds, 30);
+  assert.deepEqual(e.report.late_seconds, []);
+  assert.ok((e.report.schedule_lag_max_ms ?? 99) < 1);
+  assert.match(check(e, 'delivered')?.detail ?? '', /^delivered 3000 of 3000 scheduled requests \(1000 ev\/s, batch 10, 30 s\), every second$/);
+});
+
+test('missing requests fail "not delivered", naming the seconds: a gap, every 10th kept, a run cut at 450 of 600 s', async () => {
+  const gap = base();
+  let s = gap;
+  for (let sec = 10; sec < 20; sec++) s = removeSecond(s, sec);
+  const g = await judgeStream(dir, s);
+  assert.equal(g.verdict.state, 'FAIL');
+  assert.deepEqual(failed(g), ['delivered']);
+  assert.equal(g.report.delivered_rate, 666.667);
+  assert.match(g.verdict.reasons[0], /^not delivered: delivered 2000 of 3000 scheduled requests .*; 10 short seconds at 10-19 \(10 empty: 10-19\)$/);
+  assert.deepEqual(g.report.delivery?.short_seconds, [10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+
+  const tenth = await judgeStream(dir, keepEvery(base(), 10));
+  assert.equal(tenth.verdict.state, 'FAIL');
+  assert.ok(failed(tenth).includes('delivered'));
+  assert.equal(tenth.report.delivery?.short_seconds.length, 30);
+
+  // a Ctrl-C'd `rig measure` at 450 s of 600 s: its #end says cut short; edited to say otherwise, its
+  // missing seconds still fail it
+  const long = makeStream({ rate: 10, batch: 1, seconds: 600 });
+  const cut = await judgeStream(dir, cutEnd(long, 450, true));
+  assert.equal(cut.verdict.state, 'CUT SHORT');
+  assert.match(check(cut, 'delivered')?.detail ?? '', /; cut short \(SIGINT\) before the plan's 600 s: never a pass$/);
+  const hidden = await judgeStream(dir, cutEnd(long, 450, false));
+  assert.equal(hidden.verdict.state, 'FAIL');
+  assert.equal(hidden.report.delivered_rate, 7.5);
+  assert.match(hidden.verdict.reasons[0], /150 short seconds at 450-599/);
+});
+
+test('a stream without a plan is read, and its delivery is not judged: NOT JUDGED (no plan), never PASS', async () => {
+  const e = await judgeStream(dir, withoutPlan(base()));
+  assert.equal(e.verdict.state, 'NOT JUDGED');
+  assert.equal(check(e, 'delivered')?.passed, null);
+  assert.match(check(e, 'delivered')?.detail ?? '', /^delivery not judged: no plan/);
+  assert.match(verdictLine(e.report), /^NOT JUDGED \(no plan\): /);
+  // its plan given from the flags judges it: undamaged passes, a gap fails
+  const flags = flagsPlan(1000, 10, 30);
+  assert.equal((await judgeStream(dir, withoutPlan(base()), { plan: flags })).verdict.state, 'PASS');
+  const gap = await judgeStream(dir, withoutPlan(removeSecond(base(), 7)), { plan: flags });
+  assert.match(gap.verdict.reasons[0], /^not delivered: .*1 short second at 7 \(1 empty: 7\)$/);
+});
+
+test('one stray row cannot defeat the drift gate: it is refused, naming its line; probe rows the same', async () => {
+  // latency rising from 5 to 45 ms over the run: drift fails
+  const rising = makeStream({ rate: 1000, batch: 10, seconds: 30, latencyMs: (_n, s) => 5 + (40 * s) / 29 });
+  const d = await judgeStream(dir, rising);
+  assert.deepEqual(failed(d), ['drift']);
+  // one fast row at 100 s: outside the 30-s plan; one between two scheduled times: off the schedule
+  await refused(strayRow(rising, 100_000_000), /line 3003: ingest row intended at 100000000 µs, after the plan's 30 s: a row outside the schedule/);
+  await refused(strayRow(rising, 5_000_001), /ingest row intended at 5000001 µs is not on the plan's schedule .*a row outside the schedule/);
+  const probe = makeStream({ rate: 1000, batch: 10, seconds: 30, probeRate: 1 });
+  await refused({ ...probe, rows: [...probe.rows, { scenario: 'probe:invoices', intended_us: 100e6, sent_us: 100e6, done_us: 100e6 + 1, status: 200, events: 0, quantity: 0 }] }, /after the plan's 30 s/);
+  // without a plan, --seconds is the run's length, not a minimum: the stray row is refused too
+  await assert.rejects(judgeStream(dir, withoutPlan(strayRow(rising, 100_000_000)), { durationS: 30 }), /after the run's 30 s \(--seconds\): a row outside the run/);
+});
+
+test('thirds too small for a p99 are not judgeable: NOT JUDGED, not a pass nor the service\'s fault', async () => {
+  // 40 requests/s for 6 s: thirds of 2 s hold 80 samples each (and 240 samples fail their own check)
+  const thin = await judgeStream(dir, makeStream({ rate: 40, batch: 1, seconds: 6 }), { minSamples: 200 });
+  assert.equal(thin.verdict.state, 'NOT JUDGED', verdictLine(thin.report));
+  assert.equal(check(thin, 'drift')?.passed, null);
+  assert.match(check(thin, 'drift')?.detail ?? '', /^not judgeable: a third has too few samples for a p99 \(first 80, last 80; 100 needed\)$/);
+  assert.match(verdictLine(thin.report), /^NOT JUDGED \(drift not judgeable\)/);
+});
+
+test('a stalled generator is never a pass: a 5.9-s freeze and a 3-s one fail the instrument, naming the late seconds', async () => {
+  // 590 requests due in 5.9 s of a 600-s run leave at its end in one burst, each answered in ~5 ms
+  const stalled = await judgeStream(dir, delayBurst(makeStream({ rate: 1000, batch: 10, seconds: 600 }), 20, 5.9));
+  assert.equal(stalled.verdict.state, 'FAIL');
+  assert.deepEqual(failed(stalled), ['instrument']);
+  assert.ok((stalled.report.schedule_lag_p99_ms ?? 99) < 1, 'the p99 alone passes: 590 of 60,000 requests is under 1 %');
+  assert.ok((stalled.report.schedule_lag_max_ms ?? 0) > 5800);
+  assert.deepEqual(stalled.report.late_seconds, [20, 21, 22, 23, 24, 25]);
+  assert.match(stalled.verdict.reasons[0], /^instrument late: .*max 5900 ms > 50 ms \(the p99 limit\), late seconds 20-25; /);
+  // the corrected latency (intended -> done) shows the stall as freeze-seconds; done - sent does not
+  assert.deepEqual(stalled.report.freeze_seconds, [20, 21, 22, 23, 24, 25]);
+  const host = await judgeStream(dir, delayBurst(makeStream({ rate: 200, batch: 1, seconds: 60 }), 40, 3));
+  assert.deepEqual(failed(host), ['instrument']);
+  assert.deepEqual(host.report.late_seconds, [40, 41, 42]);
+});
+
+test('the probe\'s lateness is judged like ingest\'s', async () => {
+  const s = makeStream({ rate: 1000, batch: 10, seconds: 30, probeRate: 2 });
+  const late = { ...s, rows: s.rows.map((r) => (r.scenario !== 'ingest' && r.intended_us === 10e6 ? { ...r, sent_us: r.intended_us + 400_000, done_us: r.intended_us + 403_000 } : r)) };
+  const e = await judgeStream(dir, late);
+  assert.deepEqual(failed(e), ['instrument']);
+  assert.match(e.verdict.reasons[0], /; probe schedule lag p99 .* max 400 ms > 50 ms \(the p99 limit\), late seconds 10;/);
+  assert.equal(e.report.probe_schedule_lag_max_ms, 400);
+});
+
+test('without a threshold a 10-s-per-request run is NOT JUDGED (no threshold), never PASS', async () => {
+  const slow = await judgeStream(dir, makeStream({ rate: 100, batch: 1, seconds: 12, latencyMs: () => 10_000 }), { p99LimitMs: null });
+  assert.equal(slow.verdict.state, 'NOT JUDGED');
+  assert.match(verdictLine(slow.report), /^NOT JUDGED \(no threshold\)/);
+});
+
+test('rows written twice and a wrapping column are refused, naming the line', async () => {
+  await refused(duplicateRow(base(), 41), /line 45: duplicate row: ingest at intended_us 410000 is already on line 44/);
+  await refused(overflowColumn(base(), 9), /line 12: events 4294967306 does not fit its column/);
+  const row = (i: number, o: Partial<Stream['rows'][number]>): Stream => {
+    const s = base();
+    s.rows[i] = { ...s.rows[i], ...o };
+    return s;
+  };
+  await refused(row(3, { events: 2 ** 31 }), /line 6: events 2147483648 does not fit its column/);
+  await refused(row(4, { events: 0 }), /line 7: a 2xx ingest row must carry 1 to 1000 events, got 0/);
+  await refused(row(5, { quantity: 0 }), /line 8: a 2xx ingest row's quantity 0 is less than its 10 events/);
+});
