@@ -58,7 +58,10 @@ export type VerdictState = 'PASS' | 'FAIL' | 'UNRECONCILED' | 'NOT JUDGED' | 'CU
 // Each state's exit code (rig measure, rig analyze) is client/exit-codes.ts VERDICT_EXIT_CODE.
 
 export interface RepeatVerdict {
-  /** Every ingest check that was made passed and the probe is not DEGRADED (reconciled or not: see state). */
+  /**
+   * Counts as a pass: every ingest check that was made passed, the probe is not DEGRADED, and nothing
+   * that decides a pass went unchecked (state not NOT JUDGED). Reconciled or not: see state.
+   */
   passed: boolean;
   state: VerdictState;
   /** The run was cut short (signal, parent gone): it is recorded, never counted as a repeat. */
@@ -72,8 +75,14 @@ export interface RepeatVerdict {
 export function repeatVerdict(ingest: GateVerdict, probe: ProbeVerdict, interrupted = false): RepeatVerdict {
   const reasons = [...ingest.reasons, ...probe.reasons.map((r) => `probe ${r}`)];
   if (interrupted) reasons.push('interrupted: the run was cut short before its end');
-  const passed = ingest.passed && probe.state !== 'DEGRADED' && !interrupted;
-  const state: VerdictState = interrupted ? 'CUT SHORT' : !passed ? 'FAIL' : notJudged(ingest).length ? 'NOT JUDGED' : ingest.reconciled ? 'PASS' : 'UNRECONCILED';
+  const checksPassed = ingest.passed && probe.state !== 'DEGRADED' && !interrupted;
+  const unjudged = notJudged(ingest);
+  const state: VerdictState = interrupted ? 'CUT SHORT' : !checksPassed ? 'FAIL' : unjudged.length ? 'NOT JUDGED' : ingest.reconciled ? 'PASS' : 'UNRECONCILED';
+  // NOT JUDGED is not a pass: a campaign never counts it towards "held" (a drift third too small
+  // for a p99 would otherwise let a repeat that was never judged hold a configuration). Its reason
+  // says why, and blames nothing on the service.
+  if (state === 'NOT JUDGED') reasons.push(`not judged: ${unjudged.join(', ')} (not a pass, not the service's fault)`);
+  const passed = checksPassed && unjudged.length === 0;
   return { passed, state, interrupted, ingest, probe, reasons };
 }
 

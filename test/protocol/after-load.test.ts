@@ -7,12 +7,12 @@ import { analyzeSamples } from '../../lib/protocol/analysis';
 import { evaluateRun } from '../../lib/protocol/evaluate';
 import { summarizeRepeat } from '../../lib/protocol/repeat-summary';
 import { VerdictSchema } from '../../lib/evidence/records';
-import { cols, second } from './fixtures';
+import { plan, planned, second } from './fixtures';
 
 function passing() {
   const rows = [];
   for (let s = 0; s < 12; s++) rows.push(...second(s, 100, () => 5));
-  const a = analyzeSamples(cols(rows));
+  const a = analyzeSamples(planned(rows, plan(100, 1, 12)));
   return evaluateRun(a, { p99LimitMs: 50, reconciliation: { rows_written: a.ingest.events_claimed, quantity_gained: a.ingest.quantity_claimed } });
 }
 

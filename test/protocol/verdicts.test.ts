@@ -141,7 +141,8 @@ test('no threshold, no PASS: a sustained repeat without a p99 limit is NOT JUDGE
   const reconciliation = { rows_written: a.ingest.events_claimed, quantity_gained: a.ingest.quantity_claimed };
   const nj = evaluateRun(a, { reconciliation });
   assert.equal(nj.verdict.state, 'NOT JUDGED');
-  assert.equal(nj.verdict.passed, true, 'every check that ran passed');
+  assert.equal(nj.verdict.passed, false, 'every check that ran passed, and still it does not count as a pass');
+  assert.match(nj.verdict.reasons.join('; '), /not judged: no threshold \(not a pass, not the service's fault\)/);
   assert.equal(VERDICT_EXIT_CODE[nj.verdict.state], 4);
   assert.equal(
     verdictLine(nj.report),
