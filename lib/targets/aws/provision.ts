@@ -91,7 +91,7 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
   const n = rigNames(campaignId);
   const now = new Date();
   // Before the first create: everything AWS could refuse later, once the database is billing.
-  const pre = await preflightAws(c, aws, onProgress);
+  const pre = await preflightAws(c, aws, onProgress, { makeServiceLinkedRole: true });
   const existing = await findRigResources(c, campaignId);
   const have = (kind: RigResourceKind): FoundResource | undefined => existing.find((r) => r.kind === kind);
   let reused = existing.length > 0;
