@@ -75,7 +75,7 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
         db: { ...spec.database },
         service: serviceLaunch(spec.service),
         // The expiry tag: the watchdog's deadline as armed just before provisioning.
-        ...(spec.aws ? { aws: { spec: spec.aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString() } } : {}),
+        ...(spec.aws ? { aws: { spec: spec.aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString(), lifetimeMinutes: spec.watchdogMinutes } } : {}),
         ...(spec.existing ? { existing: spec.existing } : {}),
         ...(spec.local ? { local: spec.local } : {}),
         ...(variantRuns(spec).length ? { variantRuns: variantRuns(spec) } : {}),

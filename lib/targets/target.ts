@@ -58,7 +58,8 @@ export interface RigParameters {
   db?: DbParameters;
   service?: ServiceParameters;
   /** The AWS target's: the spec's aws block and when the rig expires (the expiry tag); the local target ignores it. */
-  aws?: { spec: AwsSpec; expiresAt: string };
+  /** lifetimeMinutes: the spec's watchdogMinutes, each node's own deadline until it reads its rig:expires tag (lib/targets/aws/user-data.ts). */
+  aws?: { spec: AwsSpec; expiresAt: string; lifetimeMinutes?: number };
   /** The local target's: the spec's `local` block (rdsFidelity: a cluster that refuses what RDS refuses). */
   local?: LocalSpec;
   /** The existing target's: the service's URL and where the database's URLs are read (connect makes nothing). */

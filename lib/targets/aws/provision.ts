@@ -37,7 +37,7 @@ import { writeAwsRecord } from './record';
 import { ensureRigSecret } from './secrets';
 import { rigTags as tags } from './tags';
 import { renderUserData } from './user-data';
-import { waitFor } from './wait';
+import { eventually, waitFor } from './wait';
 
 
 /** Enhanced Monitoring's interval, seconds: the finest RDS offers, for the per-repeat OS figures. */
@@ -78,16 +78,19 @@ async function latestAmazonLinux(c: AwsClients, arch: string): Promise<{ imageId
 export async function provisionAws(campaignId: string, params: RigParameters, onProgress: ProgressFn = () => {}, opts: { pkg?: RigPackage } = {}): Promise<ProvisionResult> {
   if (!params.aws) throw new Error('the aws target needs the spec\'s aws block (RigParameters.aws)');
   const { spec: aws, expiresAt } = params.aws;
+  // The nodes' own deadline until they read their rig:expires tag: the spec's watchdog minutes (the
+  // same in every attempt, as RunInstances' ClientToken needs); a caller without it, the minutes to expiresAt.
+  const lifetimeMinutes = params.aws.lifetimeMinutes ?? Math.max(1, Math.ceil((Date.parse(expiresAt) - Date.now()) / 60_000));
   const c = awsClients(aws.region);
   try {
     // A container image (service.run.image) needs Docker on the app node: its user data installs it.
-    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg, Boolean(params.service?.run?.image));
+    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg, Boolean(params.service?.run?.image), lifetimeMinutes);
   } finally {
     c.destroy();
   }
 }
 
-async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined, docker = false): Promise<ProvisionResult> {
+async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined, docker: boolean, lifetimeMinutes: number): Promise<ProvisionResult> {
   const n = rigNames(campaignId);
   const now = new Date();
   // Before the first create: everything AWS could refuse later, once the database is billing.
@@ -212,7 +215,9 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
   const launchTags = (kind: RigResourceKind, name: string) => tags(campaignId, kind, name, expiresAt, now).filter((t) => t.Key !== CREATED_TAG && t.Key !== EXPIRES_TAG);
   const stamp = async (id: string, created: boolean) => {
     const extra = [{ Key: EXPIRES_TAG, Value: expiresAt }, ...(created ? [{ Key: CREATED_TAG, Value: now.toISOString() }] : [])];
-    await c.ec2.send(new CreateTagsCommand({ Resources: [id], Tags: extra }));
+    // EC2 is eventually consistent: an instance RunInstances just returned can be unknown to CreateTags
+    // for a while (InvalidInstanceID.NotFound), and a node without rig:expires is one the reaper would pass over.
+    await eventually(`stamping ${id} with ${EXPIRES_TAG}`, () => c.ec2.send(new CreateTagsCommand({ Resources: [id], Tags: extra })), ['InvalidInstanceID.NotFound'], onProgress);
   };
   const node = async (kind: 'app-node' | 'load-node', name: string, instanceType: string, clientToken: string): Promise<string> => {
     const found = have(kind);
@@ -222,7 +227,7 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
       return found.id;
     }
     onProgress(`launching ${kind} ${name} (${instanceType}) in ${aws.zone}`);
-    const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { docker }));
+    const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { docker, lifetimeMinutes }));
     const { imageId, rootDevice } = await latestAmazonLinux(c, architectureOf(instanceType));
     const r = await whileIamPropagates(`launching ${kind} ${name}`, () => c.ec2.send(
       new RunInstancesCommand({
@@ -234,6 +239,11 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
         Placement: { AvailabilityZone: aws.zone },
         SecurityGroupIds: [nodesSg],
         IamInstanceProfile: { Arn: boot.instanceProfileArn },
+        // Its own dead-man switch (user-data.ts): a poweroff from inside terminates it, and it reads its
+        // rig:expires tag from instance metadata (IMDSv2 only). Tags in metadata allow only keys of
+        // letters, digits and + - = . , _ : @ (no '/', no space): the rig's are Name and rig:*.
+        InstanceInitiatedShutdownBehavior: 'terminate',
+        MetadataOptions: { HttpEndpoint: 'enabled', HttpTokens: 'required', InstanceMetadataTags: 'enabled' },
         UserData: Buffer.from(userData, 'utf8').toString('base64'),
         BlockDeviceMappings: [{ DeviceName: rootDevice, Ebs: { VolumeSize: ROOT_VOLUME_GB, VolumeType: 'gp3', DeleteOnTermination: true } }],
         TagSpecifications: [
