@@ -87,6 +87,11 @@ export interface TeardownInput extends CampaignRef {
 }
 
 /** The watchdog's deadline moved: re-tag the rig's expiry (Target.extendExpiry). */
+/** nodeConsoleTail's answer: the rig's hosts' console tails (bounded), or none where the target has no hosts. */
+export interface NodeConsoleTail {
+  tail?: string;
+}
+
 export interface RetagExpiryInput extends CampaignRef {
   target: TargetName;
   /** The new deadline, ISO 8601. */

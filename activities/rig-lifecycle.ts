@@ -9,7 +9,8 @@ import type { RigHandle } from '../lib/protocol/campaign-result';
 import { serviceBuild, serviceLaunch, serviceSettingsList, variantRuns } from '../lib/protocol/service-spec';
 import type { CampaignSpec } from '../lib/protocol/spec';
 import type { CleanCheckResult, Hardware, Leftover } from '../lib/targets/target';
-import type { CleanCheckInput, CleanCheckOutput, ProvisionInput, RetagExpiryInput, StepSummary, TeardownInput } from './contract';
+import type { CleanCheckInput, CleanCheckOutput, NodeConsoleTail, ProvisionInput, RetagExpiryInput, StepSummary, TeardownInput } from './contract';
+import type { TargetName } from '../lib/protocol/spec';
 import { activityTaskQueue, heartbeat } from './context';
 import { defaultDeps } from './default-deps';
 import type { ActivityDeps } from './deps';
@@ -135,8 +136,22 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
     await targetFor(input.target).extendExpiry(input.campaignId, input.expiresAt);
   }
 
-  return { cleanCheck, provisionRig, rigHandle, teardownRig, retagRigExpiry };
+  /**
+   * When no worker on the rig's own hosts took a step: what their consoles say (the campaign's failure
+   * carries it). Read-only; a failed read is part of the answer, never a failure of its own.
+   */
+  async function nodeConsoleTail(input: { campaignId: string; target: TargetName }): Promise<NodeConsoleTail> {
+    const read = targetFor(input.target).nodeConsole;
+    if (!read) return {};
+    try {
+      return { tail: await read(input.campaignId) };
+    } catch (err) {
+      return { tail: `the nodes' consoles could not be read: ${(err as Error).message.slice(0, 300)}` };
+    }
+  }
+
+  return { cleanCheck, provisionRig, rigHandle, teardownRig, retagRigExpiry, nodeConsoleTail };
 }
 
 /** Bound to the real targets, for in-process callers (`rig step`, tests). */
-export const { cleanCheck, provisionRig, rigHandle, teardownRig, retagRigExpiry } = rigLifecycleActivities(defaultDeps);
+export const { cleanCheck, provisionRig, rigHandle, teardownRig, retagRigExpiry, nodeConsoleTail } = rigLifecycleActivities(defaultDeps);

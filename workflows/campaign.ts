@@ -90,6 +90,12 @@ const APP_NODE_PATCH = 'app-node-evidence-after-each-repeat';
 const SEARCH_ATTRIBUTES_PATCH = 'search-attributes-each-on-its-own';
 /** The report step's comparison with a baseline sets RigRegressed. */
 const REGRESSED_PATCH = 'rig-regressed-search-attribute';
+/**
+ * A step on the rig's own hosts (aws: prepare on the load node, the service on the app node) that no
+ * worker took fails carrying what those hosts said on their serial consoles (nodeConsoleTail), so a
+ * node that never came up says why in the campaign's own failure.
+ */
+const NODE_CONSOLE_PATCH = 'no-worker-carries-node-console';
 /** How long a teardown on the host queue may wait for that host's worker (a deploy, a restart): its retry window. */
 const TEARDOWN_WORKER_WAIT = '50 minutes';
 
@@ -352,13 +358,20 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
         workerWait,
       );
     const data = (opts: Partial<ActivityOptions>) => on(theRig.dataQueue, opts);
+    /** No worker on the rig's hosts took `call`: the failure carries their consoles (NODE_CONSOLE_PATCH). */
+    const seeingNodes = <T>(call: () => Promise<T>) => () =>
+      call().catch(async (err: unknown) => {
+        if (!(err instanceof ApplicationFailure && err.type === 'NoWorker') || !patched(NODE_CONSOLE_PATCH)) throw err;
+        const { tail } = await machine({ startToCloseTimeout: '2 minutes' }).nodeConsoleTail({ campaignId, target: spec.target });
+        throw tail ? ApplicationFailure.nonRetryable(`${err.message}. The nodes' serial consoles (EC2 GetConsoleOutput), last lines:\n${tail}`, 'NoWorker') : err;
+      });
     // A rig made whole on its own hosts (AWS): the database from the load node, the service on the app node.
     const appQueue = theRig.appQueue;
     if (appQueue) {
-      await step('prepare', () => data({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute' }).prepareRig({ campaignId, rig: theRig }), (r) => r.summary);
+      await step('prepare', seeingNodes(() => data({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute' }).prepareRig({ campaignId, rig: theRig })), (r) => r.summary);
       // The same object as before issue 14 for the reference service without env: only the activity's input, never a command, changes.
       const service = serviceLaunch(spec.service);
-      const started = await step('service', () => on(appQueue, { startToCloseTimeout: '5 minutes' }).startRigService({ campaignId, rig: theRig, service }), (r) => r.summary);
+      const started = await step('service', seeingNodes(() => on(appQueue, { startToCloseTimeout: '5 minutes' }).startRigService({ campaignId, rig: theRig, service })), (r) => r.summary);
       theRig = { ...theRig, serviceUrl: started.serviceUrl };
       rig = theRig;
     }

@@ -246,6 +246,12 @@ export interface Target {
    */
   extendExpiry(campaignId: string, expiresAt: string): Promise<void>;
   /**
+   * What the rig's own hosts said on their consoles, bounded (AWS: GetConsoleOutput's tail of each
+   * node): when no worker on them took a step, the campaign's failure carries it. Absent where the
+   * rig has no hosts of its own.
+   */
+  nodeConsole?(campaignId: string): Promise<string>;
+  /**
    * A variant's settings on the live rig (issue 13): database parameters and the service's switches,
    * restarting what must restart, read back from where they took effect. Absent on a target that
    * cannot change them between repeats (the spec check refuses variants there).

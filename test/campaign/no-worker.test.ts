@@ -48,3 +48,28 @@ test('no worker on the data-plane queue: bring-up fails after workerWaitSeconds,
   const teardown = doubles.calls.find((c) => c.name === 'teardownRig')!.scheduledMs;
   assert.ok(teardown - provisioned <= 60_000, `failed after ${((teardown - provisioned) / 1000).toFixed(1)} s, not never`);
 });
+
+test('an AWS-shaped rig whose nodes never come up: prepare fails after workerWaitSeconds carrying the nodes\' console tail; teardown runs', { timeout: 120_000 }, async () => {
+  const console = 'load-node i-0abc: \nrig bootstrap: s3 get-object packages/x/rig.tgz failed 8 times (last exit 254): giving up\nrig bootstrap: FAILED at line 97 (exit 254)';
+  const doubles = activityDoubles({ dataQueue: 'rig-aws-data-nobody', nodes: { appQueue: 'rig-aws-app-nobody', console } });
+  const [control, host] = await Promise.all(['rig', doubles.hostQueue].map((taskQueue) => doubleWorker(env.nativeConnection, taskQueue, doubles.activities)));
+  const run = env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: 'no-node-worker', args: [{ ...PROFILES.rehearsal, workerWaitSeconds: 5 }] });
+  const result = await control.runUntil(host.runUntil(
+    run.then(
+      () => assert.fail('a campaign whose nodes never come up must fail'),
+      (err: unknown) => {
+        assert.ok(err instanceof WorkflowFailedError, String(err));
+        return (err.cause as { details?: CampaignResult[] }).details![0];
+      },
+    ),
+  ));
+  const prepare = result.steps.find((s) => s.step === 'prepare');
+  assert.equal(prepare?.status, 'failed');
+  assert.equal(
+    prepare?.summary,
+    `no worker took prepareRig from the task queue rig-aws-data-nobody within 5 seconds: start one on the rig's host (npx rig worker polls rig, rig-host-<its host name> and rig-data-<its host name>), then start the campaign again. The nodes' serial consoles (EC2 GetConsoleOutput), last lines:\n${console}`,
+  );
+  const read = doubles.calls.find((c) => c.name === 'nodeConsoleTail');
+  assert.equal(read?.taskQueue, doubles.hostQueue, 'read from the host that made the rig');
+  assert.equal(result.steps.find((s) => s.step === 'teardown')?.status, 'ok');
+});

@@ -17,6 +17,7 @@ import { readAwsRecord } from './record';
 import { extendExpiryAws } from './retag';
 import { teardownAws } from './teardown';
 import { collectCloudEvidence } from './evidence/collect';
+import { nodeConsoleTails } from './console';
 import { rigNames } from './names';
 import { awsConnection, SERVICE_PORT } from './connection';
 
@@ -82,4 +83,5 @@ export const awsTarget: Target = {
   extendExpiry: async (campaignId, expiresAt) => {
     await extendExpiryAws(campaignId, expiresAt);
   },
+  nodeConsole: (campaignId) => withClients(campaignId, (c) => nodeConsoleTails(c, campaignId)),
 };

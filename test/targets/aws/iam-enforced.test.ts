@@ -13,6 +13,7 @@ import { test } from 'node:test';
 import { DeleteRoleCommand } from '@aws-sdk/client-iam';
 import { awsClients } from '../../../lib/targets/aws/clients';
 import { cleanCheckAws } from '../../../lib/targets/aws/clean-check';
+import { awsTarget } from '../../../lib/targets/aws';
 import { rigNames } from '../../../lib/targets/aws/names';
 import { masterCredentials } from '../../../lib/targets/aws/secrets';
 import { PreflightRefusal } from '../../../lib/targets/preflight-refusal';
@@ -60,7 +61,7 @@ test('moto refuses the dummy credentials once enforcement is on (the test below 
   assert.equal(r.status, 'could-not-look', JSON.stringify(r));
 });
 
-test('provision, re-tag, clean check, teardown: every call allowed by the documented policy alone', async () => {
+test('provision, re-tag, the nodes\' consoles, clean check, teardown: every call allowed by the documented policy alone', async () => {
   const id = 'iam-enforced-1';
   await as(rigKeys, async () => {
     const made = await provisionAws(id, params());
@@ -74,6 +75,10 @@ test('provision, re-tag, clean check, teardown: every call allowed by the docume
     } finally {
       c.destroy();
     }
+    // A node that never comes up is diagnosed from its serial console (GetConsoleOutput): moto answers a fixed boot log.
+    const consoles = await awsTarget.nodeConsole!(id);
+    assert.match(consoles, /^app-node i-[0-9a-f]+: \n(.+\n)*Enabling fast FPU save and restore\.\.\. done\.$/m);
+    assert.match(consoles, /^load-node i-[0-9a-f]+: \n/m);
     const dirty = await cleanCheckAws({ region: env.region });
     assert.equal(dirty.status, 'dirty', JSON.stringify(dirty));
   });
