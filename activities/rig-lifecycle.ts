@@ -7,6 +7,7 @@ import { EvidenceStore } from '../lib/evidence/store';
 import { RIG_FILE } from '../lib/evidence/layout';
 import type { RigHandle } from '../lib/protocol/campaign-result';
 import { serviceBuild, serviceLaunch, serviceSettingsList, variantRuns } from '../lib/protocol/service-spec';
+import { watchdogNeed } from '../lib/protocol/plan';
 import type { CampaignSpec } from '../lib/protocol/spec';
 import type { CleanCheckResult, Hardware, Leftover } from '../lib/targets/target';
 import type { CleanCheckInput, CleanCheckOutput, NodeConsoleTail, ProvisionInput, RetagExpiryInput, StepSummary, TeardownInput } from './contract';
@@ -38,8 +39,8 @@ function describeLeftover(l: Leftover): string {
 }
 
 /** The rig's price as rig.json keeps it for the page: $/hour, and where a target has them, its source and what it covers. */
-function costOf(h: Hardware): { costPerHour: number; priceSource?: string; priceCovers?: string } {
-  return { costPerHour: h.costPerHour, ...(h.priceSource ? { priceSource: h.priceSource } : {}), ...(h.priceCovers ? { priceCovers: h.priceCovers } : {}) };
+function costOf(h: Hardware): { costPerHour: number; priceSource?: string; priceCovers?: string; costNotes?: string[] } {
+  return { costPerHour: h.costPerHour, ...(h.priceSource ? { priceSource: h.priceSource } : {}), ...(h.priceCovers ? { priceCovers: h.priceCovers } : {}), ...(h.costNotes?.length ? { costNotes: h.costNotes } : {}) };
 }
 
 export function describeCleanCheck(r: CleanCheckResult): string {
@@ -76,7 +77,7 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
         db: { ...spec.database },
         service: serviceLaunch(spec.service),
         // The expiry tag: the watchdog's deadline as armed just before provisioning.
-        ...(spec.aws ? { aws: { spec: spec.aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString(), lifetimeMinutes: spec.watchdogMinutes } } : {}),
+        ...(spec.aws ? { aws: { spec: spec.aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString(), lifetimeMinutes: spec.watchdogMinutes, planMinutes: watchdogNeed(spec).planMinutes } } : {}),
         ...(spec.existing ? { existing: spec.existing } : {}),
         ...(spec.local ? { local: spec.local } : {}),
         ...(variantRuns(spec).length ? { variantRuns: variantRuns(spec) } : {}),

@@ -5,6 +5,7 @@
 // AWS account, read-only, what provisioning would be refused.
 import { sampleWarnings, watchdogLine, watchdogNeed } from '../lib/protocol/plan';
 import type { CampaignSpec } from '../lib/protocol/spec';
+import { awsCampaignCostLines } from '../lib/targets/aws/campaign-cost';
 import { formatPerHour, rigCost } from '../lib/targets/aws/cost';
 import { awsPlan, tagLine } from '../lib/targets/aws/plan';
 import { awsClients } from '../lib/targets/aws/clients';
@@ -25,6 +26,7 @@ export function dryRunLines(campaignId: string, spec: CampaignSpec, now = new Da
     for (const m of cost.missing) out.push(`  MISSING ${m}`);
     out.push(`  the whole rig: ${formatPerHour(cost.perHour)}; database + app node (what the protocol's $/hr counts): ${formatPerHour(cost.protocolPerHour)}`);
     out.push(`  prices: ${cost.source}`);
+    for (const line of awsCampaignCostLines(spec)) out.push(`  ${line}`);
   } else if (spec.target === 'existing' && spec.existing) {
     // Nothing is made or removed there, and no watchdog runs: the plan is what the rig will touch.
     const from = (src: { env: string } | { file: string }) => ('env' in src ? `the worker's $${src.env}` : src.file);

@@ -59,7 +59,7 @@ export interface RigParameters {
   service?: ServiceParameters;
   /** The AWS target's: the spec's aws block and when the rig expires (the expiry tag); the local target ignores it. */
   /** lifetimeMinutes: the spec's watchdogMinutes, each node's own deadline until it reads its rig:expires tag (lib/targets/aws/user-data.ts). */
-  aws?: { spec: AwsSpec; expiresAt: string; lifetimeMinutes?: number };
+  aws?: { spec: AwsSpec; expiresAt: string; lifetimeMinutes?: number; planMinutes?: number };
   /** The local target's: the spec's `local` block (rdsFidelity: a cluster that refuses what RDS refuses). */
   local?: LocalSpec;
   /** The existing target's: the service's URL and where the database's URLs are read (connect makes nothing). */
@@ -178,6 +178,8 @@ export interface Hardware {
   priceSource?: string;
   /** What the $/hour covers, when it is more than the spec's hardware line says (e.g. "RDS, both nodes and gp3 storage"). */
   priceCovers?: string;
+  /** What else the bill holds, one line each (aws: the IPv4 addresses, Enhanced Monitoring, the plan's total, the worst case, RDS's minimum). */
+  costNotes?: string[];
 }
 
 /**

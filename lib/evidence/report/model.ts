@@ -190,6 +190,8 @@ export interface Conditions {
   cost_per_hour: number;
   /** Where cost_per_hour comes from, when the target priced the rig itself. */
   cost_source?: string;
+  /** What else the bill holds (aws: the plan's total, the worst case at the watchdog deadline, ...), one line each. */
+  cost_notes?: string[];
   /** Rig lifetime the cost covers. */
   billed: { from: string; to: string; hours: number; basis: string } | null;
   total_cost: number | null;
@@ -704,6 +706,7 @@ function buildConditions(ev: Evidence): Omit<Conditions, 'warmup'> {
     hardware: ev.rig?.hardware ?? spec.hardware.description,
     cost_per_hour: perHour,
     ...(ev.rig?.priceSource ? { cost_source: ev.rig.priceSource } : {}),
+    ...(ev.rig?.costNotes?.length ? { cost_notes: ev.rig.costNotes } : {}),
     billed,
     total_cost: billed ? Math.round(billed.hours * perHour * 100) / 100 : null,
     database,

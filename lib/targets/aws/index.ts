@@ -61,7 +61,8 @@ export const awsTarget: Target = {
       line: `${declared.description}: ${rec.hardwareLine}`,
       costPerHour: rec.costPerHour,
       ...(rec.priceSource ? { priceSource: rec.priceSource } : {}),
-      priceCovers: 'the RDS instance, its gp3 storage, the app node and the load node',
+      priceCovers: 'the RDS instance, its gp3 storage, the app node and the load node, their public IPv4 addresses and root volumes, and Enhanced Monitoring\'s log ingestion',
+      ...(rec.costLines?.length ? { costNotes: rec.costLines } : {}),
     };
   },
   // The load node's worker serves this queue (its user data names it): derived from the campaign alone.

@@ -20,6 +20,7 @@ import { CreateDBInstanceCommand, CreateDBParameterGroupCommand, DescribeDBInsta
 import type { AwsSpec } from '../../protocol/aws-spec';
 import type { DbParameters, ProgressFn, ProvisionResult, RigParameters } from '../target';
 import { awsClients, type AwsClients } from './clients';
+import { campaignCost } from './campaign-cost';
 import { formatPerHour, rigCost } from './cost';
 import { ensureMonitoring, ensureNodeBootstrap, masterSecretArn, nodeUserDataInput, type NodeBootstrap } from './bootstrap';
 import { isNamed } from './errors';
@@ -30,7 +31,9 @@ import type { RigPackage } from './package';
 import { rdsParameters } from './parameters';
 import { preflightAws } from './preflight';
 import { rdsWindows } from './rds-windows';
-import { POSTGRES_PORT } from './plan';
+import { MONITORING_INTERVAL_S, POSTGRES_PORT, ROOT_VOLUME_GB } from './plan';
+
+export { MONITORING_INTERVAL_S, ROOT_VOLUME_GB };
 import { DB_NAME } from './data-plane';
 import { awsConnection, DB_MASTER_USER, SERVICE_PORT } from './connection';
 import { writeAwsRecord } from './record';
@@ -40,8 +43,6 @@ import { renderUserData } from './user-data';
 import { eventually, waitFor } from './wait';
 
 
-/** Enhanced Monitoring's interval, seconds: the finest RDS offers, for the per-repeat OS figures. */
-export const MONITORING_INTERVAL_S = 1;
 /** Performance Insights retention, days: 7 is the free tier. */
 export const PERFORMANCE_INSIGHTS_RETENTION_DAYS = 7;
 
@@ -50,8 +51,6 @@ export function architectureOf(instanceType: string): 'arm64' | 'x86_64' {
   return /^[a-z]+\d+[a-z]*g[a-z]*\./.test(instanceType) ? 'arm64' : 'x86_64';
 }
 
-/** The nodes' root volume: the OS, the package, node_modules and the campaign's evidence before it ships (AL2023's AMI is 8 GB). */
-export const ROOT_VOLUME_GB = 30;
 
 /** What the page shows of how the database was set up for measuring, from what RDS reports of it. */
 export function rdsSettingsLine(db: { BackupRetentionPeriod?: number; AutoMinorVersionUpgrade?: boolean; DeletionProtection?: boolean; PreferredBackupWindow?: string; PreferredMaintenanceWindow?: string }): string {
@@ -84,13 +83,13 @@ export async function provisionAws(campaignId: string, params: RigParameters, on
   const c = awsClients(aws.region);
   try {
     // A container image (service.run.image) needs Docker on the app node: its user data installs it.
-    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg, Boolean(params.service?.run?.image), lifetimeMinutes);
+    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg, Boolean(params.service?.run?.image), lifetimeMinutes, params.aws.planMinutes);
   } finally {
     c.destroy();
   }
 }
 
-async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined, docker: boolean, lifetimeMinutes: number): Promise<ProvisionResult> {
+async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined, docker: boolean, lifetimeMinutes: number, planMinutes?: number): Promise<ProvisionResult> {
   const n = rigNames(campaignId);
   const now = new Date();
   // Before the first create: everything AWS could refuse later, once the database is billing.
@@ -270,6 +269,8 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
   const all = await findRigResources(c, campaignId);
   const find = (kind: RigResourceKind) => all.find((r) => r.kind === kind);
   const cost = rigCost(aws);
+  // Everything billed per hour (the IPv4 addresses, root volumes and Enhanced Monitoring too), and over the plan and the watchdog's deadline.
+  const billed = campaignCost({ aws, planMinutes: planMinutes ?? lifetimeMinutes, watchdogMinutes: lifetimeMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb: ROOT_VOLUME_GB });
   const s = aws.database.storage;
   const hardwareLine = `RDS ${aws.database.instanceClass} PostgreSQL ${dbReady.EngineVersion ?? pre.engine.version} (gp3 ${s.sizeGb} GB, ${s.iops} IOPS, ${s.throughputMiBps} MiB/s), app ${aws.app.instanceType}, load ${aws.load.instanceType}, ${aws.zone}`;
   const dbEndpoint = `${dbReady.Endpoint?.Address ?? '?'}:${dbReady.Endpoint?.Port ?? POSTGRES_PORT}`;
@@ -285,12 +286,13 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
     loadAddress: find('load-node')?.address ?? '',
     hardwareLine,
     rdsSettings: rdsSettingsLine(dbReady),
-    costPerHour: cost.perHour,
+    costPerHour: billed.perHour,
     priceSource: cost.source,
+    costLines: billed.lines,
     parameters: Object.fromEntries(parameters.map((p) => [p.name, p.value])),
     bootstrap: boot,
   });
-  onProgress(`provisioned: ${all.length} resources, ${formatPerHour(cost.perHour)}`);
+  onProgress(`provisioned: ${all.length} resources, ${formatPerHour(billed.perHour)}`);
   const host = dbReady.Endpoint?.Address ?? '';
   const port = dbReady.Endpoint?.Port ?? POSTGRES_PORT;
   return { ...awsConnection(campaignId, appAddress, host, port), reused };
