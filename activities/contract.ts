@@ -70,6 +70,11 @@ export interface CleanCheckOutput extends StepSummary {
 
 export interface ProvisionInput extends CampaignRef {
   spec: CampaignSpec;
+  /**
+   * The database is waited for apart (awaitRigDatabase, an activity of its own): provision returns once
+   * everything is made and launched, and rig.json is written by the wait. Targets without awaitDatabase ignore it.
+   */
+  databaseApart?: boolean;
 }
 
 export interface CampaignRunStateInput {

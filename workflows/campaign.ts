@@ -96,6 +96,13 @@ const REGRESSED_PATCH = 'rig-regressed-search-attribute';
  * node that never came up says why in the campaign's own failure.
  */
 const NODE_CONSOLE_PATCH = 'no-worker-carries-node-console';
+/**
+ * An AWS rig's RDS instance is waited for in an activity of its own (awaitRigDatabase: heartbeating,
+ * bounded by the spec's aws.database.availableWaitMinutes) instead of inside provisioning, whose
+ * 15-minute timeout RDS's creation can exceed (attempts would overlap, and three timeouts fail a
+ * campaign whose database is already billing). The nodes boot meanwhile.
+ */
+const DATABASE_APART_PATCH = 'rds-wait-own-activity';
 /** How long a teardown on the host queue may wait for that host's worker (a deploy, a restart): its retry window. */
 const TEARDOWN_WORKER_WAIT = '50 minutes';
 
@@ -212,6 +219,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   }
   const planStepOf: Partial<Record<StepName, PlanStep>> = {
     provision: 'provision',
+    database: 'bring-up',
     prepare: 'bring-up',
     service: 'bring-up',
     'bring-up': 'bring-up',
@@ -348,7 +356,19 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
 
     provisioned = true; // from here on, teardown runs whatever happens (it is idempotent)
     const provisionActs = machine({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute' });
-    rig = await step('provision', () => provisionActs.provisionRig({ campaignId, spec }), (r) => `${r.hardware}; service ${r.serviceUrl}; database ${r.database}`);
+    const databaseApart = spec.target === 'aws' && patched(DATABASE_APART_PATCH);
+    rig = await step(
+      'provision',
+      () => provisionActs.provisionRig({ campaignId, spec, ...(databaseApart ? { databaseApart } : {}) }),
+      (r) => (databaseApart ? `${r.hardware}; made and launched, the database waited for apart` : `${r.hardware}; service ${r.serviceUrl}; database ${r.database}`),
+    );
+    if (databaseApart) {
+      // Its own deadline is the spec's bound; the activity's timeout a little longer, so an attempt ends
+      // by its own bound before another can start. A dead worker is seen at the heartbeat timeout.
+      const waitMinutes = spec.aws?.database.availableWaitMinutes ?? 60;
+      const waitActs = machine({ startToCloseTimeout: `${waitMinutes + 5} minutes`, heartbeatTimeout: '2 minutes', retry: { ...retry, maximumAttempts: 3 } });
+      rig = await step('database', () => waitActs.awaitRigDatabase({ campaignId, spec }), (r) => `${r.hardware}; service ${r.serviceUrl}; database ${r.database}`);
+    }
     let theRig = rig;
 
     const on = (taskQueue: string, opts: Partial<ActivityOptions>) =>

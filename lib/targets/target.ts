@@ -59,7 +59,8 @@ export interface RigParameters {
   service?: ServiceParameters;
   /** The AWS target's: the spec's aws block and when the rig expires (the expiry tag); the local target ignores it. */
   /** lifetimeMinutes: the spec's watchdogMinutes, each node's own deadline until it reads its rig:expires tag (lib/targets/aws/user-data.ts). */
-  aws?: { spec: AwsSpec; expiresAt: string; lifetimeMinutes?: number; planMinutes?: number };
+  /** waitForDatabase false: provision returns once everything is made and launched; Target.awaitDatabase waits for the database. */
+  aws?: { spec: AwsSpec; expiresAt: string; lifetimeMinutes?: number; planMinutes?: number; waitForDatabase?: boolean };
   /** The local target's: the spec's `local` block (rdsFidelity: a cluster that refuses what RDS refuses). */
   local?: LocalSpec;
   /** The existing target's: the service's URL and where the database's URLs are read (connect makes nothing). */
@@ -253,6 +254,12 @@ export interface Target {
    * rig has no hosts of its own.
    */
   nodeConsole?(campaignId: string): Promise<string>;
+  /**
+   * Waits (at most `waitMinutes`) for a database that provisioning created but did not wait for (aws,
+   * RigParameters.aws.waitForDatabase false), then answers as provision does. Absent where provision
+   * makes the rig whole.
+   */
+  awaitDatabase?(campaignId: string, waitMinutes: number, onProgress: ProgressFn): Promise<ProvisionResult>;
   /**
    * A variant's settings on the live rig (issue 13): database parameters and the service's switches,
    * restarting what must restart, read back from where they took effect. Absent on a target that

@@ -12,7 +12,7 @@ import { gatherEvidence, shipEvidence, summarizeGather } from './evidence-sync';
 import { emulatorMap } from './emulator-map';
 import { openAwsPostgresLog as openRdsPostgresLog } from './evidence/postgres-log';
 import { prepareAwsDatabase, startAwsService } from './nodes';
-import { provisionAws } from './provision';
+import { awaitAwsDatabase, provisionAws } from './provision';
 import { readAwsRecord } from './record';
 import { extendExpiryAws } from './retag';
 import { teardownAws } from './teardown';
@@ -84,5 +84,6 @@ export const awsTarget: Target = {
   extendExpiry: async (campaignId, expiresAt) => {
     await extendExpiryAws(campaignId, expiresAt);
   },
+  awaitDatabase: awaitAwsDatabase,
   nodeConsole: (campaignId) => withClients(campaignId, (c) => nodeConsoleTails(c, campaignId)),
 };

@@ -36,7 +36,7 @@ import { MONITORING_INTERVAL_S, POSTGRES_PORT, ROOT_VOLUME_GB } from './plan';
 export { MONITORING_INTERVAL_S, ROOT_VOLUME_GB };
 import { DB_NAME } from './data-plane';
 import { awsConnection, DB_MASTER_USER, SERVICE_PORT } from './connection';
-import { writeAwsRecord } from './record';
+import { readAwsRecord, writeAwsRecord } from './record';
 import { ensureRigSecret } from './secrets';
 import { rigTags as tags } from './tags';
 import { renderUserData } from './user-data';
@@ -83,13 +83,14 @@ export async function provisionAws(campaignId: string, params: RigParameters, on
   const c = awsClients(aws.region);
   try {
     // A container image (service.run.image) needs Docker on the app node: its user data installs it.
-    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg, Boolean(params.service?.run?.image), lifetimeMinutes, params.aws.planMinutes);
+    // waitForDatabase false: the campaign waits for RDS in its own activity (awaitRigDatabase).
+    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg, Boolean(params.service?.run?.image), lifetimeMinutes, params.aws.planMinutes, params.aws.waitForDatabase ?? true);
   } finally {
     c.destroy();
   }
 }
 
-async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined, docker: boolean, lifetimeMinutes: number, planMinutes?: number): Promise<ProvisionResult> {
+async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined, docker: boolean, lifetimeMinutes: number, planMinutes: number | undefined, waitForDatabase: boolean): Promise<ProvisionResult> {
   const n = rigNames(campaignId);
   const now = new Date();
   // Before the first create: everything AWS could refuse later, once the database is billing.
@@ -258,42 +259,87 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
   await node('app-node', n.appNode, aws.app.instanceType, n.appClientToken);
   await node('load-node', n.loadNode, aws.load.instanceType, n.loadClientToken);
 
-  const dbReady = await waitFor(
-    `RDS instance ${n.dbInstance} available`,
-    async () => {
-      const inst = (await c.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: n.dbInstance }))).DBInstances?.[0];
-      return inst?.DBInstanceStatus === 'available' ? inst : undefined;
-    },
-    { timeoutMs: 60 * 60_000, onProgress },
-  );
-  const all = await findRigResources(c, campaignId);
-  const find = (kind: RigResourceKind) => all.find((r) => r.kind === kind);
+  // Everything but what only an available instance tells (its endpoint, its version, its set-up):
+  // databaseReady() adds those, here or in its own activity (awaitRigDatabase).
   const cost = rigCost(aws);
   // Everything billed per hour (the IPv4 addresses, root volumes and Enhanced Monitoring too), and over the plan and the watchdog's deadline.
   const billed = campaignCost({ aws, planMinutes: planMinutes ?? lifetimeMinutes, watchdogMinutes: lifetimeMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb: ROOT_VOLUME_GB });
-  const s = aws.database.storage;
-  const hardwareLine = `RDS ${aws.database.instanceClass} PostgreSQL ${dbReady.EngineVersion ?? pre.engine.version} (gp3 ${s.sizeGb} GB, ${s.iops} IOPS, ${s.throughputMiBps} MiB/s), app ${aws.app.instanceType}, load ${aws.load.instanceType}, ${aws.zone}`;
-  const dbEndpoint = `${dbReady.Endpoint?.Address ?? '?'}:${dbReady.Endpoint?.Port ?? POSTGRES_PORT}`;
-  const appAddress = find('app-node')?.address ?? '';
   writeAwsRecord({
     campaignId,
     region: aws.region,
     zone: aws.zone,
     createdAt: now.toISOString(),
-    resources: Object.fromEntries(all.map((r) => [r.kind, r.id])),
-    dbEndpoint,
-    appAddress,
-    loadAddress: find('load-node')?.address ?? '',
-    hardwareLine,
-    rdsSettings: rdsSettingsLine(dbReady),
+    resources: {},
+    dbEndpoint: '',
+    appAddress: '',
+    loadAddress: '',
+    hardwareLine: hardwareLineOf(aws, pre.engine.version),
     costPerHour: billed.perHour,
     priceSource: cost.source,
     costLines: billed.lines,
     parameters: Object.fromEntries(parameters.map((p) => [p.name, p.value])),
     bootstrap: boot,
   });
-  onProgress(`provisioned: ${all.length} resources, ${formatPerHour(billed.perHour)}`);
+  if (!waitForDatabase) {
+    onProgress(`launched; RDS instance ${n.dbInstance} is waited for apart (awaitRigDatabase), the nodes boot meanwhile`);
+    return { ...awsConnection(campaignId, '', '', POSTGRES_PORT), reused };
+  }
+  return { ...(await databaseReady(c, campaignId, DEFAULT_DATABASE_WAIT_MINUTES, onProgress)), reused };
+}
+
+/** How long provisioning waits for RDS when the spec does not say (aws.database.availableWaitMinutes). */
+export const DEFAULT_DATABASE_WAIT_MINUTES = 60;
+
+function hardwareLineOf(aws: AwsSpec, engineVersion: string): string {
+  const s = aws.database.storage;
+  return `RDS ${aws.database.instanceClass} PostgreSQL ${engineVersion} (gp3 ${s.sizeGb} GB, ${s.iops} IOPS, ${s.throughputMiBps} MiB/s), app ${aws.app.instanceType}, load ${aws.load.instanceType}, ${aws.zone}`;
+}
+
+/**
+ * Waits (at most `waitMinutes`, a progress line every poll: heartbeats) for the rig's RDS instance to
+ * be available, then completes the record provisioning wrote with what only an available instance
+ * tells: its endpoint, its engine version, its measuring set-up, and the nodes' addresses. Read-only
+ * towards AWS, so a second attempt (or one beside a dead one) changes nothing but the record, with the
+ * same values.
+ */
+export async function databaseReady(c: AwsClients, campaignId: string, waitMinutes: number, onProgress: ProgressFn = () => {}): Promise<ProvisionResult> {
+  const rec = readAwsRecord(campaignId);
+  if (!rec) throw new Error(`no provisioned aws rig recorded for ${campaignId} (state/aws-rigs/${campaignId}.json): provision it first`);
+  const n = rigNames(campaignId);
+  const dbReady = await waitFor(
+    `RDS instance ${n.dbInstance} available`,
+    async () => {
+      const inst = (await c.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: n.dbInstance }))).DBInstances?.[0];
+      return inst?.DBInstanceStatus === 'available' ? inst : undefined;
+    },
+    { timeoutMs: waitMinutes * 60_000, onProgress },
+  );
+  const all = await findRigResources(c, campaignId);
+  const find = (kind: RigResourceKind) => all.find((r) => r.kind === kind);
+  const appAddress = find('app-node')?.address ?? '';
   const host = dbReady.Endpoint?.Address ?? '';
   const port = dbReady.Endpoint?.Port ?? POSTGRES_PORT;
-  return { ...awsConnection(campaignId, appAddress, host, port), reused };
+  writeAwsRecord({
+    ...rec,
+    resources: Object.fromEntries(all.map((r) => [r.kind, r.id])),
+    dbEndpoint: `${dbReady.Endpoint?.Address ?? '?'}:${port}`,
+    appAddress,
+    loadAddress: find('load-node')?.address ?? '',
+    hardwareLine: dbReady.EngineVersion ? rec.hardwareLine.replace(/PostgreSQL \S+ \(/, `PostgreSQL ${dbReady.EngineVersion} (`) : rec.hardwareLine,
+    rdsSettings: rdsSettingsLine(dbReady),
+  });
+  onProgress(`provisioned: ${all.length} resources, ${formatPerHour(rec.costPerHour)}`);
+  return { ...awsConnection(campaignId, appAddress, host, port), reused: true };
+}
+
+/** The aws target's awaitDatabase: its own activity, so that provisioning's timeout need not cover RDS's creation. */
+export async function awaitAwsDatabase(campaignId: string, waitMinutes: number, onProgress: ProgressFn = () => {}): Promise<ProvisionResult> {
+  const rec = readAwsRecord(campaignId);
+  if (!rec) throw new Error(`no provisioned aws rig recorded for ${campaignId} (state/aws-rigs/${campaignId}.json): provision it first`);
+  const c = awsClients(rec.region);
+  try {
+    return await databaseReady(c, campaignId, waitMinutes, onProgress);
+  } finally {
+    c.destroy();
+  }
 }
