@@ -14,7 +14,6 @@ export const CONSOLE_TAIL_CHARS = 1500;
 
 /** The last lines of `text`, control characters (the console's colours, carriage returns) taken out. */
 export function consoleTail(text: string, lines = CONSOLE_TAIL_LINES, chars = CONSOLE_TAIL_CHARS): string {
-  // eslint-disable-next-line no-control-regex
   const clean = text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
   const tail = clean.split('\n').map((l) => l.trimEnd()).filter(Boolean).slice(-lines).join('\n');
   return tail.length > chars ? `...${tail.slice(-chars)}` : tail;

@@ -16,25 +16,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
-import { nodeUserDataInput, type NodeBootstrap } from '../../../lib/targets/aws/bootstrap';
+import { nodeUserDataInput } from '../../../lib/targets/aws/bootstrap';
 import { renderUserData } from '../../../lib/targets/aws/user-data';
 import { freePort } from '../../../lib/tools/free-port';
-import { awsAppQueue, awsDataQueue } from '../../../lib/temporal/queues';
+import { sampleBootstrap } from '../../harness/node-bootstrap';
 
 const run = promisify(execFile);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-user-data-bash-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-const boot: NodeBootstrap = {
-  bucket: 'rig-udb-0123abcd-123456789012',
-  tarballKey: `packages/${'b'.repeat(64)}/rig.tgz`,
-  lockKey: `packages/${'b'.repeat(64)}/package-lock.json`,
-  packageSha256: 'b'.repeat(64),
-  temporalSecretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:rig/udb/temporal-AbCdEf',
-  instanceProfileArn: 'arn:aws:iam::123456789012:instance-profile/rig/rig-udb-node',
-  dataQueue: awsDataQueue('udb'),
-  appQueue: awsAppQueue('udb'),
-};
+const boot = sampleBootstrap('udb', 'udb', 'b');
 const script = renderUserData(nodeUserDataInput('udb', 'us-east-1', 'load', boot, { lifetimeMinutes: 90 }));
 
 function between(text: string, start: string, end: string): string {

@@ -11,10 +11,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { containerName, dockerPlatform, dockerRunArgs, envFileText, platformRefusal } from '../../../lib/targets/aws/app-container';
-import { nodeUserDataInput, type NodeBootstrap } from '../../../lib/targets/aws/bootstrap';
+import { nodeUserDataInput } from '../../../lib/targets/aws/bootstrap';
 import { temporalSecretValue } from '../../../lib/targets/aws/temporal-secret';
 import { renderUserData, shq, USER_DATA_MAX_BYTES } from '../../../lib/targets/aws/user-data';
 import { awsAppQueue, awsDataQueue, hostOfQueue } from '../../../lib/temporal/queues';
+import { sampleBootstrap } from '../../harness/node-bootstrap';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-user-data-'));
@@ -22,16 +23,7 @@ after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const SENTINEL = 'SENTINEL-SECRET-7f3a9c';
 const CAMPAIGN = "ud-1 it's $(not run)";
-const boot: NodeBootstrap = {
-  bucket: 'rig-ud-1-0123abcd-123456789012',
-  tarballKey: `packages/${'a'.repeat(64)}/rig.tgz`,
-  lockKey: `packages/${'a'.repeat(64)}/package-lock.json`,
-  packageSha256: 'a'.repeat(64),
-  temporalSecretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:rig/ud-1-0123abcd/temporal-AbCdEf',
-  instanceProfileArn: 'arn:aws:iam::123456789012:instance-profile/rig/rig-ud-1-0123abcd-node',
-  dataQueue: awsDataQueue(CAMPAIGN),
-  appQueue: awsAppQueue(CAMPAIGN),
-};
+const boot = sampleBootstrap(CAMPAIGN, 'ud-1', 'a');
 
 test('the campaign queues are derived from the campaign alone and never read as a host\'s', () => {
   assert.equal(awsDataQueue(CAMPAIGN), awsDataQueue(CAMPAIGN));
