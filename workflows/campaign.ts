@@ -383,7 +383,10 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       call().catch(async (err: unknown) => {
         if (!(err instanceof ApplicationFailure && err.type === 'NoWorker') || !patched(NODE_CONSOLE_PATCH)) throw err;
         const { tail } = await machine({ startToCloseTimeout: '2 minutes' }).nodeConsoleTail({ campaignId, target: spec.target });
-        throw tail ? ApplicationFailure.nonRetryable(`${err.message}. The nodes' serial consoles (EC2 GetConsoleOutput), last lines:\n${tail}`, 'NoWorker') : err;
+        if (!tail) throw err;
+        // The queue is the node's own: its worker is started by its bootstrap, not by a person.
+        const which = err.message.replace(/: start one on the rig's host .*$/s, '');
+        throw ApplicationFailure.nonRetryable(`${which}: the rig's nodes did not start their workers (their bootstrap runs at first boot). The nodes' serial consoles (EC2 GetConsoleOutput), last lines:\n${tail}`, 'NoWorker');
       });
     // A rig made whole on its own hosts (AWS): the database from the load node, the service on the app node.
     const appQueue = theRig.appQueue;

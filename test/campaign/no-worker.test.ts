@@ -62,7 +62,7 @@ test('an AWS-shaped rig whose nodes never come up: prepare fails after workerWai
   assert.equal(prepare?.status, 'failed');
   assert.equal(
     prepare?.summary,
-    `no worker took prepareRig from the task queue rig-aws-data-nobody within 5 seconds: start one on the rig's host (npx rig worker polls rig, rig-host-<its host name> and rig-data-<its host name>), then start the campaign again. The nodes' serial consoles (EC2 GetConsoleOutput), last lines:\n${console}`,
+    `no worker took prepareRig from the task queue rig-aws-data-nobody within 5 seconds: the rig's nodes did not start their workers (their bootstrap runs at first boot). The nodes' serial consoles (EC2 GetConsoleOutput), last lines:\n${console}`,
   );
   const read = doubles.calls.find((c) => c.name === 'nodeConsoleTail');
   assert.equal(read?.taskQueue, doubles.hostQueue, 'read from the host that made the rig');
