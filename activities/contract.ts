@@ -70,6 +70,11 @@ export interface CleanCheckOutput extends StepSummary {
 
 export interface ProvisionInput extends CampaignRef {
   spec: CampaignSpec;
+  /**
+   * The database is waited for apart (awaitRigDatabase, an activity of its own): provision returns once
+   * everything is made and launched, and rig.json is written by the wait. Targets without awaitDatabase ignore it.
+   */
+  databaseApart?: boolean;
 }
 
 export interface CampaignRunStateInput {
@@ -87,6 +92,11 @@ export interface TeardownInput extends CampaignRef {
 }
 
 /** The watchdog's deadline moved: re-tag the rig's expiry (Target.extendExpiry). */
+/** nodeConsoleTail's answer: the rig's hosts' console tails (bounded), or none where the target has no hosts. */
+export interface NodeConsoleTail {
+  tail?: string;
+}
+
 export interface RetagExpiryInput extends CampaignRef {
   target: TargetName;
   /** The new deadline, ISO 8601. */

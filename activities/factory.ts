@@ -23,7 +23,7 @@ import { warmUpActivities } from './warmup';
 import type * as boundActivities from './index';
 
 export function createActivities(deps: ActivityDeps) {
-  const { cleanCheck, provisionRig, teardownRig, retagRigExpiry } = rigLifecycleActivities(deps);
+  const { cleanCheck, provisionRig, awaitRigDatabase, teardownRig, retagRigExpiry, nodeConsoleTail } = rigLifecycleActivities(deps);
   // Steps that may run on a rig's own node ship what they wrote before they report done (./ship.ts).
   const onNode = { ...nodeActivities(deps), ...bringUpActivities(deps), ...seedActivities(deps), ...warmUpActivities(deps), ...repeatActivities(deps), ...denominatorActivities(deps) };
   return {
@@ -34,8 +34,10 @@ export function createActivities(deps: ActivityDeps) {
     calibrateInstrument: withShipping(deps, calibrateInstrument),
     cleanCheck,
     provisionRig,
+    awaitRigDatabase,
     teardownRig,
     retagRigExpiry,
+    nodeConsoleTail,
     campaignRunState,
     prepareRig: withShipping(deps, onNode.prepareRig),
     startRigService: withShipping(deps, onNode.startRigService),

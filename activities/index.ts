@@ -2,7 +2,9 @@
 // Any host (queue `rig`): resolveSpec, claimHost, requestLease,
 // campaignRunState (the watchdog's and the lease's). One host's machine-bound steps
 // (queue `rig-host-<host>`, named by claimHost): openCampaign, calibrateInstrument, cleanCheck,
-// provisionRig, teardownRig, retagRigExpiry (the watchdog's, when its deadline moves),
+// provisionRig, teardownRig, retagRigExpiry (the watchdog's, when its deadline moves), nodeConsoleTail
+// (an AWS rig's nodes' consoles, when no worker on them took a step), awaitRigDatabase (an AWS rig's
+// RDS instance, waited for apart from provisioning),
 // finishCampaign. Data plane (queue `rig-data-<host>`, named by provision): bringUp, seedHistory,
 // warmUp, runRepeat, runDenominator; on an AWS rig prepareRig too, and startRigService and
 // keepAppNodeEvidence (after each repeat) on its app node's queue; applyVariant (a local rig's
@@ -14,7 +16,7 @@ export { requestLease } from './lease';
 export { resolveSpec } from './resolve-spec';
 export { openCampaign } from './campaign-open';
 export { calibrateInstrument } from './calibrate';
-export { cleanCheck, provisionRig, teardownRig, retagRigExpiry } from './rig-lifecycle';
+export { cleanCheck, provisionRig, awaitRigDatabase, teardownRig, retagRigExpiry, nodeConsoleTail } from './rig-lifecycle';
 export { campaignRunState } from './campaign-state';
 export { prepareRig, startRigService, keepAppNodeEvidence } from './nodes';
 export { bringUp } from './bringup';

@@ -7,9 +7,11 @@ import { EvidenceStore } from '../lib/evidence/store';
 import { RIG_FILE } from '../lib/evidence/layout';
 import type { RigHandle } from '../lib/protocol/campaign-result';
 import { serviceBuild, serviceLaunch, serviceSettingsList, variantRuns } from '../lib/protocol/service-spec';
+import { watchdogNeed } from '../lib/protocol/plan';
 import type { CampaignSpec } from '../lib/protocol/spec';
 import type { CleanCheckResult, Hardware, Leftover } from '../lib/targets/target';
-import type { CleanCheckInput, CleanCheckOutput, ProvisionInput, RetagExpiryInput, StepSummary, TeardownInput } from './contract';
+import type { CleanCheckInput, CleanCheckOutput, NodeConsoleTail, ProvisionInput, RetagExpiryInput, StepSummary, TeardownInput } from './contract';
+import type { TargetName } from '../lib/protocol/spec';
 import { activityTaskQueue, heartbeat } from './context';
 import { defaultDeps } from './default-deps';
 import type { ActivityDeps } from './deps';
@@ -37,8 +39,8 @@ function describeLeftover(l: Leftover): string {
 }
 
 /** The rig's price as rig.json keeps it for the page: $/hour, and where a target has them, its source and what it covers. */
-function costOf(h: Hardware): { costPerHour: number; priceSource?: string; priceCovers?: string } {
-  return { costPerHour: h.costPerHour, ...(h.priceSource ? { priceSource: h.priceSource } : {}), ...(h.priceCovers ? { priceCovers: h.priceCovers } : {}) };
+function costOf(h: Hardware): { costPerHour: number; priceSource?: string; priceCovers?: string; costNotes?: string[] } {
+  return { costPerHour: h.costPerHour, ...(h.priceSource ? { priceSource: h.priceSource } : {}), ...(h.priceCovers ? { priceCovers: h.priceCovers } : {}), ...(h.costNotes?.length ? { costNotes: h.costNotes } : {}) };
 }
 
 export function describeCleanCheck(r: CleanCheckResult): string {
@@ -75,19 +77,31 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
         db: { ...spec.database },
         service: serviceLaunch(spec.service),
         // The expiry tag: the watchdog's deadline as armed just before provisioning.
-        ...(spec.aws ? { aws: { spec: spec.aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString() } } : {}),
+        ...(spec.aws
+          ? { aws: { spec: spec.aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString(), lifetimeMinutes: spec.watchdogMinutes, planMinutes: watchdogNeed(spec).planMinutes, ...(input.databaseApart ? { waitForDatabase: false } : {}) } }
+          : {}),
         ...(spec.existing ? { existing: spec.existing } : {}),
         ...(spec.local ? { local: spec.local } : {}),
         ...(variantRuns(spec).length ? { variantRuns: variantRuns(spec) } : {}),
       },
       (line) => heartbeat(line),
     ));
+    // Waited for apart (awaitRigDatabase): the rig is not whole yet, and rig.json is the wait's to write.
+    if (input.databaseApart && target.awaitDatabase) return rigHandle(campaignId, spec);
     const handle = rigHandle(campaignId, spec);
-    // Written once; a retried provision that reused the rig writes the same bytes again.
+    writeRigFile(store, campaignId, spec, res.serviceUrl, handle);
+    if (target.name === 'existing') store.appendLog('info', `connected to the existing deployment, nothing made: service ${res.serviceUrl}, database ${handle.database}`);
+    else store.appendLog('info', `provisioned: service ${res.serviceUrl}, database ${handle.database}${res.reused ? ' (an existing rig was found and reused)' : ''}`);
+    return handle;
+  }
+
+  /** rig.json: written once; a retried step that reused the rig writes the same bytes again. */
+  function writeRigFile(store: EvidenceStore, campaignId: string, spec: CampaignSpec, serviceUrl: string, handle: RigHandle): void {
+    const target = targetFor(spec.target);
     store.writeJson(RIG_FILE, {
       target: target.name,
       hardware: handle.hardware,
-      serviceUrl: res.serviceUrl,
+      serviceUrl,
       database: handle.database,
       postgresParameters: handle.parameters,
       // Which build is measured and its settings, beside the numbers (the page's conditions).
@@ -95,8 +109,22 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
       service: Object.fromEntries(serviceSettingsList(spec.service)),
       ...costOf(target.hardware(campaignId, spec.hardware)),
     });
-    if (target.name === 'existing') store.appendLog('info', `connected to the existing deployment, nothing made: service ${res.serviceUrl}, database ${handle.database}`);
-    else store.appendLog('info', `provisioned: service ${res.serviceUrl}, database ${handle.database}${res.reused ? ' (an existing rig was found and reused)' : ''}`);
+  }
+
+  /**
+   * The rig's database, waited for in an activity of its own (aws: RDS takes 10-20 minutes and more to
+   * create, beyond provisioning's timeout): at most the spec's aws.database.availableWaitMinutes, a
+   * heartbeat every poll, read-only (a second attempt changes nothing). The nodes boot meanwhile.
+   */
+  async function awaitRigDatabase(input: ProvisionInput): Promise<RigHandle> {
+    const { spec, campaignId } = input;
+    const target = targetFor(spec.target);
+    if (!target.awaitDatabase) throw new Error(`the ${target.name} target has no database to wait for apart: its provision makes the rig whole`);
+    const store = EvidenceStore.forCampaign(campaignId);
+    const res = await target.awaitDatabase(campaignId, spec.aws?.database.availableWaitMinutes ?? 60, (line) => heartbeat(line));
+    const handle = rigHandle(campaignId, spec);
+    writeRigFile(store, campaignId, spec, res.serviceUrl, handle);
+    store.appendLog('info', `provisioned: service ${res.serviceUrl}, database ${handle.database} (available)`);
     return handle;
   }
 
@@ -135,8 +163,22 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
     await targetFor(input.target).extendExpiry(input.campaignId, input.expiresAt);
   }
 
-  return { cleanCheck, provisionRig, rigHandle, teardownRig, retagRigExpiry };
+  /**
+   * When no worker on the rig's own hosts took a step: what their consoles say (the campaign's failure
+   * carries it). Read-only; a failed read is part of the answer, never a failure of its own.
+   */
+  async function nodeConsoleTail(input: { campaignId: string; target: TargetName }): Promise<NodeConsoleTail> {
+    const read = targetFor(input.target).nodeConsole;
+    if (!read) return {};
+    try {
+      return { tail: await read(input.campaignId) };
+    } catch (err) {
+      return { tail: `the nodes' consoles could not be read: ${(err as Error).message.slice(0, 300)}` };
+    }
+  }
+
+  return { cleanCheck, provisionRig, awaitRigDatabase, rigHandle, teardownRig, retagRigExpiry, nodeConsoleTail };
 }
 
 /** Bound to the real targets, for in-process callers (`rig step`, tests). */
-export const { cleanCheck, provisionRig, rigHandle, teardownRig, retagRigExpiry } = rigLifecycleActivities(defaultDeps);
+export const { cleanCheck, provisionRig, awaitRigDatabase, rigHandle, teardownRig, retagRigExpiry, nodeConsoleTail } = rigLifecycleActivities(defaultDeps);

@@ -11,6 +11,7 @@ import { fullPlan, sampleWarnings, totalMinutes, watchdogLine, watchdogNeed } fr
 import { serviceBuild, serviceSettingsList } from '../lib/protocol/service-spec';
 import type { CampaignSpec } from '../lib/protocol/spec';
 import { measuringOrder, measuringSeries, variantNames, variantSettings } from '../lib/protocol/variants';
+import { awsCampaignCost } from '../lib/targets/aws/campaign-cost';
 import { formatPerHour, rigCost } from '../lib/targets/aws/cost';
 import { awsPlan, tagLine } from '../lib/targets/aws/plan';
 import { awsClients } from '../lib/targets/aws/clients';
@@ -58,8 +59,8 @@ export interface DryRunPlan {
     perHour: number | null;
     lines: string[];
     /**
-     * The whole campaign's cost and its worst case (the rig up until the watchdog's deadline): filled
-     * in by the AWS cost computation (lib/targets/aws/cost.ts) for target aws; null until then.
+     * The whole campaign's cost and its worst case (the rig up until the watchdog's deadline), from
+     * lib/targets/aws/campaign-cost.ts, for target aws; null for the other targets, or when a price is missing.
      */
     campaign: null | { planTotal: number; worstCaseAtWatchdog: number; lines: string[] };
   };
@@ -155,9 +156,15 @@ function rigLines(campaignId: string, spec: CampaignSpec): { rig: string[]; cost
       `  the whole rig: ${formatPerHour(c.perHour)}; database + app node (what the protocol's $/hr counts): ${formatPerHour(c.protocolPerHour)}`,
       `  prices: ${c.source}`,
     ];
-    // The campaign's total and its worst case at the watchdog's deadline come from the AWS cost
-    // computation (issue 23's helper): it fills cost.campaign here.
-    return { rig: out, cost: { perHour: c.perHour ?? null, lines, campaign: null } };
+    // The campaign's total and its worst case at the watchdog's deadline (lib/targets/aws/campaign-cost.ts):
+    // the nodes' IPv4 addresses and root volumes, Enhanced Monitoring, RDS's minimum billing.
+    const cc = awsCampaignCost({ ...spec, aws });
+    const campaign =
+      cc.plan.usd === undefined || cc.worstCase.usd === undefined
+        ? null
+        : { planTotal: cc.plan.usd, worstCaseAtWatchdog: cc.worstCase.usd, lines: [...cc.lines, ...cc.missing.map((m) => `MISSING ${m}`)].map((l) => `  ${l}`) };
+    if (!campaign) lines.push(...cc.lines.map((l) => `  ${l}`));
+    return { rig: out, cost: { perHour: c.perHour ?? null, lines, campaign } };
   }
   if (spec.target === 'existing' && spec.existing) {
     // Nothing is made or removed there, and no watchdog runs: the plan is what the rig will touch.

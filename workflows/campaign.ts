@@ -90,6 +90,19 @@ const APP_NODE_PATCH = 'app-node-evidence-after-each-repeat';
 const SEARCH_ATTRIBUTES_PATCH = 'search-attributes-each-on-its-own';
 /** The report step's comparison with a baseline sets RigRegressed. */
 const REGRESSED_PATCH = 'rig-regressed-search-attribute';
+/**
+ * A step on the rig's own hosts (aws: prepare on the load node, the service on the app node) that no
+ * worker took fails carrying what those hosts said on their serial consoles (nodeConsoleTail), so a
+ * node that never came up says why in the campaign's own failure.
+ */
+const NODE_CONSOLE_PATCH = 'no-worker-carries-node-console';
+/**
+ * An AWS rig's RDS instance is waited for in an activity of its own (awaitRigDatabase: heartbeating,
+ * bounded by the spec's aws.database.availableWaitMinutes) instead of inside provisioning, whose
+ * 15-minute timeout RDS's creation can exceed (attempts would overlap, and three timeouts fail a
+ * campaign whose database is already billing). The nodes boot meanwhile.
+ */
+const DATABASE_APART_PATCH = 'rds-wait-own-activity';
 /** How long a teardown on the host queue may wait for that host's worker (a deploy, a restart): its retry window. */
 const TEARDOWN_WORKER_WAIT = '50 minutes';
 
@@ -206,6 +219,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   }
   const planStepOf: Partial<Record<StepName, PlanStep>> = {
     provision: 'provision',
+    database: 'bring-up',
     prepare: 'bring-up',
     service: 'bring-up',
     'bring-up': 'bring-up',
@@ -342,7 +356,19 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
 
     provisioned = true; // from here on, teardown runs whatever happens (it is idempotent)
     const provisionActs = machine({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute' });
-    rig = await step('provision', () => provisionActs.provisionRig({ campaignId, spec }), (r) => `${r.hardware}; service ${r.serviceUrl}; database ${r.database}`);
+    const databaseApart = spec.target === 'aws' && patched(DATABASE_APART_PATCH);
+    rig = await step(
+      'provision',
+      () => provisionActs.provisionRig({ campaignId, spec, ...(databaseApart ? { databaseApart } : {}) }),
+      (r) => (databaseApart ? `${r.hardware}; made and launched, the database waited for apart` : `${r.hardware}; service ${r.serviceUrl}; database ${r.database}`),
+    );
+    if (databaseApart) {
+      // Its own deadline is the spec's bound; the activity's timeout a little longer, so an attempt ends
+      // by its own bound before another can start. A dead worker is seen at the heartbeat timeout.
+      const waitMinutes = spec.aws?.database.availableWaitMinutes ?? 60;
+      const waitActs = machine({ startToCloseTimeout: `${waitMinutes + 5} minutes`, heartbeatTimeout: '2 minutes', retry: { ...retry, maximumAttempts: 3 } });
+      rig = await step('database', () => waitActs.awaitRigDatabase({ campaignId, spec }), (r) => `${r.hardware}; service ${r.serviceUrl}; database ${r.database}`);
+    }
     let theRig = rig;
 
     const on = (taskQueue: string, opts: Partial<ActivityOptions>) =>
@@ -352,13 +378,23 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
         workerWait,
       );
     const data = (opts: Partial<ActivityOptions>) => on(theRig.dataQueue, opts);
+    /** No worker on the rig's hosts took `call`: the failure carries their consoles (NODE_CONSOLE_PATCH). */
+    const seeingNodes = <T>(call: () => Promise<T>) => () =>
+      call().catch(async (err: unknown) => {
+        if (!(err instanceof ApplicationFailure && err.type === 'NoWorker') || !patched(NODE_CONSOLE_PATCH)) throw err;
+        const { tail } = await machine({ startToCloseTimeout: '2 minutes' }).nodeConsoleTail({ campaignId, target: spec.target });
+        if (!tail) throw err;
+        // The queue is the node's own: its worker is started by its bootstrap, not by a person.
+        const which = err.message.replace(/: start one on the rig's host .*$/s, '');
+        throw ApplicationFailure.nonRetryable(`${which}: the rig's nodes did not start their workers (their bootstrap runs at first boot). The nodes' serial consoles (EC2 GetConsoleOutput), last lines:\n${tail}`, 'NoWorker');
+      });
     // A rig made whole on its own hosts (AWS): the database from the load node, the service on the app node.
     const appQueue = theRig.appQueue;
     if (appQueue) {
-      await step('prepare', () => data({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute' }).prepareRig({ campaignId, rig: theRig }), (r) => r.summary);
+      await step('prepare', seeingNodes(() => data({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute' }).prepareRig({ campaignId, rig: theRig })), (r) => r.summary);
       // The same object as before issue 14 for the reference service without env: only the activity's input, never a command, changes.
       const service = serviceLaunch(spec.service);
-      const started = await step('service', () => on(appQueue, { startToCloseTimeout: '5 minutes' }).startRigService({ campaignId, rig: theRig, service }), (r) => r.summary);
+      const started = await step('service', seeingNodes(() => on(appQueue, { startToCloseTimeout: '5 minutes' }).startRigService({ campaignId, rig: theRig, service })), (r) => r.summary);
       theRig = { ...theRig, serviceUrl: started.serviceUrl };
       rig = theRig;
     }

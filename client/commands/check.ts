@@ -3,6 +3,7 @@
 // lib/targets/<target>/clean-check.ts; this file only formats. `--target aws --reap` deletes the
 // expired rig resources (lib/targets/aws/reap.ts): exit 0 nothing expired left, 1 something expired
 // could not be reaped, 69 could not look. The codes are client/exit-codes.ts's.
+import { campaignStates } from '../campaign-states';
 import { defineCommand } from '../command';
 import { UsageError } from '../parse-flags';
 import { cleanCheckAws } from '../../lib/targets/aws/clean-check';
@@ -42,7 +43,9 @@ RIG_AWS_ENDPOINT points it at an emulator. Any failed call (no credentials, acce
 endpoint that does not answer) is COULD NOT LOOK, exit 69.
 
 --reap deletes the EXPIRED rig resources (tag rig:expires earlier than now) and nothing else: never
-an unexpired one, one without a readable rig:expires, or one without the rig:campaign tag. Candidates
+an unexpired one, or one without the rig:campaign tag. One without a readable rig:expires counts as
+expired once its campaign's workflow is closed (asked of Temporal, connected as for every command;
+while it runs, or when Temporal does not answer, it is skipped). Candidates
 come from the Resource Groups Tagging API, each confirmed by the service's own describe (a hit that is
 gone, or whose tags there differ, is skipped and reported); DB parameter and subnet groups named
 rig-* by their own tags. Removed per campaign in dependency order (nodes, DB instance, its groups,
@@ -92,7 +95,9 @@ export const { run } = defineCommand({
     }
     if (values.reap && values.target !== 'aws') throw new UsageError('--reap is for --target aws (a local rig has no expiry tag: rig step teardown --campaign ID removes it)');
     if (values.reap) {
-      const r = await reapAws({ region: values.region, onProgress: (m) => console.error(m) });
+      // A resource whose expiry stamp never landed goes once its campaign is closed: Temporal says.
+      const states = campaignStates();
+      const r = await reapAws({ region: values.region, onProgress: (m) => console.error(m), campaignState: (id) => states.of(id) }).finally(() => states.close());
       if (values.json) console.log(JSON.stringify(r, null, 2));
       else (reapExitCode(r) === 0 ? console.log : console.error)(formatReap(r));
       return reapExitCode(r);

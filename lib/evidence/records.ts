@@ -270,12 +270,15 @@ export interface RigFile {
   costPerHour?: number;
   priceSource?: string;
   priceCovers?: string;
+  /** What else the bill holds, one line each (aws: lib/targets/aws/campaign-cost.ts). */
+  costNotes?: string[];
 }
 export const RigSchema = z.looseObject({
   hardware: z.string().optional(),
   costPerHour: z.number().optional(),
   priceSource: z.string().optional(),
   priceCovers: z.string().optional(),
+  costNotes: z.array(z.string()).optional(),
   postgresParameters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
 });
 

@@ -36,6 +36,8 @@ export const AwsDatabaseSpec = z.strictObject({
   engineVersion: z
     .string({ error: 'engineVersion is required, e.g. "16" or "16.9"' })
     .regex(/^(1[2-9]|[2-9]\d)(\.\d+)?$/, 'engineVersion must be a PostgreSQL major of 12 or later ("16": its default minor) or a major.minor such as "16.9"'),
+  /** How long the campaign waits for RDS to make the instance available (its own activity, heartbeating): 10-240 minutes. */
+  availableWaitMinutes: int('availableWaitMinutes').min(10, 'availableWaitMinutes must be >= 10 (RDS takes 10-20 minutes to create an instance)').max(240, 'availableWaitMinutes must be <= 240').default(60),
   storage: z.strictObject({
     type: z.literal('gp3', { error: 'storage.type must be "gp3" (the protocol\'s volume; io1/io2 are not built)' }).default('gp3'),
     sizeGb: int('sizeGb').min(20, 'sizeGb must be >= 20 (RDS gp3 minimum)').max(65_536, 'sizeGb must be <= 65536 (RDS gp3 maximum)'),

@@ -9,6 +9,8 @@ export type StepName =
   | 'clean-check'
   | 'provision'
   | 'watchdog'
+  /** An AWS rig's RDS instance waited for until available, apart from provisioning (its own heartbeating activity). */
+  | 'database'
   /** An AWS rig's database made ready from its load node (roles, migrations). */
   | 'prepare'
   /** An AWS rig's service started on its app node. */

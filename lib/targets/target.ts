@@ -58,7 +58,9 @@ export interface RigParameters {
   db?: DbParameters;
   service?: ServiceParameters;
   /** The AWS target's: the spec's aws block and when the rig expires (the expiry tag); the local target ignores it. */
-  aws?: { spec: AwsSpec; expiresAt: string };
+  /** lifetimeMinutes: the spec's watchdogMinutes, each node's own deadline until it reads its rig:expires tag (lib/targets/aws/user-data.ts). */
+  /** waitForDatabase false: provision returns once everything is made and launched; Target.awaitDatabase waits for the database. */
+  aws?: { spec: AwsSpec; expiresAt: string; lifetimeMinutes?: number; planMinutes?: number; waitForDatabase?: boolean };
   /** The local target's: the spec's `local` block (rdsFidelity: a cluster that refuses what RDS refuses). */
   local?: LocalSpec;
   /** The existing target's: the service's URL and where the database's URLs are read (connect makes nothing). */
@@ -177,6 +179,8 @@ export interface Hardware {
   priceSource?: string;
   /** What the $/hour covers, when it is more than the spec's hardware line says (e.g. "RDS, both nodes and gp3 storage"). */
   priceCovers?: string;
+  /** What else the bill holds, one line each (aws: the IPv4 addresses, Enhanced Monitoring, the plan's total, the worst case, RDS's minimum). */
+  costNotes?: string[];
 }
 
 /**
@@ -244,6 +248,18 @@ export interface Target {
    * 8601), so a reaper never takes a rig its watchdog still guards. Idempotent; nothing found, nothing done.
    */
   extendExpiry(campaignId: string, expiresAt: string): Promise<void>;
+  /**
+   * What the rig's own hosts said on their consoles, bounded (AWS: GetConsoleOutput's tail of each
+   * node): when no worker on them took a step, the campaign's failure carries it. Absent where the
+   * rig has no hosts of its own.
+   */
+  nodeConsole?(campaignId: string): Promise<string>;
+  /**
+   * Waits (at most `waitMinutes`) for a database that provisioning created but did not wait for (aws,
+   * RigParameters.aws.waitForDatabase false), then answers as provision does. Absent where provision
+   * makes the rig whole.
+   */
+  awaitDatabase?(campaignId: string, waitMinutes: number, onProgress: ProgressFn): Promise<ProvisionResult>;
   /**
    * A variant's settings on the live rig (issue 13): database parameters and the service's switches,
    * restarting what must restart, read back from where they took effect. Absent on a target that

@@ -88,14 +88,18 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
 
   const steps = result.steps.map((s) => `${s.step}:${s.status}`);
   const order = result.steps.map((s) => s.step);
-  for (const s of ['clean-check', 'provision', 'prepare', 'service', 'calibrate', 'bring-up', 'seed', 'sustained', 'ceiling', 'denominator', 'teardown', 'clean-check-after', 'report']) {
+  for (const s of ['clean-check', 'provision', 'database', 'prepare', 'service', 'calibrate', 'bring-up', 'seed', 'sustained', 'ceiling', 'denominator', 'teardown', 'clean-check-after', 'report']) {
     assert.ok(steps.includes(`${s}:ok`), `${s} ran and was ok: ${JSON.stringify(result.steps.map((x) => [x.step, x.status, x.summary]))}`);
   }
   assert.ok(order.indexOf('provision') < order.indexOf('calibrate'), 'an aws rig is calibrated on its load node, after provisioning');
   assert.ok(order.indexOf('service') < order.indexOf('bring-up'));
 
-  // The rig was AWS's: tagged resources, the data plane on the load node's queue.
-  const provision = result.steps.find((s) => s.step === 'provision')!;
+  assert.ok(order.indexOf('provision') < order.indexOf('database') && order.indexOf('database') < order.indexOf('prepare'), 'RDS is waited for in its own step, between provisioning and prepare');
+
+  // The rig was AWS's: tagged resources, the data plane on the load node's queue. Provisioning made and
+  // launched; the database step waited for RDS and says what it became.
+  assert.match(result.steps.find((s) => s.step === 'provision')!.summary, /; made and launched, the database waited for apart$/);
+  const provision = result.steps.find((s) => s.step === 'database')!;
   assert.match(provision.summary, /RDS db\.m7g\.2xlarge PostgreSQL 16\.9 .* us-east-1a; RDS set up for measuring: backups off \(retention 0\), auto minor version upgrade off, deletion protection off, /);
   assert.match(provision.summary, /rig-aws-whole-[0-9a-f]{8}\.aaaaaaaaaa\.us-east-1\.rds\.amazonaws\.com:5432\/hardcount/);
   const teardown = result.steps.find((s) => s.step === 'teardown')!;
@@ -135,8 +139,12 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
   }
   assert.match(page, /app node CPU busy/);
   // The cost is the rig's as the price table gives it (the spec's hardware block names no price), with its source and what it covers.
-  assert.match(page, /\$1\.27\/hour \(prices: AWS on-demand price pages .*as of \d{4}-\d{2}-\d{2}/);
-  assert.match(page, /it covers the RDS instance, its gp3 storage, the app node and the load node/);
+  assert.match(page, /\$1\.30\/hour \(prices: AWS on-demand price pages .*as of \d{4}-\d{2}-\d{2}/);
+  assert.match(page, /it covers the RDS instance, its gp3 storage, the app node and the load node, their public IPv4 addresses and root volumes, and Enhanced Monitoring's log ingestion/);
+  // ... and what else the bill holds: the plan's total, the worst case at the watchdog deadline, RDS's minimum.
+  assert.match(page, /the plan \([\d.]+ min from provisioning to the report\): \$[\d.]+ at \$1\.3024\/hour/);
+  assert.match(page, /worst case, teardown failing and the rig running to its watchdog deadline \(\d+ min\): \$[\d.]+/);
+  assert.match(page, /RDS bills at least 10 minutes/);
 
   // Every connection was TLS, verified against the stand-in's CA: it refuses plaintext, so a step that
   // tried would have failed; none was even attempted.

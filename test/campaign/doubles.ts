@@ -43,6 +43,8 @@ export interface DoubleOptions {
   teardownFailsFor?: contract.TeardownInput['by'];
   /** The expiry re-tag fails (non-retryably, one attempt) for these expiry times (ISO 8601). */
   retagFailsFor?: string[];
+  /** The rig has hosts of its own (aws-shaped): provision names this app queue, so prepare and service run; nodeConsoleTail answers `console`. */
+  nodes?: { appQueue: string; console: string };
   /** campaignRunState answers this (from the server time of the call) instead of asking the server. */
   campaignStatus?: (serverMs: number) => string;
 }
@@ -103,7 +105,12 @@ export function activityDoubles(opts: DoubleOptions) {
         rigDir: '/nonexistent',
         hardware: 'double',
         parameters: {},
+        ...(opts.nodes ? { appQueue: opts.nodes.appQueue } : {}),
       };
+    },
+    async nodeConsoleTail(i: { campaignId: string }): Promise<contract.NodeConsoleTail> {
+      note('nodeConsoleTail', i);
+      return opts.nodes ? { tail: opts.nodes.console } : {};
     },
     async teardownRig(i: contract.TeardownInput): Promise<contract.StepSummary> {
       note('teardownRig', i);

@@ -19,23 +19,28 @@ after(async () => {
   await env?.teardown();
 });
 
-test('no worker on the data-plane queue: bring-up fails after workerWaitSeconds, naming the queue and the fix; teardown runs', { timeout: 120_000 }, async () => {
-  const doubles = activityDoubles({ dataQueue: 'rig-data-nobody' });
-  // Only the control queues are polled: nothing takes work from rig-data-nobody.
-  const [control, host] = await Promise.all(
-    ['rig', doubles.hostQueue].map((taskQueue) => doubleWorker(env.nativeConnection, taskQueue, doubles.activities)),
-  );
-  const run = env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId: 'no-data-worker', args: [{ ...PROFILES.rehearsal, workerWaitSeconds: 5 }] });
-  // (The test server does not skip time while a task waits in a queue: 5 s of real time.)
-  const result = await control.runUntil(host.runUntil(
+/**
+ * The rehearsal with workerWaitSeconds 5, only the control queues polled (nothing takes work from the
+ * rig's own): it must fail; its CampaignResult. (The test server does not skip time while a task waits
+ * in a queue: 5 s of real time.)
+ */
+async function failsWithControlWorkersOnly(doubles: ReturnType<typeof activityDoubles>, workflowId: string): Promise<CampaignResult> {
+  const [control, host] = await Promise.all(['rig', doubles.hostQueue].map((taskQueue) => doubleWorker(env.nativeConnection, taskQueue, doubles.activities)));
+  const run = env.client.workflow.execute('benchCampaign', { taskQueue: 'rig', workflowId, args: [{ ...PROFILES.rehearsal, workerWaitSeconds: 5 }] });
+  return control.runUntil(host.runUntil(
     run.then(
-      () => assert.fail('a campaign with no data-plane worker must fail'),
+      () => assert.fail(`${workflowId}: a campaign no rig worker serves must fail`),
       (err: unknown) => {
         assert.ok(err instanceof WorkflowFailedError, String(err));
         return (err.cause as { details?: CampaignResult[] }).details![0];
       },
     ),
   ));
+}
+
+test('no worker on the data-plane queue: bring-up fails after workerWaitSeconds, naming the queue and the fix; teardown runs', { timeout: 120_000 }, async () => {
+  const doubles = activityDoubles({ dataQueue: 'rig-data-nobody' });
+  const result = await failsWithControlWorkersOnly(doubles, 'no-data-worker');
   const bringUp = result.steps.find((s) => s.step === 'bring-up');
   assert.equal(bringUp?.status, 'failed');
   assert.equal(
@@ -47,4 +52,19 @@ test('no worker on the data-plane queue: bring-up fails after workerWaitSeconds,
   const provisioned = doubles.calls.find((c) => c.name === 'provisionRig')!.scheduledMs;
   const teardown = doubles.calls.find((c) => c.name === 'teardownRig')!.scheduledMs;
   assert.ok(teardown - provisioned <= 60_000, `failed after ${((teardown - provisioned) / 1000).toFixed(1)} s, not never`);
+});
+
+test('an AWS-shaped rig whose nodes never come up: prepare fails after workerWaitSeconds carrying the nodes\' console tail; teardown runs', { timeout: 120_000 }, async () => {
+  const console = 'load-node i-0abc: \nrig bootstrap: s3 get-object packages/x/rig.tgz failed 8 times (last exit 254): giving up\nrig bootstrap: FAILED at line 97 (exit 254)';
+  const doubles = activityDoubles({ dataQueue: 'rig-aws-data-nobody', nodes: { appQueue: 'rig-aws-app-nobody', console } });
+  const result = await failsWithControlWorkersOnly(doubles, 'no-node-worker');
+  const prepare = result.steps.find((s) => s.step === 'prepare');
+  assert.equal(prepare?.status, 'failed');
+  assert.equal(
+    prepare?.summary,
+    `no worker took prepareRig from the task queue rig-aws-data-nobody within 5 seconds: the rig's nodes did not start their workers (their bootstrap runs at first boot). The nodes' serial consoles (EC2 GetConsoleOutput), last lines:\n${console}`,
+  );
+  const read = doubles.calls.find((c) => c.name === 'nodeConsoleTail');
+  assert.equal(read?.taskQueue, doubles.hostQueue, 'read from the host that made the rig');
+  assert.equal(result.steps.find((s) => s.step === 'teardown')?.status, 'ok');
 });

@@ -82,6 +82,8 @@ export interface FixtureOptions {
   ladder?: { rates: number[]; batch: number; rungs: number; rungSeconds: number };
   /** Control and treatments: each configuration (rung) measured once per variant, as "<name>.<variant>". */
   variants?: CampaignSpecInput['variants'];
+  /** The rig's own price in rig.json, as a target that prices its rig writes it (aws: lib/targets/aws/campaign-cost.ts). */
+  rigCost?: Pick<RigFile, 'costPerHour' | 'priceSource' | 'priceCovers' | 'costNotes'>;
 }
 
 /** One sustained configuration, no probe, ceiling or denominator: the small campaign most report tests start from. */
@@ -328,6 +330,7 @@ export async function makeFixtureCampaign(o: FixtureOptions): Promise<Fixture> {
     database: '127.0.0.1:41235',
     postgresVersion: '16.4',
     postgresParameters: { ...(spec.database as Record<string, string | number>), log_checkpoints: 'on', log_autovacuum_min_duration: 0 },
+    ...o.rigCost,
   };
   step('provision', 58, 'local cluster + reference service', () => store.writeJson('rig.json', rig));
   step('bring-up', 21, 'schema clean; app role reads 11 tables; RLS on the app pool; probe 201 wrote its row');

@@ -175,6 +175,13 @@ test('the ceiling is set beside the legs of its own row shape only', async () =>
   assert.equal(m.denominator!.legs[3].ratio, Math.round((m.ceiling!.report!.delivered_rate / 150_000) * 1000) / 1000);
 });
 
+test('a rig priced by its target: the cost line has its source and what else the bill holds (the plan, the worst case)', async () => {
+  const notes = ['2 public IPv4 addresses (one per node): $0.0100/hour', 'worst case, teardown failing and the rig running to its watchdog deadline (600 min): $13.02'];
+  const priced = await makeFixtureCampaign({ seed: 5, root, campaignId: 'priced-rig', repeats: 1, repeatSeconds: 10, ...ONE_CONFIG, rigCost: { costPerHour: 1.3024, priceSource: 'price table 2026-12-01', costNotes: notes } });
+  const md = renderMarkdown(await buildReport(priced.dir));
+  assert.match(md, /\| cost \| \$1\.30\/hour \(prices: price table 2026-12-01\) × [\d.]+ h \(provision start to teardown end\) = \$[\d.]+\. 2 public IPv4 addresses \(one per node\): \$0\.0100\/hour; worst case, teardown failing .*\(600 min\): \$13\.02 \|/);
+});
+
 test('per repeat, the plan-based delivery, the schedule lag p99, the max lag, the late seconds and the corrected p99 stand beside the gated p99; a late generator fails "instrument late"', async () => {
   const late = await makeFixtureCampaign({
     seed: 17,

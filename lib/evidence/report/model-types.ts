@@ -168,6 +168,8 @@ export interface Conditions {
   cost_per_hour: number;
   /** Where cost_per_hour comes from, when the target priced the rig itself. */
   cost_source?: string;
+  /** What else the bill holds (aws: the plan's total, the worst case at the watchdog deadline, ...), one line each. */
+  cost_notes?: string[];
   /** Rig lifetime the cost covers. */
   billed: { from: string; to: string; hours: number; basis: string } | null;
   total_cost: number | null;

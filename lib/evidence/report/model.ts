@@ -488,6 +488,7 @@ function buildConditions(ev: Evidence): Omit<Conditions, 'warmup'> {
     hardware: ev.rig?.hardware ?? spec.hardware.description,
     cost_per_hour: perHour,
     ...(ev.rig?.priceSource ? { cost_source: ev.rig.priceSource } : {}),
+    ...(ev.rig?.costNotes?.length ? { cost_notes: ev.rig.costNotes } : {}),
     billed,
     total_cost: billed ? Math.round(billed.hours * perHour * 100) / 100 : null,
     database,

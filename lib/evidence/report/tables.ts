@@ -372,8 +372,9 @@ export function floorText(m: ReportModel): string | null {
 export function costText(m: ReportModel): string {
   const c = m.conditions;
   const rate = `$${num(c.cost_per_hour, 2)}/hour${c.cost_source ? ` (prices: ${c.cost_source})` : ''}`;
-  if (!c.billed) return `${rate}; total unknown (no provision step recorded)`;
-  return `${rate} × ${num(c.billed.hours, 2)} h (${c.billed.basis}) = $${num(c.total_cost, 2)}`;
+  const notes = c.cost_notes?.length ? `. ${c.cost_notes.join('; ')}` : '';
+  if (!c.billed) return `${rate}; total unknown (no provision step recorded)${notes}`;
+  return `${rate} × ${num(c.billed.hours, 2)} h (${c.billed.basis}) = $${num(c.total_cost, 2)}${notes}`;
 }
 
 export function stepsTable(m: ReportModel): Table {

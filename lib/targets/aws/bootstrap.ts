@@ -86,7 +86,7 @@ export async function ensureNodeBootstrap(x: Ctx, opts: { dbMasterSecretArn: str
 }
 
 /** The user data input of one node: the load node serves the data plane, the app node the service. */
-export function nodeUserDataInput(campaignId: string, region: string, node: 'app' | 'load', b: NodeBootstrap, opts: { docker?: boolean } = {}): UserDataInput {
+export function nodeUserDataInput(campaignId: string, region: string, node: 'app' | 'load', b: NodeBootstrap, opts: { docker?: boolean; lifetimeMinutes: number }): UserDataInput {
   const n = rigNames(campaignId);
   return {
     node,
@@ -99,6 +99,7 @@ export function nodeUserDataInput(campaignId: string, region: string, node: 'app
     lockKey: b.lockKey,
     packageSha256: b.packageSha256,
     temporalSecretId: b.temporalSecretArn,
+    lifetimeMinutes: opts.lifetimeMinutes,
     ...(node === 'app' && opts.docker ? { docker: true } : {}),
   };
 }

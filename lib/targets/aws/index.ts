@@ -12,11 +12,12 @@ import { gatherEvidence, shipEvidence, summarizeGather } from './evidence-sync';
 import { emulatorMap } from './emulator-map';
 import { openAwsPostgresLog as openRdsPostgresLog } from './evidence/postgres-log';
 import { prepareAwsDatabase, startAwsService } from './nodes';
-import { provisionAws } from './provision';
+import { awaitAwsDatabase, provisionAws } from './provision';
 import { readAwsRecord } from './record';
 import { extendExpiryAws } from './retag';
 import { teardownAws } from './teardown';
 import { collectCloudEvidence } from './evidence/collect';
+import { nodeConsoleTails } from './console';
 import { rigNames } from './names';
 import { awsConnection, SERVICE_PORT } from './connection';
 
@@ -60,7 +61,8 @@ export const awsTarget: Target = {
       line: `${declared.description}: ${rec.hardwareLine}`,
       costPerHour: rec.costPerHour,
       ...(rec.priceSource ? { priceSource: rec.priceSource } : {}),
-      priceCovers: 'the RDS instance, its gp3 storage, the app node and the load node',
+      priceCovers: 'the RDS instance, its gp3 storage, the app node and the load node, their public IPv4 addresses and root volumes, and Enhanced Monitoring\'s log ingestion',
+      ...(rec.costLines?.length ? { costNotes: rec.costLines } : {}),
     };
   },
   // The load node's worker serves this queue (its user data names it): derived from the campaign alone.
@@ -82,4 +84,6 @@ export const awsTarget: Target = {
   extendExpiry: async (campaignId, expiresAt) => {
     await extendExpiryAws(campaignId, expiresAt);
   },
+  awaitDatabase: awaitAwsDatabase,
+  nodeConsole: (campaignId) => withClients(campaignId, (c) => nodeConsoleTails(c, campaignId)),
 };

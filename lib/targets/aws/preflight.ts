@@ -2,7 +2,8 @@
 // (PerfKitBenchmarker checks quotas and offerings beside _Create, not after it). Each check is its own
 // file and returns a verdict (preflight-verdict.ts); they all run, each prints its line, and any
 // failure throws one PreflightRefusal listing every failed check with its fix. Read-only: the calls
-// are Describe*, GetRole and GetServiceQuota (docs/aws-iam-policy.md, PreflightReads).
+// are Describe*, GetRole and GetServiceQuota (docs/aws-iam-policy.md, PreflightReads), and, at
+// provisioning only, CreateServiceLinkedRole when RDS's role is absent.
 //
 // Order: the engine version first (the class's orderability depends on it), the zone's ID before the
 // offerings (which are by zone ID). A check whose input failed says so instead of guessing.
@@ -23,8 +24,12 @@ export interface PreflightResult {
   zoneId: string;
 }
 
-/** Runs every check, printing each verdict through `say`; throws PreflightRefusal if any failed. */
-export async function preflightAws(c: AwsClients, aws: AwsSpec, say: (line: string) => void = () => {}): Promise<PreflightResult> {
+/**
+ * Runs every check, printing each verdict through `say`; throws PreflightRefusal if any failed.
+ * `makeServiceLinkedRole`: provisioning's preflight makes RDS's service-linked role when it is absent
+ * (the one thing it may make; preflight-account.ts); the dry run's only reads.
+ */
+export async function preflightAws(c: AwsClients, aws: AwsSpec, say: (line: string) => void = () => {}, opts: { makeServiceLinkedRole?: boolean } = {}): Promise<PreflightResult> {
   const verdicts: Verdict[] = [];
   const record = <V extends Verdict>(v: V): V => {
     verdicts.push(v);
@@ -36,7 +41,7 @@ export async function preflightAws(c: AwsClients, aws: AwsSpec, say: (line: stri
   const zone = record(await zoneIdOf(c.ec2, aws));
   record(zone.zoneId ? await checkInstanceTypes(c.ec2, aws, zone.zoneId) : refuse('instance-types', 'not checked: the zone has no ID here', 'fix zone first'));
   record(await checkVcpuQuota(c.ec2, c.serviceQuota, aws));
-  record(await checkRdsServiceLinkedRole(c.iam));
+  record(await checkRdsServiceLinkedRole(c.iam, { create: opts.makeServiceLinkedRole }));
   record(await checkDefaultVpc(c.ec2, aws));
 
   const failed = verdicts.filter((v) => !v.ok);

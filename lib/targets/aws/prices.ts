@@ -14,8 +14,16 @@
 // `source`), which is also the way to price another region: the table holds us-east-1 only, and a
 // rig elsewhere without overrides has no $/hour rather than a wrong one.
 //
-// Not in the $/hour: the nodes' root EBS volumes, CloudWatch Logs for Enhanced Monitoring, data
-// transfer (free within one zone), Performance Insights beyond its free retention.
+// Also from those pages and two more (same date, same caveat), for what the rig pays beside its
+// instances and storage (campaign-cost.ts):
+//   - Amazon VPC pricing, https://aws.amazon.com/vpc/pricing/ ("Public IPv4 address": every public
+//     IPv4 address, in use or not, per hour, since 2024-02-01): each node has one;
+//   - Amazon EBS pricing, https://aws.amazon.com/ebs/pricing/ (gp3 $/GB-month): the nodes' root volumes;
+//   - Amazon CloudWatch pricing, https://aws.amazon.com/cloudwatch/pricing/ (Logs, standard ingestion
+//     $/GB): Enhanced Monitoring writes each sample to CloudWatch Logs (RDSOSMetrics);
+//   - RDS for PostgreSQL pricing again: instance hours are billed per second with a 10-minute minimum.
+// Not priced: data transfer (free within one zone), CloudWatch Logs storage of the samples (cents at
+// this volume), Performance Insights beyond its free retention, the control host.
 
 export const PRICE_TABLE_SOURCE =
   'AWS on-demand price pages (RDS for PostgreSQL, EC2), us-east-1, Single-AZ, as of 2026-12-01, to be checked';
@@ -54,3 +62,18 @@ export const RDS_GP3 = {
   perIopsMonth: 0.02,
   perMiBpsMonth: 0.08,
 } as const;
+
+/** A public IPv4 address, USD per hour (Amazon VPC pricing). */
+export const PUBLIC_IPV4_PER_HOUR = 0.005;
+/** EBS gp3 for EC2 volumes, USD per GB-month (Amazon EBS pricing). */
+export const EC2_GP3_PER_GB_MONTH = 0.08;
+/** CloudWatch Logs standard ingestion, USD per GB (Amazon CloudWatch pricing). */
+export const CLOUDWATCH_LOGS_INGEST_PER_GB = 0.5;
+/**
+ * One Enhanced Monitoring sample as CloudWatch Logs ingests it, bytes: an RDSOSMetrics JSON document
+ * with its process list. An estimate (the RDS User Guide gives the document's fields, not its size):
+ * check it against one rig's log stream (its events' sizes), and override with aws.prices if needed.
+ */
+export const ENHANCED_MONITORING_BYTES_PER_SAMPLE = 10_000;
+/** RDS bills an instance per second with this minimum after it is created (RDS pricing). */
+export const RDS_MINIMUM_BILLED_MINUTES = 10;

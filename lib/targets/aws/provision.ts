@@ -20,6 +20,7 @@ import { CreateDBInstanceCommand, CreateDBParameterGroupCommand, DescribeDBInsta
 import type { AwsSpec } from '../../protocol/aws-spec';
 import type { DbParameters, ProgressFn, ProvisionResult, RigParameters } from '../target';
 import { awsClients, type AwsClients } from './clients';
+import { campaignCost } from './campaign-cost';
 import { formatPerHour, rigCost } from './cost';
 import { ensureMonitoring, ensureNodeBootstrap, masterSecretArn, nodeUserDataInput, type NodeBootstrap } from './bootstrap';
 import { isNamed } from './errors';
@@ -30,18 +31,18 @@ import type { RigPackage } from './package';
 import { rdsParameters } from './parameters';
 import { preflightAws } from './preflight';
 import { rdsWindows } from './rds-windows';
-import { POSTGRES_PORT } from './plan';
+import { MONITORING_INTERVAL_S, POSTGRES_PORT, ROOT_VOLUME_GB } from './plan';
+
+export { MONITORING_INTERVAL_S, ROOT_VOLUME_GB };
 import { DB_NAME } from './data-plane';
 import { awsConnection, DB_MASTER_USER, SERVICE_PORT } from './connection';
-import { writeAwsRecord } from './record';
+import { readAwsRecord, writeAwsRecord } from './record';
 import { ensureRigSecret } from './secrets';
 import { rigTags as tags } from './tags';
 import { renderUserData } from './user-data';
-import { waitFor } from './wait';
+import { eventually, waitFor } from './wait';
 
 
-/** Enhanced Monitoring's interval, seconds: the finest RDS offers, for the per-repeat OS figures. */
-export const MONITORING_INTERVAL_S = 1;
 /** Performance Insights retention, days: 7 is the free tier. */
 export const PERFORMANCE_INSIGHTS_RETENTION_DAYS = 7;
 
@@ -50,8 +51,6 @@ export function architectureOf(instanceType: string): 'arm64' | 'x86_64' {
   return /^[a-z]+\d+[a-z]*g[a-z]*\./.test(instanceType) ? 'arm64' : 'x86_64';
 }
 
-/** The nodes' root volume: the OS, the package, node_modules and the campaign's evidence before it ships (AL2023's AMI is 8 GB). */
-export const ROOT_VOLUME_GB = 30;
 
 /** What the page shows of how the database was set up for measuring, from what RDS reports of it. */
 export function rdsSettingsLine(db: { BackupRetentionPeriod?: number; AutoMinorVersionUpgrade?: boolean; DeletionProtection?: boolean; PreferredBackupWindow?: string; PreferredMaintenanceWindow?: string }): string {
@@ -78,20 +77,24 @@ async function latestAmazonLinux(c: AwsClients, arch: string): Promise<{ imageId
 export async function provisionAws(campaignId: string, params: RigParameters, onProgress: ProgressFn = () => {}, opts: { pkg?: RigPackage } = {}): Promise<ProvisionResult> {
   if (!params.aws) throw new Error('the aws target needs the spec\'s aws block (RigParameters.aws)');
   const { spec: aws, expiresAt } = params.aws;
+  // The nodes' own deadline until they read their rig:expires tag: the spec's watchdog minutes (the
+  // same in every attempt, as RunInstances' ClientToken needs); a caller without it, the minutes to expiresAt.
+  const lifetimeMinutes = params.aws.lifetimeMinutes ?? Math.max(1, Math.ceil((Date.parse(expiresAt) - Date.now()) / 60_000));
   const c = awsClients(aws.region);
   try {
     // A container image (service.run.image) needs Docker on the app node: its user data installs it.
-    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg, Boolean(params.service?.run?.image));
+    // waitForDatabase false: the campaign waits for RDS in its own activity (awaitRigDatabase).
+    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg, Boolean(params.service?.run?.image), lifetimeMinutes, params.aws.planMinutes, params.aws.waitForDatabase ?? true);
   } finally {
     c.destroy();
   }
 }
 
-async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined, docker = false): Promise<ProvisionResult> {
+async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined, docker: boolean, lifetimeMinutes: number, planMinutes: number | undefined, waitForDatabase: boolean): Promise<ProvisionResult> {
   const n = rigNames(campaignId);
   const now = new Date();
   // Before the first create: everything AWS could refuse later, once the database is billing.
-  const pre = await preflightAws(c, aws, onProgress);
+  const pre = await preflightAws(c, aws, onProgress, { makeServiceLinkedRole: true });
   const existing = await findRigResources(c, campaignId);
   const have = (kind: RigResourceKind): FoundResource | undefined => existing.find((r) => r.kind === kind);
   let reused = existing.length > 0;
@@ -212,7 +215,9 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
   const launchTags = (kind: RigResourceKind, name: string) => tags(campaignId, kind, name, expiresAt, now).filter((t) => t.Key !== CREATED_TAG && t.Key !== EXPIRES_TAG);
   const stamp = async (id: string, created: boolean) => {
     const extra = [{ Key: EXPIRES_TAG, Value: expiresAt }, ...(created ? [{ Key: CREATED_TAG, Value: now.toISOString() }] : [])];
-    await c.ec2.send(new CreateTagsCommand({ Resources: [id], Tags: extra }));
+    // EC2 is eventually consistent: an instance RunInstances just returned can be unknown to CreateTags
+    // for a while (InvalidInstanceID.NotFound), and a node without rig:expires is one the reaper would pass over.
+    await eventually(`stamping ${id} with ${EXPIRES_TAG}`, () => c.ec2.send(new CreateTagsCommand({ Resources: [id], Tags: extra })), ['InvalidInstanceID.NotFound'], onProgress);
   };
   const node = async (kind: 'app-node' | 'load-node', name: string, instanceType: string, clientToken: string): Promise<string> => {
     const found = have(kind);
@@ -222,7 +227,7 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
       return found.id;
     }
     onProgress(`launching ${kind} ${name} (${instanceType}) in ${aws.zone}`);
-    const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { docker }));
+    const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { docker, lifetimeMinutes }));
     const { imageId, rootDevice } = await latestAmazonLinux(c, architectureOf(instanceType));
     const r = await whileIamPropagates(`launching ${kind} ${name}`, () => c.ec2.send(
       new RunInstancesCommand({
@@ -234,6 +239,11 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
         Placement: { AvailabilityZone: aws.zone },
         SecurityGroupIds: [nodesSg],
         IamInstanceProfile: { Arn: boot.instanceProfileArn },
+        // Its own dead-man switch (user-data.ts): a poweroff from inside terminates it, and it reads its
+        // rig:expires tag from instance metadata (IMDSv2 only). Tags in metadata allow only keys of
+        // letters, digits and + - = . , _ : @ (no '/', no space): the rig's are Name and rig:*.
+        InstanceInitiatedShutdownBehavior: 'terminate',
+        MetadataOptions: { HttpEndpoint: 'enabled', HttpTokens: 'required', InstanceMetadataTags: 'enabled' },
         UserData: Buffer.from(userData, 'utf8').toString('base64'),
         BlockDeviceMappings: [{ DeviceName: rootDevice, Ebs: { VolumeSize: ROOT_VOLUME_GB, VolumeType: 'gp3', DeleteOnTermination: true } }],
         TagSpecifications: [
@@ -249,39 +259,87 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
   await node('app-node', n.appNode, aws.app.instanceType, n.appClientToken);
   await node('load-node', n.loadNode, aws.load.instanceType, n.loadClientToken);
 
+  // Everything but what only an available instance tells (its endpoint, its version, its set-up):
+  // databaseReady() adds those, here or in its own activity (awaitRigDatabase).
+  const cost = rigCost(aws);
+  // Everything billed per hour (the IPv4 addresses, root volumes and Enhanced Monitoring too), and over the plan and the watchdog's deadline.
+  const billed = campaignCost({ aws, planMinutes: planMinutes ?? lifetimeMinutes, watchdogMinutes: lifetimeMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb: ROOT_VOLUME_GB });
+  writeAwsRecord({
+    campaignId,
+    region: aws.region,
+    zone: aws.zone,
+    createdAt: now.toISOString(),
+    resources: {},
+    dbEndpoint: '',
+    appAddress: '',
+    loadAddress: '',
+    hardwareLine: hardwareLineOf(aws, pre.engine.version),
+    costPerHour: billed.perHour,
+    priceSource: cost.source,
+    costLines: billed.lines,
+    parameters: Object.fromEntries(parameters.map((p) => [p.name, p.value])),
+    bootstrap: boot,
+  });
+  if (!waitForDatabase) {
+    onProgress(`launched; RDS instance ${n.dbInstance} is waited for apart (awaitRigDatabase), the nodes boot meanwhile`);
+    return { ...awsConnection(campaignId, '', '', POSTGRES_PORT), reused };
+  }
+  return { ...(await databaseReady(c, campaignId, DEFAULT_DATABASE_WAIT_MINUTES, onProgress)), reused };
+}
+
+/** How long provisioning waits for RDS when the spec does not say (aws.database.availableWaitMinutes). */
+export const DEFAULT_DATABASE_WAIT_MINUTES = 60;
+
+function hardwareLineOf(aws: AwsSpec, engineVersion: string): string {
+  const s = aws.database.storage;
+  return `RDS ${aws.database.instanceClass} PostgreSQL ${engineVersion} (gp3 ${s.sizeGb} GB, ${s.iops} IOPS, ${s.throughputMiBps} MiB/s), app ${aws.app.instanceType}, load ${aws.load.instanceType}, ${aws.zone}`;
+}
+
+/**
+ * Waits (at most `waitMinutes`, a progress line every poll: heartbeats) for the rig's RDS instance to
+ * be available, then completes the record provisioning wrote with what only an available instance
+ * tells: its endpoint, its engine version, its measuring set-up, and the nodes' addresses. Read-only
+ * towards AWS, so a second attempt (or one beside a dead one) changes nothing but the record, with the
+ * same values.
+ */
+export async function databaseReady(c: AwsClients, campaignId: string, waitMinutes: number, onProgress: ProgressFn = () => {}): Promise<ProvisionResult> {
+  const rec = readAwsRecord(campaignId);
+  if (!rec) throw new Error(`no provisioned aws rig recorded for ${campaignId} (state/aws-rigs/${campaignId}.json): provision it first`);
+  const n = rigNames(campaignId);
   const dbReady = await waitFor(
     `RDS instance ${n.dbInstance} available`,
     async () => {
       const inst = (await c.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: n.dbInstance }))).DBInstances?.[0];
       return inst?.DBInstanceStatus === 'available' ? inst : undefined;
     },
-    { timeoutMs: 60 * 60_000, onProgress },
+    { timeoutMs: waitMinutes * 60_000, onProgress },
   );
   const all = await findRigResources(c, campaignId);
   const find = (kind: RigResourceKind) => all.find((r) => r.kind === kind);
-  const cost = rigCost(aws);
-  const s = aws.database.storage;
-  const hardwareLine = `RDS ${aws.database.instanceClass} PostgreSQL ${dbReady.EngineVersion ?? pre.engine.version} (gp3 ${s.sizeGb} GB, ${s.iops} IOPS, ${s.throughputMiBps} MiB/s), app ${aws.app.instanceType}, load ${aws.load.instanceType}, ${aws.zone}`;
-  const dbEndpoint = `${dbReady.Endpoint?.Address ?? '?'}:${dbReady.Endpoint?.Port ?? POSTGRES_PORT}`;
   const appAddress = find('app-node')?.address ?? '';
-  writeAwsRecord({
-    campaignId,
-    region: aws.region,
-    zone: aws.zone,
-    createdAt: now.toISOString(),
-    resources: Object.fromEntries(all.map((r) => [r.kind, r.id])),
-    dbEndpoint,
-    appAddress,
-    loadAddress: find('load-node')?.address ?? '',
-    hardwareLine,
-    rdsSettings: rdsSettingsLine(dbReady),
-    costPerHour: cost.perHour,
-    priceSource: cost.source,
-    parameters: Object.fromEntries(parameters.map((p) => [p.name, p.value])),
-    bootstrap: boot,
-  });
-  onProgress(`provisioned: ${all.length} resources, ${formatPerHour(cost.perHour)}`);
   const host = dbReady.Endpoint?.Address ?? '';
   const port = dbReady.Endpoint?.Port ?? POSTGRES_PORT;
-  return { ...awsConnection(campaignId, appAddress, host, port), reused };
+  writeAwsRecord({
+    ...rec,
+    resources: Object.fromEntries(all.map((r) => [r.kind, r.id])),
+    dbEndpoint: `${dbReady.Endpoint?.Address ?? '?'}:${port}`,
+    appAddress,
+    loadAddress: find('load-node')?.address ?? '',
+    hardwareLine: dbReady.EngineVersion ? rec.hardwareLine.replace(/PostgreSQL \S+ \(/, `PostgreSQL ${dbReady.EngineVersion} (`) : rec.hardwareLine,
+    rdsSettings: rdsSettingsLine(dbReady),
+  });
+  onProgress(`provisioned: ${all.length} resources, ${formatPerHour(rec.costPerHour)}`);
+  return { ...awsConnection(campaignId, appAddress, host, port), reused: true };
+}
+
+/** The aws target's awaitDatabase: its own activity, so that provisioning's timeout need not cover RDS's creation. */
+export async function awaitAwsDatabase(campaignId: string, waitMinutes: number, onProgress: ProgressFn = () => {}): Promise<ProvisionResult> {
+  const rec = readAwsRecord(campaignId);
+  if (!rec) throw new Error(`no provisioned aws rig recorded for ${campaignId} (state/aws-rigs/${campaignId}.json): provision it first`);
+  const c = awsClients(rec.region);
+  try {
+    return await databaseReady(c, campaignId, waitMinutes, onProgress);
+  } finally {
+    c.destroy();
+  }
 }

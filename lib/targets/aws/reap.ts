@@ -1,7 +1,10 @@
 // `rig check --target aws --reap`: deletes the rig's EXPIRED resources (rig:expires earlier than now)
-// and nothing else: never an unexpired one, one without a readable rig:expires, or one without the
-// rig's campaign tag. The backstop for a rig whose watchdog is gone too (a lost Temporal server, a
-// deleted namespace): the tags alone say what may go.
+// and nothing else: never an unexpired one, or one without the rig's campaign tag. One without a
+// readable rig:expires (its stamp never landed: the attempt died between RunInstances and CreateTags,
+// or someone removed it) counts as expired once its campaign is closed: `campaignState` (the CLI asks
+// Temporal, campaignClosedBy) says the campaign's workflow is closed; while it runs, or when nobody can
+// say, it is skipped and reported. The backstop for a rig whose watchdog is gone too (a lost Temporal
+// server, a deleted namespace): the tags alone say what may go.
 //
 // How it looks, and why twice: the Resource Groups Tagging API (GetResources, TagFilters on
 // rig:campaign, only the types the rig makes) lists candidates across services in one call, but it is
@@ -48,7 +51,7 @@ export interface ReapEntry {
   campaignId: string;
   ageSeconds?: number;
   expiresAt?: string;
-  /** Why it was skipped or not reaped ('' for a reaped one). */
+  /** Why it was skipped or not reaped; for a reaped one '' (expired), or why it counted as expired. */
   why: string;
 }
 
@@ -83,7 +86,10 @@ export function parseRigArn(arn: string): ArnKind | undefined {
   return r ? { service: 'rds', type: 'db', id: r[1] } : undefined;
 }
 
-/** Expired at `now`? undefined when the tag is missing or not a time (never reaped, reported). */
+/** A workflow status that means the campaign will make or use nothing more (Temporal's names). */
+export const CLOSED_STATUSES = ['COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'TIMED_OUT'];
+
+/** Expired at `now`? undefined when the tag is missing or not a time (then its campaign's state decides). */
 export function isExpired(expiresAt: string | undefined, now: Date): boolean | undefined {
   if (!expiresAt || Number.isNaN(Date.parse(expiresAt))) return undefined;
   return Date.parse(expiresAt) < now.getTime();
@@ -97,7 +103,7 @@ export type Described = { gone: string } | { tags: AnyTag[]; state?: string; cre
  * name the same campaign and the same expiry. Otherwise the reason to skip it, and whether what the
  * service says is itself expired (then it is left expired: not reaped, exit 1, run again).
  */
-export function confirmHit(hit: { campaignId: string; expiresAt: string }, described: Described, now: Date): { ok: true } | { ok: false; why: string; stillExpired: boolean } {
+export function confirmHit(hit: { campaignId: string; expiresAt: string | undefined }, described: Described, now: Date): { ok: true } | { ok: false; why: string; stillExpired: boolean } {
   if ('gone' in described) return { ok: false, why: `gone: ${described.gone}`, stillExpired: false };
   const campaign = tagOf(described.tags, CAMPAIGN_TAG);
   const expires = tagOf(described.tags, EXPIRES_TAG);
@@ -157,7 +163,11 @@ async function taggingHits(c: AwsClients): Promise<ResourceTagMapping[]> {
   return hits;
 }
 
-export async function reapAws(opts: { region?: string; now?: Date; onProgress?: ProgressFn } = {}): Promise<ReapResult> {
+/**
+ * `campaignState`: the status of a campaign's workflow (CLOSED_STATUSES, RUNNING, NOT_FOUND, ...), or
+ * undefined when it cannot be asked; without it a resource with no readable expiry is never reaped.
+ */
+export async function reapAws(opts: { region?: string; now?: Date; onProgress?: ProgressFn; campaignState?: (campaignId: string) => Promise<string | undefined> } = {}): Promise<ReapResult> {
   const empty = { reaped: [], skipped: [], notReaped: [], unexpired: 0 };
   const region = opts.region ?? defaultRegion();
   if (!region) return { status: 'could-not-look', reason: 'no AWS region: set AWS_REGION (or pass --region)', looked: [], ...empty };
@@ -173,11 +183,24 @@ export async function reapAws(opts: { region?: string; now?: Date; onProgress?: 
   try {
     // 1. Look: nothing is deleted until every look has answered.
     const expired: Array<{ r: FoundResource; entry: ReapEntry }> = [];
-    const consider = (r: FoundResource, entry: ReapEntry): boolean => {
+    const states = new Map<string, Promise<string | undefined>>();
+    const stateOf = (campaignId: string) => {
+      if (!states.has(campaignId)) states.set(campaignId, opts.campaignState ? opts.campaignState(campaignId).catch(() => undefined) : Promise.resolve(undefined));
+      return states.get(campaignId)!;
+    };
+    /** Expired, or (no readable expiry) its campaign closed: `why` says which for the second. */
+    const consider = async (r: FoundResource, entry: ReapEntry): Promise<{ why: string } | undefined> => {
       const e = isExpired(r.expiresAt, now);
-      if (e === undefined) skipped.push({ ...entry, why: `no readable ${EXPIRES_TAG} tag (${JSON.stringify(r.expiresAt ?? null)}): never reaped; rig step teardown --campaign ${r.campaignId} removes it` });
-      else if (!e) unexpired++;
-      return e === true;
+      if (e === true) return { why: '' };
+      if (e === false) {
+        unexpired++;
+        return undefined;
+      }
+      const state = await stateOf(r.campaignId);
+      const noTag = `no readable ${EXPIRES_TAG} tag (${JSON.stringify(r.expiresAt ?? null)})`;
+      if (state && CLOSED_STATUSES.includes(state)) return { why: `${noTag}, and its campaign's workflow is closed (${state})` };
+      skipped.push({ ...entry, why: `${noTag}: ${state ? `its campaign's workflow is ${state}, not closed` : 'its campaign\'s state is unknown (Temporal not asked or not answering)'}; never reaped then; rig step teardown --campaign ${r.campaignId} removes it` });
+      return undefined;
     };
     for (const hit of await taggingHits(c)) {
       const campaignId = tagOf(hit.Tags, CAMPAIGN_TAG) ?? '?';
@@ -189,23 +212,25 @@ export async function reapAws(opts: { region?: string; now?: Date; onProgress?: 
         continue;
       }
       const asFound: FoundResource = { kind: kindOf(hit.Tags, a), id: a.id, campaignId, expiresAt, state: '' };
-      if (!consider(asFound, { ...entry, kind: asFound.kind, id: a.id })) continue;
+      const verdict = await consider(asFound, { ...entry, kind: asFound.kind, id: a.id });
+      if (!verdict) continue;
       const described = await describeHit(c, a);
-      const confirmed = confirmHit({ campaignId, expiresAt: expiresAt! }, described, now);
+      const confirmed = confirmHit({ campaignId, expiresAt }, described, now);
       if (!confirmed.ok) {
         (confirmed.stillExpired ? notReaped : skipped).push({ ...entry, kind: asFound.kind, id: a.id, why: confirmed.why });
         continue;
       }
       const d = described as Exclude<Described, { gone: string }>;
       const createdAt = d.createdAt ?? dateOf(tagOf(d.tags, CREATED_TAG));
-      expired.push({ r: { ...asFound, kind: kindOf(d.tags, a), state: d.state ?? '', size: d.size, createdAt }, entry: { ...entry, kind: kindOf(d.tags, a), id: a.id, ageSeconds: ageOf(createdAt, now) } });
+      expired.push({ r: { ...asFound, kind: kindOf(d.tags, a), state: d.state ?? '', size: d.size, createdAt }, entry: { ...entry, kind: kindOf(d.tags, a), id: a.id, ageSeconds: ageOf(createdAt, now), why: verdict.why } });
     }
     // What the nodes boot with (bucket, secrets, IAM roles and instance profile) is found through each
     // service's own listing (find-bootstrap.ts), which is already the service's word: nothing to confirm.
     // IAM is global: an expired campaign's roles are reaped from whichever region looks first.
     for (const g of [...(await findRdsGroups(c, ['db-parameter-group', 'db-subnet-group'])), ...(await findBootstrapResources(c))]) {
       const entry = { kind: g.kind, id: g.id, campaignId: g.campaignId, expiresAt: g.expiresAt, ageSeconds: ageOf(g.createdAt, now), why: '' };
-      if (consider(g, entry)) expired.push({ r: g, entry });
+      const verdict = await consider(g, entry);
+      if (verdict) expired.push({ r: g, entry: { ...entry, why: verdict.why } });
     }
 
     // 2. Reap, campaign by campaign, each in dependency order.

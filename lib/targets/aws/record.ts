@@ -23,6 +23,8 @@ export interface AwsRigRecord {
   costPerHour: number | undefined;
   /** The source of costPerHour (the price table with its date, the spec's overrides). */
   priceSource?: string;
+  /** campaign-cost.ts's lines (the IPv4 addresses, Enhanced Monitoring, the plan, the worst case, RDS's minimum). */
+  costLines?: string[];
   parameters: Record<string, string>;
   /** What the nodes were given: bucket, package keys, Temporal secret ARN, instance profile, queues. */
   bootstrap?: NodeBootstrap;

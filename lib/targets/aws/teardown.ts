@@ -71,7 +71,7 @@ export async function teardownAws(campaignId: string, onProgress: ProgressFn = (
     const emulated = await stopEmulatedService(campaignId);
     const toRemove = gatherFailure ? found.filter((r) => r.kind !== 'artifacts-bucket') : found;
     const removed = await removeRigResources(c, toRemove, onProgress, emulated ? [emulated] : []);
-    const left = (await findRigResources(c, campaignId)).filter((r) => !(gatherFailure && r.kind === 'artifacts-bucket'));
+    const left = await settledLeftovers(async () => (await findRigResources(c, campaignId)).filter((r) => !(gatherFailure && r.kind === 'artifacts-bucket')), { onProgress });
     if (left.length) throw new Error(`teardown of ${campaignId}: still there after removing: ${left.map((r) => `${r.kind} ${r.id} (${r.state || 'present'})`).join(', ')}`);
     if (gatherFailure) {
       throw new Error(
@@ -82,6 +82,24 @@ export async function teardownAws(campaignId: string, onProgress: ProgressFn = (
     return { campaignId, removed, alreadyGone: removed.length ? [] : ['nothing of this campaign was found by its tag'], ...(gathered ? { keptLogs: [gathered] } : {}) };
   } finally {
     c.destroy();
+  }
+}
+
+/** Kinds whose delete Secrets Manager completes asynchronously: ListSecrets can show them for a while after. */
+const LAGGING_KINDS: ReadonlySet<RigResourceKind> = new Set(['rig-secret', 'temporal-secret']);
+
+/**
+ * The look after removal, waited out while only what deletes asynchronously is left (secrets: their
+ * ForceDeleteWithoutRecovery completes after the call returns, and ListSecrets lags it): `look` again
+ * every `everyMs` for at most `timeoutMs`. Anything else left is returned at once (a real leftover).
+ */
+export async function settledLeftovers<R extends { kind: RigResourceKind; id: string }>(look: () => Promise<R[]>, opts: { timeoutMs?: number; everyMs?: number; onProgress?: ProgressFn } = {}): Promise<R[]> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 2 * 60_000);
+  for (;;) {
+    const left = await look();
+    if (!left.length || left.some((r) => !LAGGING_KINDS.has(r.kind)) || Date.now() > deadline) return left;
+    opts.onProgress?.(`waiting for Secrets Manager to finish deleting ${left.map((r) => r.id).join(', ')}`);
+    await new Promise((r) => setTimeout(r, opts.everyMs ?? 5000));
   }
 }
 

@@ -2,7 +2,10 @@
 // database and default privileges (before the first migration: the spec's trap), the schema, and the
 // reference service, detached. Every resource is written to the ledger BEFORE it is made. Called again
 // for the same campaign it finds the live rig and reuses it (starting what has died); a half-made rig
-// (a crash mid-provision) is torn down and made again.
+// (a crash mid-provision) is torn down and made again, except in RDS-fidelity mode once the database
+// was prepared (resumePrepared): there the cluster stands for the RDS instance, which a retried
+// attempt meets as the dead one left it, and the roles and migrations run again against it, as a
+// retried `prepare` does on AWS.
 import fs from 'node:fs';
 import path from 'node:path';
 import { serviceBuild } from '../../protocol/service-spec';
@@ -57,9 +60,9 @@ export async function provisionLocal(campaignId: string, params: RigParameters, 
       const rec = readRigRecord(campaignId);
       // A complete record whose cluster folder is intact is a rig to reuse; anything less (a provision
       // that did not finish, a folder half removed) is removed and made again.
-      if (rec?.complete && fs.existsSync(path.join(rec.cluster.dir, 'cluster.json')) && fs.existsSync(rec.cluster.dataDir)) {
-        return reuse(rec, params, onProgress);
-      }
+      const intact = rec && fs.existsSync(path.join(rec.cluster.dir, 'cluster.json')) && fs.existsSync(rec.cluster.dataDir);
+      if (rec?.complete && intact) return reuse(rec, params, onProgress);
+      if (rec && intact && params.local?.rdsFidelity && rec.cluster.admin) return resumePrepared(rec, params, onProgress);
       onProgress(`campaign ${campaignId} has a half-made or damaged rig: removing it first`);
       await teardownUnlocked(campaignId, onProgress);
     }
@@ -114,6 +117,35 @@ async function reuse(rec: RigRecord, params: RigParameters, onProgress: Progress
     writeRigRecord(rec);
   }
   onProgress(`reusing the live rig of ${campaignId}`);
+  return { ...connectionFromRecord(rec), reused: true };
+}
+
+/**
+ * RDS-fidelity mode, an attempt that died after the database was prepared (the record is written,
+ * not complete: during the service's start): the cluster is kept, the roles and migrations run
+ * again as the non-superuser admin (they must succeed on what the dead attempt made), the service is
+ * replaced (replaceService stops one the dead attempt left).
+ */
+async function resumePrepared(rec: RigRecord, params: RigParameters, onProgress: ProgressFn): Promise<ProvisionResult> {
+  const campaignId = rec.campaignId;
+  if (!sameJson(postgresParameters(params), rec.postgresParameters) || !sameJson(params.service ?? {}, rec.params.service ?? {})) {
+    onProgress(`campaign ${campaignId} has a half-made rig made for other settings: removing it first`);
+    await teardownUnlocked(campaignId, onProgress);
+    return make(campaignId, params, onProgress);
+  }
+  const cluster = PgCluster.attach(rec.cluster.dir);
+  if (!cluster.isRunning()) {
+    await startCluster(cluster);
+    appendLedger(campaignId, 'made', 'cluster', 'cluster', { pid: cluster.postmasterPid(), port: cluster.port, note: 'restarted' });
+  }
+  const secrets = readSecrets(campaignId);
+  onProgress(`resuming the half-made rig of ${campaignId} (RDS-fidelity: its database is kept, as RDS keeps an instance across attempts): roles, database and migrations again as ${RDS_ADMIN}`);
+  const roles = await setupRoles(cluster.url('postgres', RDS_ADMIN, secrets.adminPassword), { ownerPassword: secrets.ownerPassword, appPassword: secrets.appPassword });
+  await migrate(roles.ownerUrl);
+  rec.service = await replaceService(rec, params.service ?? {}, onProgress);
+  rec.complete = true;
+  writeRigRecord(rec);
+  onProgress(`rig ${campaignId} ready: service ${rec.service.url}`);
   return { ...connectionFromRecord(rec), reused: true };
 }
 

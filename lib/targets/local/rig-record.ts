@@ -1,6 +1,7 @@
 // <rig>/rig.json: the non-secret description of a local rig. Written when provisioning completes
 // (`complete: true`); a rig folder without a complete record is a half-made rig, which provision removes
-// and makes again rather than trusting.
+// and makes again rather than trusting (in RDS-fidelity mode a record written, not complete, means the
+// database was prepared: provision resumes from it, provision.ts resumePrepared).
 import fs from 'node:fs';
 import type { RigParameters } from '../target';
 import { rigPaths } from './rig-paths';

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { provisionAws } from '../../../lib/targets/aws/provision';
+import { readAwsRecord } from '../../../lib/targets/aws/record';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
 import { targetFor } from '../../../lib/targets/registry';
 import { freePort } from '../../../lib/tools/free-port';
@@ -79,4 +80,24 @@ test('an endpoint that does not answer: COULD NOT LOOK (exit 69); no region: COU
   const noRegion = await rig(['check', '--target', 'aws'], cliEnv({ AWS_REGION: '', AWS_DEFAULT_REGION: '' }));
   assert.equal(noRegion.code, 69);
   assert.match(noRegion.stderr, /COULD NOT LOOK: no AWS region/);
+});
+
+test('provision with the database waited for apart: it returns once made and launched; awaitDatabase completes the record with the endpoint and the version', async () => {
+  const id = 'aws-moto-apart';
+  const made = await provisionAws(id, { ...params(), aws: { ...params().aws, waitForDatabase: false } });
+  assert.equal(made.reused, false);
+  const before = readAwsRecord(id)!;
+  assert.equal(before.dbEndpoint, '', 'no endpoint before the instance is available');
+  assert.equal(before.rdsSettings, undefined);
+  const ready = await targetFor('aws').awaitDatabase!(id, 10, () => {});
+  const after = readAwsRecord(id)!;
+  assert.match(after.dbEndpoint, /^.+:\d+$/);
+  assert.match(after.hardwareLine, /^RDS db\.m7g\.2xlarge PostgreSQL 16\.\d+ \(gp3/);
+  assert.match(after.rdsSettings ?? '', /^backups off/);
+  assert.equal(after.resources['db-instance'], before.resources['db-instance'] ?? after.resources['db-instance']);
+  assert.equal(ready.target, 'aws');
+  // A second wait (a retried attempt) changes nothing.
+  await targetFor('aws').awaitDatabase!(id, 10, () => {});
+  assert.deepEqual(readAwsRecord(id), after);
+  await teardownAws(id);
 });

@@ -37,7 +37,7 @@ let c: AwsClients;
 const env = useMoto({ prefix: 'rig-aws-boot-', extraEnv: TEMPORAL, afterStart: () => (c = awsClients(aws.region)), beforeStop: () => c?.destroy() });
 
 const cliEnv = env.cliEnv;
-const params = () => ({ db: { ...spec.database }, aws: { spec: aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString() } });
+const params = () => ({ db: { ...spec.database }, aws: { spec: aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString(), lifetimeMinutes: spec.watchdogMinutes } });
 const n = rigNames(CAMPAIGN);
 const gone = async (call: () => Promise<unknown>) =>
   call().then(
@@ -111,7 +111,12 @@ test('provision makes the bucket + package, secret, roles and profile; the nodes
     assert.equal(inst.IamInstanceProfile?.Arn, boot.instanceProfileArn, `${kind} carries the profile`);
     const attr = await c.ec2.send(new DescribeInstanceAttributeCommand({ InstanceId: inst.InstanceId!, Attribute: 'userData' }));
     const userData = Buffer.from(attr.UserData!.Value!, 'base64').toString('utf8');
-    assert.equal(userData, renderUserData(nodeUserDataInput(CAMPAIGN, aws.region, kind === 'load-node' ? 'load' : 'app', boot)), `${kind}'s user data`);
+    assert.equal(userData, renderUserData(nodeUserDataInput(CAMPAIGN, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { lifetimeMinutes: spec.watchdogMinutes })), `${kind}'s user data`);
+    // Its own end: a poweroff from inside terminates it (the deadline check reads its tags from metadata).
+    const shutdown = await c.ec2.send(new DescribeInstanceAttributeCommand({ InstanceId: inst.InstanceId!, Attribute: 'instanceInitiatedShutdownBehavior' }));
+    assert.equal(shutdown.InstanceInitiatedShutdownBehavior?.Value, 'terminate', `${kind} terminates on shutdown`);
+    assert.equal(inst.MetadataOptions?.InstanceMetadataTags, 'enabled', `${kind} sees its tags in instance metadata`);
+    assert.equal(inst.MetadataOptions?.HttpTokens, 'required', `${kind}: IMDSv2 only`);
     assert.match(userData, new RegExp(`--task-queue ${kind === 'load-node' ? boot.dataQueue : boot.appQueue}$`, 'm'));
     assert.doesNotMatch(userData, new RegExp(SENTINEL));
   }

@@ -43,6 +43,12 @@ test('the AWS dry run prints resources named from the campaign id, the zone, par
   assert.match(out, /shared_buffers=1048576, min_wal_size=16384, max_wal_size=32768/);
   assert.match(out, /the whole rig: \$1\.2678\/hour/);
   assert.match(out, /prices: AWS on-demand price pages .* to be checked/);
+  // What else the bill holds (lib/targets/aws/campaign-cost.ts): the addresses, the monitoring, the plan, the worst case, RDS's minimum.
+  assert.match(out, /^  2 public IPv4 addresses \(one per node\): \$0\.0100\/hour$/m);
+  assert.match(out, /^  Enhanced Monitoring every 1 s \(~0\.036 GB\/hour into CloudWatch Logs\): \$0\.0180\/hour$/m);
+  assert.match(out, /^  the plan \(\d+(\.\d)? min from provisioning to the report\): \$\d+\.\d\d at \$1\.3024\/hour for everything above$/m);
+  assert.match(out, /^  worst case, teardown failing and the rig running to its watchdog deadline \(600 min\): \$13\.02;/m);
+  assert.match(out, /^  RDS bills at least 10 minutes of the instance once created/m);
   assert.match(out, /watchdog deadline: 600 min after provisioning/);
   assert.equal(fs.existsSync(state), false, 'the dry run wrote nothing');
 });

@@ -97,10 +97,16 @@ test('too small a vCPU quota is refused before any create, naming the quota incr
   }
 });
 
-test('no RDS service-linked role: refused, saying how to make it', async () => {
+test('no RDS service-linked role: the dry run says provisioning makes it; provisioning\'s preflight makes it (CreateServiceLinkedRole)', async () => {
   await withClients((c) => c.iam.send(new DeleteRoleCommand({ RoleName: 'AWSServiceRoleForRDS' })));
   try {
-    await refusedBeforeAnyCreate('preflight-slr', exampleAws, 'rds-service-linked-role', /aws iam create-service-linked-role --aws-service-name rds\.amazonaws\.com/);
+    const dry: string[] = [];
+    await withClients((c) => preflightAws(c, exampleAws, (l) => dry.push(l)));
+    assert.ok(dry.includes('preflight rds-service-linked-role: ok, AWSServiceRoleForRDS does not exist yet: provisioning makes it first (iam:CreateServiceLinkedRole for rds.amazonaws.com)'), dry.join('\n'));
+    const made: string[] = [];
+    await withClients((c) => preflightAws(c, exampleAws, (l) => made.push(l), { makeServiceLinkedRole: true }));
+    // moto 5.2.5 names the role it makes AWSServiceRoleForRds (AWS: AWSServiceRoleForRDS); the ARN is what it answered.
+    assert.ok(made.some((l) => /^preflight rds-service-linked-role: ok, AWSServiceRoleForRDS did not exist: made it \(arn:aws:iam::\d+:role\/aws-service-role\/rds\.amazonaws\.com\/AWSServiceRoleFor/.test(l)), made.join('\n'));
   } finally {
     await withClients(prepareAccount);
   }

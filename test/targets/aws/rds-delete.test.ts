@@ -2,11 +2,13 @@
 // teardown.ts deleteDbInstance against a stubbed RDS client (the one seam: `send`), since moto
 // deletes at once and never answers InvalidDBInstanceState: when the watchdog's teardown and the
 // reaper race, the second DeleteDBInstance gets "already being deleted", which must count as done;
-// InvalidDBInstanceState for an instance that is NOT being deleted must still fail.
+// InvalidDBInstanceState for an instance that is NOT being deleted must still fail. And the look after
+// teardown (settledLeftovers) against a scripted look, since moto's secrets vanish at once: it waits
+// out a secret Secrets Manager still lists after its delete, and nothing else.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DeleteDBInstanceCommand, DescribeDBInstancesCommand } from '@aws-sdk/client-rds';
-import { deleteDbInstance } from '../../../lib/targets/aws/teardown';
+import { deleteDbInstance, settledLeftovers } from '../../../lib/targets/aws/teardown';
 
 const named = (name: string, message: string) => Object.assign(new Error(message), { name });
 
@@ -55,4 +57,18 @@ test('a plain delete: no final snapshot, automated backups deleted', async () =>
   const s = stub(() => ({}), 'deleting');
   await deleteDbInstance(s.rds, 'rig-x');
   assert.deepEqual(s.calls, ['delete {"DBInstanceIdentifier":"rig-x","SkipFinalSnapshot":true,"DeleteAutomatedBackups":true}']);
+});
+
+test('the look after teardown waits out secrets Secrets Manager is still deleting, and returns any other leftover at once', async () => {
+  const secret = { kind: 'rig-secret' as const, id: 'rig/x/database' };
+  const sg = { kind: 'nodes-security-group' as const, id: 'sg-1' };
+  let looks = 0;
+  // Listed twice more after the delete, then gone (ListSecrets lagging the delete).
+  assert.deepEqual(await settledLeftovers(async () => (++looks <= 2 ? [secret] : []), { everyMs: 1 }), []);
+  assert.equal(looks, 3);
+  looks = 0;
+  assert.deepEqual(await settledLeftovers(async () => (++looks, [secret, sg]), { everyMs: 1 }), [secret, sg], 'a security group left is a leftover: no waiting');
+  assert.equal(looks, 1);
+  // A secret that never goes is a leftover once the bound has passed.
+  assert.deepEqual(await settledLeftovers(async () => [secret], { everyMs: 1, timeoutMs: 20 }), [secret]);
 });

@@ -17,6 +17,7 @@ import { teardownAws } from '../../../lib/targets/aws/teardown';
 import { freePort } from '../../../lib/tools/free-port';
 import { exampleAws as aws, exampleSpec as spec, useMoto } from '../../harness/aws-env';
 import { rig } from '../../harness/rig-cli';
+import { timeSkippingEnv } from '../../harness/temporal';
 
 const env = useMoto({ prefix: 'rig-aws-reap-' });
 const { cliEnv, withClients } = env;
@@ -55,7 +56,9 @@ test('--reap removes every resource of the expired campaign and nothing else; ex
     'app node, db, parameter and subnet groups, two security groups (the load node is terminated), and what the nodes boot with: bucket, two secrets, two roles, instance profile',
   );
 
-  const r = await rig(['check', '--target', 'aws', '--reap'], cliEnv());
+  // No Temporal answers (a closed port): a resource without rig:expires is then skipped, saying why.
+  const noTemporal = { TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`, RIG_TEMPORAL_CONNECT_TIMEOUT_MS: '2000' };
+  const r = await rig(['check', '--target', 'aws', '--reap'], cliEnv(noTemporal));
   assert.equal(r.code, 0, r.stdout + r.stderr);
   const out = r.stdout;
   assert.match(out, /^REAPED: 12 reaped, 0 expired not reaped, 2 skipped, 12 unexpired left alone \(looked at: the tagging API for ec2:instance, ec2:security-group, rds:db/m);
@@ -63,7 +66,7 @@ test('--reap removes every resource of the expired campaign and nothing else; ex
     assert.match(out, new RegExp(`^  reaped +${kind} +campaign reap-old +\\d+s old +expires ${past.replace(/\./g, '\\.')}  \\S+$`, 'm'), `${kind} reaped with campaign, age and expiry`);
   }
   assert.match(out, new RegExp(`^  skipped +load-node +campaign reap-old .* ${load}: gone: terminated`, 'm'));
-  assert.match(out, new RegExp(`^  skipped +nodes-security-group +campaign reap-odd .* ${others.noExpiry}: no readable rig:expires tag \\(null\\): never reaped`, 'm'));
+  assert.match(out, new RegExp(`^  skipped +nodes-security-group +campaign reap-odd .* ${others.noExpiry}: no readable rig:expires tag \\(null\\): its campaign's state is unknown \\(Temporal not asked or not answering\\); never reaped then`, 'm'));
   assert.doesNotMatch(out, /reap-new|not-ours/, 'the unexpired campaign and what is not the rig\'s are not even listed');
 
   assert.deepEqual(await resources('reap-old'), [], 'nothing of the expired campaign is left');
@@ -75,7 +78,7 @@ test('--reap removes every resource of the expired campaign and nothing else; ex
     assert.equal(pgs.length, 1, 'a rig-* parameter group without rig:campaign is not the rig\'s');
   });
 
-  const again = await rig(['check', '--target', 'aws', '--reap', '--json'], cliEnv());
+  const again = await rig(['check', '--target', 'aws', '--reap', '--json'], cliEnv(noTemporal));
   assert.equal(again.code, 0, again.stdout + again.stderr);
   const j = JSON.parse(again.stdout) as ReapResult;
   assert.deepEqual([j.status, j.reaped.length, j.notReaped.length, j.unexpired], ['done', 0, 0, 12]);
@@ -83,7 +86,7 @@ test('--reap removes every resource of the expired campaign and nothing else; ex
   assert.deepEqual(j.skipped.map((s) => `${s.kind} ${s.why.split(':')[0]}`).sort(), ['app-node gone', 'load-node gone', 'nodes-security-group no readable rig'], 'the terminated nodes and the group with no expiry, again');
 
   const closed = await freePort();
-  const down = await rig(['check', '--target', 'aws', '--reap'], cliEnv({ RIG_AWS_ENDPOINT: `http://127.0.0.1:${closed}` }));
+  const down = await rig(['check', '--target', 'aws', '--reap'], cliEnv({ ...noTemporal, RIG_AWS_ENDPOINT: `http://127.0.0.1:${closed}` }));
   assert.equal(down.code, 69, down.stdout + down.stderr);
   assert.match(down.stderr, /^COULD NOT LOOK: us-east-1 at http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/m);
   const local = await rig(['check', '--target', 'local', '--reap'], cliEnv());
@@ -131,4 +134,30 @@ test('the confirm step: reaped only when the service still has the hit with the 
   assert.deepEqual(parseRigArn('arn:aws:ec2:us-east-1:123456789012:security-group/sg-1'), { service: 'ec2', type: 'security-group', id: 'sg-1' });
   assert.deepEqual(parseRigArn('arn:aws:rds:us-east-1:123456789012:db:rig-x'), { service: 'rds', type: 'db', id: 'rig-x' });
   assert.equal(parseRigArn('arn:aws:ec2:us-east-1:123456789012:volume/vol-1'), undefined);
+});
+
+test('a rig resource without rig:expires is reaped once its campaign\'s workflow is closed, and left while it runs (Temporal asked by the CLI)', { timeout: 120_000 }, async () => {
+  const temporal = await timeSkippingEnv();
+  try {
+    // Two campaigns' workflows: one closed (terminated), one running (no worker takes it: it stays open).
+    for (const id of ['reap-closed', 'reap-running']) await temporal.client.workflow.start('benchCampaign', { taskQueue: 'rig-nobody', workflowId: id, args: [{}] });
+    await temporal.client.workflow.getHandle('reap-closed').terminate('test: the campaign is over');
+    // Each with a rig security group whose expiry stamp never landed.
+    const groups = await withClients(async (c) => {
+      const make = async (campaign: string) =>
+        (await c.ec2.send(new CreateSecurityGroupCommand({ GroupName: `rig-${campaign}-unstamped`, Description: 'x', TagSpecifications: [{ ResourceType: 'security-group', Tags: [{ Key: 'rig:campaign', Value: campaign }, { Key: 'rig:resource', Value: 'nodes-security-group' }] }] }))).GroupId!;
+      return { closed: await make('reap-closed'), running: await make('reap-running') };
+    });
+    const r = await rig(['check', '--target', 'aws', '--reap', '--json'], cliEnv({ TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: 'default' }));
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const j = JSON.parse(r.stdout) as ReapResult;
+    const reaped = j.reaped.find((e) => e.id === groups.closed);
+    assert.match(reaped?.why ?? '', /^no readable rig:expires tag \(null\), and its campaign's workflow is closed \(TERMINATED\)$/);
+    const left = j.skipped.find((e) => e.id === groups.running);
+    assert.match(left?.why ?? '', /its campaign's workflow is RUNNING, not closed; never reaped then/);
+    const still = await withClients(async (c) => ((await c.ec2.send(new DescribeSecurityGroupsCommand({ Filters: [{ Name: 'tag:rig:campaign', Values: ['reap-closed', 'reap-running'] }] }))).SecurityGroups ?? []).map((g) => g.GroupId));
+    assert.deepEqual(still, [groups.running]);
+  } finally {
+    await temporal.teardown();
+  }
 });

@@ -11,10 +11,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { containerName, dockerPlatform, dockerRunArgs, envFileText, platformRefusal } from '../../../lib/targets/aws/app-container';
-import { nodeUserDataInput, type NodeBootstrap } from '../../../lib/targets/aws/bootstrap';
+import { nodeUserDataInput } from '../../../lib/targets/aws/bootstrap';
 import { temporalSecretValue } from '../../../lib/targets/aws/temporal-secret';
 import { renderUserData, shq, USER_DATA_MAX_BYTES } from '../../../lib/targets/aws/user-data';
 import { awsAppQueue, awsDataQueue, hostOfQueue } from '../../../lib/temporal/queues';
+import { sampleBootstrap } from '../../harness/node-bootstrap';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-user-data-'));
@@ -22,16 +23,7 @@ after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const SENTINEL = 'SENTINEL-SECRET-7f3a9c';
 const CAMPAIGN = "ud-1 it's $(not run)";
-const boot: NodeBootstrap = {
-  bucket: 'rig-ud-1-0123abcd-123456789012',
-  tarballKey: `packages/${'a'.repeat(64)}/rig.tgz`,
-  lockKey: `packages/${'a'.repeat(64)}/package-lock.json`,
-  packageSha256: 'a'.repeat(64),
-  temporalSecretArn: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:rig/ud-1-0123abcd/temporal-AbCdEf',
-  instanceProfileArn: 'arn:aws:iam::123456789012:instance-profile/rig/rig-ud-1-0123abcd-node',
-  dataQueue: awsDataQueue(CAMPAIGN),
-  appQueue: awsAppQueue(CAMPAIGN),
-};
+const boot = sampleBootstrap(CAMPAIGN, 'ud-1', 'a');
 
 test('the campaign queues are derived from the campaign alone and never read as a host\'s', () => {
   assert.equal(awsDataQueue(CAMPAIGN), awsDataQueue(CAMPAIGN));
@@ -61,7 +53,7 @@ test('renders for both nodes: bash -n passes, the queue is in it, pgbench only o
     // What provisioning stores in the secret does hold them (so the test's sentinel is a real one)...
     assert.match(JSON.stringify(temporalSecretValue()), new RegExp(`${SENTINEL}-key`));
     for (const node of ['load', 'app'] as const) {
-      const text = renderUserData(nodeUserDataInput(CAMPAIGN, 'us-east-1', node, boot));
+      const text = renderUserData(nodeUserDataInput(CAMPAIGN, 'us-east-1', node, boot, { lifetimeMinutes: 120 }));
       // ...and the user data holds none of them.
       assert.doesNotMatch(text, new RegExp(SENTINEL), `${node}: no TEMPORAL_* value of this process`);
       assert.doesNotMatch(text, /BEGIN (CERTIFICATE|PRIVATE KEY)/);
@@ -71,18 +63,18 @@ test('renders for both nodes: bash -n passes, the queue is in it, pgbench only o
       assert.equal(syntax.status, 0, `bash -n ${node}: ${syntax.stderr}`);
       assert.ok(text.startsWith('#!/bin/bash\n'));
       assert.match(text, /^set -euo pipefail$/m);
-      assert.match(text, /^exec >>\/var\/log\/rig-bootstrap\.log 2>&1$/m);
+      assert.match(text, /^exec > >\(tee -a \/var\/log\/rig-bootstrap\.log \/dev\/console >\/dev\/null\) 2>&1$/m);
       const queue = node === 'load' ? boot.dataQueue : boot.appQueue;
       assert.match(text, new RegExp(`^ExecStart=/usr/bin/node-22 /opt/rig/app/bin/rig\\.cjs worker --task-queue ${queue}$`, 'm'));
       assert.match(text, /^Restart=on-failure$/m);
       // Which node it is and where its evidence goes (lib/targets/aws/evidence-sync.ts).
       assert.match(text, new RegExp(`^Environment=RIG_AWS_NODE=${node}$`, 'm'));
       assert.match(text, new RegExp(`^Environment=RIG_AWS_ARTIFACTS_BUCKET=${boot.bucket}$`, 'm'));
-      assert.match(text, /^dnf install -y nodejs22 nodejs22-npm/m);
+      assert.match(text, /^retry "dnf install" dnf install -y nodejs22 nodejs22-npm/m);
       assert.doesNotMatch(text, /nodejs20|node-20|npm-20/, 'Node 20 reached end of life in April 2026: the nodes run Node 22');
       assert.match(text, /npm-22 ci --omit=dev --ignore-scripts/);
       assert.match(text, new RegExp(`^SECRET_ID=${shq(boot.temporalSecretArn).replace(/[/.]/g, '\\$&')}$`, 'm'));
-      assert.match(text, /get-secret-value .*\\\n\s+\| node-22 "\$APP\/scripts\/node-temporal-env\.cjs"/);
+      assert.match(text, /^secret=\$\(retry "reading secret \$SECRET_ID" aws secretsmanager get-secret-value .*\)\nprintf '%s' "\$secret" \\\n\s+\| node-22 "\$APP\/scripts\/node-temporal-env\.cjs"/m);
       if (node === 'load') assert.match(text, /postgresql16-contrib/);
       else assert.doesNotMatch(text, /pgbench|postgresql16/);
       assert.ok(Buffer.byteLength(text) < USER_DATA_MAX_BYTES);
@@ -94,8 +86,8 @@ test('renders for both nodes: bash -n passes, the queue is in it, pgbench only o
 });
 
 test('a value a systemd unit line cannot carry is refused, naming the field', () => {
-  assert.throws(() => renderUserData({ ...nodeUserDataInput('c', 'us-east-1', 'load', boot), queue: 'rig aws\nExecStart=/bin/sh' }), /user data: queue .* has characters/);
-  assert.throws(() => renderUserData({ ...nodeUserDataInput('c', 'us-east-1', 'load', boot), packageSha256: 'x' }), /packageSha256 must be 64 hex/);
+  assert.throws(() => renderUserData({ ...nodeUserDataInput('c', 'us-east-1', 'load', boot, { lifetimeMinutes: 120 }), queue: 'rig aws\nExecStart=/bin/sh' }), /user data: queue .* has characters/);
+  assert.throws(() => renderUserData({ ...nodeUserDataInput('c', 'us-east-1', 'load', boot, { lifetimeMinutes: 120 }), packageSha256: 'x' }), /packageSha256 must be 64 hex/);
 });
 
 test('node-temporal-env.cjs writes the worker env file and the key files 0600, and refuses what is not the secret', () => {
@@ -125,11 +117,11 @@ test('node-temporal-env.cjs writes the worker env file and the key files 0600, a
 });
 
 test('an image to measure (issue 14): Docker on the app node only, and the container\'s run line carries no secret', () => {
-  const withDocker = renderUserData(nodeUserDataInput(CAMPAIGN, 'us-east-1', 'app', boot, { docker: true }));
-  assert.match(withDocker, /dnf install -y docker\nsystemctl enable --now docker\nusermod -aG docker rig\n/);
+  const withDocker = renderUserData(nodeUserDataInput(CAMPAIGN, 'us-east-1', 'app', boot, { docker: true, lifetimeMinutes: 120 }));
+  assert.match(withDocker, /retry "dnf install docker" dnf install -y docker\nsystemctl enable --now docker\nusermod -aG docker rig\n/);
   assert.equal(spawnSync('bash', ['-n'], { input: withDocker }).status, 0, 'parses');
-  assert.doesNotMatch(renderUserData(nodeUserDataInput(CAMPAIGN, 'us-east-1', 'app', boot)), /docker/, 'the reference service needs none');
-  assert.doesNotMatch(renderUserData(nodeUserDataInput(CAMPAIGN, 'us-east-1', 'load', boot, { docker: true })), /docker/, 'never on the load node');
+  assert.doesNotMatch(renderUserData(nodeUserDataInput(CAMPAIGN, 'us-east-1', 'app', boot, { lifetimeMinutes: 120 })), /docker/, 'the reference service needs none');
+  assert.doesNotMatch(renderUserData(nodeUserDataInput(CAMPAIGN, 'us-east-1', 'load', boot, { docker: true, lifetimeMinutes: 120 })), /docker/, 'never on the load node');
   assert.deepEqual(dockerRunArgs({ name: 'rig-service-c1', image: 'ghcr.io/me/hc:1', envFile: '/x/service.env', servicePort: 8080 }), ['run', '--detach', '--name', 'rig-service-c1', '--restart', 'no', '--env-file', '/x/service.env', '--network', 'host', 'ghcr.io/me/hc:1']);
   assert.deepEqual(dockerRunArgs({ name: 'n', image: 'i', envFile: 'f', servicePort: 8080, imagePort: 3000 }).slice(-3), ['--publish', '8080:3000', 'i'], 'a fixed port of the image is published on the service port');
   assert.equal(envFileText({ DATABASE_URL: 'postgres://a:b@h/d', PORT: '8080' }), 'DATABASE_URL=postgres://a:b@h/d\nPORT=8080\n');
