@@ -54,7 +54,13 @@ export const STATUS_WORD: Record<RepeatModel['status'], string> = {
 
 export function passedLabel(c: ConfigurationModel): string {
   const s = c.summary;
-  return `${s.label}${s.interrupted ? ` (+${s.interrupted} interrupted, not counted)` : ''}`;
+  const extra = s.interrupted ? ` (+${s.interrupted} interrupted, not counted)` : '';
+  // What ran, as the campaign's closing lines say it (client/progress-view.ts): a configuration the
+  // campaign stopped before reads "not run", never "0/3" (a count of passes of a service never loaded).
+  const ran = c.repeats.filter((r) => r.status !== 'not-run' && r.status !== 'interrupted').length;
+  if (ran === 0 && c.planned > 0) return `not run (0/${c.planned} ran)${extra}`;
+  if (ran < c.planned) return `${s.label}; only ${ran} of ${c.planned} ran${extra}`;
+  return `${s.label}${extra}`;
 }
 
 /** One row per configuration: the spec's "At a glance". */
