@@ -43,11 +43,12 @@ import { campaignIdOf } from '../lib/protocol/campaign-id';
 import { measuredConfigurations, measuringOrder, measuringSeries, variantSettings, warmsUpBefore } from '../lib/protocol/variants';
 import { EXISTING_SKIPPED } from '../lib/protocol/existing-spec';
 import { serviceLaunch, usesRollup } from '../lib/protocol/service-spec';
-import { calibratesOnRigNode, parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
+import { calibratesOnRigNode, parseCampaignSpec, tearsDownFromAnyHost, SpecError, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
 import { DENOMINATOR_LEGS, marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogProblem, type PlanStep } from '../lib/protocol/plan';
 import { failureReason, isRefusal, namingQueue } from './failures';
 import { abortSignal, abortUpdate, disarmSignal, fireSignal, holdUntilSignal, leaseGrantedSignal, leaseReleaseSignal, progressQuery, type CampaignProgress } from './messages';
 import { RigCampaign, RigRegressed, RigStatus, RigStep, RigTarget } from './search-attributes';
+import { teardownFromAnywhere } from './teardown';
 import { rigWatchdog } from './watchdog';
 import { CONTROL_QUEUE, leaseWorkflowId } from '../lib/temporal/queues';
 
@@ -90,6 +91,13 @@ const APP_NODE_PATCH = 'app-node-evidence-after-each-repeat';
 const SEARCH_ATTRIBUTES_PATCH = 'search-attributes-each-on-its-own';
 /** The report step's comparison with a baseline sets RigRegressed. */
 const REGRESSED_PATCH = 'rig-regressed-search-attribute';
+/**
+ * Teardown that no single machine can stop (workflows/teardown.ts): on the claimed host's queue with a
+ * bounded wait for its worker (workerWaitSeconds), then retried without a cap (an AWS rig by any worker,
+ * on the shared queue), RigStatus `teardown-failing` while it does; its watchdog is told the same.
+ * The clean-check after an AWS teardown falls back to the shared queue too.
+ */
+const ANYWHERE_PATCH = 'teardown-from-any-worker';
 /** How long a teardown on the host queue may wait for that host's worker (a deploy, a restart): its retry window. */
 const TEARDOWN_WORKER_WAIT = '50 minutes';
 
@@ -331,7 +339,18 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
         () =>
           startChild(rigWatchdog, {
             workflowId: watchdogId,
-            args: [{ campaignId, target: spec.target, deadlineMs, ...(onHost ? { hostQueue } : {}), ...(spec.watchdogCheckSeconds ? { checkMs: spec.watchdogCheckSeconds * 1000 } : {}) }],
+            args: [
+              {
+                campaignId,
+                target: spec.target,
+                deadlineMs,
+                ...(onHost ? { hostQueue } : {}),
+                ...(spec.watchdogCheckSeconds ? { checkMs: spec.watchdogCheckSeconds * 1000 } : {}),
+                // Read by a watchdog that tears down from any worker (its own patch): how long its host's queue is given, and an AWS rig's region.
+                hostWaitSeconds: spec.workerWaitSeconds,
+                ...(spec.aws ? { region: spec.aws.region } : {}),
+              },
+            ],
             parentClosePolicy: ParentClosePolicy.ABANDON,
             cancellationType: ChildWorkflowCancellationType.ABANDON,
           }),
@@ -595,14 +614,45 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       steps.push(skipped('teardown', `kept (end: ${spec.end}); the watchdog tears it down at its deadline unless extended`));
     } else if (provisioned) {
       const patientTeardown = patched(TEARDOWN_PATCH);
+      const anywhere = patientTeardown && onHost && patched(ANYWHERE_PATCH);
       const teardownActs = patientTeardown
         ? machine({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '2 minutes', retry: TEARDOWN_RETRY }, TEARDOWN_WORKER_WAIT)
         : control({ startToCloseTimeout: '15 minutes', retry: { ...retry, maximumAttempts: 5 } });
+      const teardownInput = { campaignId, target: spec.target, by: 'campaign' as const, ...(spec.aws ? { region: spec.aws.region } : {}) };
+      /** While the uncapped retries run: searchable (RigStatus), in the progress line, and the watchdog's. */
+      const failing = ({ reason, queue }: { reason: string; queue: string }) => {
+        progress.waitingFor = `the teardown, failing (${reason}): retrying on ${queue} without a cap`;
+        setSearchAttributes([{ key: RigStatus, value: 'teardown-failing' }]);
+      };
+      const tearDown = async () => {
+        if (!anywhere) return teardownActs.teardownRig({ campaignId, target: spec.target, by: 'campaign' });
+        let wasFailing = false;
+        const r = await teardownFromAnywhere(teardownInput, { hostQueue, hostWait: workerWait }, (f) => {
+          wasFailing = true;
+          failing(f);
+        });
+        if (wasFailing) {
+          progress.waitingFor = undefined;
+          setSearchAttributes([{ key: RigStatus, value: 'running' }]);
+        }
+        return r;
+      };
+      // An AWS rig is looked for by tag from any worker when the claimed host's does not answer.
+      const cleanCheckAfter = async () => {
+        const input = { campaignId, target: spec.target, phase: 'after' as const };
+        if (!anywhere || !tearsDownFromAnyHost(spec.target)) return machine({}).cleanCheck(input);
+        try {
+          return await machine({}).cleanCheck(input);
+        } catch (err) {
+          log.warn(`the clean-check after teardown did not run on ${hostQueue} (${failureReason(err)}): any worker looks by tag`);
+          return control({}).cleanCheck(input);
+        }
+      };
       let tornDown = false;
       try {
-        await step('teardown', () => teardownActs.teardownRig({ campaignId, target: spec.target, by: 'campaign' }), (r) => r.summary);
+        await step('teardown', tearDown, (r) => r.summary);
         tornDown = true;
-        const after = await step('clean-check-after', () => machine({}).cleanCheck({ campaignId, target: spec.target, phase: 'after' }), (r) => r.summary);
+        const after = await step('clean-check-after', cleanCheckAfter, (r) => r.summary);
         cleanAfter = after.summary;
         dirtyAfter = !after.clean;
         // Left dirty, the watchdog stays armed: it tries again at its deadline.

@@ -182,6 +182,15 @@ export function calibratesOnRigNode(target: TargetName): boolean {
   return target === 'aws';
 }
 
+/**
+ * Whether any rig worker may tear the rig down: an AWS rig is found by its campaign tag in its region,
+ * so a worker on another machine finds all of it; a local rig lives on its host's disk and processes,
+ * so only that host's worker can. Pure.
+ */
+export function tearsDownFromAnyHost(target: TargetName): boolean {
+  return target === 'aws';
+}
+
 /** What the report says about the hardware (cost is per hour, in USD). */
 export const HardwareSpec = z.strictObject({
   description: z.string().default('this machine'),
@@ -206,7 +215,9 @@ export const CampaignSpec = z
     watchdogCheckSeconds: positiveInt('watchdogCheckSeconds').min(5).max(600).optional(),
     /**
      * How long a step on the rig's data-plane queue (rig-data-<host>) may wait for a worker to take it
-     * before the campaign fails, naming the queue and how to start one. Nothing waits forever.
+     * before the campaign fails, naming the queue and how to start one. Nothing waits forever. It is
+     * also how long a teardown waits for the claimed host's worker (rig-host-<host>) before an AWS
+     * rig's teardown goes to any worker on the shared queue (tearsDownFromAnyHost).
      */
     workerWaitSeconds: positiveInt('workerWaitSeconds').min(5).default(600),
     calibrate: z.boolean().default(true),
