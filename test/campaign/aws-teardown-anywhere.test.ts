@@ -1,0 +1,102 @@
+// An AWS campaign whose claimed host's worker is gone for good is torn down by another worker: a real
+// Temporal dev server, a real moto 5.2.5, a real local PostgreSQL cluster standing in for the RDS
+// endpoint (RIG_AWS_EMULATOR_MAP), and two `rig worker` child processes for two hosts: "alpha", which
+// claims the campaign and is then killed with SIGKILL while the campaign measures, and "beta", started
+// after the claim with its own state and results folders (another machine). This process plays the
+// rig's two nodes (their workers on the campaign's own queues), as in aws-watchdog.test.ts.
+//
+// Why: a teardown bound to the claimed host's queue waits for a worker that never comes back, and an
+// AWS rig bills meanwhile. workflows/teardown.ts gives the host's queue workerWaitSeconds (10 s here),
+// then sends an AWS rig's teardown, which finds everything by the campaign's tag, to the shared queue.
+// What it asserts: the rig was up when alpha died; the campaign's teardown was done by beta (its
+// summary names the host), RigStatus read teardown-failing while it retried off the host's queue
+// (the history's upserts), the clean-check after it ran there too, nothing of the rig is left in moto,
+// and the emulated app node's service is stopped. The report, whose evidence is on alpha's disk,
+// cannot be written and says so, naming alpha's queue.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { ChildProcess } from 'node:child_process';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { CampaignResult } from '../../lib/protocol/campaign-result';
+import { EMULATOR_MAP_ENV } from '../../lib/targets/aws/emulator-map';
+import { awsAppQueue, awsDataQueue } from '../../lib/temporal/queues';
+import { exampleInput, standInDatabase, useMoto } from '../harness/aws-env';
+import { campaignEnv, saveHistory, tinySpec, waitForProgress } from '../harness/campaign';
+import { spawnRigWorker } from '../harness/worker-process';
+
+const awsBlock = exampleInput.aws!;
+// RIG_STATE_DIR is campaignEnv()'s.
+const { rigResources } = useMoto({ stateDir: false, clearEnv: [EMULATOR_MAP_ENV] });
+
+test('an AWS campaign whose claimed host\'s worker is gone for good is torn down by another host\'s worker', { timeout: 10 * 60_000 }, async () => {
+  const id = 'aws-teardown-anywhere';
+  const { map } = await standInDatabase();
+  // Every worker stops the emulated app node's service where this process (the node) keeps it.
+  const stateHere = () => process.env.RIG_STATE_DIR!;
+  const env = await campaignEnv();
+  process.env[EMULATOR_MAP_ENV] = JSON.stringify({ ...map, appNodeStateDir: stateHere() });
+  const children = new Set<ChildProcess>();
+  const workerEnv = { ...env.childEnv, [EMULATOR_MAP_ENV]: process.env[EMULATOR_MAP_ENV] };
+  // This machine plays both nodes: the workers their user data would start, on the queues derived from the campaign.
+  await env.inProcessWorker([awsDataQueue(id), awsAppQueue(id)]);
+  const alpha = await spawnRigWorker({ env: { ...workerEnv, RIG_HOST: 'alpha' }, children, name: 'host alpha\'s worker' });
+
+  const spec = tinySpec({
+    target: 'aws',
+    aws: awsBlock,
+    calibrate: false,
+    // The claimed host's queue is given 10 s before the teardown goes to any worker (600 by default).
+    workerWaitSeconds: 10,
+    watchdogCheckSeconds: 10,
+    sustained: { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 6, cooldownSeconds: 2 },
+  });
+  const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] });
+  await waitForProgress(handle, 'alpha to claim the campaign and measure on the provisioned rig', (p) => p.host === 'alpha' && p.step === 'sustained', 5 * 60_000);
+  assert.equal((await rigResources(id)).length, 12, 'the whole rig is up');
+
+  // Another machine: its own state and results folders (no record of the rig), started after the claim.
+  const betaDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-host-beta-'));
+  await spawnRigWorker({ env: { ...workerEnv, RIG_HOST: 'beta', RIG_STATE_DIR: path.join(betaDir, 'state'), RIG_RESULTS: path.join(betaDir, 'results') }, children, name: 'host beta\'s worker' });
+  alpha.kill('SIGKILL');
+
+  try {
+    const outcome = await handle.result().then(
+      (r) => r as CampaignResult,
+      (e: unknown) => {
+        if (!(e instanceof WorkflowFailedError)) throw e;
+        return (e.cause as { details?: unknown[] }).details?.[0] as CampaignResult;
+      },
+    );
+    const steps = Object.fromEntries(outcome.steps.map((s) => [s.step, s]));
+    const all = JSON.stringify(outcome.steps.map((s) => [s.step, s.status, s.summary]));
+    assert.equal(steps.teardown?.status, 'ok', all);
+    assert.match(steps.teardown!.summary, /^removed 13 \(.*app-node .*load-node .*db-instance .*; by the worker of host beta$/, 'torn down by beta');
+    assert.equal(steps['clean-check-after']?.status, 'ok', all);
+    assert.equal(steps['clean-check-after']!.summary, 'clean');
+    assert.equal(outcome.rig, 'destroyed');
+    // The evidence folder is on alpha's disk: the page cannot be made elsewhere, and the campaign says why.
+    assert.equal(outcome.status, 'failed');
+    assert.match(outcome.error ?? '', /report failed: no worker took finishCampaign from the task queue rig-host-alpha within 10 seconds/);
+
+    // While it retried off alpha's queue, RigStatus read teardown-failing; then the campaign's end.
+    const upserts: string[] = [];
+    for (const ev of (await handle.fetchHistory()).events ?? []) {
+      const fields = ev.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
+      const status = fields?.RigStatus?.data;
+      if (status) upserts.push(JSON.parse(Buffer.from(status).toString()) as string);
+    }
+    assert.deepEqual(upserts, ['running', 'teardown-failing', 'running', 'failed']);
+
+    // Nothing left: not on AWS (by tag), not on this machine (the emulated app node's service).
+    assert.deepEqual(await rigResources(id), []);
+    await env.assertClean();
+    // The path recorded and replayed against the code that made it (test/harness/recorded-replay.ts).
+    await saveHistory(env.address, id);
+  } finally {
+    for (const c of children) c.kill('SIGKILL');
+    fs.rmSync(betaDir, { recursive: true, force: true });
+  }
+});
