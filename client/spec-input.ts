@@ -1,16 +1,19 @@
 // Reading a campaign spec from a file or a built-in profile, with errors that name the file and field.
 import fs from 'node:fs';
+import { historyProblem } from '../lib/protocol/history-budget';
 import { watchdogProblem } from '../lib/protocol/plan';
 import { parseCampaignSpec, PROFILES, SpecError, type CampaignSpec } from '../lib/protocol/spec';
 
 /**
- * The spec, parsed and checked against its own plan (a watchdog that covers it), or an error naming the
+ * The spec, parsed and checked against its own plan (a watchdog that covers it, a history under the
+ * server's warning: lib/protocol/history-budget.ts), or an error naming the
  * field. `baseline` (the `--baseline ID` flag) pins the campaign the page compares with, over the file's.
  */
 export function loadSpec(source: { file?: string; profile?: string; baseline?: string }): CampaignSpec {
   const parsed = parseSpec(source);
   const spec = source.baseline === undefined ? parsed : parseFlagged({ ...parsed, baseline: source.baseline });
-  const problem = watchdogProblem(spec);
+  // A plan whose history would pass the server's warning is refused here, before anything is started.
+  const problem = watchdogProblem(spec) ?? historyProblem(spec);
   if (problem) throw new Error(`${source.file ?? `profile ${source.profile}`}: ${problem}`);
   return spec;
 }

@@ -44,6 +44,7 @@ import { measuredConfigurations, measuringOrder, measuringSeries, variantSetting
 import { EXISTING_SKIPPED } from '../lib/protocol/existing-spec';
 import { serviceLaunch, usesRollup } from '../lib/protocol/service-spec';
 import { calibratesOnRigNode, parseCampaignSpec, tearsDownFromAnyHost, SpecError, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
+import { historyProblem } from '../lib/protocol/history-budget';
 import { DENOMINATOR_LEGS, marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogProblem, type PlanStep } from '../lib/protocol/plan';
 import { failureReason, isRefusal, namingQueue } from './failures';
 import { abortSignal, abortUpdate, disarmSignal, fireSignal, holdUntilSignal, leaseGrantedSignal, leaseReleaseSignal, progressQuery, type CampaignProgress } from './messages';
@@ -59,6 +60,8 @@ import { CONTROL_QUEUE, leaseWorkflowId } from '../lib/temporal/queues';
 const WARMUP_PATCH = 'warm-up-before-first-repeat';
 /** The spec check refuses a watchdog shorter than the plan; each step moves the deadline to cover what is left. */
 const PLAN_PATCH = 'watchdog-follows-plan';
+/** A plan whose history would pass the server's 10,240-event warning is refused before any step (lib/protocol/history-budget.ts). */
+const HISTORY_BUDGET_PATCH = 'history-budget-refused';
 /** Teardown retries for about 50 minutes with a heartbeat timeout; giving up tells the watchdog to fire now. */
 const TEARDOWN_PATCH = 'teardown-retries-then-fires-watchdog';
 /**
@@ -174,6 +177,11 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   const followsPlan = patched(PLAN_PATCH);
   if (followsPlan) {
     const problem = watchdogProblem(spec);
+    if (problem) throw ApplicationFailure.nonRetryable(problem, 'InvalidSpec');
+  }
+  // Started without the client's check (a schedule, `temporal workflow start`): the same refusal here.
+  if (patched(HISTORY_BUDGET_PATCH)) {
+    const problem = historyProblem(spec);
     if (problem) throw ApplicationFailure.nonRetryable(problem, 'InvalidSpec');
   }
   progress.secondsLeft = measuringSecondsLeft(spec, 0);
