@@ -9,9 +9,10 @@ import { parseCampaignSpec, PROFILES, SpecError, type CampaignSpec } from '../li
  * server's warning: lib/protocol/history-budget.ts), or an error naming the
  * field. `baseline` (the `--baseline ID` flag) pins the campaign the page compares with, over the file's.
  */
-export function loadSpec(source: { file?: string; profile?: string; baseline?: string }): CampaignSpec {
+export function loadSpec(source: { file?: string; profile?: string; baseline?: string; host?: string }): CampaignSpec {
   const parsed = parseSpec(source);
-  const spec = source.baseline === undefined ? parsed : parseFlagged({ ...parsed, baseline: source.baseline });
+  const flags = { ...(source.baseline !== undefined ? { baseline: source.baseline } : {}), ...(source.host !== undefined ? { host: source.host } : {}) };
+  const spec = Object.keys(flags).length ? parseFlagged({ ...parsed, ...flags }) : parsed;
   // A plan whose history would pass the server's warning is refused here, before anything is started.
   const problem = watchdogProblem(spec) ?? historyProblem(spec);
   if (problem) throw new Error(`${source.file ?? `profile ${source.profile}`}: ${problem}`);
@@ -74,7 +75,7 @@ function parseFlagged(input: unknown): CampaignSpec {
   try {
     return parseCampaignSpec(input);
   } catch (err) {
-    if (err instanceof SpecError) throw new Error(`--baseline: ${err.message}`);
+    if (err instanceof SpecError) throw new Error(`--baseline/--host: ${err.message}`);
     throw err;
   }
 }

@@ -51,7 +51,7 @@ import { abortSignal, abortUpdate, disarmSignal, fireSignal, holdUntilSignal, le
 import { RigCampaign, RigRegressed, RigStatus, RigStep, RigTarget } from './search-attributes';
 import { teardownFromAnywhere } from './teardown';
 import { rigWatchdog } from './watchdog';
-import { CONTROL_QUEUE, leaseWorkflowId } from '../lib/temporal/queues';
+import { CONTROL_QUEUE, hostQueue as hostQueueOf, leaseWorkflowId } from '../lib/temporal/queues';
 
 /**
  * patched() ids: each marks a change to the commands this workflow issues, so that campaigns already
@@ -285,7 +285,14 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   try {
     let host: string | undefined;
     if (onHost) {
-      const claimed = await ctl.claimHost();
+      // Pinned (the spec's host): the claim is taken from that host's own queue, so only its worker answers.
+      const claimed = spec.host
+        ? await namingQueue(
+            proxyActivities<typeof activities>({ taskQueue: hostQueueOf(spec.host), startToCloseTimeout: '1 minute', scheduleToStartTimeout: workerWait, retry }),
+            hostQueueOf(spec.host),
+            workerWait,
+          ).claimHost()
+        : await ctl.claimHost();
       hostQueue = claimed.hostQueue;
       host = claimed.host;
       progress.host = host;

@@ -241,6 +241,16 @@ export const CampaignSpec = z
      * schedule that held, and says so when there is none.
      */
     baseline: z.string().min(1, 'baseline must name a campaign id (or the workflow id a schedule gave it)').max(200).optional(),
+    /**
+     * Pin the campaign to one host (a rig worker's RIG_HOST, or its state/host-id): its first step is
+     * taken from that host's own queue, rig-host-<host>, instead of by whichever worker is free. A
+     * scheduled series sets it so that every run measures on the same machine and finds its baseline's
+     * evidence on the same disk. No worker on that host within workerWaitSeconds fails the run, naming it.
+     */
+    host: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._@:-]{0,199}$/, 'host must be a rig worker\'s host name (RIG_HOST): letters, digits and . _ @ : -')
+      .optional(),
     /** Control vs treatment(s) on one rig (lib/protocol/variants.ts): each configuration's repeats (or each ladder rung) run for each variant. */
     variants: VariantsSpec.optional(),
   })
