@@ -17,7 +17,8 @@ import { SPEC_FILE } from '../lib/evidence/layout';
 import { specHash } from '../lib/evidence/spec-hash';
 import type { BaselineChoice } from '../lib/evidence/records';
 import { campaignIdOf } from '../lib/protocol/campaign-id';
-import { activityWorkflowId, workerClient } from './context';
+import { activityWorkflowId, heartbeat, workerClient } from './context';
+import { throughFailover } from './temporal-retry';
 
 /** A keyword search attribute's first value, from a describe() or list() answer. */
 function keyword(attrs: Record<string, unknown> | undefined, name: string): string | undefined {
@@ -79,7 +80,8 @@ export async function chooseBaseline(pinned: string | undefined, held: HeldStatu
   const client = workerClient();
   const own = activityWorkflowId();
   if (!client || !own) return null; // in-process (`rig step`): no workflow, no schedule
-  return findScheduledBaseline(client, own, held, here);
+  // Through a failover (activities/temporal-retry.ts): a cluster restarting is not a reason to compare with nothing.
+  return throughFailover('the baseline search', () => findScheduledBaseline(client, own, held, here), { onRetry: (line) => heartbeat(line) });
 }
 
 /** The newest earlier held run of the schedule that started `workflowId`, or why there is none; null when no schedule started it. */

@@ -49,6 +49,7 @@ import { DENOMINATOR_LEGS, marginMinutes, measuringSecondsLeft, planFrom, totalM
 import { failureReason, isRefusal, namingQueue } from './failures';
 import { abortSignal, abortUpdate, disarmSignal, fireSignal, holdUntilSignal, leaseGrantedSignal, leaseReleaseSignal, progressQuery, type CampaignProgress } from './messages';
 import { RigCampaign, RigRegressed, RigStatus, RigStep, RigTarget } from './search-attributes';
+import { temporalCallOptions } from './temporal-calls';
 import { teardownFromAnywhere } from './teardown';
 import { rigWatchdog } from './watchdog';
 import { CONTROL_QUEUE, hostQueue as hostQueueOf, leaseWorkflowId } from '../lib/temporal/queues';
@@ -260,6 +261,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   }
 
   const ctl = control({});
+  /** The host's lease is asked through a failover of the cluster (workflows/temporal-calls.ts), for up to 10 minutes. */
+  const leaseActs = control(temporalCallOptions('10 minutes'));
   // A step no worker takes within workerWaitSeconds fails, naming the queue (workflows/failures.ts).
   const workerWait = `${spec.workerWaitSeconds} seconds`;
   const onHost = patched(HOST_PATCH);
@@ -315,7 +318,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
         'lease',
         async () => {
           const askedMs = Date.now();
-          const now = await ctl.requestLease({ host: leasedHost, workflowId, ...(spec.watchdogCheckSeconds ? { holderCheckMs: spec.watchdogCheckSeconds * 1000 } : {}) });
+          const now = await leaseActs.requestLease({ host: leasedHost, workflowId, ...(spec.watchdogCheckSeconds ? { holderCheckMs: spec.watchdogCheckSeconds * 1000 } : {}) });
           if (!leaseGranted) {
             progress.waitingFor = `the measuring lease of host ${leasedHost}, held by ${now.heldBy ?? 'another campaign'}${now.since ? ` since ${now.since}` : ''}`;
             log.info(`waiting for ${progress.waitingFor}`);

@@ -19,6 +19,7 @@
 import { allHandlersFinished, condition, continueAsNew, log, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities';
 import type { TargetName } from '../lib/protocol/spec';
+import { temporalCallOptions } from './temporal-calls';
 import { teardownFromAnywhere } from './teardown';
 import { disarmSignal, extendSignal, extendUpdate, fireSignal, holdUntilSignal, watchdogQuery, type WatchdogState } from './messages';
 
@@ -43,11 +44,8 @@ const retagOn = (taskQueue: string | undefined, hostWait: string | undefined) =>
     retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 5 },
   }).retagRigExpiry;
 
-/** Read-only, quick: how the campaign's workflow stands (activities/campaign-state.ts). */
-const { campaignRunState } = proxyActivities<typeof activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '5 seconds', maximumInterval: '30 seconds', maximumAttempts: 3 },
-});
+/** Read-only: how the campaign's workflow stands (activities/campaign-state.ts), through a failover (workflows/temporal-calls.ts). */
+const { campaignRunState } = proxyActivities<typeof activities>(temporalCallOptions('5 minutes'));
 
 /** patched() id: the watchdog looks at its campaign on a durable timer (histories before it did not). */
 const CHECKS_CAMPAIGN_PATCH = 'watchdog-checks-campaign';
