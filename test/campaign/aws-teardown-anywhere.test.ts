@@ -12,7 +12,9 @@
 // summary names the host), RigStatus read teardown-failing while it retried off the host's queue
 // (the history's upserts), the clean-check after it ran there too, nothing of the rig is left in moto,
 // and the emulated app node's service is stopped. The report, whose evidence is on alpha's disk,
-// cannot be written and says so, naming alpha's queue.
+// cannot be written and says so, naming alpha's queue. Then the watchdog's own path: a campaign
+// claimed by "gamma" is terminated after gamma's worker is killed; its watchdog sees it closed, gives
+// gamma's queue 10 s, and "delta" (another machine) tears the rig down from the shared queue.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,27 +26,36 @@ import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { EMULATOR_MAP_ENV } from '../../lib/targets/aws/emulator-map';
 import { awsAppQueue, awsDataQueue } from '../../lib/temporal/queues';
 import { exampleInput, standInDatabase, useMoto } from '../harness/aws-env';
-import { campaignEnv, saveHistory, tinySpec, waitForProgress } from '../harness/campaign';
+import { campaignEnv, saveHistory, tinySpec, waitForProgress, type CampaignEnv } from '../harness/campaign';
+import type { WatchdogState } from '../../workflows/messages';
 import { spawnRigWorker } from '../harness/worker-process';
 
 const awsBlock = exampleInput.aws!;
 // RIG_STATE_DIR is campaignEnv()'s.
 const { rigResources } = useMoto({ stateDir: false, clearEnv: [EMULATOR_MAP_ENV] });
 
-test('an AWS campaign whose claimed host\'s worker is gone for good is torn down by another host\'s worker', { timeout: 10 * 60_000 }, async () => {
-  const id = 'aws-teardown-anywhere';
+/** The file's environment: a dev server, the stand-in database, the workers' environment. */
+interface Setup {
+  env: CampaignEnv;
+  workerEnv: NodeJS.ProcessEnv;
+}
+async function setUp(): Promise<Setup> {
   const { map } = await standInDatabase();
-  // Every worker stops the emulated app node's service where this process (the node) keeps it.
-  const stateHere = () => process.env.RIG_STATE_DIR!;
   const env = await campaignEnv();
-  process.env[EMULATOR_MAP_ENV] = JSON.stringify({ ...map, appNodeStateDir: stateHere() });
-  const children = new Set<ChildProcess>();
-  const workerEnv = { ...env.childEnv, [EMULATOR_MAP_ENV]: process.env[EMULATOR_MAP_ENV] };
-  // This machine plays both nodes: the workers their user data would start, on the queues derived from the campaign.
-  await env.inProcessWorker([awsDataQueue(id), awsAppQueue(id)]);
-  const alpha = await spawnRigWorker({ env: { ...workerEnv, RIG_HOST: 'alpha' }, children, name: 'host alpha\'s worker' });
+  // Every worker stops the emulated app node's service where this process (the node) keeps it.
+  process.env[EMULATOR_MAP_ENV] = JSON.stringify({ ...map, appNodeStateDir: process.env.RIG_STATE_DIR! });
+  return { env, workerEnv: { ...env.childEnv, [EMULATOR_MAP_ENV]: process.env[EMULATOR_MAP_ENV] } };
+}
 
-  const spec = tinySpec({
+/** `rig worker` for another machine: its own state and results folders (no record of the rig). */
+async function otherMachine(host: string, workerEnv: NodeJS.ProcessEnv, children: Set<ChildProcess>, dirs: string[]): Promise<ChildProcess> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rig-host-${host}-`));
+  dirs.push(dir);
+  return spawnRigWorker({ env: { ...workerEnv, RIG_HOST: host, RIG_STATE_DIR: path.join(dir, 'state'), RIG_RESULTS: path.join(dir, 'results') }, children, name: `host ${host}'s worker` });
+}
+
+const awsSpec = () =>
+  tinySpec({
     target: 'aws',
     aws: awsBlock,
     calibrate: false,
@@ -53,13 +64,30 @@ test('an AWS campaign whose claimed host\'s worker is gone for good is torn down
     watchdogCheckSeconds: 10,
     sustained: { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 6, cooldownSeconds: 2 },
   });
-  const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] });
+
+// One test for both paths: campaignEnv() and standInDatabase() register their `after` on the test that
+// calls them, so a second test() would find the server gone.
+test('an AWS rig whose claimed host\'s worker is gone for good is torn down by another host\'s worker: by its campaign, and by its watchdog', { timeout: 15 * 60_000 }, async () => {
+  const setup = await setUp();
+  await campaignTearsDownAnywhere(setup);
+  await watchdogTearsDownAnywhere(setup);
+});
+
+/** The campaign's own teardown, after its host's worker died mid-series. */
+async function campaignTearsDownAnywhere({ env, workerEnv }: Setup): Promise<void> {
+  const id = 'aws-teardown-anywhere';
+  const children = new Set<ChildProcess>();
+  const dirs: string[] = [];
+  // This machine plays both nodes: the workers their user data would start, on the queues derived from the campaign.
+  await env.inProcessWorker([awsDataQueue(id), awsAppQueue(id)]);
+  const alpha = await spawnRigWorker({ env: { ...workerEnv, RIG_HOST: 'alpha' }, children, name: 'host alpha\'s worker' });
+
+  const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [awsSpec()] });
   await waitForProgress(handle, 'alpha to claim the campaign and measure on the provisioned rig', (p) => p.host === 'alpha' && p.step === 'sustained', 5 * 60_000);
   assert.equal((await rigResources(id)).length, 12, 'the whole rig is up');
 
-  // Another machine: its own state and results folders (no record of the rig), started after the claim.
-  const betaDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-host-beta-'));
-  await spawnRigWorker({ env: { ...workerEnv, RIG_HOST: 'beta', RIG_STATE_DIR: path.join(betaDir, 'state'), RIG_RESULTS: path.join(betaDir, 'results') }, children, name: 'host beta\'s worker' });
+  // Another machine, started after the claim.
+  await otherMachine('beta', workerEnv, children, dirs);
   alpha.kill('SIGKILL');
 
   try {
@@ -97,6 +125,40 @@ test('an AWS campaign whose claimed host\'s worker is gone for good is torn down
     await saveHistory(env.address, id);
   } finally {
     for (const c of children) c.kill('SIGKILL');
-    fs.rmSync(betaDir, { recursive: true, force: true });
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   }
-});
+}
+
+/** The watchdog's teardown, after both its campaign (terminated) and the campaign's host's worker are gone. */
+async function watchdogTearsDownAnywhere({ env, workerEnv }: Setup): Promise<void> {
+  const id = 'aws-watchdog-anywhere';
+  const children = new Set<ChildProcess>();
+  const dirs: string[] = [];
+  await env.inProcessWorker([awsDataQueue(id), awsAppQueue(id)]);
+  const gamma = await spawnRigWorker({ env: { ...workerEnv, RIG_HOST: 'gamma' }, children, name: 'host gamma\'s worker' });
+  try {
+    const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [awsSpec()] });
+    await waitForProgress(handle, 'gamma to claim the campaign and measure on the provisioned rig', (p) => p.host === 'gamma' && p.step === 'sustained', 5 * 60_000);
+    assert.equal((await rigResources(id)).length, 12, 'the whole rig is up');
+    await otherMachine('delta', workerEnv, children, dirs);
+    // Both gone: the host that made the rig, and the campaign (nothing of its own end runs).
+    gamma.kill('SIGKILL');
+    await handle.terminate('test: the campaign is killed after its host');
+    const watchdog = env.client.workflow.getHandle(`${id}.watchdog`);
+    const fired = (await watchdog.result()) as WatchdogState;
+    assert.equal(fired.state, 'fired');
+    assert.equal(fired.firedBy, `the campaign ${id} closed (terminated) without disarming`);
+    assert.deepEqual(await rigResources(id), [], 'nothing of the rig is left');
+    // Its teardown: first on gamma's queue (no worker within 10 s), then on the shared queue, where delta took it.
+    const events = (await watchdog.fetchHistory()).events ?? [];
+    const queues = events.map((e) => e.activityTaskScheduledEventAttributes).filter((a) => a?.activityType?.name === 'teardownRig').map((a) => a?.taskQueue?.name);
+    assert.deepEqual(queues, ['rig-host-gamma', 'rig']);
+    const done = events.map((e) => e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data).filter(Boolean).map((d) => Buffer.from(d!).toString());
+    assert.ok(done.some((r) => /removed 13 .*; by the worker of host delta/.test(r)), `delta's teardown: ${done.join(' | ')}`);
+    await env.assertClean();
+    await saveHistory(env.address, `${id}.watchdog`);
+  } finally {
+    for (const c of children) c.kill('SIGKILL');
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  }
+}
