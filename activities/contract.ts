@@ -89,6 +89,8 @@ export interface CampaignRunStateOutput {
 export interface TeardownInput extends CampaignRef {
   target: TargetName;
   by: 'campaign' | 'watchdog' | 'operator';
+  /** An AWS rig's region (the spec's): a worker on another host than the one that made the rig has no record of it. */
+  region?: string;
 }
 
 /** The watchdog's deadline moved: re-tag the rig's expiry (Target.extendExpiry). */

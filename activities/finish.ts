@@ -4,8 +4,10 @@
 // Safe to run twice: step records already written are kept, and the page is written once (the same
 // evidence gives the same bytes; a page of different evidence is refused, not replaced).
 import fs from 'node:fs';
+import path from 'node:path';
 import { BASELINE_FILE, RESULT_FILE, SPEC_FILE, stepFile } from '../lib/evidence/layout';
 import type { BaselineChoice } from '../lib/evidence/records';
+import { specHash } from '../lib/evidence/spec-hash';
 import { chooseBaseline } from './baseline-choice';
 import { publishReport } from '../lib/evidence/report';
 import { EvidenceStore } from '../lib/evidence/store';
@@ -42,8 +44,11 @@ async function finishCampaignWith(deps: ActivityDeps, input: FinishInput): Promi
   store.appendLog('info', `campaign ${input.campaignId} finished: ${result.status}`);
   // The baseline is chosen once, into the evidence (a retried step keeps the first choice).
   if (!store.exists(BASELINE_FILE)) {
-    const calibrates = (JSON.parse(fs.readFileSync(store.path(SPEC_FILE), 'utf8')) as { calibrate?: boolean }).calibrate !== false;
-    const choice = await chooseBaseline(input.baseline, calibrates ? 'held' : 'uncalibrated').catch(
+    const ownSpec = JSON.parse(fs.readFileSync(store.path(SPEC_FILE), 'utf8')) as { calibrate?: boolean };
+    const calibrates = ownSpec.calibrate !== false;
+    // A baseline is on this host's disk (beside this folder) and ran the same spec.
+    const here = { resultsDir: path.dirname(store.dir), specHash: specHash(ownSpec) };
+    const choice = await chooseBaseline(input.baseline, calibrates ? 'held' : 'uncalibrated', here).catch(
       (err: Error): BaselineChoice => ({ how: 'schedule', baseline_id: null, why: `the schedule's earlier runs could not be searched (${err.message.split('\n')[0]})` }),
     );
     if (choice) {

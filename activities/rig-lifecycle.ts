@@ -146,10 +146,11 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
   }
 
   async function teardownRig(input: TeardownInput): Promise<StepSummary> {
-    const r = await targetFor(input.target).teardown(input.campaignId, (line) => heartbeat(line));
+    const r = await targetFor(input.target).teardown(input.campaignId, (line) => heartbeat(line), input.region ? { region: input.region } : {});
     // A rig with nodes (AWS) says what became of their evidence (gathered from its bucket first).
     const gathered = targetFor(input.target).nodes && r.keptLogs?.length ? `; ${r.keptLogs.join('; ')}` : '';
-    const summary = `removed ${r.removed.length} (${r.removed.join(', ') || 'nothing'})${r.alreadyGone.length ? `; already gone: ${r.alreadyGone.join(', ')}` : ''}${gathered}`;
+    // Which host's worker did it: after the claimed host's worker was gone, another one may have (tearsDownFromAnyHost).
+    const summary = `removed ${r.removed.length} (${r.removed.join(', ') || 'nothing'})${r.alreadyGone.length ? `; already gone: ${r.alreadyGone.join(', ')}` : ''}${gathered}; by the worker of host ${thisHost()}`;
     try {
       EvidenceStore.forCampaign(input.campaignId).appendLog('info', `teardown by ${input.by}: ${summary}`);
     } catch {

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { stateDir } from '../lib/tools/paths';
+import { historyProblem } from '../lib/protocol/history-budget';
 import { seedDiskProblem, unjudgeableProblem, watchdogProblem } from '../lib/protocol/plan';
 import { parseCampaignSpec, PROFILES, SpecError, type CampaignSpec } from '../lib/protocol/spec';
 
@@ -14,16 +15,20 @@ export class SpecInputError extends Error {
 }
 
 /**
- * The spec, parsed and checked against its own plan (a watchdog that covers it, a seed that fits the
- * RDS volume, repeats long enough to be judged unless `allowUnjudgeable`), or an error naming the
- * field. `baseline` (the `--baseline ID` flag) pins the campaign the page compares with, over the file's.
+ * The spec, parsed and checked against its own plan (a watchdog that covers it, a history under the
+ * server's warning: lib/protocol/history-budget.ts, a seed that fits the RDS volume, repeats long
+ * enough to be judged unless `allowUnjudgeable`), or an error naming the field. `baseline` (the
+ * `--baseline ID` flag) pins the campaign the page compares with, over the file's; `host` (`--host H`)
+ * pins the host it measures on.
  */
-export function loadSpec(source: { file?: string; profile?: string; baseline?: string; allowUnjudgeable?: boolean; extra?: string[] }): CampaignSpec {
+export function loadSpec(source: { file?: string; profile?: string; baseline?: string; host?: string; allowUnjudgeable?: boolean; extra?: string[] }): CampaignSpec {
   if (source.extra?.length) throw new SpecInputError(`one spec at a time: ${source.file} is the spec, and ${source.extra.map((e) => `'${e}'`).join(', ')} would be ignored; give one file (run the others as campaigns of their own)`);
   const parsed = parseSpec(source);
-  const spec = source.baseline === undefined ? parsed : parseFlagged({ ...parsed, baseline: source.baseline });
+  const flags = { ...(source.baseline !== undefined ? { baseline: source.baseline } : {}), ...(source.host !== undefined ? { host: source.host } : {}) };
+  const spec = Object.keys(flags).length ? parseFlagged({ ...parsed, ...flags }) : parsed;
   const where = source.file ?? `profile ${source.profile}`;
-  const problem = watchdogProblem(spec);
+  // A plan whose history would pass the server's warning is refused here, before anything is started.
+  const problem = watchdogProblem(spec) ?? historyProblem(spec);
   if (problem) throw new SpecInputError(`${where}: ${problem}`);
   const disk = seedDiskProblem(spec, spec.target === 'local' ? localFreeBytes() : undefined);
   if (disk) throw new SpecInputError(`${where}: ${disk.path.join('.')}: ${disk.message}`);
@@ -101,7 +106,7 @@ function parseFlagged(input: unknown): CampaignSpec {
   try {
     return parseCampaignSpec(input);
   } catch (err) {
-    if (err instanceof SpecError) throw new SpecInputError(`--baseline: ${err.message}`);
+    if (err instanceof SpecError) throw new SpecInputError(`--baseline/--host: ${err.message}`);
     throw err;
   }
 }

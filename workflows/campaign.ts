@@ -43,13 +43,16 @@ import { campaignIdOf } from '../lib/protocol/campaign-id';
 import { measuredConfigurations, measuringOrder, measuringSeries, variantSettings, warmsUpBefore } from '../lib/protocol/variants';
 import { EXISTING_SKIPPED } from '../lib/protocol/existing-spec';
 import { serviceLaunch, usesRollup } from '../lib/protocol/service-spec';
-import { calibratesOnRigNode, parseCampaignSpec, SpecError, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
+import { calibratesOnRigNode, parseCampaignSpec, tearsDownFromAnyHost, SpecError, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
+import { historyProblem } from '../lib/protocol/history-budget';
 import { DENOMINATOR_LEGS, marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogProblem, type PlanStep } from '../lib/protocol/plan';
 import { failureReason, isRefusal, namingQueue } from './failures';
 import { abortSignal, abortUpdate, disarmSignal, fireSignal, holdUntilSignal, leaseGrantedSignal, leaseReleaseSignal, progressQuery, type CampaignProgress } from './messages';
 import { RigCampaign, RigRegressed, RigStatus, RigStep, RigTarget } from './search-attributes';
+import { temporalCallOptions } from './temporal-calls';
+import { teardownFromAnywhere } from './teardown';
 import { rigWatchdog } from './watchdog';
-import { CONTROL_QUEUE, leaseWorkflowId } from '../lib/temporal/queues';
+import { CONTROL_QUEUE, hostQueue as hostQueueOf, leaseWorkflowId } from '../lib/temporal/queues';
 
 /**
  * patched() ids: each marks a change to the commands this workflow issues, so that campaigns already
@@ -58,6 +61,8 @@ import { CONTROL_QUEUE, leaseWorkflowId } from '../lib/temporal/queues';
 const WARMUP_PATCH = 'warm-up-before-first-repeat';
 /** The spec check refuses a watchdog shorter than the plan; each step moves the deadline to cover what is left. */
 const PLAN_PATCH = 'watchdog-follows-plan';
+/** A plan whose history would pass the server's 10,240-event warning is refused before any step (lib/protocol/history-budget.ts). */
+const HISTORY_BUDGET_PATCH = 'history-budget-refused';
 /** Teardown retries for about 50 minutes with a heartbeat timeout; giving up tells the watchdog to fire now. */
 const TEARDOWN_PATCH = 'teardown-retries-then-fires-watchdog';
 /**
@@ -103,6 +108,13 @@ const NODE_CONSOLE_PATCH = 'no-worker-carries-node-console';
  * campaign whose database is already billing). The nodes boot meanwhile.
  */
 const DATABASE_APART_PATCH = 'rds-wait-own-activity';
+/**
+ * Teardown that no single machine can stop (workflows/teardown.ts): on the claimed host's queue with a
+ * bounded wait for its worker (workerWaitSeconds), then retried without a cap (an AWS rig by any worker,
+ * on the shared queue), RigStatus `teardown-failing` while it does; its watchdog is told the same.
+ * The clean-check after an AWS teardown falls back to the shared queue too.
+ */
+const ANYWHERE_PATCH = 'teardown-from-any-worker';
 /** How long a teardown on the host queue may wait for that host's worker (a deploy, a restart): its retry window. */
 const TEARDOWN_WORKER_WAIT = '50 minutes';
 
@@ -179,6 +191,11 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   const followsPlan = patched(PLAN_PATCH);
   if (followsPlan) {
     const problem = watchdogProblem(spec);
+    if (problem) throw ApplicationFailure.nonRetryable(problem, 'InvalidSpec');
+  }
+  // Started without the client's check (a schedule, `temporal workflow start`): the same refusal here.
+  if (patched(HISTORY_BUDGET_PATCH)) {
+    const problem = historyProblem(spec);
     if (problem) throw ApplicationFailure.nonRetryable(problem, 'InvalidSpec');
   }
   progress.secondsLeft = measuringSecondsLeft(spec, 0);
@@ -258,6 +275,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   }
 
   const ctl = control({});
+  /** The host's lease is asked through a failover of the cluster (workflows/temporal-calls.ts), for up to 10 minutes. */
+  const leaseActs = control(temporalCallOptions('10 minutes'));
   // A step no worker takes within workerWaitSeconds fails, naming the queue (workflows/failures.ts).
   const workerWait = `${spec.workerWaitSeconds} seconds`;
   const onHost = patched(HOST_PATCH);
@@ -283,7 +302,14 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   try {
     let host: string | undefined;
     if (onHost) {
-      const claimed = await ctl.claimHost();
+      // Pinned (the spec's host): the claim is taken from that host's own queue, so only its worker answers.
+      const claimed = spec.host
+        ? await namingQueue(
+            proxyActivities<typeof activities>({ taskQueue: hostQueueOf(spec.host), startToCloseTimeout: '1 minute', scheduleToStartTimeout: workerWait, retry }),
+            hostQueueOf(spec.host),
+            workerWait,
+          ).claimHost()
+        : await ctl.claimHost();
       hostQueue = claimed.hostQueue;
       host = claimed.host;
       progress.host = host;
@@ -306,7 +332,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
         'lease',
         async () => {
           const askedMs = Date.now();
-          const now = await ctl.requestLease({ host: leasedHost, workflowId, ...(spec.watchdogCheckSeconds ? { holderCheckMs: spec.watchdogCheckSeconds * 1000 } : {}) });
+          const now = await leaseActs.requestLease({ host: leasedHost, workflowId, ...(spec.watchdogCheckSeconds ? { holderCheckMs: spec.watchdogCheckSeconds * 1000 } : {}) });
           if (!leaseGranted) {
             progress.waitingFor = `the measuring lease of host ${leasedHost}, held by ${now.heldBy ?? 'another campaign'}${now.since ? ` since ${now.since}` : ''}`;
             log.info(`waiting for ${progress.waitingFor}`);
@@ -345,7 +371,18 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
         () =>
           startChild(rigWatchdog, {
             workflowId: watchdogId,
-            args: [{ campaignId, target: spec.target, deadlineMs, ...(onHost ? { hostQueue } : {}), ...(spec.watchdogCheckSeconds ? { checkMs: spec.watchdogCheckSeconds * 1000 } : {}) }],
+            args: [
+              {
+                campaignId,
+                target: spec.target,
+                deadlineMs,
+                ...(onHost ? { hostQueue } : {}),
+                ...(spec.watchdogCheckSeconds ? { checkMs: spec.watchdogCheckSeconds * 1000 } : {}),
+                // Read by a watchdog that tears down from any worker (its own patch): how long its host's queue is given, and an AWS rig's region.
+                hostWaitSeconds: spec.workerWaitSeconds,
+                ...(spec.aws ? { region: spec.aws.region } : {}),
+              },
+            ],
             parentClosePolicy: ParentClosePolicy.ABANDON,
             cancellationType: ChildWorkflowCancellationType.ABANDON,
           }),
@@ -631,14 +668,45 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       steps.push(skipped('teardown', `kept (end: ${spec.end}); the watchdog tears it down at its deadline unless extended`));
     } else if (provisioned) {
       const patientTeardown = patched(TEARDOWN_PATCH);
+      const anywhere = patientTeardown && onHost && patched(ANYWHERE_PATCH);
       const teardownActs = patientTeardown
         ? machine({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '2 minutes', retry: TEARDOWN_RETRY }, TEARDOWN_WORKER_WAIT)
         : control({ startToCloseTimeout: '15 minutes', retry: { ...retry, maximumAttempts: 5 } });
+      const teardownInput = { campaignId, target: spec.target, by: 'campaign' as const, ...(spec.aws ? { region: spec.aws.region } : {}) };
+      /** While the uncapped retries run: searchable (RigStatus), in the progress line, and the watchdog's. */
+      const failing = ({ reason, queue }: { reason: string; queue: string }) => {
+        progress.waitingFor = `the teardown, failing (${reason}): retrying on ${queue} without a cap`;
+        setSearchAttributes([{ key: RigStatus, value: 'teardown-failing' }]);
+      };
+      const tearDown = async () => {
+        if (!anywhere) return teardownActs.teardownRig({ campaignId, target: spec.target, by: 'campaign' });
+        let wasFailing = false;
+        const r = await teardownFromAnywhere(teardownInput, { hostQueue, hostWait: workerWait }, (f) => {
+          wasFailing = true;
+          failing(f);
+        });
+        if (wasFailing) {
+          progress.waitingFor = undefined;
+          setSearchAttributes([{ key: RigStatus, value: 'running' }]);
+        }
+        return r;
+      };
+      // An AWS rig is looked for by tag from any worker when the claimed host's does not answer.
+      const cleanCheckAfter = async () => {
+        const input = { campaignId, target: spec.target, phase: 'after' as const };
+        if (!anywhere || !tearsDownFromAnyHost(spec.target)) return machine({}).cleanCheck(input);
+        try {
+          return await machine({}).cleanCheck(input);
+        } catch (err) {
+          log.warn(`the clean-check after teardown did not run on ${hostQueue} (${failureReason(err)}): any worker looks by tag`);
+          return control({}).cleanCheck(input);
+        }
+      };
       let tornDown = false;
       try {
-        await step('teardown', () => teardownActs.teardownRig({ campaignId, target: spec.target, by: 'campaign' }), (r) => r.summary);
+        await step('teardown', tearDown, (r) => r.summary);
         tornDown = true;
-        const after = await step('clean-check-after', () => machine({}).cleanCheck({ campaignId, target: spec.target, phase: 'after' }), (r) => r.summary);
+        const after = await step('clean-check-after', cleanCheckAfter, (r) => r.summary);
         cleanAfter = after.summary;
         dirtyAfter = !after.clean;
         // Left dirty, the watchdog stays armed: it tries again at its deadline.

@@ -8,6 +8,7 @@
 // A holder that closes without giving the lease back (terminated, timed out) is found on a durable
 // timer and passed over once its watchdog has torn its rig down. With no holder and nobody waiting
 // the workflow completes; the next request starts it again.
+import { temporalCallOptions } from './temporal-calls';
 import { condition, continueAsNew, getExternalWorkflowHandle, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities';
 import { leaseGrantedSignal, leaseQuery, leaseReleaseSignal, leaseRequestSignal, type LeaseState } from './messages';
@@ -15,10 +16,8 @@ import { leaseGrantedSignal, leaseQuery, leaseReleaseSignal, leaseRequestSignal,
 /** How often the holder is looked at: a holder that closed without releasing is passed over within this. */
 export const HOLDER_CHECK_MS = 2 * 60_000;
 
-const { campaignRunState } = proxyActivities<typeof activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '5 seconds', maximumInterval: '30 seconds', maximumAttempts: 3 },
-});
+/** Through a failover (workflows/temporal-calls.ts); a look that still fails changes nothing, the next one comes. */
+const { campaignRunState } = proxyActivities<typeof activities>(temporalCallOptions('5 minutes'));
 
 export interface HostLeaseInput {
   host: string;

@@ -55,6 +55,8 @@ export interface WatchdogState {
   firedBy?: string;
   /** How many continue-as-new runs came before the one answering (absent: none; workflows/watchdog.ts). */
   run?: number;
+  /** While its teardown retries without a cap: why the host's queue did not tear the rig down, and where it retries. */
+  teardownFailing?: string;
 }
 export const watchdogQuery = defineQuery<WatchdogState>('watchdog');
 

@@ -14,9 +14,13 @@
 // checks stop and only the deadline and messages add events; and it continues as new when the
 // server suggests it (or at input.maxHistoryEvents), carrying its deadline, the deadline its tag
 // holds and whether the campaign has closed. The next run is the same watchdog under the same id.
+// Its teardown does not depend on the host that made the rig (workflows/teardown.ts): the host's queue
+// gets hostWaitSeconds, then an AWS rig is torn down by any worker, retried without a cap.
 import { allHandlersFinished, condition, continueAsNew, log, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities';
 import type { TargetName } from '../lib/protocol/spec';
+import { temporalCallOptions } from './temporal-calls';
+import { teardownFromAnywhere } from './teardown';
 import { disarmSignal, extendSignal, extendUpdate, fireSignal, holdUntilSignal, watchdogQuery, type WatchdogState } from './messages';
 
 /** On the queue of the host that made the rig (its campaign's claimed host); older inputs: the watchdog's own queue. */
@@ -27,19 +31,21 @@ const teardownOn = (taskQueue: string | undefined) =>
     retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 20 },
   }).teardownRig;
 
-/** Same queue as teardown (the host that made the rig); a few quick attempts, then give up and warn. */
-const retagOn = (taskQueue: string | undefined) =>
+/**
+ * Same queue as teardown (the host that made the rig); a few quick attempts, then give up and warn.
+ * Each waits at most `hostWait` for that host's worker: a host gone for good must not hold a re-tag
+ * (and with it every continue-as-new) for ever.
+ */
+const retagOn = (taskQueue: string | undefined, hostWait: string | undefined) =>
   proxyActivities<typeof activities>({
     ...(taskQueue ? { taskQueue } : {}),
+    ...(hostWait ? { scheduleToStartTimeout: hostWait } : {}),
     startToCloseTimeout: '5 minutes',
     retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 5 },
   }).retagRigExpiry;
 
-/** Read-only, quick: how the campaign's workflow stands (activities/campaign-state.ts). */
-const { campaignRunState } = proxyActivities<typeof activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '5 seconds', maximumInterval: '30 seconds', maximumAttempts: 3 },
-});
+/** Read-only: how the campaign's workflow stands (activities/campaign-state.ts), through a failover (workflows/temporal-calls.ts). */
+const { campaignRunState } = proxyActivities<typeof activities>(temporalCallOptions('5 minutes'));
 
 /** patched() id: the watchdog looks at its campaign on a durable timer (histories before it did not). */
 const CHECKS_CAMPAIGN_PATCH = 'watchdog-checks-campaign';
@@ -54,6 +60,11 @@ const RETAGS_EXPIRY_PATCH = 'watchdog-retags-expiry';
  */
 const BOUNDED_HISTORY_PATCH = 'watchdog-bounded-history';
 /**
+ * patched() id: the teardown waits hostWaitSeconds on the host's queue, then retries without a cap (an
+ * AWS rig on the shared queue, by any worker). Histories before it waited on the host's queue alone.
+ */
+const ANYWHERE_PATCH = 'watchdog-teardown-from-any-worker';
+/**
  * Closed without running its own end: nothing tore the rig down and nothing will disarm. Any other
  * close (completed, failed, cancelled) ran the campaign's teardown, or kept the rig on purpose
  * (end: keep), which stays under the deadline.
@@ -61,6 +72,9 @@ const BOUNDED_HISTORY_PATCH = 'watchdog-bounded-history';
 const CLOSED_WITHOUT_ITS_END = ['TERMINATED', 'TIMED_OUT'];
 /** Closed by its own end (see above), or gone from the server after its retention: nothing more to learn by looking. */
 const CLOSED_BY_ITS_END = ['COMPLETED', 'FAILED', 'CANCELLED', 'NOT_FOUND'];
+
+/** A watchdog input from before hostWaitSeconds: the spec's default workerWaitSeconds. */
+const DEFAULT_HOST_WAIT_S = 600;
 
 export interface WatchdogInput {
   campaignId: string;
@@ -83,6 +97,10 @@ export interface WatchdogInput {
   campaignClosed?: string;
   /** How often it looks at its campaign (the spec's watchdogCheckSeconds); absent: CAMPAIGN_CHECK_MS. */
   checkMs?: number;
+  /** How long a teardown (or re-tag) attempt waits for the host queue's worker (the spec's workerWaitSeconds); absent: 600. */
+  hostWaitSeconds?: number;
+  /** An AWS rig's region, for a teardown by a worker on another host (it has no record of the rig). */
+  region?: string;
 }
 
 export async function rigWatchdog(input: WatchdogInput): Promise<WatchdogState> {
@@ -94,7 +112,14 @@ export async function rigWatchdog(input: WatchdogInput): Promise<WatchdogState> 
   /** The deadline the rig's expiry tag holds, and whether a re-tag is running (a continue-as-new waits for it). */
   let taggedMs = input.taggedMs ?? input.deadlineMs;
   let tagging = false;
-  const state = (): WatchdogState => ({ deadline: new Date(deadlineMs).toISOString(), state: disarmed ? 'disarmed' : 'armed', ...(run ? { run } : {}) });
+  /** Set while its teardown retries without a cap (the host's queue did not tear the rig down). */
+  let teardownFailing: string | undefined;
+  const state = (): WatchdogState => ({
+    deadline: new Date(deadlineMs).toISOString(),
+    state: disarmed ? 'disarmed' : 'armed',
+    ...(run ? { run } : {}),
+    ...(teardownFailing ? { teardownFailing } : {}),
+  });
   setHandler(disarmSignal, () => {
     disarmed = true;
   });
@@ -136,7 +161,7 @@ export async function rigWatchdog(input: WatchdogInput): Promise<WatchdogState> 
    * while one is running are folded into the next). Provisioning tagged the rig with the first deadline.
    */
   async function followDeadlineWithTag(): Promise<void> {
-    const retag = retagOn(input.hostQueue);
+    const retag = retagOn(input.hostQueue, input.hostWaitSeconds ? `${input.hostWaitSeconds} seconds` : undefined);
     for (;;) {
       await condition(() => disarmed || fireNow !== undefined || deadlineMs !== taggedMs);
       if (disarmed || fireNow !== undefined) return;
@@ -192,6 +217,15 @@ export async function rigWatchdog(input: WatchdogInput): Promise<WatchdogState> 
       log.warn('could not read the campaign\'s state', { error: String(err) });
     }
   }
-  await teardownOn(input.hostQueue)({ campaignId: input.campaignId, target: input.target, by: 'watchdog' });
+  const teardown = { campaignId: input.campaignId, target: input.target, by: 'watchdog' as const };
+  if (input.hostQueue && patched(ANYWHERE_PATCH)) {
+    const hostWait = `${input.hostWaitSeconds ?? DEFAULT_HOST_WAIT_S} seconds`;
+    await teardownFromAnywhere({ ...teardown, ...(input.region ? { region: input.region } : {}) }, { hostQueue: input.hostQueue, hostWait }, ({ reason, queue }) => {
+      teardownFailing = `${reason}; retrying on ${queue} without a cap`;
+    });
+  } else {
+    await teardownOn(input.hostQueue)(teardown);
+  }
+  teardownFailing = undefined;
   return { deadline: new Date(deadlineMs).toISOString(), state: 'fired', firedBy: fireNow ?? 'deadline', ...(run ? { run } : {}) };
 }

@@ -234,7 +234,7 @@ async function campaign(
 }
 
 async function list(client: import('@temporalio/client').Client, all: boolean, asJson = false): Promise<number> {
-  // STATUS is the campaign's own (RigStatus: held, not-held, dirty, teardown-failed, ...); RUN is the
+  // STATUS is the campaign's own (RigStatus: held, not-held, dirty, teardown-failing while a teardown retries, teardown-failed, ...); RUN is the
   // workflow's execution status, so a terminated campaign is never read as running.
   const rows: string[][] = [['ID', 'TARGET', 'STEP', 'STATUS', 'RUN', 'STARTED']];
   const query = `WorkflowType = 'benchCampaign'${all ? '' : ` AND StartTime > '${new Date(Date.now() - 30 * 86400_000).toISOString()}'`}`;

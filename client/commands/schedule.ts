@@ -12,7 +12,7 @@ import { TASK_QUEUE } from './campaign';
 export const summary = 'create|list|delete|trigger: run a campaign on a schedule (weekly regression)';
 
 const HELP = `usage:
-  rig schedule create ID (SPEC.json | --profile P) (--cron "0 3 * * 1" | --every 7d) [--paused] [--baseline ID] [--allow-unjudgeable]
+  rig schedule create ID (SPEC.json | --profile P) (--cron "0 3 * * 1" | --every 7d) [--paused] [--baseline ID] [--allow-unjudgeable] [--host H] [--pause-on-failure]
   rig schedule list [-o json]
   rig schedule trigger ID      start one run now
   rig schedule delete ID
@@ -23,9 +23,16 @@ its watchdog (its watchdog then tears the rig down), so a stuck run cannot skip 
 list shows each schedule's recent runs with their status and their verdict against their baseline,
 and how many runs were skipped.
 
-Each run compares itself with the newest earlier run of the same schedule that held (the page's
-"Compared with the baseline"), or with the campaign --baseline (the spec's "baseline") names; a run that regressed
-is found with RigRegressed = 'yes'.`;
+  --host H             every run measures on host H (the spec's "host": its first step is taken from
+                       rig-host-H, so no other host's worker claims it)
+  --pause-on-failure   a run that fails (a refusal, a step that gave up, a run that timed out) pauses
+                       the schedule until \`temporal schedule toggle --schedule-id ID --unpause\`; a run
+                       that did not hold is a result, not a failure, and does not pause it
+
+Each run compares itself with the newest earlier run of the same schedule that held, ran on the same
+host (its evidence is beside this one) and ran the same spec (its hash); the page's "Compared with the
+baseline" names it and the runs passed over. Or with the one --baseline (the spec's "baseline") names.
+A run that regressed is found with RigRegressed = 'yes'.`;
 
 /** `rig schedule ACTION --help`: that action's usage line and the notes. */
 const SCHEDULE_HELP: Record<string, string> = Object.fromEntries(
@@ -44,6 +51,8 @@ export const { run } = defineCommand({
     baseline: { type: 'string' },
     output: { type: 'string', short: 'o' },
     'allow-unjudgeable': { type: 'boolean' },
+    host: { type: 'string' },
+    'pause-on-failure': { type: 'boolean' },
   },
   positionals: true,
   async run({ values, positionals }) {
@@ -54,7 +63,7 @@ export const { run } = defineCommand({
     const [, id, file] = positionals;
     if (action !== 'list' && !id) throw new UsageError(`${action} needs a schedule id: rig schedule ${action} ID`);
     // Validate everything before touching the cluster.
-    const spec = action === 'create' ? loadSpec({ file, profile: values.profile, baseline: values.baseline, allowUnjudgeable: values['allow-unjudgeable'], extra: positionals.slice(3) }) : undefined;
+    const spec = action === 'create' ? loadSpec({ file, profile: values.profile, baseline: values.baseline, host: values.host, allowUnjudgeable: values['allow-unjudgeable'], extra: positionals.slice(3) }) : undefined;
     if (action === 'create' && Boolean(values.cron) === Boolean(values.every)) {
       throw new UsageError('create needs exactly one of --cron "MIN HOUR DOM MON DOW" or --every DURATION (e.g. 7d)');
     }
@@ -76,12 +85,14 @@ export const { run } = defineCommand({
               // With overlap SKIP a run that never ends skips every later one: a backstop, well past the plan.
               workflowRunTimeout: `${runTimeoutMinutes(spec!)} minutes`,
             },
-            policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
+            policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day', pauseOnFailure: Boolean(values['pause-on-failure']) },
             state: { paused: Boolean(values.paused), note: `rig schedule create ${id}` },
           });
           const desc = await schedules.getHandle(id).describe();
           const next = desc.info.nextActionTimes[0];
-          console.log(`schedule ${id} created${next ? `; next run ${next.toISOString()}` : ''}; each run times out after ${runTimeoutMinutes(spec!)} min`);
+          const pinned = spec!.host ? `; every run on host ${spec!.host}` : '';
+          const pauses = values['pause-on-failure'] ? '; a failed run pauses it' : '';
+          console.log(`schedule ${id} created${next ? `; next run ${next.toISOString()}` : ''}; each run times out after ${runTimeoutMinutes(spec!)} min${pinned}${pauses}`);
           return 0;
         }
         case 'list': {

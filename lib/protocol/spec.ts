@@ -182,6 +182,15 @@ export function calibratesOnRigNode(target: TargetName): boolean {
   return target === 'aws';
 }
 
+/**
+ * Whether any rig worker may tear the rig down: an AWS rig is found by its campaign tag in its region,
+ * so a worker on another machine finds all of it; a local rig lives on its host's disk and processes,
+ * so only that host's worker can. Pure.
+ */
+export function tearsDownFromAnyHost(target: TargetName): boolean {
+  return target === 'aws';
+}
+
 /** What the report says about the hardware (cost is per hour, in USD). */
 export const HardwareSpec = z.strictObject({
   description: z.string().default('this machine'),
@@ -206,7 +215,9 @@ export const CampaignSpec = z
     watchdogCheckSeconds: positiveInt('watchdogCheckSeconds').min(5).max(600).optional(),
     /**
      * How long a step on the rig's data-plane queue (rig-data-<host>) may wait for a worker to take it
-     * before the campaign fails, naming the queue and how to start one. Nothing waits forever.
+     * before the campaign fails, naming the queue and how to start one. Nothing waits forever. It is
+     * also how long a teardown waits for the claimed host's worker (rig-host-<host>) before an AWS
+     * rig's teardown goes to any worker on the shared queue (tearsDownFromAnyHost).
      */
     workerWaitSeconds: positiveInt('workerWaitSeconds').min(5).default(600),
     calibrate: z.boolean().default(true),
@@ -230,6 +241,16 @@ export const CampaignSpec = z
      * schedule that held, and says so when there is none.
      */
     baseline: z.string().min(1, 'baseline must name a campaign id (or the workflow id a schedule gave it)').max(200).optional(),
+    /**
+     * Pin the campaign to one host (a rig worker's RIG_HOST, or its state/host-id): its first step is
+     * taken from that host's own queue, rig-host-<host>, instead of by whichever worker is free. A
+     * scheduled series sets it so that every run measures on the same machine and finds its baseline's
+     * evidence on the same disk. No worker on that host within workerWaitSeconds fails the run, naming it.
+     */
+    host: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._@:-]{0,199}$/, 'host must be a rig worker\'s host name (RIG_HOST): letters, digits and . _ @ : -')
+      .optional(),
     /** Control vs treatment(s) on one rig (lib/protocol/variants.ts): each configuration's repeats (or each ladder rung) run for each variant. */
     variants: VariantsSpec.optional(),
   })

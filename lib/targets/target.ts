@@ -205,7 +205,8 @@ export interface Target {
   readonly name: TargetName;
   readonly nodes?: RigNodes;
   provision(campaignId: string, params: RigParameters, onProgress?: ProgressFn): Promise<ProvisionResult>;
-  teardown(campaignId: string, onProgress?: ProgressFn): Promise<TeardownResult>;
+  /** `region`: where an AWS rig lives, for a worker that has no record of it (another host than the one that made it). */
+  teardown(campaignId: string, onProgress?: ProgressFn, opts?: { region?: string }): Promise<TeardownResult>;
   cleanCheck(): Promise<CleanCheckResult>;
   /** How to reach a provisioned rig; throws when there is none. */
   connection(campaignId: string): Promise<RigConnection>;

@@ -7,6 +7,8 @@ import { Worker } from '@temporalio/worker';
 /** The rig's workflow types; the default query lists every execution of them, open or closed. */
 export const RIG_WORKFLOW_TYPES = ['benchCampaign', 'rigWatchdog', 'hostLease'];
 export const DEFAULT_REPLAY_QUERY = `WorkflowType IN (${RIG_WORKFLOW_TYPES.map((t) => `'${t}'`).join(', ')})`;
+/** The executions a deploy must not strand: the rig's workflows still running (`rig replay --open`, the gate before a deploy). */
+export const OPEN_REPLAY_QUERY = `${DEFAULT_REPLAY_QUERY} AND ExecutionStatus = 'Running'`;
 
 export interface ReplayOutcome {
   workflowId: string;

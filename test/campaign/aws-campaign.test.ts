@@ -30,7 +30,7 @@ import { EMULATOR_MAP_ENV } from '../../lib/targets/aws/emulator-map';
 import { rigNames } from '../../lib/targets/aws/names';
 import { awsAppQueue, awsDataQueue } from '../../lib/temporal/queues';
 import { exampleInput, standInDatabase, useMoto } from '../harness/aws-env';
-import { campaignEnv, tinySpec } from '../harness/campaign';
+import { campaignEnv, saveHistory, tinySpec } from '../harness/campaign';
 import { spawnRigWorker } from '../harness/worker-process';
 
 const awsBlock = exampleInput.aws!;
@@ -153,4 +153,6 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
   // Nothing left: not on AWS (by tag), not on this machine (the emulated app node's service).
   assert.deepEqual(await rigResources(id), []);
   await env.assertClean();
+  // The path recorded and replayed against the code that made it (test/harness/recorded-replay.ts).
+  await saveHistory(env.address, id);
 });

@@ -27,7 +27,7 @@ test('a worker killed mid-repeat and mid-cool-down: the campaign finishes, the i
 
   const result = (await handle.result()) as CampaignResult;
   worker.kill('SIGTERM');
-  saveHistory(env.address, id, id);
+  await saveHistory(env.address, id, id);
 
   // The interrupted attempt is recorded, never counted; every repeat has exactly one counted attempt.
   assert.ok(result.interrupted.some((i) => i.configuration === 'single' && i.index === 1 && i.attempt === 1), JSON.stringify(result.interrupted));

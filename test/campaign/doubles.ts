@@ -39,8 +39,10 @@ export interface DoubleOptions {
   leftoverAfter?: string;
   /** Bring-up's first attempt fails and asks to be retried after this long (a step that runs over its plan). */
   bringUpRetryAfter?: string;
-  /** Teardown fails (retryably) every time it is run by this caller. */
+  /** Teardown fails (retryably) every time it is run by this caller (or its first teardownFailsTimes attempts). */
   teardownFailsFor?: contract.TeardownInput['by'];
+  /** With teardownFailsFor: only this many attempts by that caller fail, then it succeeds. */
+  teardownFailsTimes?: number;
   /** The expiry re-tag fails (non-retryably, one attempt) for these expiry times (ISO 8601). */
   retagFailsFor?: string[];
   /** The rig has hosts of its own (aws-shaped): provision names this app queue, so prepare and service run; nodeConsoleTail answers `console`. */
@@ -114,7 +116,8 @@ export function activityDoubles(opts: DoubleOptions) {
     },
     async teardownRig(i: contract.TeardownInput): Promise<contract.StepSummary> {
       note('teardownRig', i);
-      if (opts.teardownFailsFor === i.by) throw ApplicationFailure.retryable('pg_ctl: could not stop the server', 'Error');
+      const attempts = calls.filter((c) => c.name === 'teardownRig' && (c.input as contract.TeardownInput).by === i.by).length;
+      if (opts.teardownFailsFor === i.by && attempts <= (opts.teardownFailsTimes ?? Infinity)) throw ApplicationFailure.retryable('pg_ctl: could not stop the server', 'Error');
       return { summary: 'removed' };
     },
     async retagRigExpiry(i: contract.RetagExpiryInput): Promise<void> {

@@ -105,8 +105,8 @@ test('two workers on two host names: every machine-bound step of a campaign runs
   assert.equal(byWatchdog.length, 1, 'the watchdog tore the kept rig down on its own host');
   assert.equal(byWatchdog[0].taskQueue, `rig-host-${keptOwner.host}`);
   assert.equal(of(keptOther.calls(), 'hosts-kept.watchdog').filter((c) => c.name === 'teardownRig').length, 0);
-  saveHistory(env.address, 'hosts-kept');
-  saveHistory(env.address, 'hosts-kept.watchdog');
+  await saveHistory(env.address, 'hosts-kept');
+  await saveHistory(env.address, 'hosts-kept.watchdog');
   // (Which host claims a campaign is the shared queue's choice; the assertions above hold either way.)
   console.log(`claimed by: ${[...claimedBy].join(', ')}`);
 });

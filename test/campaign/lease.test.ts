@@ -63,8 +63,8 @@ test('a second campaign waits for the host lease, saying for whom, and measures 
   const secondMeasuring = of('lease-second', MEASURING);
   assert.ok(secondMeasuring.length > 0);
   for (const c of secondMeasuring) assert.ok(c.scheduledMs >= firstDone, `${c.name} of the second at ${c.scheduledMs}, before the first was done at ${firstDone}`);
-  saveHistory(env.address, 'lease-second');
-  saveHistory(env.address, `rig-lease-${doubles.host}`);
+  await saveHistory(env.address, 'lease-second');
+  await saveHistory(env.address, `rig-lease-${doubles.host}`);
 });
 
 test('aborted while it waits for the lease: nothing is provisioned or measured, the campaign ends aborted, its place in line is given up', { timeout: 240_000 }, async () => {

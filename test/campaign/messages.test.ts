@@ -49,7 +49,7 @@ test('abort answers with what will happen, is refused when already aborting, and
   });
   assert.equal(result.status, 'aborted');
   assert.equal(result.rig, 'destroyed');
-  saveHistory(env.address, 'abort-update');
+  await saveHistory(env.address, 'abort-update');
 });
 
 test('extend answers with the new deadline; a bad number is refused, naming why', { timeout: 120_000 }, async () => {

@@ -87,7 +87,7 @@ test('the rehearsal profile, started with `temporal workflow start`, runs every 
   assert.equal(rebuilt.stdout, fs.readFileSync(md, 'utf8'));
 
   // No secret in history: the API key and every database password are absent.
-  const historyFile = saveHistory(env.address, id, id);
+  const historyFile = await saveHistory(env.address, id, id);
   const history = fs.readFileSync(historyFile, 'utf8');
   for (const [name, value] of Object.entries(secrets)) {
     if (typeof value === 'string' && value) assert.ok(!history.includes(value), `${name} appears in the history`);

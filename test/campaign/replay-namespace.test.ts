@@ -8,6 +8,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
 import { DEFAULT_REPLAY_QUERY, replayNamespace } from '../../lib/temporal/replay';
 import { run as replayCommand } from '../../client/commands/replay';
+import { UsageError } from '../../client/parse-flags';
 import { localDevEnv } from '../harness/temporal';
 import { activityDoubles, doubleWorker } from './doubles';
 
@@ -61,10 +62,14 @@ test('the namespace\'s campaign, watchdog and lease histories replay against thi
   console.log = (line: string) => out.push(String(line));
   try {
     assert.equal(await replayCommand(['--limit', '50']), 0);
+    // The gate before a deploy: the open executions only (the campaign has closed; whatever still runs replays).
+    assert.equal(await replayCommand(['--open']), 0);
+    await assert.rejects(replayCommand(['--open', '--query', "WorkflowType = 'benchCampaign'"]), (err: Error) => err instanceof UsageError && /^--open and --query go one at a time/.test(err.message), '--open and --query are one or the other (a usage error: exit 2)');
   } finally {
     console.log = origLog;
     process.env = saved;
   }
   assert.ok(out.includes('ok   replay-me'), out.join('\n'));
-  assert.match(out[out.length - 1], new RegExp(`^${ok.length}/${ok.length} histories replay against this code \\(${env.address.replace(/\./g, '\\.')}, namespace default\\)$`));
+  assert.ok(!out.slice(out.findIndex((l) => /histories replay/.test(l)) + 1).includes('ok   replay-me'), 'the closed campaign is not among the open ones');
+  assert.match(out.find((l) => /histories replay/.test(l)) ?? '', new RegExp(`^${ok.length}/${ok.length} histories replay against this code \\(${env.address.replace(/\./g, '\\.')}, namespace default\\)$`));
 });

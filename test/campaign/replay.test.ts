@@ -2,7 +2,9 @@
 // campaigns: the rehearsal and a crash-and-resume run, a cancel and a bring-up refusal (dev server, real
 // rig); an abort, a ladder, a watchdog that fired first, a teardown that gave up, a watchdog that tore
 // down a terminated campaign, a kept rig on a claimed host and its watchdog, a campaign that waited for
-// the host lease and the lease itself (time-skipping and dev servers, test doubles). A change that
+// the host lease and the lease itself (time-skipping and dev servers, test doubles); today's path:
+// interleaved variants, a teardown retried without a cap, an AWS campaign and a watchdog torn down by
+// another host's worker after the claimed host's died. A change that
 // breaks determinism fails here, in CI, before it can strand a running overnight series. Each file is
 // named by the workflow id it was recorded under. The fixtures accumulate: when a workflow change is
 // deliberate (and patched with workflow.patched for running campaigns), add the new path's history

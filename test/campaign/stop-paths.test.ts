@@ -29,7 +29,7 @@ test('cancellation, refusal and termination each leave the machine clean', async
     const watchdog = await env.client.workflow.getHandle('cancelled.watchdog').result();
     assert.equal((watchdog as { state: string }).state, 'disarmed');
     await env.assertClean();
-    saveHistory(env.address, 'cancelled');
+    await saveHistory(env.address, 'cancelled');
     await stop();
   });
 
@@ -53,7 +53,7 @@ test('cancellation, refusal and termination each leave the machine clean', async
       return true;
     });
     await env.assertClean();
-    saveHistory(env.address, 'refused');
+    await saveHistory(env.address, 'refused');
     await stopData();
     await stopControl();
   });

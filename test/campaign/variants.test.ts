@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
-import { campaignEnv, tinySpec } from '../harness/campaign';
+import { campaignEnv, saveHistory, tinySpec } from '../harness/campaign';
 
 interface VariantFile {
   variant: string;
@@ -31,6 +31,8 @@ test('interleaved variants: settings read back from the database and the service
   const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'variants-interleaved', args: [spec] });
   const result = (await handle.result()) as CampaignResult;
   assert.deepEqual(result.configurations.map((c) => `${c.name} ${c.passed + (c.total - c.passed)}/${c.total}`), ['single.ctl 2/2', 'single.trt 2/2']);
+  // The variants path recorded and replayed against the code that made it (test/harness/recorded-replay.ts).
+  await saveHistory(env.address, 'variants-interleaved');
 
   const dir = result.resultsDir;
   const changes = fs.readdirSync(path.join(dir, 'variants')).sort();

@@ -68,7 +68,7 @@ test('a ladder warms once, at its first rung\'s rate, before climbing', async ()
   const doubles = activityDoubles({ dataQueue: 'rig-data-test' });
   const spec: CampaignSpecInput = { ...rehearsal, sustained: undefined, ladder: { rates: [500, 1000], batch: 10, rungSeconds: 20, rungs: 1, warmupSeconds: 15 } };
   await runWithDoubles(env, spec, 'warmup-ladder', doubles);
-  saveHistory(env.address, 'warmup-ladder');
+  await saveHistory(env.address, 'warmup-ladder');
   const warms = doubles.calls.filter((c) => c.name === 'warmUp').map((c) => c.input as { seconds: number; configuration: { name: string; eventsPerSecond: number } });
   assert.deepEqual(warms.map((w) => [w.configuration.name, w.configuration.eventsPerSecond, w.seconds]), [['rung-500', 500, 15]]);
   assert.ok(doubles.calls.findIndex((c) => c.name === 'warmUp') < doubles.calls.findIndex((c) => c.name === 'runRepeat'));

@@ -91,6 +91,6 @@ test('a rig kept for 10 simulated days: the watchdog continues as new within its
   assert.deepEqual(expiries, moves.map((ms) => new Date(ms).toISOString()));
   // The first run (checks, the extension, a hold-until, its re-tags, the continue-as-new) and the
   // last (checks stopped, fired), for the replay fixtures (test/fixtures/histories).
-  saveHistory(env.address, id, id, firstRunId);
-  saveHistory(env.address, id, 'kept-10d-last.watchdog');
+  await saveHistory(env.address, id, id, firstRunId);
+  await saveHistory(env.address, id, 'kept-10d-last.watchdog');
 });

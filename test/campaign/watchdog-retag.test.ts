@@ -61,5 +61,5 @@ test('an extend and a hold-until re-tag the expiry on the host queue; a failed r
   });
   assert.deepEqual(expiries(), [afterExtend, afterFailed, new Date(held).toISOString()], 'one re-tag per move, in order, each to the new deadline');
   assert.ok(!doubles.calls.some((c) => c.name === 'teardownRig'), 'nothing was torn down');
-  saveHistory(env.address, 'retag-1.watchdog');
+  await saveHistory(env.address, 'retag-1.watchdog');
 });

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { chooseBaseline } from '../../activities/baseline-choice';
+import { chooseBaseline, newestHere } from '../../activities/baseline-choice';
+import { specHash } from '../../lib/evidence/spec-hash';
 import { BASELINE_FILE } from '../../lib/evidence/layout';
 import { buildManifest } from '../../lib/evidence/manifest';
 import type { BaselineChoice } from '../../lib/evidence/records';
@@ -56,4 +57,35 @@ test('no earlier held run, or a baseline whose folder is elsewhere: the page say
   const m2 = await buildReport(away);
   assert.equal(m2.baseline, undefined);
   assert.match(renderMarkdown(m2), /Baseline: gone, pinned by the spec's baseline: gone; its folder gone is not beside this one \(.*\): nothing compared\./);
+});
+
+test('a scheduled run\'s baseline ran here and with the same spec: newer runs on another host or with another spec are passed over, and counted', () => {
+  const results = fs.mkdtempSync(path.join(root, 'results-'));
+  const spec = { name: 'weekly', target: 'local', sustained: { repeats: 5 }, baseline: 'ignored' };
+  const put = (campaignId: string, s: Record<string, unknown>) => {
+    fs.mkdirSync(path.join(results, campaignId), { recursive: true });
+    fs.writeFileSync(path.join(results, campaignId, 'spec.json'), JSON.stringify(s));
+  };
+  // Newest first: w4 ran on another host (no folder here), w3 with another spec, w2 here with this spec (keys in another order, another baseline), w1 too.
+  put('weekly-w3', { ...spec, sustained: { repeats: 3 } });
+  put('weekly-w2', { sustained: { repeats: 5 }, target: 'local', name: 'weekly' });
+  put('weekly-w1', spec);
+  const at = (d: number) => new Date(Date.UTC(2026, 10, d));
+  const candidates = [
+    { workflowId: 'weekly-w1', startTime: at(1) },
+    { workflowId: 'weekly-w4', startTime: at(22) },
+    { workflowId: 'weekly-w2', startTime: at(8) },
+    { workflowId: 'weekly-w3', startTime: at(15) },
+  ];
+  const here = { resultsDir: results, specHash: specHash(spec) };
+  assert.equal(specHash({ ...spec, baseline: 'another', $schema: 'x' }), here.specHash, 'baseline and $schema do not count');
+  const r = newestHere(candidates, here);
+  assert.equal(r.best?.workflowId, 'weekly-w2');
+  assert.equal(r.passedOver, '1 that ran on another host (no evidence folder here) and 1 with another spec');
+  // None here with this spec: none chosen, both kinds counted.
+  const none = newestHere(candidates, { resultsDir: results, specHash: specHash({ ...spec, target: 'aws' }) });
+  assert.equal(none.best, undefined);
+  assert.equal(none.passedOver, '1 that ran on another host (no evidence folder here) and 3 with another spec');
+  // Without `here` (no evidence of its own): the newest.
+  assert.equal(newestHere(candidates, undefined).best?.workflowId, 'weekly-w4');
 });

@@ -1,9 +1,7 @@
 // A whole campaign environment for end-to-end tests: a Temporal dev server made by `rig dev up`'s own
 // code (so it can be restarted on the same database), state and results in a temporary folder, and
 // rig workers either in this process or as `rig worker` child processes (which a test may SIGKILL).
-import { execFileSync, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { after } from 'node:test';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { progressQuery, type CampaignProgress } from '../../workflows/messages';
@@ -13,11 +11,8 @@ import { spawnRigWorker } from './worker-process';
 import { devDown, devUp, type DevServerOptions } from '../../client/dev-server';
 import { cleanCheckLocal } from '../../lib/targets/local';
 import type { CleanCheckResult } from '../../lib/targets/target';
-import { toolPath } from '../../lib/tools/binaries';
 import type { CampaignSpecInput } from '../../lib/protocol/spec';
 import { createRigWorkers } from '../../worker/run-worker';
-
-const root = path.resolve(__dirname, '..', '..');
 
 export interface CampaignEnv {
   address: string;
@@ -145,16 +140,4 @@ export async function waitForProgress(handle: WorkflowHandle, what: string, pred
   await waitOnCampaign(handle, what, async () => pred(await handle.query(progressQuery)), timeoutMs);
 }
 
-/**
- * Saves a finished campaign's history as the `temporal` CLI prints it, under test-output/histories/.
- * test/fixtures/histories/ holds copies that CI replays (test/campaign/replay.test.ts), named by
- * workflow id (replay needs the same id): copy a fresh one there when the workflow changes on purpose.
- */
-export function saveHistory(address: string, workflowId: string, name = workflowId, runId?: string): string {
-  const out = path.join(root, 'test-output', 'histories', `${name}.json`);
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  const run = runId ? ['--run-id', runId] : []; // one run of a chain (default: the latest)
-  const json = execFileSync(toolPath('temporal'), ['workflow', 'show', '--workflow-id', workflowId, ...run, '--address', address, '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
-  fs.writeFileSync(out, json);
-  return out;
-}
+export { saveHistory } from './recorded-replay';

@@ -47,9 +47,10 @@ export async function deleteDbInstance(rds: Pick<AwsClients['rds'], 'send'>, id:
   }
 }
 
-export async function teardownAws(campaignId: string, onProgress: ProgressFn = () => {}): Promise<TeardownResult> {
-  const region = readAwsRecord(campaignId)?.region ?? defaultRegion();
-  if (!region) throw new Error(`teardown of ${campaignId}: no record of its region (state/aws-rigs) and no AWS_REGION`);
+export async function teardownAws(campaignId: string, onProgress: ProgressFn = () => {}, opts: { region?: string } = {}): Promise<TeardownResult> {
+  // The record is this host's (the one that made the rig); a worker on another host has the spec's region.
+  const region = readAwsRecord(campaignId)?.region ?? opts.region ?? defaultRegion();
+  if (!region) throw new Error(`teardown of ${campaignId}: no record of its region (state/aws-rigs), none given and no AWS_REGION`);
   const c = awsClients(region);
   try {
     const found = await findRigResources(c, campaignId);

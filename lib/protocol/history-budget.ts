@@ -1,0 +1,81 @@
+// The campaign's plan in workflow-history events: how many its benchCampaign history would hold, and
+// whether that passes the server's warning. Pure (workflows and the client both call it).
+//
+// Why: a Temporal server warns at 10,240 events in one history and terminates the workflow at 51,200
+// (the defaults of limit.historyCount.warn / .error; Temporal Cloud's are the same). The lists in a spec
+// have no maximum of their own: an interleaved ladder of about 370 units passes the warning, and about
+// 1,800 reach the limit, which would end a series mid-night with its rig up (the watchdog is left to
+// tear it down). So a plan past the warning is refused before anything is provisioned, naming how many
+// units fit; a longer study is several campaigns (a schedule, or one per variant).
+//
+// The count is an upper bound from how the workflow issues its commands (workflows/campaign.ts): every
+// activity is 6 events (scheduled, started, completed, and the workflow task that takes its result:
+// scheduled, started, completed), a timer 5 (started, fired, and its task), a signal to another
+// workflow 5 (initiated, signaled, and its task). Retries of an activity add none (the server keeps
+// them). Measured against recorded histories: the variants test's 4 units took 226 events in all.
+import { calibratesOnRigNode, type CampaignSpec } from './spec';
+import { measuringOrder, measuringSeries, warmsUpBefore } from './variants';
+
+/** The server's warning (limit.historyCount.warn): the bound a plan must stay under. */
+export const HISTORY_WARN_EVENTS = 10_240;
+/** The server's limit (limit.historyCount.error): the workflow is terminated there. */
+export const HISTORY_LIMIT_EVENTS = 51_200;
+
+const ACTIVITY = 6;
+const TIMER = 5;
+const SIGNAL = 5;
+
+/**
+ * Everything outside the measuring units: about 25 activities (spec, claim, open, lease, calibrate,
+ * clean-checks, provision, prepare, service, bring-up, seed, ceiling, denominator, teardown, report),
+ * the watchdog's start, the lease's and the watchdog's signals, the search-attribute upserts, start and end.
+ */
+export const FIXED_EVENTS = 25 * ACTIVITY + 4 * SIGNAL + 40;
+
+export interface HistoryBudget {
+  /** Measuring units (repeats, or a ladder's rung repeats) in the plan. */
+  units: number;
+  /** Events of the units, in all. */
+  unitEvents: number;
+  /** The largest one unit takes (a change of variant, a warm-up). */
+  maxPerUnit: number;
+  /** The whole history, at most. */
+  events: number;
+}
+
+/** Events one unit adds: its repeat, its cool-down, a hold-until to the watchdog, and what precedes it. */
+function unitEvents(spec: CampaignSpec, warmsUp: boolean, changesVariant: boolean): number {
+  let n = ACTIVITY + TIMER + SIGNAL; // runRepeat, the cool-down after it, the watchdog's hold-until (when the plan ran over)
+  if (calibratesOnRigNode(spec.target)) n += ACTIVITY; // the app node's evidence after each repeat (aws)
+  if (changesVariant) n += ACTIVITY * (spec.variants?.fresh ? 2 : 1); // applyVariant, and a fresh seed
+  if (warmsUp) n += ACTIVITY + TIMER; // the warm-up and its cool-down
+  return n;
+}
+
+export function historyBudget(spec: CampaignSpec): HistoryBudget {
+  const series = measuringSeries(spec);
+  const order = measuringOrder(spec);
+  let total = 0;
+  let max = 0;
+  order.forEach((u, i) => {
+    const changes = (spec.variants !== undefined && i === 0) || (i > 0 && order[i - 1].configuration.variant !== u.configuration.variant);
+    const n = unitEvents(spec, series !== null && warmsUpBefore(order, i, series.kind), changes);
+    total += n;
+    max = Math.max(max, n);
+  });
+  return { units: order.length, unitEvents: total, maxPerUnit: max, events: FIXED_EVENTS + total };
+}
+
+/** Why the plan's history would pass the server's warning, and the fix; null when it fits. */
+export function historyProblem(spec: CampaignSpec): string | null {
+  const b = historyBudget(spec);
+  if (b.events <= HISTORY_WARN_EVENTS) return null;
+  const fits = Math.floor((HISTORY_WARN_EVENTS - FIXED_EVENTS) / Math.max(1, b.maxPerUnit));
+  const lists = spec.ladder ? 'ladder.rates, ladder.rungs' : 'sustained.configurations, sustained.repeats';
+  return (
+    `the plan has ${b.units} measuring units, whose workflow history would reach about ${b.events} events ` +
+    `(${b.unitEvents} for the units, up to ${b.maxPerUnit} each, plus ${FIXED_EVENTS} for the other steps), past the server's warning at ${HISTORY_WARN_EVENTS} ` +
+    `(at ${HISTORY_LIMIT_EVENTS} it terminates the campaign with its rig up): keep a campaign to about ${fits} units ` +
+    `(fewer ${lists}${spec.variants ? ' or variants' : ''}) and run the rest as further campaigns`
+  );
+}

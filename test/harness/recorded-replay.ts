@@ -1,0 +1,46 @@
+// Recorded-path replay: each test that runs one of the campaign's main paths (held, refusal, abort,
+// terminate, ladder, variants, aws) saves the history it just made and replays it at once against
+// today's workflow code, in the same file (scripts/run-tests.cjs runs every file in its own process,
+// so a replay step over a shared folder would race the files that write it). So the current code's
+// own paths are replayed in CI, not only the accumulated fixtures (test/campaign/replay.test.ts): a
+// change that makes a workflow issue other commands than it recorded fails the test that ran it.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { toolPath } from '../../lib/tools/binaries';
+
+const root = path.resolve(__dirname, '..', '..');
+
+/** One bundle per test process, however many histories it replays (bundling takes seconds). */
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quiet });
+  return bundle;
+}
+const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+/** Replays one history (as the `temporal` CLI prints it) against today's workflows; throws on a nondeterminism error. */
+export async function replayHistoryJson(json: unknown, workflowId: string): Promise<void> {
+  await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, json, workflowId);
+}
+
+/**
+ * Saves a closed workflow's history as the `temporal` CLI prints it, under test-output/histories/, and
+ * replays it against the code at once (the header). test/fixtures/histories/ holds copies that
+ * replay.test.ts keeps replaying, named by workflow id (replay needs the same id): copy a fresh one
+ * there when the workflow changes on purpose.
+ */
+export async function saveHistory(address: string, workflowId: string, name = workflowId, runId?: string): Promise<string> {
+  const out = path.join(root, 'test-output', 'histories', `${name}.json`);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const run = runId ? ['--run-id', runId] : []; // one run of a chain (default: the latest)
+  const json = execFileSync(toolPath('temporal'), ['workflow', 'show', '--workflow-id', workflowId, ...run, '--address', address, '--output', 'json'], { maxBuffer: 64 * 1024 * 1024 });
+  fs.writeFileSync(out, json);
+  try {
+    await replayHistoryJson(JSON.parse(json.toString('utf8')), workflowId);
+  } catch (err) {
+    throw new Error(`the fresh history of ${workflowId} (${out}) does not replay against the code that made it: ${(err as Error).message}`);
+  }
+  return out;
+}
