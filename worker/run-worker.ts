@@ -9,6 +9,7 @@ import { hostName } from '../lib/tools/host-name';
 import { createActivities } from '../activities/factory';
 import { claimHostFor } from '../activities/host';
 import { targetFor } from '../lib/targets/registry';
+import type { DeploymentVersion } from '../lib/temporal/deployment';
 
 export { CONTROL_QUEUE, dataQueue, hostName, hostQueue };
 
@@ -17,6 +18,12 @@ export interface RigWorkerOptions {
   /** The host this worker serves (default RIG_HOST or the OS's host name): its claims name its queues. */
   host?: string;
   taskQueues?: string[];
+  /**
+   * The Worker Deployment version this worker polls as (`rig worker`: deployment `rig`, the build id
+   * of lib/tools/build-id.ts). Unset: an unversioned worker (the tests' in-process workers). Workflows
+   * default to AUTO_UPGRADE; benchCampaign declares itself PINNED (workflows/index.ts).
+   */
+  version?: DeploymentVersion;
   /** Passed through to Worker.create (tests shorten shutdown grace, etc.). */
   workerOptions?: Partial<WorkerOptions>;
 }
@@ -45,6 +52,7 @@ export async function createRigWorkers(opts: RigWorkerOptions = {}): Promise<{ c
         // cancelled repeat stops its load within seconds (the default throttle is ~24 s here).
         defaultHeartbeatThrottleInterval: '2 seconds',
         maxHeartbeatThrottleInterval: '5 seconds',
+        ...(opts.version ? { workerDeploymentOptions: { useWorkerVersioning: true, version: opts.version, defaultVersioningBehavior: 'AUTO_UPGRADE' as const } } : {}),
         ...opts.workerOptions,
       }),
     );

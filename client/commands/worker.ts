@@ -5,6 +5,9 @@ import { loadConnection } from '../../lib/temporal/connection-env';
 import { describeConnection } from '../../lib/temporal/connection-sources';
 import { hostName } from '../../lib/tools/host-name';
 import { claimWorker } from '../../lib/tools/worker-lock';
+import { resolveBuildId } from '../../lib/tools/build-id';
+import { deploymentName, type DeploymentVersion } from '../../lib/temporal/deployment';
+import { takeCurrentVersion, whenDrained } from '../../worker/versioning';
 
 /**
  * On SIGTERM or Ctrl-C the worker stops taking work and lets what runs finish for this long: at least
@@ -12,9 +15,15 @@ import { claimWorker } from '../../lib/tools/worker-lock';
  */
 export const SHUTDOWN_GRACE = '11 minutes';
 
+/** How often a worker whose build is no longer current asks whether its last pinned campaign has closed (RIG_DRAIN_CHECK_SECONDS). */
+function drainCheckMs(): number {
+  const s = Number(process.env.RIG_DRAIN_CHECK_SECONDS ?? 60);
+  return (Number.isFinite(s) && s > 0 ? s : 60) * 1000;
+}
+
 export const summary = 'run the rig worker (task queues rig, rig-host-<host> and rig-data-<host>) against the Temporal the CLI would reach (rig doctor)';
 
-const HELP = `usage: rig worker [--task-queue Q ...]
+const HELP = `usage: rig worker [--make-current] [--task-queue Q ...]
 
 Runs the rig's worker on task queues '${CONTROL_QUEUE}', '${hostQueue(hostName())}' and '${dataQueue(hostName())}' (default),
 until Ctrl-C. A campaign's first step, taken from '${CONTROL_QUEUE}', claims the host of the worker that
@@ -22,12 +31,21 @@ took it; every step that acts on that machine (calibrate, clean-check, provision
 then goes to that host's own queue. The host name is RIG_HOST when set, else the machine's.
 Connects the way the \`temporal\` CLI does: TEMPORAL_* variables (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
 TEMPORAL_API_KEY, TEMPORAL_TLS_*) over the profile TEMPORAL_PROFILE names in temporal.toml
-(TEMPORAL_CONFIG_FILE); default 127.0.0.1:7233, namespace default. \`rig doctor\` shows what it will use.`;
+(TEMPORAL_CONFIG_FILE); default 127.0.0.1:7233, namespace default. \`rig doctor\` shows what it will use.
+
+Polls as a version of the Worker Deployment '${deploymentName()}' (RIG_DEPLOYMENT): build id = package
+version + commit (RIG_BUILD_ID, else RIG_GIT_COMMIT, else git, else the build-commit file npm ci
+writes). A campaign stays on the build it started on (PINNED). The worker makes its build the current
+one (where new campaigns start) when none is; --make-current makes it current even when another build
+is, the last step of a deploy (README, "Deploying a new build"). A worker whose build is no longer
+current exits 0 once no open campaign is pinned to it (drained; asked every RIG_DRAIN_CHECK_SECONDS,
+default 60). One worker per build and host: an old and a new build run side by side while the old one
+drains.`;
 
 export const { run } = defineCommand({
   summary,
   help: HELP,
-  options: { 'task-queue': { type: 'string', multiple: true } },
+  options: { 'task-queue': { type: 'string', multiple: true }, 'make-current': { type: 'boolean' } },
   async run({ values }) {
     const loaded = loadConnection();
     const env = loaded.env;
@@ -35,18 +53,43 @@ export const { run } = defineCommand({
     const addressFrom = describeConnection(loaded).find((l) => l.setting === 'address')?.from ?? 'default';
     const host = hostName();
     const queues = values['task-queue'] ?? [CONTROL_QUEUE, hostQueue(host), dataQueue(host)];
-    const claim = claimWorker({ host, address: env.address, namespace: env.namespace, queues });
+    let build;
+    try {
+      build = await resolveBuildId();
+    } catch (err) {
+      console.error(`rig worker: ${(err as Error).message}`);
+      return 2;
+    }
+    const version: DeploymentVersion = { deploymentName: deploymentName(), buildId: build.buildId };
+    const claim = claimWorker({ host, address: env.address, namespace: env.namespace, queues, buildId: version.buildId });
     if ('running' in claim) {
       const r = claim.running;
-      console.error(`rig worker: a rig worker (pid ${r.pid}, since ${r.startedAt}) already serves host ${host} on ${r.address} namespace ${r.namespace}; stop it first, or give this one another host name (RIG_HOST)`);
+      console.error(
+        `rig worker: a rig worker of build ${r.buildId} (pid ${r.pid}, since ${r.startedAt}) already serves host ${host} on ${r.address} namespace ${r.namespace}; ` +
+          'stop it first, or give this one another host name (RIG_HOST)',
+      );
       return 2;
     }
     try {
-      const { connection, workers } = await createRigWorkers({ env, host, taskQueues: queues, workerOptions: { shutdownGraceTime: SHUTDOWN_GRACE } });
-      console.log(`rig worker on ${env.address} (from ${addressFrom}; rig doctor shows every setting) namespace ${env.namespace}, task queues: ${workers.map((w) => w.options.taskQueue).join(', ')}`);
+      const { connection, workers } = await createRigWorkers({ env, host, taskQueues: queues, version, workerOptions: { shutdownGraceTime: SHUTDOWN_GRACE } });
+      console.log(
+        `rig worker on ${env.address} (from ${addressFrom}; rig doctor shows every setting) namespace ${env.namespace}, ` +
+          `deployment ${version.deploymentName} build ${version.buildId} (from ${build.from}), task queues: ${workers.map((w) => w.options.taskQueue).join(', ')}`,
+      );
+      const log = (line: string) => console.log(`rig worker: ${line}`);
+      let stopWatch = () => {};
       try {
-        await Promise.all(workers.map((w) => w.run()));
+        const running = Promise.all(workers.map((w) => w.run()));
+        const policy = { connection, namespace: env.namespace, version, makeCurrent: values['make-current'] === true, identity: `rig worker ${host} pid ${process.pid}`, log };
+        // Once its pollers are registered (the server refuses to make a version it has not seen current).
+        const current = takeCurrentVersion(policy).catch((err: Error) => log(`${err.message}; it serves only campaigns pinned to its build`));
+        stopWatch = whenDrained(policy, drainCheckMs(), () => {
+          log(`build ${version.buildId} is drained (not current, no open campaign pinned to it): stopping`);
+          workers.forEach((w) => w.shutdown());
+        });
+        await Promise.all([running, current]);
       } finally {
+        stopWatch();
         await connection.close();
       }
     } finally {

@@ -37,8 +37,8 @@ export interface CampaignEnv {
 }
 
 /** One environment per test file; torn down (workers, server, folder) when the file ends. */
-export async function campaignEnv(): Promise<CampaignEnv> {
-  const server = await startCampaignServer();
+export async function campaignEnv(serverOptions: Pick<DevServerOptions, 'dynamicConfig'> = {}): Promise<CampaignEnv> {
+  const server = await startCampaignServer(undefined, serverOptions);
   const { dir, dev, address, client } = server;
   const childEnv = { ...process.env, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default' };
   const stops: Array<() => Promise<void>> = [];
