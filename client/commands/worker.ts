@@ -61,6 +61,9 @@ export const { run } = defineCommand({
       return 2;
     }
     const version: DeploymentVersion = { deploymentName: deploymentName(), buildId: build.buildId };
+    // What this process polls as, for what it starts: provision gives it to the AWS nodes' workers
+    // (their package has no .git), which must poll as the build the campaign is pinned to.
+    process.env.RIG_BUILD_ID = version.buildId;
     const claim = claimWorker({ host, address: env.address, namespace: env.namespace, queues, buildId: version.buildId });
     if ('running' in claim) {
       const r = claim.running;

@@ -36,10 +36,15 @@ function packageVersion(root: string): string {
 }
 
 const COMMIT = /^[0-9a-f]{7,64}$/;
+const BUILD_ID = /^[A-Za-z0-9._+-]{1,200}$/;
 
 export async function resolveBuildId(env: NodeJS.ProcessEnv = process.env, root = projectRoot): Promise<BuildId> {
   const given = env.RIG_BUILD_ID?.trim();
-  if (given) return { buildId: given, from: 'RIG_BUILD_ID' };
+  if (given) {
+    // It goes into systemd units (the AWS nodes' workers) and lock file names: plain characters only.
+    if (!BUILD_ID.test(given)) throw new Error(`RIG_BUILD_ID is ${JSON.stringify(given)}: use 1 to 200 of A-Z a-z 0-9 . _ + - (e.g. 0.1.0+a67bf95c1d2e)`);
+    return { buildId: given, from: 'RIG_BUILD_ID' };
+  }
   const version = packageVersion(root);
   const envCommit = env.RIG_GIT_COMMIT?.trim();
   if (envCommit) {

@@ -86,7 +86,7 @@ export async function ensureNodeBootstrap(x: Ctx, opts: { dbMasterSecretArn: str
 }
 
 /** The user data input of one node: the load node serves the data plane, the app node the service. */
-export function nodeUserDataInput(campaignId: string, region: string, node: 'app' | 'load', b: NodeBootstrap, opts: { docker?: boolean } = {}): UserDataInput {
+export function nodeUserDataInput(campaignId: string, region: string, node: 'app' | 'load', b: NodeBootstrap, opts: { docker?: boolean; buildId?: string } = {}): UserDataInput {
   const n = rigNames(campaignId);
   return {
     node,
@@ -100,5 +100,6 @@ export function nodeUserDataInput(campaignId: string, region: string, node: 'app
     packageSha256: b.packageSha256,
     temporalSecretId: b.temporalSecretArn,
     ...(node === 'app' && opts.docker ? { docker: true } : {}),
+    ...(opts.buildId ? { buildId: opts.buildId } : {}),
   };
 }

@@ -38,6 +38,7 @@ import { ensureRigSecret } from './secrets';
 import { rigTags as tags } from './tags';
 import { renderUserData } from './user-data';
 import { waitFor } from './wait';
+import { resolveBuildId } from '../../tools/build-id';
 
 
 /** Enhanced Monitoring's interval, seconds: the finest RDS offers, for the per-repeat OS figures. */
@@ -214,6 +215,8 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
     const extra = [{ Key: EXPIRES_TAG, Value: expiresAt }, ...(created ? [{ Key: CREATED_TAG, Value: now.toISOString() }] : [])];
     await c.ec2.send(new CreateTagsCommand({ Resources: [id], Tags: extra }));
   };
+  // The nodes' workers poll as this worker's build: the campaign is pinned to it (lib/temporal/deployment.ts).
+  const { buildId } = await resolveBuildId();
   const node = async (kind: 'app-node' | 'load-node', name: string, instanceType: string, clientToken: string): Promise<string> => {
     const found = have(kind);
     if (found) {
@@ -222,7 +225,7 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
       return found.id;
     }
     onProgress(`launching ${kind} ${name} (${instanceType}) in ${aws.zone}`);
-    const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { docker }));
+    const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { docker, buildId }));
     const { imageId, rootDevice } = await latestAmazonLinux(c, architectureOf(instanceType));
     const r = await whileIamPropagates(`launching ${kind} ${name}`, () => c.ec2.send(
       new RunInstancesCommand({
