@@ -12,7 +12,8 @@
 // cannot be specified without deployment options being set with versioned mode"), which the tests'
 // in-process workers are. The getter runs once per run a worker holds, when it starts it (or replays
 // it); currentDeploymentVersion is the version of the worker that completed the task being applied,
-// from the history on a replay, so a campaign's first task decides: a campaign started by a versioned
+// from the history on a replay (an unversioned worker reports a build id, its bundle's checksum, but
+// no deployment name), so a campaign's first task decides: a campaign started by a versioned
 // worker is PINNED wherever it is replayed; one started before workers were versioned stays unpinned
 // (moves to each current build, as it did) and keeps the patches it took.
 import { setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
@@ -20,6 +21,6 @@ import { benchCampaign } from './campaign';
 import { rigWatchdog } from './watchdog';
 import { hostLease } from './host-lease';
 
-setWorkflowOptions(() => (workflowInfo().currentDeploymentVersion ? { versioningBehavior: 'PINNED' } : {}), benchCampaign);
+setWorkflowOptions(() => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'PINNED' } : {}), benchCampaign);
 
 export { benchCampaign, rigWatchdog, hostLease };

@@ -1,4 +1,5 @@
 // rig worker: runs the control-plane and data-plane workers until SIGINT/SIGTERM.
+import { Runtime } from '@temporalio/worker';
 import { defineCommand } from '../command';
 import { CONTROL_QUEUE, createRigWorkers, dataQueue, hostQueue } from '../../worker/run-worker';
 import { loadConnection } from '../../lib/temporal/connection-env';
@@ -23,7 +24,16 @@ function drainCheckMs(): number {
 
 export const summary = 'run the rig worker (task queues rig, rig-host-<host> and rig-data-<host>) against the Temporal the CLI would reach (rig doctor)';
 
-const HELP = `usage: rig worker [--make-current] [--task-queue Q ...]
+/** host:port for the Prometheus endpoint, checked before anything connects. */
+function metricsAddress(given: string | undefined): string | undefined {
+  const v = given ?? (process.env.RIG_METRICS_ADDRESS || undefined);
+  if (v === undefined) return undefined;
+  const m = /^(.+):(\d{1,5})$/.exec(v);
+  if (!m || Number(m[2]) > 65535) throw new Error(`--metrics (or RIG_METRICS_ADDRESS) is '${v}': give host:port, e.g. 127.0.0.1:9464 (0.0.0.0:9464 for a scraper on another machine)`);
+  return v;
+}
+
+const HELP = `usage: rig worker [--make-current] [--metrics HOST:PORT] [--task-queue Q ...]
 
 Runs the rig's worker on task queues '${CONTROL_QUEUE}', '${hostQueue(hostName())}' and '${dataQueue(hostName())}' (default),
 until Ctrl-C. A campaign's first step, taken from '${CONTROL_QUEUE}', claims the host of the worker that
@@ -40,12 +50,16 @@ one (where new campaigns start) when none is; --make-current makes it current ev
 is, the last step of a deploy (README, "Deploying a new build"). A worker whose build is no longer
 current exits 0 once no open campaign is pinned to it (drained; asked every RIG_DRAIN_CHECK_SECONDS,
 default 60). One worker per build and host: an old and a new build run side by side while the old one
-drains.`;
+drains.
+
+--metrics HOST:PORT (or RIG_METRICS_ADDRESS) serves the Temporal SDK's metrics (pollers, task
+latencies, slots, sticky cache; prefix temporal_, tagged rig_build and rig_host) for Prometheus at
+http://HOST:PORT/metrics. Off by default: two builds side by side on one host need two ports.`;
 
 export const { run } = defineCommand({
   summary,
   help: HELP,
-  options: { 'task-queue': { type: 'string', multiple: true }, 'make-current': { type: 'boolean' } },
+  options: { 'task-queue': { type: 'string', multiple: true }, 'make-current': { type: 'boolean' }, metrics: { type: 'string' } },
   async run({ values }) {
     const loaded = loadConnection();
     const env = loaded.env;
@@ -54,7 +68,9 @@ export const { run } = defineCommand({
     const host = hostName();
     const queues = values['task-queue'] ?? [CONTROL_QUEUE, hostQueue(host), dataQueue(host)];
     let build;
+    let metrics;
     try {
+      metrics = metricsAddress(values.metrics);
       build = await resolveBuildId();
     } catch (err) {
       console.error(`rig worker: ${(err as Error).message}`);
@@ -74,10 +90,13 @@ export const { run } = defineCommand({
       return 2;
     }
     try {
+      // Before anything makes the SDK's runtime: its telemetry is fixed when it is made.
+      if (metrics) Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: metrics }, globalTags: { rig_build: version.buildId, rig_host: host } } } });
       const { connection, workers } = await createRigWorkers({ env, host, taskQueues: queues, version, workerOptions: { shutdownGraceTime: SHUTDOWN_GRACE } });
       console.log(
         `rig worker on ${env.address} (from ${addressFrom}; rig doctor shows every setting) namespace ${env.namespace}, ` +
-          `deployment ${version.deploymentName} build ${version.buildId} (from ${build.from}), task queues: ${workers.map((w) => w.options.taskQueue).join(', ')}`,
+          `deployment ${version.deploymentName} build ${version.buildId} (from ${build.from}), task queues: ${workers.map((w) => w.options.taskQueue).join(', ')}` +
+          (metrics ? `, metrics on http://${metrics}/metrics` : ''),
       );
       const log = (line: string) => console.log(`rig worker: ${line}`);
       let stopWatch = () => {};
