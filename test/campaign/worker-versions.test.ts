@@ -11,7 +11,7 @@ import { campaignEnv, failIfClosed, tinySpec, waitFor } from '../harness/campaig
 import { spawnRigWorker } from '../harness/worker-process';
 import { runProgram } from '../../lib/tools/run';
 import { toolPath } from '../../lib/tools/binaries';
-import { CONTROL_QUEUE } from '../../lib/temporal/queues';
+import { CONTROL_QUEUE, leaseWorkflowId } from '../../lib/temporal/queues';
 import { routing } from '../../lib/temporal/deployment';
 
 /** The server's drainage check, every 3 minutes by default, shortened so that A drains in seconds. */
@@ -77,6 +77,10 @@ test('a campaign started on build A finishes on A after B is made current; a new
     assert.deepEqual(w1.filter((t) => t.behavior !== AUTO_UPGRADE), [], 'every watchdog task ran AUTO_UPGRADE');
     assert.equal(w1[0]?.buildId, 'build-a');
     assert.equal(w1.at(-1)?.buildId, 'build-b', 'its last tasks ran on the new current build');
+    // So is the host's lease, which both campaigns took in turn.
+    const lease = await completedBy(env.client.workflow.getHandle(leaseWorkflowId('deploy-host')));
+    assert.deepEqual(lease.filter((t) => t.behavior !== AUTO_UPGRADE), [], 'every lease task ran AUTO_UPGRADE');
+    assert.equal(lease.at(-1)?.buildId, 'build-b');
 
     const t1 = await completedBy(first);
     assert.ok(t1.length > 5);
