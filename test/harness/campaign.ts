@@ -14,6 +14,7 @@ import { devDown, devUp, type DevServerOptions } from '../../client/dev-server';
 import { cleanCheckLocal } from '../../lib/targets/local';
 import type { CleanCheckResult } from '../../lib/targets/target';
 import { toolPath } from '../../lib/tools/binaries';
+import { resolveBuildId } from '../../lib/tools/build-id';
 import type { CampaignSpecInput } from '../../lib/protocol/spec';
 import { createRigWorkers } from '../../worker/run-worker';
 
@@ -40,7 +41,11 @@ export interface CampaignEnv {
 export async function campaignEnv(serverOptions: Pick<DevServerOptions, 'dynamicConfig'> = {}): Promise<CampaignEnv> {
   const server = await startCampaignServer(undefined, serverOptions);
   const { dir, dev, address, client } = server;
-  const childEnv = { ...process.env, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default' };
+  // One build id for every `rig worker` the file starts, fixed now: a worker restarted after an edit
+  // to the tree (or a commit) mid-test would poll as another build, and a campaign pinned to the first
+  // would wait for ever for a worker of its own build.
+  const buildId = process.env.RIG_BUILD_ID ?? (await resolveBuildId()).buildId;
+  const childEnv = { ...process.env, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default', RIG_BUILD_ID: buildId };
   const stops: Array<() => Promise<void>> = [];
   const children = new Set<ChildProcess>();
 
