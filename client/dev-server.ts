@@ -22,6 +22,8 @@ export interface DevServerOptions {
   dir?: string;
   /** No Web UI (tests): one port fewer to race for with the server's own internal listeners. */
   headless?: boolean;
+  /** `key=value` pairs for --dynamic-config-value (tests shorten the server's own intervals). */
+  dynamicConfig?: string[];
 }
 
 export interface DevServerRecord {
@@ -103,6 +105,7 @@ export async function devUp(opts: DevServerOptions, log: (line: string) => void 
     ...(opts.headless ? ['--headless'] : ['--ui-port', String(opts.uiPort)]),
     '--log-level', 'warn',
     ...searchAttributeFlags(),
+    ...(opts.dynamicConfig ?? []).flatMap((kv) => ['--dynamic-config-value', kv]),
   ];
   const out = fs.openSync(logFile, 'a');
   // Detached, in its own process group: the server outlives this command and a Ctrl-C in this shell.

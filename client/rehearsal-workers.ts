@@ -1,28 +1,37 @@
-// The workers `rig rehearse` campaigns on: the rig worker already serving this host when one runs (a
-// second one beside it would take half of the campaign's steps), else the rig's workers in this
-// process, until the rehearsal ends.
+// The workers `rig rehearse` campaigns on: the rig worker already serving this host when one runs, of
+// whatever build (a second one of its build beside it would take half of the campaign's steps; one of
+// another build would not be where the campaign starts), else the rig's workers in this process, until
+// the rehearsal ends. Those poll as this tree's build and make it current only when no build is.
 import { CONTROL_QUEUE, createRigWorkers, dataQueue, hostQueue } from '../worker/run-worker';
 import type { TemporalEnv } from '../lib/temporal/connection-env';
-import { claimWorker, type WorkerRecord } from '../lib/tools/worker-lock';
+import { deploymentName } from '../lib/temporal/deployment';
+import { resolveBuildId } from '../lib/tools/build-id';
+import { claimWorker, runningWorkers, type WorkerRecord } from '../lib/tools/worker-lock';
+import { takeCurrentVersion } from '../worker/versioning';
 
 export type RehearsalWorkers = { reused: WorkerRecord; stop(): Promise<void> } | { reused?: undefined; stop(): Promise<void> };
 
 export async function rehearsalWorkers(env: TemporalEnv, host: string): Promise<RehearsalWorkers> {
-  const claim = claimWorker({ host, address: env.address, namespace: env.namespace, queues: [CONTROL_QUEUE, hostQueue(host), dataQueue(host)] });
+  const live = runningWorkers(host, env.address, env.namespace);
+  if (live.length > 0) return { reused: live[live.length - 1], stop: async () => undefined };
+  const version = { deploymentName: deploymentName(), buildId: (await resolveBuildId()).buildId };
+  const claim = claimWorker({ host, address: env.address, namespace: env.namespace, queues: [CONTROL_QUEUE, hostQueue(host), dataQueue(host)], buildId: version.buildId });
   if ('running' in claim) return { reused: claim.running, stop: async () => undefined };
+  let stop: (() => Promise<void>) | undefined;
   try {
-    const { connection, workers } = await createRigWorkers({ env, host });
+    const { connection, workers } = await createRigWorkers({ env, host, version });
     const running = Promise.all(workers.map((w) => w.run()));
-    return {
-      stop: async () => {
-        workers.forEach((w) => w.shutdown());
-        await running.catch(() => undefined);
-        await connection.close();
-        claim.release();
-      },
+    stop = async () => {
+      workers.forEach((w) => w.shutdown());
+      await running.catch(() => undefined);
+      await connection.close();
+      claim.release();
     };
+    await takeCurrentVersion({ connection, namespace: env.namespace, version, makeCurrent: false, identity: `rig rehearse ${host} pid ${process.pid}`, log: (l) => console.error(`rig rehearse: ${l}`) });
+    return { stop };
   } catch (err) {
-    claim.release();
+    if (stop) await stop();
+    else claim.release();
     throw err;
   }
 }

@@ -74,8 +74,19 @@ function requirementsFor(missing) {
   return lines.filter((l) => missing.some((t) => l.toLowerCase().startsWith(t.pkg)));
 }
 
+/**
+ * The commit this tree was installed from, into build-commit (git-ignored): a worker's build id
+ * (lib/tools/build-id.ts) reads it when the tree it runs from has no .git (copied after the install).
+ */
+function writeBuildCommit() {
+  const res = spawnSync('git', ['-C', root, 'rev-parse', 'HEAD'], { encoding: 'utf8' });
+  if (res.status !== 0) return; // no git here: RIG_GIT_COMMIT or RIG_BUILD_ID says the build
+  fs.writeFileSync(path.join(root, 'build-commit'), res.stdout.trim() + '\n');
+}
+
 function main() {
   ensurePgUser();
+  writeBuildCommit();
   if (process.env.RIG_SKIP_TOOLS === '1') {
     log('RIG_SKIP_TOOLS=1: not installing Temporal and moto binaries');
     return 0;

@@ -2,13 +2,14 @@
 // `rig-host-<host>` (the machine-bound steps of the campaigns it claimed) and, on a single machine, the
 // data-plane queue `rig-data-<host>` too (load, samplers, seeding, pgbench). Its activities are built by
 // createActivities with the target registry: the one place a worker chooses what the activities reach.
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { connectionOptions, connectWithin, temporalEnv, type TemporalEnv } from '../lib/temporal/connection-env';
 import { CONTROL_QUEUE, dataQueue, hostQueue } from '../lib/temporal/queues';
 import { hostName } from '../lib/tools/host-name';
 import { createActivities } from '../activities/factory';
 import { claimHostFor } from '../activities/host';
 import { targetFor } from '../lib/targets/registry';
+import type { DeploymentVersion } from '../lib/temporal/deployment';
 
 export { CONTROL_QUEUE, dataQueue, hostName, hostQueue };
 
@@ -17,8 +18,37 @@ export interface RigWorkerOptions {
   /** The host this worker serves (default RIG_HOST or the OS's host name): its claims name its queues. */
   host?: string;
   taskQueues?: string[];
+  /**
+   * The Worker Deployment version this worker polls as (`rig worker`: deployment `rig`, the build id
+   * of lib/tools/build-id.ts). Unset: an unversioned worker (the tests' in-process workers). Workflows
+   * default to AUTO_UPGRADE; benchCampaign declares itself PINNED (workflows/index.ts).
+   */
+  version?: DeploymentVersion;
   /** Passed through to Worker.create (tests shorten shutdown grace, etc.). */
   workerOptions?: Partial<WorkerOptions>;
+}
+
+/**
+ * Workflows run on the shared queue `rig` only: a campaign is started there, its watchdog is its child
+ * (the parent's queue) and the host lease is signal-with-started there (activities/lease.ts). A host's
+ * and a data plane's queues carry activities alone, so their workers poll for no workflow task.
+ */
+function runsWorkflows(taskQueue: string): boolean {
+  return taskQueue === CONTROL_QUEUE;
+}
+
+let bundle: ReturnType<typeof bundleWorkflowCode> | undefined;
+
+/**
+ * The workflows, bundled once per process (webpack, a few seconds): every Worker this process creates
+ * that runs workflows is handed the same code (samples-typescript `production/`), as are the tests'
+ * many workers in one file.
+ */
+export function rigWorkflowBundle(): ReturnType<typeof bundleWorkflowCode> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: Runtime.instance().logger });
+  // A failed bundle is not kept: the next worker tries again and sees the error itself.
+  bundle.catch(() => (bundle = undefined));
+  return bundle;
 }
 
 export async function connectNative(env: TemporalEnv): Promise<NativeConnection> {
@@ -39,12 +69,13 @@ export async function createRigWorkers(opts: RigWorkerOptions = {}): Promise<{ c
         connection,
         namespace: env.namespace,
         taskQueue,
-        workflowsPath: require.resolve('../workflows'),
+        ...(runsWorkflows(taskQueue) ? { workflowBundle: await rigWorkflowBundle() } : {}),
         activities: { ...createActivities({ targetFor }), claimHost: claimHostFor(host) },
         // Heartbeats carry cancellation back to a running repeat: send them often enough that a
         // cancelled repeat stops its load within seconds (the default throttle is ~24 s here).
         defaultHeartbeatThrottleInterval: '2 seconds',
         maxHeartbeatThrottleInterval: '5 seconds',
+        ...(opts.version ? { workerDeploymentOptions: { useWorkerVersioning: true, version: opts.version, defaultVersioningBehavior: 'AUTO_UPGRADE' as const } } : {}),
         ...opts.workerOptions,
       }),
     );

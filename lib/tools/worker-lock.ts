@@ -1,18 +1,20 @@
-// One rig worker per host, Temporal address and namespace on a machine. A second worker on the same
-// queues would take half of the campaign's steps (and `rig rehearse` would start one beside a running
-// `rig worker`). A small file under the state folder names the worker that serves them; a file whose
-// process is gone (killed, crashed, a zombie, or its pid reused by another process) is stale and
-// taken over.
+// One rig worker per build, host, Temporal address and namespace on a machine. A second worker of the
+// same build on the same queues would take half of the campaign's steps (and `rig rehearse` would
+// start one beside a running `rig worker`). A small file under the state folder names the worker that
+// serves them; a file whose process is gone (killed, crashed, a zombie, or its pid reused by another
+// process) is stale and taken over.
 //
-// Not per build: no worker here polls with a Temporal build id yet, so an old and a new build on the
-// same queues would still split a campaign's steps between them. Keying the record by build belongs
-// with worker versioning (issue 24), not before it.
+// Per build: workers poll as a Worker Deployment version (lib/temporal/deployment.ts), and the server
+// hands a pinned campaign's tasks only to its own build's workers, so during a deploy the old build's
+// worker drains beside the new one on the same host: each holds the record of its own build.
 import fs from 'node:fs';
 import path from 'node:path';
 import { stateDir } from './paths';
 
 export interface WorkerRecord {
   pid: number;
+  /** The build id it polls as (lib/tools/build-id.ts). */
+  buildId: string;
   host: string;
   address: string;
   namespace: string;
@@ -27,9 +29,15 @@ export interface WorkerRecord {
   bootId?: string;
 }
 
-function lockPath(host: string, address: string, namespace: string): string {
-  const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_');
-  return path.join(stateDir(), 'workers', `${safe(host)}@${safe(address)}@${safe(namespace)}.json`);
+const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_');
+
+/** The folder of one host, address and namespace: a record per build in it. */
+function hostDir(host: string, address: string, namespace: string): string {
+  return path.join(stateDir(), 'workers', `${safe(host)}@${safe(address)}@${safe(namespace)}`);
+}
+
+function lockPath(host: string, address: string, namespace: string, buildId: string): string {
+  return path.join(hostDir(host, address, namespace), `${safe(buildId)}.json`);
 }
 
 /**
@@ -89,22 +97,39 @@ function alive(rec: WorkerRecord): boolean {
   return rec.procStart === stat.startTime; // else the pid is another process's now
 }
 
-/** The live worker that serves these queues on this machine, if any (a stale record is ignored). */
-export function runningWorker(host: string, address: string, namespace: string): WorkerRecord | undefined {
+function liveRecord(file: string): WorkerRecord | undefined {
   try {
-    const rec = JSON.parse(fs.readFileSync(lockPath(host, address, namespace), 'utf8')) as WorkerRecord;
+    const rec = JSON.parse(fs.readFileSync(file, 'utf8')) as WorkerRecord;
     return rec.pid !== process.pid && alive(rec) ? rec : undefined;
   } catch {
     return undefined;
   }
 }
 
+/** The live worker of this build that serves these queues on this machine, if any (a stale record is ignored). */
+export function runningWorker(host: string, address: string, namespace: string, buildId: string): WorkerRecord | undefined {
+  return liveRecord(lockPath(host, address, namespace, buildId));
+}
+
+/** Every live worker of this host, address and namespace, whatever its build (old ones draining, the new one). */
+export function runningWorkers(host: string, address: string, namespace: string): WorkerRecord[] {
+  const dir = hostDir(host, address, namespace);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  return names.map((n) => liveRecord(path.join(dir, n))).filter((r): r is WorkerRecord => r !== undefined);
+}
+
 /**
- * Records this process as the worker of `host` on address/namespace. Returns the running worker
- * instead when there is one (nothing is written), else a function that removes the record.
+ * Records this process as the worker of `host` on address/namespace for its build. Returns the running
+ * worker of that build instead when there is one (nothing is written), else a function that removes
+ * the record.
  */
 export function claimWorker(rec: Omit<WorkerRecord, 'pid' | 'startedAt' | 'procStart' | 'bootId'>): { running: WorkerRecord } | { release: () => void } {
-  const file = lockPath(rec.host, rec.address, rec.namespace);
+  const file = lockPath(rec.host, rec.address, rec.namespace, rec.buildId);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const mine: WorkerRecord = { ...rec, pid: process.pid, startedAt: new Date().toISOString() };
   const stat = procStat(process.pid);
@@ -120,7 +145,7 @@ export function claimWorker(rec: Omit<WorkerRecord, 'pid' | 'startedAt' | 'procS
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || tries > 0) throw err;
-      const running = runningWorker(rec.host, rec.address, rec.namespace);
+      const running = runningWorker(rec.host, rec.address, rec.namespace, rec.buildId);
       if (running) return { running };
       fs.rmSync(file, { force: true }); // stale: its process is gone
     }

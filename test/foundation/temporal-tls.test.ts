@@ -148,6 +148,8 @@ test('rig doctor names each setting\'s source, masks the secrets, and reaches th
   assert.match(out, /API key +set \(\*\*\*\*, 30 characters\) +from env TEMPORAL_API_KEY/);
   assert.match(out, /gRPC header x-rig-team +set \(\*\*\*\*, 29 characters\) +from env TEMPORAL_GRPC_META_X_RIG_TEAM/);
   assert.match(out, /reachable: yes, 127\.0\.0\.1:\d+ \(server [\d.]+\), namespace default \(registered\)/);
+  assert.match(out, /^worker version: rig \/ \S+ +from (git|git \(uncommitted changes\)|RIG_BUILD_ID)$/m);
+  assert.match(out, /^deployment rig: no current build \(the first rig worker makes its own current\)$/m);
   assert.doesNotMatch(out + res.stderr, new RegExp(`${API_KEY}|${HEADER}|PRIVATE KEY`), 'no secret printed');
 
   const refused = await rig(['doctor'], shell('no-cert'));

@@ -1,7 +1,8 @@
-// One rig worker per host name, Temporal address and namespace on a machine: a second `rig worker` is
-// refused (exit 2, naming the first), `rig rehearse` uses the running one instead of starting its own,
-// and a record whose process is gone (killed, a zombie, its pid now another process's) is stale and
-// taken over.
+// One rig worker per build, host name, Temporal address and namespace on a machine: a second `rig
+// worker` of the same build is refused (exit 2, naming the first), one of another build runs beside it
+// (the old one drains while the new one serves), `rig rehearse` uses the running one instead of
+// starting its own, and a record whose process is gone (killed, a zombie, its pid now another
+// process's) is stale and taken over.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { rehearsalWorkers } from '../../client/rehearsal-workers';
-import { claimWorker, parseProcStat, runningWorker, type WorkerRecord } from '../../lib/tools/worker-lock';
+import { claimWorker, parseProcStat, runningWorker, runningWorkers, type WorkerRecord } from '../../lib/tools/worker-lock';
 import { startCampaignServer } from '../harness/campaign-server';
 import { spawnRigWorker } from '../harness/worker-process';
 
@@ -23,7 +24,9 @@ after(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const where = { host: 'lock-host', address: '127.0.0.1:7233', namespace: 'default', queues: ['rig', 'rig-host-lock-host', 'rig-data-lock-host'] };
+const where = { host: 'lock-host', address: '127.0.0.1:7233', namespace: 'default', queues: ['rig', 'rig-host-lock-host', 'rig-data-lock-host'], buildId: 'build-1' };
+/** The test's own build id for `rig worker` children and the command run in this process. */
+process.env.RIG_BUILD_ID = where.buildId;
 
 /** Another live process, standing in for a running worker. */
 function otherProcess() {
@@ -31,7 +34,7 @@ function otherProcess() {
 }
 
 function recordAs(pid: number, extra: Partial<WorkerRecord> = {}) {
-  const file = path.join(dir, 'workers', 'lock-host@127.0.0.1_7233@default.json');
+  const file = path.join(dir, 'workers', 'lock-host@127.0.0.1_7233@default', `${extra.buildId ?? where.buildId}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify({ ...where, pid, startedAt: '2026-12-01T00:00:00.000Z', ...extra }));
 }
@@ -50,11 +53,16 @@ test('a worker claims its host; a second claim sees the first; released, the rec
     const second = claimWorker(where);
     assert.ok('running' in second, 'the live worker is reported');
     assert.equal(second.running.pid, other.pid);
-    assert.equal(runningWorker(where.host, where.address, where.namespace)?.pid, other.pid);
+    assert.equal(runningWorker(where.host, where.address, where.namespace, where.buildId)?.pid, other.pid);
     // Another host name, address or namespace is another worker's business.
     const elsewhere = claimWorker({ ...where, namespace: 'nightly' });
     assert.ok('release' in elsewhere);
     elsewhere.release();
+    // So is another build: the new build's worker starts beside the old one, which drains.
+    const next = claimWorker({ ...where, buildId: 'build-2' });
+    assert.ok('release' in next, 'another build claims the same host');
+    assert.deepEqual(runningWorkers(where.host, where.address, where.namespace).map((r) => r.buildId), ['build-1'], 'the other live record (this process is not "another worker")');
+    next.release();
   } finally {
     other.kill('SIGKILL');
   }
@@ -66,11 +74,11 @@ test('a record whose process is gone is stale: the next worker takes it over', a
   gone.kill('SIGKILL');
   await new Promise((r) => gone.once('exit', r));
   recordAs(pid);
-  assert.equal(runningWorker(where.host, where.address, where.namespace), undefined);
+  assert.equal(runningWorker(where.host, where.address, where.namespace, where.buildId), undefined);
   const claim = claimWorker(where);
   assert.ok('release' in claim);
   claim.release();
-  assert.equal(fs.readdirSync(path.join(dir, 'workers')).length, 0, 'released: no record left');
+  assert.equal(fs.readdirSync(path.join(dir, 'workers', 'lock-host@127.0.0.1_7233@default')).length, 0, 'released: no record left');
 });
 
 test('rig worker refuses to start beside a running one (exit 2), naming it and the way out', async () => {
@@ -91,16 +99,17 @@ test('rig worker refuses to start beside a running one (exit 2), naming it and t
     other.kill('SIGKILL');
     delete process.env.RIG_HOST;
   }
-  assert.match(errors.join('\n'), new RegExp(`^rig worker: a rig worker \\(pid ${other.pid}, since 2026-12-01T00:00:00.000Z\\) already serves host lock-host on 127.0.0.1:7233 namespace default; stop it first, or give this one another host name \\(RIG_HOST\\)$`));
+  assert.match(errors.join('\n'), new RegExp(`^rig worker: a rig worker of build build-1 \\(pid ${other.pid}, since 2026-12-01T00:00:00.000Z\\) already serves host lock-host on 127.0.0.1:7233 namespace default; stop it first, or give this one another host name \\(RIG_HOST\\)$`));
 });
 
 test('rig rehearse campaigns on the running worker and starts none of its own; with none running, a worker that cannot start leaves no claim behind', { timeout: 60_000 }, async () => {
   // Nothing answers here: had the rehearsal tried to start its own worker, it would fail to connect.
   const nowhere = { address: '127.0.0.1:1', namespace: 'default' };
   const other = otherProcess();
-  const file = path.join(dir, 'workers', 'lock-host@127.0.0.1_1@default.json');
+  // A worker of another build than this tree's: rehearse uses whichever build serves the host.
+  const file = path.join(dir, 'workers', 'lock-host@127.0.0.1_1@default', 'build-0.json');
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify({ ...where, ...nowhere, pid: other.pid, startedAt: '2026-12-01T00:00:00.000Z' }));
+  fs.writeFileSync(file, JSON.stringify({ ...where, ...nowhere, buildId: 'build-0', pid: other.pid, startedAt: '2026-12-01T00:00:00.000Z' }));
   try {
     const workers = await rehearsalWorkers(nowhere, 'lock-host');
     assert.equal(workers.reused?.pid, other.pid, 'the running worker is used');
@@ -111,7 +120,7 @@ test('rig rehearse campaigns on the running worker and starts none of its own; w
   }
   fs.rmSync(file);
   await assert.rejects(rehearsalWorkers(nowhere, 'lock-host'));
-  assert.equal(fs.existsSync(file), false, 'a worker that could not start leaves no claim behind');
+  assert.deepEqual(fs.readdirSync(path.dirname(file)), [], 'a worker that could not start leaves no claim behind');
 });
 
 test('parseProcStat reads state and start time past a command name with spaces and parentheses', () => {
@@ -127,13 +136,13 @@ test('a record that claims the start time of our worker is honoured; a live pid 
   try {
     const real = procStat(other.pid!)!;
     recordAs(other.pid!, { procStart: real.startTime, bootId: bootId() });
-    assert.equal(runningWorker(where.host, where.address, where.namespace)?.pid, other.pid, 'same process: still running');
+    assert.equal(runningWorker(where.host, where.address, where.namespace, where.buildId)?.pid, other.pid, 'same process: still running');
     for (const wrong of [{ procStart: String(Number(real.startTime) + 1), bootId: bootId() }, { procStart: real.startTime, bootId: '00000000-0000-0000-0000-000000000000' }]) {
       recordAs(other.pid!, wrong);
-      assert.equal(runningWorker(where.host, where.address, where.namespace), undefined);
+      assert.equal(runningWorker(where.host, where.address, where.namespace, where.buildId), undefined);
       const claim = claimWorker(where);
       assert.ok('release' in claim, `taken over: ${JSON.stringify(wrong)}`);
-      const mine = JSON.parse(fs.readFileSync(path.join(dir, 'workers', 'lock-host@127.0.0.1_7233@default.json'), 'utf8')) as WorkerRecord;
+      const mine = JSON.parse(fs.readFileSync(path.join(dir, 'workers', 'lock-host@127.0.0.1_7233@default', 'build-1.json'), 'utf8')) as WorkerRecord;
       assert.equal(mine.pid, process.pid);
       assert.equal(mine.procStart, procStat(process.pid)!.startTime, 'the claim records its start time');
       assert.equal(mine.bootId, bootId(), 'and its boot');
@@ -156,9 +165,9 @@ test('a zombie holds no lock, in the old format (no start time) too', { skip: !l
     }
     assert.doesNotThrow(() => process.kill(pid, 0), 'a zombie still answers kill(pid, 0): the pid alone would keep the lock');
     recordAs(pid); // the old format: pid only
-    assert.equal(runningWorker(where.host, where.address, where.namespace), undefined);
+    assert.equal(runningWorker(where.host, where.address, where.namespace, where.buildId), undefined);
     recordAs(pid, { procStart: procStat(pid)!.startTime, bootId: bootId() });
-    assert.equal(runningWorker(where.host, where.address, where.namespace), undefined);
+    assert.equal(runningWorker(where.host, where.address, where.namespace, where.buildId), undefined);
     const claim = claimWorker(where);
     assert.ok('release' in claim, 'the zombie\'s record is taken over');
     claim.release();
@@ -167,12 +176,12 @@ test('a zombie holds no lock, in the old format (no start time) too', { skip: !l
   }
 });
 
-test('a rig worker killed with SIGKILL does not hold the lock, even while it is an unreaped zombie: another started at once claims it', { timeout: 120_000 }, async () => {
+test('a rig worker killed with SIGKILL does not hold the lock, even while it is an unreaped zombie: another started at once claims it; another build runs beside it, the same build is refused', { timeout: 120_000 }, async () => {
   const server = await startCampaignServer('rig-worker-lock-kill-');
   process.env.RIG_STATE_DIR = dir; // startCampaignServer points this process at its own folder
   const children = new Set<ChildProcess>();
   const env = { ...process.env, RIG_STATE_DIR: path.join(server.dir, 'state'), RIG_HOST: 'kill-host', TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: 'default' };
-  const file = path.join(server.dir, 'state', 'workers', `kill-host@${server.address.replace(':', '_')}@default.json`);
+  const file = path.join(server.dir, 'state', 'workers', `kill-host@${server.address.replace(':', '_')}@default`, 'build-1.json');
   // The first worker's parent never reaps it (sh becomes `sleep`), so once killed it stays a zombie
   // that still answers kill(pid, 0), as under a supervisor that is slow to reap.
   const rig = path.resolve(__dirname, '..', '..', 'bin', 'rig.cjs');
@@ -196,6 +205,11 @@ test('a rig worker killed with SIGKILL does not hold the lock, even while it is 
     const second = await spawnRigWorker({ env, children, name: 'second rig worker' });
     assert.equal((JSON.parse(fs.readFileSync(file, 'utf8')) as WorkerRecord).pid, second.pid, 'the second worker holds the record');
     if (linux) assert.equal(procStat(pid)?.state, 'Z', 'the first is still a zombie');
+    // A deploy: the next build's worker starts beside it on the same host ...
+    const next = await spawnRigWorker({ env: { ...env, RIG_BUILD_ID: 'build-2' }, children, name: 'build-2 rig worker' });
+    assert.equal(next.exitCode, null);
+    // ... but a second worker of build-1 would split its campaigns' steps: refused, naming the first.
+    await assert.rejects(spawnRigWorker({ env, children, name: 'a second build-1 worker' }), new RegExp(`exited \\(2\\)[\\s\\S]*a rig worker of build build-1 \\(pid ${second.pid},`));
   } finally {
     for (const c of children) c.kill('SIGKILL');
     await server.close();

@@ -16,13 +16,13 @@ export interface CampaignServer {
   close(): Promise<void>;
 }
 
-export async function startCampaignServer(prefix = 'rig-e2e-'): Promise<CampaignServer> {
+export async function startCampaignServer(prefix = 'rig-e2e-', server: Pick<DevServerOptions, 'dynamicConfig'> = {}): Promise<CampaignServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   fs.chmodSync(dir, 0o755);
   // Activities in this process read these at call time.
   process.env.RIG_STATE_DIR = path.join(dir, 'state');
   process.env.RIG_RESULTS = path.join(dir, 'results');
-  const dev = await upOnFreePorts(path.join(dir, 'temporal'));
+  const dev = await upOnFreePorts(path.join(dir, 'temporal'), server);
   const address = `127.0.0.1:${dev.port}`;
   const connection = await Connection.connect({ address });
   return {
@@ -43,9 +43,9 @@ export async function startCampaignServer(prefix = 'rig-e2e-'): Promise<Campaign
  * listeners take ephemeral ports as it starts and can take ours first (a CI run failed so: "bind:
  * address already in use"). Headless (no UI port), and tried again on fresh ports when that happens.
  */
-async function upOnFreePorts(temporalDir: string): Promise<DevServerOptions> {
+async function upOnFreePorts(temporalDir: string, server: Pick<DevServerOptions, 'dynamicConfig'>): Promise<DevServerOptions> {
   for (let attempt = 1; ; attempt++) {
-    const dev: DevServerOptions = { ip: '127.0.0.1', port: await freePort(), uiPort: 0, headless: true, dir: temporalDir };
+    const dev: DevServerOptions = { ip: '127.0.0.1', port: await freePort(), uiPort: 0, headless: true, dir: temporalDir, ...server };
     try {
       await devUp(dev);
       return dev;

@@ -11,6 +11,7 @@ import { spawnRigWorker } from './worker-process';
 import { devDown, devUp, type DevServerOptions } from '../../client/dev-server';
 import { cleanCheckLocal } from '../../lib/targets/local';
 import type { CleanCheckResult } from '../../lib/targets/target';
+import { resolveBuildId } from '../../lib/tools/build-id';
 import type { CampaignSpecInput } from '../../lib/protocol/spec';
 import { createRigWorkers } from '../../worker/run-worker';
 
@@ -32,10 +33,14 @@ export interface CampaignEnv {
 }
 
 /** One environment per test file; torn down (workers, server, folder) when the file ends. */
-export async function campaignEnv(): Promise<CampaignEnv> {
-  const server = await startCampaignServer();
+export async function campaignEnv(serverOptions: Pick<DevServerOptions, 'dynamicConfig'> = {}): Promise<CampaignEnv> {
+  const server = await startCampaignServer(undefined, serverOptions);
   const { dir, dev, address, client } = server;
-  const childEnv = { ...process.env, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default' };
+  // One build id for every `rig worker` the file starts, fixed now: a worker restarted after an edit
+  // to the tree (or a commit) mid-test would poll as another build, and a campaign pinned to the first
+  // would wait for ever for a worker of its own build.
+  const buildId = process.env.RIG_BUILD_ID ?? (await resolveBuildId()).buildId;
+  const childEnv = { ...process.env, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default', RIG_BUILD_ID: buildId };
   const stops: Array<() => Promise<void>> = [];
   const children = new Set<ChildProcess>();
 

@@ -86,7 +86,7 @@ export async function ensureNodeBootstrap(x: Ctx, opts: { dbMasterSecretArn: str
 }
 
 /** The user data input of one node: the load node serves the data plane, the app node the service. */
-export function nodeUserDataInput(campaignId: string, region: string, node: 'app' | 'load', b: NodeBootstrap, opts: { docker?: boolean; lifetimeMinutes: number }): UserDataInput {
+export function nodeUserDataInput(campaignId: string, region: string, node: 'app' | 'load', b: NodeBootstrap, opts: { docker?: boolean; lifetimeMinutes: number; buildId?: string }): UserDataInput {
   const n = rigNames(campaignId);
   return {
     node,
@@ -101,5 +101,6 @@ export function nodeUserDataInput(campaignId: string, region: string, node: 'app
     temporalSecretId: b.temporalSecretArn,
     lifetimeMinutes: opts.lifetimeMinutes,
     ...(node === 'app' && opts.docker ? { docker: true } : {}),
+    ...(opts.buildId ? { buildId: opts.buildId } : {}),
   };
 }

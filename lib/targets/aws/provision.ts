@@ -41,6 +41,7 @@ import { ensureRigSecret } from './secrets';
 import { rigTags as tags } from './tags';
 import { renderUserData } from './user-data';
 import { eventually, waitFor } from './wait';
+import { resolveBuildId } from '../../tools/build-id';
 
 
 /** Performance Insights retention, days: 7 is the free tier. */
@@ -219,6 +220,8 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
     // for a while (InvalidInstanceID.NotFound), and a node without rig:expires is one the reaper would pass over.
     await eventually(`stamping ${id} with ${EXPIRES_TAG}`, () => c.ec2.send(new CreateTagsCommand({ Resources: [id], Tags: extra })), ['InvalidInstanceID.NotFound'], onProgress);
   };
+  // The nodes' workers poll as this worker's build: the campaign is pinned to it (lib/temporal/deployment.ts).
+  const { buildId } = await resolveBuildId();
   const node = async (kind: 'app-node' | 'load-node', name: string, instanceType: string, clientToken: string): Promise<string> => {
     const found = have(kind);
     if (found) {
@@ -227,7 +230,7 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
       return found.id;
     }
     onProgress(`launching ${kind} ${name} (${instanceType}) in ${aws.zone}`);
-    const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { docker, lifetimeMinutes }));
+    const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { docker, lifetimeMinutes, buildId }));
     const { imageId, rootDevice } = await latestAmazonLinux(c, architectureOf(instanceType));
     const r = await whileIamPropagates(`launching ${kind} ${name}`, () => c.ec2.send(
       new RunInstancesCommand({

@@ -62,6 +62,12 @@ export interface UserDataInput {
   docker?: boolean;
   /** The deadline until the node has read its rig:expires tag: boot + this (the spec's watchdogMinutes; the same in every attempt, as RunInstances' ClientToken needs). */
   lifetimeMinutes: number;
+  /**
+   * The build the provisioning worker polls as (lib/tools/build-id.ts): the node's worker polls as the
+   * same Worker Deployment version, so the campaign, pinned to that build, finds it. The package has
+   * no .git to derive it from.
+   */
+  buildId?: string;
 }
 
 /**
@@ -131,6 +137,7 @@ export function renderUserData(u: UserDataInput): string {
   const host = plain('hostName', u.hostName);
   const region = plain('region', u.region);
   const bucket = plain('bucket', u.bucket);
+  const buildId = u.buildId === undefined ? undefined : plain('buildId', u.buildId);
   if (!/^[0-9a-f]{64}$/.test(u.packageSha256)) throw new Error(`user data: packageSha256 must be 64 hex characters, got ${JSON.stringify(u.packageSha256)}`);
   if (!Number.isFinite(u.lifetimeMinutes) || u.lifetimeMinutes <= 0) throw new Error(`user data: lifetimeMinutes must be a positive number of minutes, got ${u.lifetimeMinutes}`);
   const load = u.node === 'load';
@@ -241,7 +248,7 @@ Environment=RIG_STATE_DIR=/var/lib/rig/state
 Environment=RIG_HOST=${host}
 Environment=AWS_REGION=${region}
 Environment=RIG_AWS_NODE=${u.node}
-Environment=RIG_AWS_ARTIFACTS_BUCKET=${bucket}
+Environment=RIG_AWS_ARTIFACTS_BUCKET=${bucket}${buildId ? `\nEnvironment=RIG_BUILD_ID=${buildId}` : ''}
 ExecStart=/usr/bin/node-22 /opt/rig/app/bin/rig.cjs worker --task-queue ${queue}
 Restart=on-failure
 RestartSec=10

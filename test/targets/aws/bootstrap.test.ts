@@ -24,6 +24,7 @@ import { provisionAws } from '../../../lib/targets/aws/provision';
 import { readAwsRecord } from '../../../lib/targets/aws/record';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
 import { renderUserData } from '../../../lib/targets/aws/user-data';
+import { resolveBuildId } from '../../../lib/tools/build-id';
 import { awsAppQueue, awsDataQueue } from '../../../lib/temporal/queues';
 import { exampleAws as aws, exampleSpec as spec, useMoto } from '../../harness/aws-env';
 import { rig } from '../../harness/rig-cli';
@@ -106,12 +107,14 @@ test('provision makes the bucket + package, secret, roles and profile; the nodes
   // The instances: the profile, and user data that decodes to the render (and holds no secret).
   const instances = (await c.ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: 'tag:rig:campaign', Values: [CAMPAIGN] }] }))).Reservations!.flatMap((r) => r.Instances ?? []);
   assert.equal(instances.length, 2);
+  // The nodes' workers poll as the provisioning worker's build (the campaign is pinned to it).
+  const { buildId } = await resolveBuildId();
   for (const inst of instances) {
     const kind = inst.Tags?.find((t) => t.Key === 'rig:resource')?.Value;
     assert.equal(inst.IamInstanceProfile?.Arn, boot.instanceProfileArn, `${kind} carries the profile`);
     const attr = await c.ec2.send(new DescribeInstanceAttributeCommand({ InstanceId: inst.InstanceId!, Attribute: 'userData' }));
     const userData = Buffer.from(attr.UserData!.Value!, 'base64').toString('utf8');
-    assert.equal(userData, renderUserData(nodeUserDataInput(CAMPAIGN, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { lifetimeMinutes: spec.watchdogMinutes })), `${kind}'s user data`);
+    assert.equal(userData, renderUserData(nodeUserDataInput(CAMPAIGN, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { lifetimeMinutes: spec.watchdogMinutes, buildId })), `${kind}'s user data`);
     // Its own end: a poweroff from inside terminates it (the deadline check reads its tags from metadata).
     const shutdown = await c.ec2.send(new DescribeInstanceAttributeCommand({ InstanceId: inst.InstanceId!, Attribute: 'instanceInitiatedShutdownBehavior' }));
     assert.equal(shutdown.InstanceInitiatedShutdownBehavior?.Value, 'terminate', `${kind} terminates on shutdown`);
