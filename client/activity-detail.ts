@@ -54,7 +54,7 @@ export function activityDetail(a: PendingActivity, mem: DetailMemory = {}): stri
   if (typeof d.second === 'number') {
     // A repeat's or a warm-up's load: its second, what was sent, and the live p99 where it has one.
     const what = typeof d.warmup === 'string' ? `warm-up ${d.warmup}` : 'load';
-    const parts = [`${what}: second ${d.second}`, `${n(Number(d.sent ?? 0))} sent`];
+    const parts = [`${what}: second ${d.second}`, `${n(Number(d.sent ?? 0))} sent in it`];
     if (typeof d.dropped === 'number' && d.dropped > 0) parts.push(`${n(d.dropped)} dropped`);
     if (typeof d.failed === 'number' && d.failed > 0) parts.push(`${n(d.failed)} failed`);
     if (typeof d.p99_ms === 'number') parts.push(`live p99 ${d.p99_ms.toFixed(1)} ms`);

@@ -21,12 +21,12 @@ test('the seed: rows of the total, committed, and the rate between two looks; th
 });
 
 test('a repeat: its second, what was sent, drops and failures when there are any, and the live p99', () => {
-  assert.equal(activityDetail({ type: 'runRepeat', attempt: 1, details: { runTag: 't', second: 12, sent: 12_000, dropped: 0, failed: 0, p99_ms: 4.25 } }), 'load: second 12, 12,000 sent, live p99 4.3 ms');
+  assert.equal(activityDetail({ type: 'runRepeat', attempt: 1, details: { runTag: 't', second: 12, sent: 12_000, dropped: 0, failed: 0, p99_ms: 4.25 } }), 'load: second 12, 12,000 sent in it, live p99 4.3 ms');
   assert.equal(
     activityDetail({ type: 'runRepeat', attempt: 1, details: { runTag: 't', second: 3, sent: 2_900, dropped: 100, failed: 2, p99_ms: 80 } }),
-    'load: second 3, 2,900 sent, 100 dropped, 2 failed, live p99 80.0 ms',
+    'load: second 3, 2,900 sent in it, 100 dropped, 2 failed, live p99 80.0 ms',
   );
-  assert.equal(activityDetail({ type: 'warmUp', attempt: 1, details: { warmup: 'batched', runTag: 't', second: 4, sent: 800, failed: 0 } }), 'warm-up batched: second 4, 800 sent');
+  assert.equal(activityDetail({ type: 'warmUp', attempt: 1, details: { warmup: 'batched', runTag: 't', second: 4, sent: 800, failed: 0 } }), 'warm-up batched: second 4, 800 sent in it');
 });
 
 test('a line the step sends (teardown, bring-up) is shown as it is, a long one cut; nothing before the first heartbeat', () => {
