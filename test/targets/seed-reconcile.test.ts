@@ -151,14 +151,14 @@ test('the seed activity: a table that cannot settle is a SettleRefusal naming it
     // Work for autovacuum that the statistics already show: the seed's own COPY may reach them only
     // after its session has been idle 10 s (PostgreSQL 15+ flushes a busy session's counts lazily),
     // after this test's 2-s settle. Rows updated in a session that then ends are counted at its exit.
-    const dead = await q<{ n: string }>('SELECT count(*)::text AS n FROM usage_events');
+    const [rows] = await q<{ n: string }>('SELECT count(*)::text AS n FROM usage_events');
     const writer = new pg.Client({ connectionString: urls.ownerUrl });
     await writer.connect();
     await writer.query('UPDATE usage_events SET quantity = quantity');
     await writer.end();
     for (let k = 0; k < 100; k++) {
       const [st] = await q<{ n: string }>(`SELECT n_dead_tup::text AS n FROM pg_stat_user_tables WHERE relname = 'usage_events'`);
-      if (Number(st.n) >= Number(dead[0].n)) break;
+      if (Number(st.n) >= Number(rows.n)) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     await assert.rejects(seedHistory(input), (err: Error) => {
