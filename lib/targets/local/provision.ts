@@ -23,7 +23,7 @@ import { refuseReservedSettings } from './rds-fidelity';
 import { readRigRecord, writeRigRecord, type RigRecord } from './rig-record';
 import { MARKER_CAMPAIGN, MARKER_RESOURCE, MARKER_RIG_DIR, rigPaths } from './rig-paths';
 import { newSecrets, readSecrets, writeSecrets } from './secrets';
-import { healthy, SERVICE_SCRIPT, startService, stopService } from './service-process';
+import { healthy, SERVICE_SCRIPT, startService, stopLedgerService } from './service-process';
 import { assertCommandStartable } from './service-command';
 import { teardownUnlocked } from './teardown';
 
@@ -259,8 +259,9 @@ async function make(campaignId: string, params: RigParameters, onProgress: Progr
 async function replaceService(rec: RigRecord, service: ServiceParameters, onProgress: ProgressFn): Promise<NonNullable<RigRecord['service']>> {
   const campaignId = rec.campaignId;
   const paths = rigPaths(campaignId);
+  // By pid and by marker: a dead attempt may have started one whose pid never reached the ledger.
   for (const r of liveResources(campaignId).filter((x) => x.kind === 'service')) {
-    if (r.detail.pid !== undefined) await stopService(r.detail.pid, { campaignId, resourceId: r.id, script: r.detail.script });
+    if (await stopLedgerService(r, onProgress)) onProgress(`stopped ${r.id}, which an earlier attempt started`);
     appendLedger(campaignId, 'removed', r.id, 'service', { note: 'replaced' });
   }
   const secrets = readSecrets(campaignId);

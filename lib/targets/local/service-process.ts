@@ -16,7 +16,7 @@ import { settingsEnv } from '../../protocol/service-spec';
 import { freePort, portAnswers } from '../../tools/free-port';
 import { projectRoot } from '../../tools/paths';
 import type { ServiceParameters } from '../target';
-import { isAlive, pidMatches, processGroup, sleep, waitGone } from './proc';
+import { isAlive, pidMatches, processGroup, scanMarkedProcesses, sleep, waitGone } from './proc';
 import { MARKER_CAMPAIGN, MARKER_RESOURCE, MARKER_RIG_DIR } from './rig-paths';
 
 /** The script, relative to the project root: /proc/<pid>/cmdline must end with it before we signal. */
@@ -194,4 +194,32 @@ export async function stopService(pid: number, who: { campaignId: string; resour
   }
   await waitGone(pid, 5000);
   return 'stopped';
+}
+
+/**
+ * Stop a service the ledger lists, by its recorded pid and by its marker. The ledger's pid is missing
+ * when the attempt that started it died between the spawn and the ledger's write (a worker SIGKILLed
+ * during provision): the process then lives on under a pid nobody wrote down, and only its marker
+ * (campaign + resource id in its environment) finds it. Teardown and a retried provision's
+ * replacement of the service both come here, so neither can orphan it. True when something was stopped.
+ */
+export async function stopLedgerService(
+  r: { campaignId: string; id: string; detail: { pid?: number; script?: string } },
+  onProgress: (line: string) => void,
+): Promise<boolean> {
+  const who = { campaignId: r.campaignId, resourceId: r.id, script: r.detail.script };
+  let stopped = false;
+  const pid = r.detail.pid;
+  if (pid !== undefined) {
+    const outcome = await stopService(pid, who);
+    if (outcome === 'stopped') stopped = true;
+    if (outcome === 'not-ours') onProgress(`pid ${pid} is no longer ${r.id} (recycled): not signalled`);
+  }
+  for (const p of scanMarkedProcesses().marked) {
+    if (p.campaignId === r.campaignId && p.resourceId === r.id && p.pid !== pid) {
+      onProgress(`stopping ${r.id} found by its marker: pid ${p.pid}`);
+      if ((await stopService(p.pid, who)) === 'stopped') stopped = true;
+    }
+  }
+  return stopped;
 }

@@ -9,8 +9,8 @@ import type { ProgressFn, TeardownResult } from '../target';
 import { appendLedger, closeLedger, liveResources, type LedgerResource } from './ledger';
 import { withCampaignLock } from './lock';
 import { PgCluster } from './pg-cluster';
-import { findPostmaster, isAlive, postmasterDataDir, readCmdline, scanMarkedProcesses, waitGone } from './proc';
-import { stopService } from './service-process';
+import { findPostmaster, isAlive, postmasterDataDir, readCmdline, waitGone } from './proc';
+import { stopLedgerService } from './service-process';
 
 export function teardownLocal(campaignId: string, onProgress: ProgressFn = () => {}): Promise<TeardownResult> {
   return withCampaignLock(campaignId, () => teardownUnlocked(campaignId, onProgress));
@@ -75,22 +75,7 @@ async function removeResource(r: LedgerResource, onProgress: ProgressFn): Promis
 }
 
 async function removeService(r: LedgerResource, onProgress: ProgressFn): Promise<'removed' | 'gone'> {
-  const who = { campaignId: r.campaignId, resourceId: r.id, script: r.detail.script };
-  let stopped = false;
-  const pid = r.detail.pid;
-  if (pid !== undefined) {
-    const outcome = await stopService(pid, who);
-    if (outcome === 'stopped') stopped = true;
-    if (outcome === 'not-ours') onProgress(`pid ${pid} is no longer ${r.id} (recycled): not signalled`);
-  }
-  // The same service under another pid can only exist if the ledger's pid was never recorded; its
-  // marker (campaign + resource id) identifies it beyond doubt.
-  for (const p of scanMarkedProcesses().marked) {
-    if (p.campaignId === r.campaignId && p.resourceId === r.id && p.pid !== pid) {
-      onProgress(`stopping ${r.id} found by its marker: pid ${p.pid}`);
-      if ((await stopService(p.pid, who)) === 'stopped') stopped = true;
-    }
-  }
+  const stopped = await stopLedgerService(r, onProgress);
   if (stopped) onProgress(`stopped ${r.id}`);
   if (r.detail.pidFile) fs.rmSync(r.detail.pidFile, { force: true });
   return stopped ? 'removed' : 'gone';
