@@ -17,7 +17,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { exactNumber } from './db';
 import { assertMode, detectFixtures, type FixtureScope } from './fixtures-scope';
 import { SEED_COLUMNS, SEED_INDEX_PATTERN, SEED_TAG_PROPERTY, seedEndFrom, seedRows } from './seed-rows';
-import { settle, type SettleResult, type SettleState } from './settle';
+import { readSettleState, settle, type SettleResult, type SettleState } from './settle';
 
 export interface SeedProgress {
   /** count: reading what is already in (before the COPY) or verifying it (after). */
@@ -200,6 +200,9 @@ export async function seed(opts: SeedOptions): Promise<SeedResult> {
         settle: settleState,
       });
 
+    // The rows ever inserted before this attempt's COPY, as the statistics show them: settling waits
+    // until they show this attempt's rows too (lib/targets/settle.ts).
+    const insertedBefore = (await readSettleState(client)).nTupIns;
     report('count');
     const existing = await existingRows(client, scope.tenantId, tag, livemode, chunkRows, total);
     committed = existing.rows;
@@ -276,6 +279,7 @@ export async function seed(opts: SeedOptions): Promise<SeedResult> {
       result.settle = await settle(client, {
         timeoutMs: opts.settle?.timeoutMs,
         pollMs: opts.settle?.pollMs,
+        insertedAtLeast: insertedBefore + copied,
         onProgress: (state, ms) => report('settle', state, ms),
       });
     }

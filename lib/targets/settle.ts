@@ -2,7 +2,11 @@
 // first measured repeat does not meet them (the spec: a 22M-row load left autovacuum busy for minutes and
 // the first repeat hit a 5-second stall). "Idle" mirrors autovacuum's own decision: no vacuum or analyze
 // of the table in progress, and none due by the thresholds (base + scale factor x reltuples), seen twice
-// in a row so that a statistics flush lagging behind the load cannot fake it.
+// in a row. And the statistics must show the load first: PostgreSQL 15+ flushes a session's table
+// counts when it has been idle for 10 s (PGSTAT_IDLE_INTERVAL) if it flushed less than a second before,
+// so right after a short COPY the table can read "nothing inserted" for seconds. The seed passes the
+// cumulative n_tup_ins the load must have reached (its baseline plus the rows it copied), and no
+// poll counts as idle before the statistics show it.
 import type pg from 'pg';
 import { sleep } from './local/proc';
 
@@ -12,6 +16,8 @@ export interface SettleState {
   nInsSinceVacuum: number;
   nModSinceAnalyze: number;
   nDeadTup: number;
+  /** Rows ever inserted, as the statistics show them (cumulative: vacuum does not reset it). */
+  nTupIns: number;
   reltuples: number;
   insertThreshold: number;
   analyzeThreshold: number;
@@ -25,6 +31,8 @@ export interface SettleOptions {
   table?: string;
   timeoutMs?: number;
   pollMs?: number;
+  /** No poll counts as idle until n_tup_ins has reached this (the load's rows visible in the statistics). */
+  insertedAtLeast?: number;
   onProgress?: (state: SettleState, elapsedMs: number) => void;
 }
 
@@ -39,7 +47,7 @@ export async function readSettleState(c: pg.ClientBase, table = 'usage_events'):
     `SELECT
        (SELECT count(*) FROM pg_stat_progress_vacuum WHERE relid = $1::regclass)::text AS vacuuming,
        (SELECT count(*) FROM pg_stat_progress_analyze WHERE relid = $1::regclass)::text AS analyzing,
-       s.n_ins_since_vacuum::text, s.n_mod_since_analyze::text, s.n_dead_tup::text,
+       s.n_ins_since_vacuum::text, s.n_mod_since_analyze::text, s.n_dead_tup::text, s.n_tup_ins::text,
        greatest(c.reltuples, 0)::text AS reltuples,
        s.last_autovacuum::text, s.last_autoanalyze::text,
        current_setting('autovacuum_vacuum_insert_threshold') AS ins_base,
@@ -62,6 +70,7 @@ export async function readSettleState(c: pg.ClientBase, table = 'usage_events'):
     nInsSinceVacuum: n('n_ins_since_vacuum'),
     nModSinceAnalyze: n('n_mod_since_analyze'),
     nDeadTup: n('n_dead_tup'),
+    nTupIns: n('n_tup_ins'),
     reltuples,
     insertThreshold: n('ins_base') + n('ins_sf') * reltuples,
     analyzeThreshold: n('an_base') + n('an_sf') * reltuples,
@@ -155,7 +164,8 @@ export async function settle(c: pg.ClientBase, opts: SettleOptions = {}): Promis
     polls++;
     const elapsed = Date.now() - t0;
     opts.onProgress?.(state, elapsed);
-    streak = state.idle ? streak + 1 : 0;
+    const caughtUp = opts.insertedAtLeast === undefined || state.nTupIns >= opts.insertedAtLeast;
+    streak = state.idle && caughtUp ? streak + 1 : 0;
     if (streak >= 2) return { seconds: elapsed / 1000, state, polls };
     if (elapsed > timeoutMs) {
       const autovacuum = await describeAutovacuum(c, table);
@@ -163,7 +173,8 @@ export async function settle(c: pg.ClientBase, opts: SettleOptions = {}): Promis
         `${table} did not settle within ${Math.round(timeoutMs / 1000)} s: vacuum running=${state.vacuuming}, analyze running=${state.analyzing}, ` +
           `inserted since vacuum ${state.nInsSinceVacuum} (threshold ${Math.round(state.insertThreshold)}), ` +
           `modified since analyze ${state.nModSinceAnalyze} (threshold ${Math.round(state.analyzeThreshold)}), ` +
-          `last autovacuum ${state.lastAutovacuum ?? 'never'}, last autoanalyze ${state.lastAutoanalyze ?? 'never'}. ${autovacuum}. ` +
+          `last autovacuum ${state.lastAutovacuum ?? 'never'}, last autoanalyze ${state.lastAutoanalyze ?? 'never'}` +
+          `${caughtUp ? '' : `; the statistics do not show the load yet (n_tup_ins ${state.nTupIns} < ${opts.insertedAtLeast})`}. ${autovacuum}. ` +
           'Raise the settle timeout, or lower autovacuum_naptime / raise the cost limit',
         table,
         state,

@@ -121,4 +121,10 @@ test('a database setting read back from pg_settings matches what was asked, in t
   assert.equal(settingMatches(0.2, { setting: '0.02', unit: null }), false);
   assert.equal(settingMatches('lz4', { setting: 'lz4', unit: null }), true);
   assert.equal(settingMatches(0, { setting: '0', unit: 'ms' }), true);
+  // Times in another unit than pg_settings' (the local rig asks autovacuum_naptime '15s').
+  assert.equal(settingMatches('15s', { setting: '15', unit: 's' }), true);
+  assert.equal(settingMatches('1min', { setting: '60', unit: 's' }), true);
+  assert.equal(settingMatches('200ms', { setting: '200', unit: 'ms' }), true);
+  assert.equal(settingMatches('15s', { setting: '60', unit: 's' }), false);
+  assert.equal(settingMatches('soon', { setting: '60', unit: 's' }), false);
 });

@@ -41,6 +41,10 @@ export function postgresParameters(params: RigParameters): Record<string, string
     out.autovacuum_vacuum_insert_scale_factor = db.autovacuum_vacuum_insert_scale_factor;
   }
   if (db.wal_compression !== undefined) out.wal_compression = db.wal_compression;
+  // RDS's default parameter group's value (PostgreSQL's own is 60 s): the local rig rehearses the
+  // database the campaign will meet, and the seed's settle waits for the autoanalyze a load makes due
+  // (lib/targets/settle.ts), which at 60 s would add up to a minute to every small seed.
+  out.autovacuum_naptime = '15s';
   Object.assign(out, db.extra ?? {});
   // Always: the run journal attributes stalls to checkpoints and vacuum passes from these lines.
   out.log_checkpoints = 'on';

@@ -24,8 +24,10 @@ interface SettingRow {
 }
 
 const UNIT_KB: Record<string, number> = { kB: 1, '8kB': 8, MB: 1024, '16MB': 16 * 1024, GB: 1024 * 1024, TB: 1024 * 1024 * 1024 };
+/** PostgreSQL's time units (its GUC parser's), in ms. */
+const UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** Whether pg_settings' value (in its unit) is the requested one ("256MB", 0.02, "lz4"). Pure. */
+/** Whether pg_settings' value (in its unit) is the requested one ("256MB", "15s", 0.02, "lz4"). Pure. */
 export function settingMatches(requested: string | number | boolean, row: Pick<SettingRow, 'setting' | 'unit'>): boolean {
   const unitKb = row.unit ? UNIT_KB[row.unit] : undefined;
   if (unitKb !== undefined) {
@@ -33,6 +35,14 @@ export function settingMatches(requested: string | number | boolean, row: Pick<S
     if (!m) return false;
     const kb = Number(m[1]) * (m[2] ? UNIT_KB[m[2]] : unitKb);
     return Math.abs(Number(row.setting) * unitKb - kb) < 1;
+  }
+  // Times: "15s" asked, pg_settings says 15 in unit "s" (a bare number is in the setting's own unit).
+  const unitMs = row.unit ? UNIT_MS[row.unit] : undefined;
+  if (unitMs !== undefined && typeof requested === 'string') {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*(us|ms|s|min|h|d)?\s*$/.exec(requested);
+    if (!m) return false;
+    const ms = Number(m[1]) * (m[2] ? UNIT_MS[m[2]] : unitMs);
+    return Math.abs(Number(row.setting) * unitMs - ms) < 1e-6;
   }
   if (typeof requested === 'number') return Math.abs(Number(row.setting) - requested) < 1e-9;
   if (typeof requested === 'boolean') return row.setting === (requested ? 'on' : 'off');
