@@ -39,6 +39,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { DeleteDBInstanceCommand } from '@aws-sdk/client-rds';
+import { temporal } from '@temporalio/proto';
 import { CALIBRATION_FILE, CLOUD_FILES } from '../../lib/evidence/layout';
 import { buildReportModel, loadEvidence } from '../../lib/evidence/report';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
@@ -184,6 +185,12 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
   assert.ok(!nodeActions.some((a) => /^(ec2:(Run|Terminate)|rds:(Create|Delete)|iam:)/.test(a)), `the nodes may not make or remove the rig: ${nodeActions.join(', ')}`);
   // ... and moto held the nodes' user to it: what the policy does not name is refused.
   await assert.rejects(withClientsAs(who.node, moto.region, moto.endpoint, (c) => c.rds.send(new DeleteDBInstanceCommand({ DBInstanceIdentifier: rigNames(id).dbInstance, SkipFinalSnapshot: true }))), /not authorized to perform:? rds:DeleteDBInstance\b/);
+
+  // The keys reached the workers only through their environment: no IAM user's key id or secret is
+  // anywhere in the campaign's history (its payloads are JSON, kept as bytes in the encoded history).
+  const history = Buffer.from(temporal.api.history.v1.History.encode(await handle.fetchHistory()).finish()).toString('latin1');
+  for (const k of [who.control, who.node, who.admin]) assert.ok(!history.includes(k.AWS_ACCESS_KEY_ID) && !history.includes(k.AWS_SECRET_ACCESS_KEY), 'no AWS key in the workflow history');
+  assert.ok(history.includes(id), 'the history searched is the campaign\'s');
 
   // Nothing left: not on AWS (by tag), not on this machine (the emulated app node's service).
   assert.deepEqual(await rigResources(id), []);
