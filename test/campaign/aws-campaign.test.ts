@@ -11,6 +11,22 @@
 // from RDS's own secret, the roles' from the rig's) are sent and not checked, which no test here can
 // change (moto's master secret holds a canned password).
 //
+// With moto's IAM enforcement on (issue 23), each part as the identity it has in the cloud
+// (test/harness/aws-campaign.ts): the control host's worker as an IAM user holding only the documented
+// policies (docs/aws-iam-policy-*.json), the nodes' workers as a user holding only the inline policy the
+// campaign's provisioning put on the nodes' role (read back from moto, so it is what a node really gets;
+// the keys reach the child processes only through their environment), and the test's own looks as an
+// admin. What moto checks is the action of every call and, for S3 alone, the resource
+// (test/harness/iam-enforced.ts): it forgives what AWS would refuse by resource ARN or condition (the
+// `rig:campaign` tag conditions, the secrets' and the database's ARNs, iam:PassRole's
+// iam:PassedToService), so those are still proven only against the documentation. What it does prove
+// is that no call of a whole campaign, the nodes' included, needs an action their policy lacks, and
+// that the nodes write their evidence only under the S3 prefix their policy names. Not reached here: the
+// nodes' user data (the package's GetObject, the Temporal secret's read: the workers are started
+// directly), the RDS log-file reads (the stand-in's log is read from its file) and Performance
+// Insights (moto does not serve it; its file records that error, which is shown, not failed on).
+// aws-campaign-iam.test.ts removes one action and shows the failure.
+//
 // What it shows: the campaign provisions on AWS (tagged, in the spec's zone), prepares the database
 // from the load node's queue, starts the service on the app node's queue, calibrates there (after
 // provisioning, not on the control host), brings up, seeds, measures, runs the ceiling and the
@@ -20,48 +36,43 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { CALIBRATION_FILE } from '../../lib/evidence/layout';
+import { DeleteDBInstanceCommand } from '@aws-sdk/client-rds';
+import { temporal } from '@temporalio/proto';
+import { CALIBRATION_FILE, CLOUD_FILES } from '../../lib/evidence/layout';
 import { buildReportModel, loadEvidence } from '../../lib/evidence/report';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { EMULATOR_MAP_ENV } from '../../lib/targets/aws/emulator-map';
+import { findRigResources } from '../../lib/targets/aws/find';
 import { rigNames } from '../../lib/targets/aws/names';
 import { awsAppQueue, awsDataQueue } from '../../lib/temporal/queues';
-import { exampleInput, standInDatabase, useMoto } from '../harness/aws-env';
+import { exampleInput, standInDatabase, TEST_CREDS, useMoto } from '../harness/aws-env';
 import { campaignEnv, saveHistory, tinySpec } from '../harness/campaign';
-import { spawnRigWorker } from '../harness/worker-process';
+import { campaignIdentities, grantNodePolicy, MOTO_ACCOUNT, nodeFolders, nodeWorker, rigResourcesAs, withClientsAs, type CampaignIdentities } from '../harness/aws-campaign';
+import type { PolicyStatement } from '../harness/iam-enforced';
 
 const awsBlock = exampleInput.aws!;
-// RIG_STATE_DIR is campaignEnv()'s.
-const { rigResources } = useMoto({ stateDir: false, clearEnv: [EMULATOR_MAP_ENV] });
+let who: CampaignIdentities;
+// RIG_STATE_DIR is campaignEnv()'s. Once moto answers: the three users, enforcement on, and this
+// process's keys the control host's (its worker reads them; campaignEnv() copies them into childEnv,
+// which the nodes' workers override with their own).
+const moto = useMoto({
+  stateDir: false,
+  clearEnv: [EMULATOR_MAP_ENV],
+  afterStart: async () => {
+    who = await moto.withClients((c) => campaignIdentities(c, moto.endpoint));
+    Object.assign(process.env, who.control);
+  },
+});
+const rigResources = (id: string) => rigResourcesAs(who.admin, moto.region, moto.endpoint, id);
 
-/** moto's account: the artifacts bucket's name carries it. */
-const MOTO_ACCOUNT = '123456789012';
 const children = new Set<ChildProcess>();
 after(() => {
   for (const c of children) c.kill('SIGKILL');
 });
 
-/** A node's own state and results folders. */
-function nodeFolders(node: 'load' | 'app'): { stateDir: string; resultsDir: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rig-aws-${node}-node-`));
-  return { stateDir: path.join(dir, 'state'), resultsDir: path.join(dir, 'state', 'results') };
-}
-
-/** A node's worker: `rig worker --task-queue Q` in a child process, with the node's own folders and the settings its user data gives it. */
-async function nodeWorker(node: 'load' | 'app', queue: string, env: NodeJS.ProcessEnv, folders = nodeFolders(node)): Promise<{ stateDir: string; resultsDir: string }> {
-  await spawnRigWorker({
-    env: { ...env, RIG_STATE_DIR: folders.stateDir, RIG_RESULTS: folders.resultsDir, RIG_AWS_NODE: node },
-    args: ['--task-queue', queue],
-    children,
-    name: `the ${node} node's worker`,
-  });
-  return folders;
-}
-
-test('a whole campaign on the aws target runs every step on the rig\'s own queues, the report sees what the load node measured, and nothing is left behind', async () => {
+test('a whole campaign on the aws target runs every step on the rig\'s own queues, the report sees what the load node measured, and nothing is left behind', async (t) => {
   const id = 'aws-whole';
   // RDS's master user is rig_admin (provision.ts); the stand-in cluster (RDS-fidelity mode) has it as a non-superuser admin and requires TLS.
   // (Both helpers register their own `after`: they are called here, in the test, not in a `before` hook.)
@@ -71,9 +82,7 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
   // The control host's worker (this process) knows where the emulated app node keeps its service.
   process.env[EMULATOR_MAP_ENV] = JSON.stringify({ ...map, appNodeStateDir: appFolders.stateDir });
   await env.inProcessWorker();
-  const nodeEnv = { ...env.childEnv, [EMULATOR_MAP_ENV]: JSON.stringify(map), RIG_AWS_ARTIFACTS_BUCKET: rigNames(id).artifactsBucket(MOTO_ACCOUNT) };
-  const load = await nodeWorker('load', awsDataQueue(id), nodeEnv);
-  await nodeWorker('app', awsAppQueue(id), nodeEnv, appFolders);
+  const nodeEnv = { ...env.childEnv, ...who.node, [EMULATOR_MAP_ENV]: JSON.stringify(map), RIG_AWS_ARTIFACTS_BUCKET: rigNames(id).artifactsBucket(MOTO_ACCOUNT) };
   const spec = tinySpec({
     target: 'aws',
     aws: awsBlock,
@@ -83,7 +92,14 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
     ceiling: { workers: 2, batch: 50, seconds: 3 },
     denominator: { batch: 50, clients: 2, seconds: 3 },
   });
+  // Enforcement is on: moto's default credentials (those of every other AWS test here) are not even a user.
+  await assert.rejects(withClientsAs(TEST_CREDS, moto.region, moto.endpoint, (c) => findRigResources(c, id)), { name: 'AuthFailure' });
   const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] });
+  // The nodes boot once provisioning has launched them, their role's policy already in place: their
+  // workers start with that policy on their user (their queues hold the campaign's tasks until then).
+  const nodePolicy = await grantNodePolicy(who.admin, moto.region, moto.endpoint, handle);
+  const load = await nodeWorker('load', awsDataQueue(id), nodeEnv, children);
+  await nodeWorker('app', awsAppQueue(id), nodeEnv, children, appFolders);
   const result = (await handle.result()) as CampaignResult;
 
   const steps = result.steps.map((s) => `${s.step}:${s.status}`);
@@ -126,6 +142,18 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
       assert.ok(fs.existsSync(path.join(result.resultsDir, rel, f)), `gathered to the control host: ${rel}/${f}`);
     }
   }
+  // The load node's cloud evidence reads (CloudWatch, Enhanced Monitoring, Performance Insights) never
+  // fail a repeat: a refusal would only be an `{ error }` in its file. None is an authorization refusal
+  // (what moto does not serve, Performance Insights, may be another error: shown, not failed on).
+  for (const r of result.repeats) {
+    for (const f of CLOUD_FILES) {
+      const file = path.join(result.resultsDir, 'repeats', r.configuration, `r${r.index}-a${r.attempt}`, f);
+      assert.ok(fs.existsSync(file), `the load node collected ${f} for r${r.index}`);
+      const error = (JSON.parse(fs.readFileSync(file, 'utf8')) as { error?: string }).error;
+      if (error) t.diagnostic(`r${r.index} ${f}: ${error}`);
+      assert.doesNotMatch(error ?? '', /not authorized|AccessDenied|UnauthorizedOperation/i, `${f} of r${r.index}`);
+    }
+  }
   const page = fs.readFileSync(path.join(result.resultsDir, 'report.md'), 'utf8');
   for (const r of result.repeats) assert.match(page, new RegExp(`r${r.index}-a${r.attempt}`), `the page shows ${r.configuration} r${r.index}`);
   // The app node sampled its own host all campaign long; after every repeat its samples went home, and
@@ -149,6 +177,20 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
   // Every connection was TLS, verified against the stand-in's CA: it refuses plaintext, so a step that
   // tried would have failed; none was even attempted.
   assert.doesNotMatch(fs.readFileSync(map.postgresLog, 'utf8'), /no pg_hba\.conf entry/);
+
+  // The nodes ran on their role's policy alone: the package and secrets it names, their own database's
+  // reads, and evidence written only under the campaign's prefix (S3's resource is checked by moto).
+  const nodeActions = nodePolicy.Statement.flatMap((st: PolicyStatement) => (Array.isArray(st.Action) ? st.Action : [st.Action]));
+  for (const a of ['s3:PutObject', 'secretsmanager:GetSecretValue', 'rds:DescribeDBInstances']) assert.ok(nodeActions.includes(a), `the nodes' policy grants ${a}: ${nodeActions.join(', ')}`);
+  assert.ok(!nodeActions.some((a) => /^(ec2:(Run|Terminate)|rds:(Create|Delete)|iam:)/.test(a)), `the nodes may not make or remove the rig: ${nodeActions.join(', ')}`);
+  // ... and moto held the nodes' user to it: what the policy does not name is refused.
+  await assert.rejects(withClientsAs(who.node, moto.region, moto.endpoint, (c) => c.rds.send(new DeleteDBInstanceCommand({ DBInstanceIdentifier: rigNames(id).dbInstance, SkipFinalSnapshot: true }))), /not authorized to perform:? rds:DeleteDBInstance\b/);
+
+  // The keys reached the workers only through their environment: no IAM user's key id or secret is
+  // anywhere in the campaign's history (its payloads are JSON, kept as bytes in the encoded history).
+  const history = Buffer.from(temporal.api.history.v1.History.encode(await handle.fetchHistory()).finish()).toString('latin1');
+  for (const k of [who.control, who.node, who.admin]) assert.ok(!history.includes(k.AWS_ACCESS_KEY_ID) && !history.includes(k.AWS_SECRET_ACCESS_KEY), 'no AWS key in the workflow history');
+  assert.ok(history.includes(id), 'the history searched is the campaign\'s');
 
   // Nothing left: not on AWS (by tag), not on this machine (the emulated app node's service).
   assert.deepEqual(await rigResources(id), []);
