@@ -89,7 +89,9 @@ test('a campaign started on build A finishes on A after B is made current; a new
     assert.deepEqual(t2.filter((t) => t.buildId !== 'build-b' || t.behavior !== PINNED), [], 'every workflow task of the second campaign was completed by build B, pinned');
 
     // Drained: A stops by itself, exit 0, saying why; B goes on.
-    assert.equal(await aExit, 0, aOut());
+    // Bounded, and named: a worker that never sees itself drained would otherwise hold the file to its timeout.
+    const exited = await Promise.race([aExit, new Promise<'still running'>((r) => setTimeout(() => r('still running'), 120_000).unref())]);
+    assert.equal(exited, 0, `worker A after its drain (RIG_DRAIN_CHECK_SECONDS 1): ${exited}; its output:\n${aOut()}`);
     assert.match(aOut(), /build build-a is drained \(not current, no open campaign pinned to it\): stopping/);
     assert.equal(b.exitCode, null, 'B still serves');
     await env.assertClean();
