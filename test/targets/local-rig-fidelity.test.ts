@@ -1,13 +1,20 @@
 // The local target in RDS-fidelity mode (spec local.rdsFidelity, issue 23): provisioning makes the
 // roles as the non-superuser admin over verify-full, the service connects over TLS, the URLs the
 // steps get all carry verify-full, plaintext is refused, a second provision reuses the rig, and a
-// reserved setting is refused before anything is made.
+// reserved setting is refused before anything is made. And a retried provision that meets the service a
+// dead attempt started before its pid reached the ledger stops it by its marker (stop 28's CI: the
+// RDS-fidelity campaign's SIGKILL landed there, and that service outlived teardown).
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import pg from 'pg';
 import { pgConfig } from '../../lib/pg/connection';
 import { rigDbUrls } from '../../lib/targets/local/connection';
-import { liveResources } from '../../lib/targets/local/ledger';
+import { appendLedger, liveResources } from '../../lib/targets/local/ledger';
+import { isAlive, scanMarkedProcesses, waitGone } from '../../lib/targets/local/proc';
+import { readRigRecord, writeRigRecord } from '../../lib/targets/local/rig-record';
+import { MARKER_CAMPAIGN, MARKER_RESOURCE, MARKER_RIG_DIR, rigPaths } from '../../lib/targets/local/rig-paths';
+import { cleanCheckLocal } from '../../lib/targets/local';
 import { provisionLocal } from '../../lib/targets/local/provision';
 import { teardownLocal } from '../../lib/targets/local/teardown';
 import { isolatedStateDir, testCampaign } from '../harness/local-rig';
@@ -68,4 +75,38 @@ test('a setting RDS reserves is refused before anything is made', async () => {
   );
   assert.deepEqual(liveResources(id), [], 'nothing was made');
   await teardownLocal(id);
+});
+
+test('a retried provision stops the service a dead attempt started whose pid never reached the ledger', async () => {
+  const id = testCampaign('orphan');
+  const params = { service: { poolSize: 2 }, local: { rdsFidelity: true } };
+  let orphanPid: number | undefined;
+  try {
+    await provisionLocal(id, params);
+    // What a worker SIGKILLed between the spawn and the ledger's write leaves: the record written and not
+    // complete, the service announced ('intend') with no pid, and a live process marked as that service.
+    const rec = readRigRecord(id)!;
+    writeRigRecord({ ...rec, complete: false });
+    appendLedger(id, 'intend', 'service-9', 'service', { command: ['node', '-e', 'a dead attempt\'s service'] });
+    const orphan = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, [MARKER_CAMPAIGN]: id, [MARKER_RESOURCE]: 'service-9', [MARKER_RIG_DIR]: rigPaths(id).dir },
+    });
+    orphan.unref();
+    orphanPid = orphan.pid!;
+    assert.ok(scanMarkedProcesses().marked.some((p) => p.pid === orphanPid), 'the orphan carries its marker');
+
+    const lines: string[] = [];
+    const again = await provisionLocal(id, params, (l) => lines.push(l));
+    assert.equal(again.reused, true, 'the same cluster, resumed');
+    assert.ok(await waitGone(orphanPid, 15_000), `the orphan was stopped: ${lines.join(' | ')}`);
+    assert.ok(lines.some((l) => /stopping service-9 found by its marker/.test(l)), lines.join(' | '));
+    assert.equal((await fetch(`${again.serviceUrl}/healthz`)).status, 200, 'the new attempt\'s service answers');
+  } finally {
+    await teardownLocal(id);
+    if (orphanPid !== undefined && isAlive(orphanPid)) process.kill(orphanPid, 'SIGKILL');
+  }
+  const after = await cleanCheckLocal();
+  assert.equal(after.status, 'clean', JSON.stringify(after));
 });
