@@ -3,6 +3,7 @@
 // data-plane queue `rig-data-<host>` too (load, samplers, seeding, pgbench). Its activities are built by
 // createActivities with the target registry: the one place a worker chooses what the activities reach.
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { cachedWorkflowBundle } from './workflow-bundle-cache';
 import { connectionOptions, connectWithin, temporalEnv, type TemporalEnv } from '../lib/temporal/connection-env';
 import { CONTROL_QUEUE, dataQueue, hostQueue } from '../lib/temporal/queues';
 import { hostName } from '../lib/tools/host-name';
@@ -37,15 +38,16 @@ function runsWorkflows(taskQueue: string): boolean {
   return taskQueue === CONTROL_QUEUE;
 }
 
-let bundle: ReturnType<typeof bundleWorkflowCode> | undefined;
+let bundle: Promise<{ code: string }> | undefined;
 
 /**
  * The workflows, bundled once per process (webpack, a few seconds): every Worker this process creates
  * that runs workflows is handed the same code (samples-typescript `production/`), as are the tests'
- * many workers in one file.
+ * many workers in one file. Across processes, a bundle made from the same sources is reused from disk
+ * (workflow-bundle-cache.ts).
  */
-export function rigWorkflowBundle(): ReturnType<typeof bundleWorkflowCode> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: Runtime.instance().logger });
+export function rigWorkflowBundle(): Promise<{ code: string }> {
+  bundle ??= cachedWorkflowBundle(() => bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: Runtime.instance().logger }));
   // A failed bundle is not kept: the next worker tries again and sees the error itself.
   bundle.catch(() => (bundle = undefined));
   return bundle;
