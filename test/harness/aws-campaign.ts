@@ -10,19 +10,14 @@
 //   policy exists: the test starts the nodes' workers once it is on the user (their queues hold the
 //   campaign's tasks until then, as a booting node's do).
 // - The test itself (preparing the account, looking at what the rig left, granting an action back):
-//   an admin user, through clients that carry its keys explicitly (adminAwsClients), never through
+//   an admin user, through clients that carry its keys explicitly (awsClientsAs), never through
 //   process.env, which the control host's worker reads concurrently.
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { EC2Client } from '@aws-sdk/client-ec2';
-import { CreateUserCommand, CreateAccessKeyCommand, GetRolePolicyCommand, IAMClient, PutUserPolicyCommand } from '@aws-sdk/client-iam';
-import { RDSClient } from '@aws-sdk/client-rds';
-import { ResourceGroupsTaggingAPIClient } from '@aws-sdk/client-resource-groups-tagging-api';
-import { S3Client } from '@aws-sdk/client-s3';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { AwsClients } from '../../lib/targets/aws/clients';
+import { CreateUserCommand, CreateAccessKeyCommand, GetRolePolicyCommand, PutUserPolicyCommand } from '@aws-sdk/client-iam';
+import { awsClients, type AwsClients } from '../../lib/targets/aws/clients';
 import { findRigResources } from '../../lib/targets/aws/find';
 import { NODE_POLICY_NAME } from '../../lib/targets/aws/iam';
 import { rigNames } from '../../lib/targets/aws/names';
@@ -56,29 +51,10 @@ export async function campaignIdentities(c: AwsClients, endpoint: string, contro
   return { control, node, admin };
 }
 
-/** The rig's AWS clients with `keys` given explicitly (not read from process.env); no Service Quotas, which the test never reads. */
+/** The rig's AWS clients with `keys` given explicitly (not read from process.env). */
 export function awsClientsAs(keys: Keys, region: string, endpoint: string): AwsClients {
-  const config = { region, endpoint, maxAttempts: 3, credentials: { accessKeyId: keys.AWS_ACCESS_KEY_ID, secretAccessKey: keys.AWS_SECRET_ACCESS_KEY } };
-  const ec2 = new EC2Client(config);
-  const rds = new RDSClient(config);
-  const s3 = new S3Client({ ...config, forcePathStyle: true });
-  const iam = new IAMClient(config);
-  const secrets = new SecretsManagerClient(config);
-  const tagging = new ResourceGroupsTaggingAPIClient(config);
-  return {
-    region,
-    endpoint,
-    ec2,
-    rds,
-    s3,
-    iam,
-    secrets,
-    tagging,
-    serviceQuota: () => Promise.reject(new Error('awsClientsAs: no Service Quotas in the test\'s own clients')),
-    destroy() {
-      for (const client of [ec2, rds, s3, iam, secrets, tagging]) client.destroy();
-    },
-  };
+  // Only the endpoint from the environment: no replay, no other settings of the process's.
+  return awsClients(region, { RIG_AWS_ENDPOINT: endpoint }, { accessKeyId: keys.AWS_ACCESS_KEY_ID, secretAccessKey: keys.AWS_SECRET_ACCESS_KEY });
 }
 
 /** Runs fn with clients of `keys`, destroyed after. */

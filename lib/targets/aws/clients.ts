@@ -35,9 +35,14 @@ export function defaultRegion(env: NodeJS.ProcessEnv = process.env): string | un
   return env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined;
 }
 
-export function awsClients(region: string, env: NodeJS.ProcessEnv = process.env): AwsClients {
+/**
+ * The clients for a region. Credentials come from the SDK's default chain (the environment, a profile,
+ * the instance role) unless given: a caller acting as another identity than the process's (the tests'
+ * admin beside a worker held to the documented policy) passes its keys.
+ */
+export function awsClients(region: string, env: NodeJS.ProcessEnv = process.env, credentials?: { accessKeyId: string; secretAccessKey: string }): AwsClients {
   const endpoint = env.RIG_AWS_ENDPOINT || undefined;
-  const config = { region, ...(endpoint ? { endpoint } : {}), maxAttempts: 3 };
+  const config = { region, ...(endpoint ? { endpoint } : {}), maxAttempts: 3, ...(credentials ? { credentials } : {}) };
   const ec2 = new EC2Client(config);
   const rds = new RDSClient(config);
   const s3 = new S3Client({ ...config, ...(endpoint ? { forcePathStyle: true } : {}) });

@@ -37,7 +37,7 @@ function answerOf(out: QuotaOutput, kind: QuotaAnswer['kind'], req: QuotaRequest
 }
 
 /** The quota reader for `region`: the replay under the emulator, else the SDK (loaded on first use). */
-export function serviceQuotaReader(region: string, config: { endpoint?: string; maxAttempts?: number }, env: NodeJS.ProcessEnv = process.env): { read: ServiceQuotaFn; destroy(): void } {
+export function serviceQuotaReader(region: string, config: { endpoint?: string; maxAttempts?: number; credentials?: { accessKeyId: string; secretAccessKey: string } }, env: NodeJS.ProcessEnv = process.env): { read: ServiceQuotaFn; destroy(): void } {
   const dir = replayDir(env);
   if (dir) {
     return {
