@@ -26,6 +26,7 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { cpuAccount } = require('./test-cpu-account.cjs');
 
 const root = path.resolve(__dirname, '..');
 const timesFile = path.join(root, '.venv', 'test-times.json');
@@ -103,6 +104,8 @@ const IDLE_TO_GROW = 0.35;
 const LOOK_MS = 3000;
 
 const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-tests-'));
+// Each file's CPU seconds, counted by the kernel (scripts/test-cpu-account.cjs), and what it left running.
+const cpu = cpuAccount(path.basename(runDir));
 // The unprivileged PostgreSQL user must be able to reach clusters made under a file's state folder.
 fs.chmodSync(runDir, 0o755);
 
@@ -137,9 +140,11 @@ function runFile(f) {
     fs.mkdirSync(stateDir, { recursive: true, mode: 0o755 });
     fs.chmodSync(stateDir, 0o755);
     console.log(`▶ ${f.rel} (${f.mode})`);
+    const group = f.rel.replace(/[^A-Za-z0-9._-]/g, '_');
+    const cmd = cpu.wrap(group, process.execPath, ['--import', 'tsx', '--test', '--test-force-exit', '--test-reporter=spec', f.rel]);
     const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--test', '--test-force-exit', '--test-reporter=spec', f.rel],
+      cmd.cmd,
+      cmd.args,
       {
         cwd: root,
         env: {
@@ -170,23 +175,26 @@ function runFile(f) {
         // already gone
       }
     }, fileTimeoutMs);
-    child.on('close', (code, signal) => {
+    child.on('close', async (code, signal) => {
       clearTimeout(timer);
       running.delete(child.pid);
-      // Whatever the file left running in its process group (servers it started) goes with it.
+      const seconds = (Date.now() - started) / 1000;
+      // Whatever the file left running in its process group (servers it started) goes with it, and
+      // so does anything of its that left the group (its cgroup's processes).
       try {
         process.kill(-child.pid, 'SIGKILL');
       } catch {
         // nothing left
       }
-      const seconds = (Date.now() - started) / 1000;
+      const { cpuSeconds, leftover } = await cpu.finish(group);
       const c = counts(out);
       const ok = code === 0 && !timedOut && c.fail === 0 && c.cancelled === 0;
       if (!ok && c.fail === 0 && c.cancelled === 0) c.fail = Math.max(1, c.tests - c.pass);
       process.stdout.write(`\n━━ ${f.rel} (${f.mode}) ${ok ? 'ok' : 'FAILED'} in ${seconds.toFixed(1)} s\n${out}`);
       if (timedOut) console.log(`✖ ${f.rel} was killed after ${fileTimeoutMs / 1000} s (RIG_TEST_FILE_TIMEOUT_S)`);
       else if (!ok) console.log(`✖ ${f.rel} exited with ${signal ?? code}`);
-      resolve({ ...f, seconds, ok, ...c });
+      if (leftover > 0) console.log(`⚠ ${f.rel} left ${leftover} process(es) running outside its process group: killed`);
+      resolve({ ...f, seconds, cpuSeconds, ok, ...c });
     });
   });
 }
@@ -225,15 +233,21 @@ function table(results, wallSeconds) {
   const total = results.reduce((s, r) => s + r.seconds, 0);
   const rows = [...results].sort((a, b) => b.seconds - a.seconds);
   const w = Math.max(...rows.map((r) => r.rel.length), 4);
+  // CPU seconds: what the file and everything it started used (the kernel's count); on CI's 2 cores the
+  // side-by-side phase is bound by their sum, not by the files' wall times.
+  const cpuCell = (r) => (r.cpuSeconds == null ? '-' : r.cpuSeconds.toFixed(1)).padStart(5);
   const lines = [
-    `| ${'file'.padEnd(w)} | mode   | tests | wall s | share |`,
-    `| ${'-'.repeat(w)} | ------ | ----: | -----: | ----: |`,
+    `| ${'file'.padEnd(w)} | mode   | tests | wall s | share | cpu s |`,
+    `| ${'-'.repeat(w)} | ------ | ----: | -----: | ----: | ----: |`,
     ...rows.map(
       (r) =>
-        `| ${r.rel.padEnd(w)} | ${r.mode.padEnd(6)} | ${String(r.tests).padStart(5)} | ${r.seconds.toFixed(1).padStart(6)} | ${((100 * r.seconds) / total).toFixed(1).padStart(4)}% |`,
+        `| ${r.rel.padEnd(w)} | ${r.mode.padEnd(6)} | ${String(r.tests).padStart(5)} | ${r.seconds.toFixed(1).padStart(6)} | ${((100 * r.seconds) / total).toFixed(1).padStart(4)}% | ${cpuCell(r)} |`,
     ),
   ];
+  const counted = results.filter((r) => r.cpuSeconds != null);
+  const cpuTotal = counted.reduce((s, r) => s + r.cpuSeconds, 0);
   lines.push('', `${results.length} files; ${total.toFixed(0)} s of file time in ${wallSeconds.toFixed(0)} s of wall time (${concurrency} side by side${maxWidth > concurrency ? `, up to ${maxWidth} while the CPU stood idle: ${grown} file(s) so` : ''}; alone files one at a time)`);
+  if (counted.length) lines.push(`${cpuTotal.toFixed(0)} CPU seconds in all (${(cpuTotal / wallSeconds).toFixed(2)} of ${cores} cores busy on average)`);
   return lines.join('\n');
 }
 
@@ -243,6 +257,7 @@ function table(results, wallSeconds) {
   const results = [...(await pool(alone, 1)), ...(await pool(pooled, concurrency, maxWidth))];
   const wall = (Date.now() - started) / 1000;
   fs.rmSync(runDir, { recursive: true, force: true });
+  cpu.close();
   try {
     const times = { ...lastTimes };
     for (const r of results) times[r.rel] = Math.round(r.seconds * 10) / 10;

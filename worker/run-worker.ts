@@ -2,8 +2,8 @@
 // `rig-host-<host>` (the machine-bound steps of the campaigns it claimed) and, on a single machine, the
 // data-plane queue `rig-data-<host>` too (load, samplers, seeding, pgbench). Its activities are built by
 // createActivities with the target registry: the one place a worker chooses what the activities reach.
-import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
-import { cachedWorkflowBundle } from './workflow-bundle-cache';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { rigWorkflowBundle } from './workflow-bundle-cache';
 import { connectionOptions, connectWithin, temporalEnv, type TemporalEnv } from '../lib/temporal/connection-env';
 import { CONTROL_QUEUE, dataQueue, hostQueue } from '../lib/temporal/queues';
 import { hostName } from '../lib/tools/host-name';
@@ -12,7 +12,7 @@ import { claimHostFor } from '../activities/host';
 import { targetFor } from '../lib/targets/registry';
 import type { DeploymentVersion } from '../lib/temporal/deployment';
 
-export { CONTROL_QUEUE, dataQueue, hostName, hostQueue };
+export { CONTROL_QUEUE, dataQueue, hostName, hostQueue, rigWorkflowBundle };
 
 export interface RigWorkerOptions {
   env?: TemporalEnv;
@@ -36,21 +36,6 @@ export interface RigWorkerOptions {
  */
 function runsWorkflows(taskQueue: string): boolean {
   return taskQueue === CONTROL_QUEUE;
-}
-
-let bundle: Promise<{ code: string }> | undefined;
-
-/**
- * The workflows, bundled once per process (webpack, a few seconds): every Worker this process creates
- * that runs workflows is handed the same code (samples-typescript `production/`), as are the tests'
- * many workers in one file. Across processes, a bundle made from the same sources is reused from disk
- * (workflow-bundle-cache.ts).
- */
-export function rigWorkflowBundle(): Promise<{ code: string }> {
-  bundle ??= cachedWorkflowBundle(() => bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: Runtime.instance().logger }));
-  // A failed bundle is not kept: the next worker tries again and sees the error itself.
-  bundle.catch(() => (bundle = undefined));
-  return bundle;
 }
 
 export async function connectNative(env: TemporalEnv): Promise<NativeConnection> {

@@ -12,6 +12,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { bundleWorkflowCode, Runtime } from '@temporalio/worker';
 import { projectRoot } from '../lib/tools/paths';
 
 /** Folders whose every file goes into the key (relative to the project root). */
@@ -98,4 +99,19 @@ function prune(dir: string): void {
     .map((f) => ({ f, t: fs.statSync(path.join(dir, f)).mtimeMs }))
     .sort((a, b) => b.t - a.t);
   for (const { f } of bundles.slice(KEEP)) fs.rmSync(path.join(dir, f), { force: true });
+}
+
+let bundle: Promise<{ code: string }> | undefined;
+
+/**
+ * The rig's workflows, bundled once per process and, across processes, reused from disk by their
+ * sources (cachedWorkflowBundle): every Worker a process creates that runs workflows is handed the same
+ * code (samples-typescript `production/`): `rig worker`'s, and the tests' (their doubles' workers and
+ * the recorded-path replay), which made a bundle per worker, about 5 s of CPU each, before.
+ */
+export function rigWorkflowBundle(): Promise<{ code: string }> {
+  bundle ??= cachedWorkflowBundle(() => bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: Runtime.instance().logger }));
+  // A failed bundle is not kept: the next worker tries again and sees the error itself.
+  bundle.catch(() => (bundle = undefined));
+  return bundle;
 }

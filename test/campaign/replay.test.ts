@@ -15,6 +15,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { Worker } from '@temporalio/worker';
 import '../harness/temporal';
+import { rigWorkflowBundle } from '../../worker/workflow-bundle-cache';
 
 const dir = path.resolve(__dirname, '..', 'fixtures', 'histories');
 
@@ -23,7 +24,7 @@ test('recorded campaign histories replay without a nondeterminism error', async 
   assert.ok(files.length >= 2, `histories to replay in ${dir}`);
   const histories = files.map((f) => ({ workflowId: f.replace(/\.json$/, ''), history: JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as unknown }));
   const replayed: string[] = [];
-  for await (const r of Worker.runReplayHistories({ workflowsPath: require.resolve('../../workflows') }, histories)) {
+  for await (const r of Worker.runReplayHistories({ workflowBundle: await rigWorkflowBundle() }, histories)) {
     assert.equal(r.error, undefined, `${r.workflowId}: ${r.error?.message}`);
     replayed.push(r.workflowId);
   }
@@ -34,5 +35,5 @@ test('the replay check does catch a workflow that no longer matches its history'
   // The same history under another workflow id makes the watchdog's child id differ: a real
   // nondeterminism error, as a code change that reorders or renames commands would produce.
   const history = JSON.parse(fs.readFileSync(path.join(dir, 'crash-resume.json'), 'utf8')) as unknown;
-  await assert.rejects(Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows') }, history, 'not-the-recorded-id'), /[Nn]ondeterminism/);
+  await assert.rejects(Worker.runReplayHistory({ workflowBundle: await rigWorkflowBundle() }, history, 'not-the-recorded-id'), /[Nn]ondeterminism/);
 });

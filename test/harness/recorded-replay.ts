@@ -7,22 +7,17 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
+import { rigWorkflowBundle } from '../../worker/workflow-bundle-cache';
 import { toolPath } from '../../lib/tools/binaries';
 
 const root = path.resolve(__dirname, '..', '..');
 
-/** One bundle per test process, however many histories it replays (bundling takes seconds). */
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quiet });
-  return bundle;
-}
-const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 /** Replays one history (as the `temporal` CLI prints it) against today's workflows; throws on a nondeterminism error. */
 export async function replayHistoryJson(json: unknown, workflowId: string): Promise<void> {
-  await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, json, workflowId);
+  // The workers' own bundle (cached by its sources): the code replayed is the code that ran.
+  await Worker.runReplayHistory({ workflowBundle: await rigWorkflowBundle() }, json, workflowId);
 }
 
 /**

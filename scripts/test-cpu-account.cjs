@@ -1,0 +1,132 @@
+// The CPU a test file costs, counted by the kernel, and whatever it left running, found and ended.
+//
+// On CI's 2 cores the suite side by side is bound by CPU, not by waits: a file's wall time says little
+// about what it costs its neighbours, its CPU seconds do. Each file runs in a cgroup of its own
+// (cgroup v1 cpuacct, or v2's cpu.stat), entered by the file's first process before it execs node, so
+// every process it starts is counted, also those that leave its process group (pg_ctl's postgres
+// starts a session of its own) or are re-parented to init. When the file ends, anything still in its
+// group is killed, so a leaked server cannot slow every file after it.
+//
+// Needs a writable cgroup hierarchy (root here and on CI). Elsewhere `available` is false, the
+// files run as before, and the table's CPU column reads "-".
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+
+/** The writable cgroup folder this run's groups go under, and how to read a group's CPU, or null. */
+function findHierarchy(runName) {
+  const candidates = [
+    // cgroup v1: the cpuacct controller's own hierarchy.
+    { dir: '/sys/fs/cgroup/cpuacct', usage: (g) => Number(fs.readFileSync(path.join(g, 'cpuacct.usage'), 'utf8')) / 1e9 },
+    // cgroup v2, unified: cpu.stat's usage_usec is there without enabling any controller.
+    { dir: '/sys/fs/cgroup/unified', usage: usageV2 },
+    { dir: '/sys/fs/cgroup', usage: usageV2, v2Root: true },
+  ];
+  for (const c of candidates) {
+    if (c.v2Root && !fs.existsSync('/sys/fs/cgroup/cgroup.controllers')) continue;
+    const base = path.join(c.dir, runName);
+    try {
+      fs.mkdirSync(base);
+      const probe = path.join(base, 'probe');
+      fs.mkdirSync(probe);
+      c.usage(probe);
+      fs.rmdirSync(probe);
+      return { base, usage: c.usage };
+    } catch {
+      try {
+        fs.rmdirSync(base);
+      } catch {
+        // not made
+      }
+    }
+  }
+  return null;
+}
+
+function usageV2(group) {
+  const m = /^usage_usec (\d+)$/m.exec(fs.readFileSync(path.join(group, 'cpu.stat'), 'utf8'));
+  if (!m) throw new Error('no usage_usec');
+  return Number(m[1]) / 1e6;
+}
+
+function pidsIn(group) {
+  try {
+    return fs.readFileSync(path.join(group, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * One run's accounting. `wrap(name, cmd, args)` gives the command to spawn so that the file's first
+ * process enters its group before it execs; `finish(name)` kills what is left there and returns the
+ * group's CPU seconds (null when unavailable); `close()` removes the run's folder.
+ */
+function cpuAccount(runName) {
+  const h = process.env.RIG_TEST_CPU === 'off' ? null : findHierarchy(runName);
+  const groups = new Map();
+  return {
+    available: h !== null,
+    wrap(name, cmd, args) {
+      if (!h) return { cmd, args };
+      const group = path.join(h.base, name);
+      try {
+        fs.mkdirSync(group);
+      } catch {
+        return { cmd, args };
+      }
+      groups.set(name, group);
+      // sh enters the group, then becomes the file's process (exec keeps the pid the runner holds).
+      return { cmd: '/bin/sh', args: ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', group, cmd, ...args] };
+    },
+    /** Kills what the file left in its group (it has ended) and returns its CPU seconds. */
+    async finish(name) {
+      const group = groups.get(name);
+      if (!h || !group) return { cpuSeconds: null, leftover: 0 };
+      let leftover = 0;
+      for (let round = 0; round < 20; round++) {
+        const pids = pidsIn(group);
+        if (pids.length === 0) break;
+        if (round === 0) leftover = pids.length;
+        for (const pid of pids) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // gone already
+          }
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      let cpuSeconds = null;
+      try {
+        cpuSeconds = h.usage(group);
+      } catch {
+        // unreadable: no figure rather than a wrong one
+      }
+      try {
+        fs.rmdirSync(group);
+        groups.delete(name);
+      } catch {
+        // a zombie not yet reaped keeps it; close() tries again
+      }
+      return { cpuSeconds, leftover };
+    },
+    close() {
+      if (!h) return;
+      for (const group of groups.values()) {
+        try {
+          fs.rmdirSync(group);
+        } catch {
+          // still busy: the kernel frees it with its last process
+        }
+      }
+      try {
+        fs.rmdirSync(h.base);
+      } catch {
+        // a group left busy
+      }
+    },
+  };
+}
+
+module.exports = { cpuAccount };
