@@ -226,12 +226,19 @@ export const PAUSED_REHEARSAL: CampaignSpecInput = { ...PROFILES.rehearsal, watc
 /**
  * Waits, in real time, for the campaign's first cool-down (the one after the first warm-up). On the
  * time-skipping server time moves only while a test awaits a result, so a campaign with a long
- * cool-down stays there while a test acts on it.
+ * cool-down stays there while a test acts on it. Fails at once when the campaign closes first; the
+ * bound is only a backstop (getting there takes seconds idle and much longer on a loaded 2-core host:
+ * a 30-s bound failed CI's lease test), never what the test asserts.
  */
-export async function untilFirstCoolDown(handle: WorkflowHandle): Promise<void> {
-  for (let i = 0; i < 300; i++) {
+export async function untilFirstCoolDown(handle: WorkflowHandle, boundMs = 180_000): Promise<void> {
+  const deadline = Date.now() + boundMs;
+  for (let i = 0; Date.now() < deadline; i++) {
     if ((await handle.query(progressQuery)).phase === 'cool-down') return;
+    if (i % 10 === 9) {
+      const { status } = await handle.describe();
+      if (status.name !== 'RUNNING') throw new Error(`${handle.workflowId} closed (${status.name}) before its first cool-down`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`${handle.workflowId} never reached its first cool-down`);
+  throw new Error(`${handle.workflowId} never reached its first cool-down within ${boundMs / 1000} s`);
 }
