@@ -1,6 +1,7 @@
 // Streams as the rig's generator writes them (a `#plan` record, the header, rows on the schedule, an
 // `#end` record), and the damages a hostile or broken stream shows: what the hostile-stream unit and
-// property tests feed to the real reader and the one verdict function.
+// property tests feed to the real reader and the one verdict function, and what
+// test/loadgen/analyze-damaged.test.ts feeds to `rig analyze` itself.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
