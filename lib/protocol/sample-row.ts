@@ -18,7 +18,7 @@
 // row silently skipped, because a published figure must be derivable from every request.
 
 import { MAX_BATCH } from './hardcount-api';
-import type { StreamPlan } from './stream-plan';
+import type { StreamPlan } from './stream-plan-types';
 
 export const SAMPLE_HEADER = 'scenario,intended_us,sent_us,done_us,status,events,quantity';
 

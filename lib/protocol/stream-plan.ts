@@ -18,33 +18,15 @@
 // (`exact`) therefore names every row a stream may hold; a plan given for a foreign stream names only
 // its window and its rate.
 import { PROBE_SCENARIOS, SCENARIOS, SampleFormatError, type SampleColumns, INGEST } from './sample-row';
+import type { StreamPlan } from './stream-plan-types';
+
+// The plan's shape lives in stream-plan-types.ts, which the row format's SampleColumns can import
+// without importing this file back; it is re-exported here, where the plan's readers look for it.
+export type { StreamPlan } from './stream-plan-types';
 
 export const PLAN_RECORD = '#plan ';
 export const END_RECORD = '#end ';
 export const PLAN_VERSION = 1;
-
-export interface StreamPlan {
-  /** open: a fixed schedule; closed: workers that send as replies come (a ceiling: no ingest schedule). */
-  mode: 'open' | 'closed';
-  /** Offered events per second (open loop); null in a closed loop. */
-  rate: number | null;
-  /** Events per request. */
-  batch: number;
-  /** The configured length of the run, in seconds. */
-  seconds: number;
-  /** Probe requests per second (0: no probe; null: not known, its rows are held to the window only). */
-  probe_rate: number | null;
-  run_tag: string | null;
-  /** The run was stopped before its end (a signal, its parent gone): never a pass. */
-  cut_short: boolean;
-  cut_reason: string | null;
-  /**
-   * stream: the generator's own record; evidence: a campaign's load.json, sealed with a stream older
-   * than the record (both exact: every row must be one of the rig's schedule points); flags: given by
-   * the caller for a foreign stream (its rate and window only).
-   */
-  source: 'stream' | 'evidence' | 'flags';
-}
 
 export class PlanError extends Error {
   constructor(message: string) {

@@ -8,13 +8,33 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import zlib from 'node:zlib';
 import fc from 'fast-check';
 import { hash32 } from '../../lib/loadgen/prng';
 import { SampleFileError } from '../../lib/loadgen/sample-reader';
 import type { Evaluation } from '../../lib/protocol/evaluate';
 import { verdictLine } from '../../lib/protocol/run-report';
-import { flagsPlan } from '../../lib/protocol/stream-plan';
-import { cutEnd, delayBurst, duplicateRow, judgeStream, keepEvery, makeStream, overflowColumn, removeSecond, strayRow, withoutPlan, type Stream } from './planned-stream';
+import { PROBE_SCENARIOS, formatSampleRow } from '../../lib/protocol/sample-row';
+import { countBefore, flagsPlan, scheduledUs } from '../../lib/protocol/stream-plan';
+import {
+  appendMember,
+  cutEnd,
+  delayBurst,
+  duplicateRow,
+  editRow,
+  judgeStream,
+  keepEvery,
+  makeStream,
+  overflowColumn,
+  removeSecond,
+  splitMember,
+  streamBytes,
+  streamText,
+  strayProbeRow,
+  strayRow,
+  withoutPlan,
+  type Stream,
+} from './planned-stream';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-hostile-prop-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -150,6 +170,64 @@ test('a duplicated row, a stray row and an overflowing column are refused, namin
   );
 });
 
+test('a 2xx ingest row of 0 events, of more than 1,000, or with a quantity its events cannot sum to is refused, naming the line', async () => {
+  const tooMany = fc.integer({ min: 1001, max: 2 ** 31 - 1 }); // still fits the 32-bit column: refused as impossible, not as overflow
+  await fc.assert(
+    fc.asyncProperty(shapes, fc.nat(), fc.oneof(fc.constant(0), tooMany), fc.nat(), async (sh, i, events, q) => {
+      const s = healthy(sh);
+      const row = i % (sh.rr * sh.seconds); // makeStream writes the ingest rows first
+      await refusedWith(editRow(s, row, { events }), new RegExp(`line ${row + 3}: a 2xx ingest row must carry 1 to 1000 events, got ${events}$`));
+      // each event's quantity is at least 1: fewer than `batch` cannot be their sum
+      const quantity = q % sh.batch;
+      await refusedWith(editRow(s, row, { quantity }), new RegExp(`line ${row + 3}: a 2xx ingest row's quantity ${quantity} is less than its ${sh.batch} events`));
+    }),
+    RUNS,
+  );
+});
+
+test('a second gzip member is refused, naming the line after the first, even when gunzip reads the two as the undamaged stream', async () => {
+  await fc.assert(
+    fc.asyncProperty(shapes, fc.nat(), fc.integer({ min: 1, max: 20 }), async (sh, k, n) => {
+      const s = healthy(sh);
+      // split anywhere from before the first row to before the #end: the same text in two members
+      const before = k % (s.rows.length + 1);
+      const split = splitMember(s, before);
+      assert.equal(zlib.gunzipSync(streamBytes(split)).toString(), streamText(s));
+      await refusedWith(split, new RegExp(`line ${before + 3}: a second gzip member after the stream's end`));
+      // rows of its own schedule appended after the #end, as `cat a.gz b.gz` would
+      const more = appendMember(s, s.rows.slice(0, n).map(formatSampleRow).join(''));
+      await refusedWith(more, new RegExp(`line ${s.rows.length + 4}: a second gzip member after the stream's end`));
+    }),
+    RUNS,
+  );
+});
+
+test('a stray probe row is refused, naming it: after the plan\'s window, between two probe times, or of the wrong endpoint', async () => {
+  await fc.assert(
+    fc.asyncProperty(shapes, fc.nat(), fc.constantFrom(...PROBE_SCENARIOS), async (sh, off, name) => {
+      const s = healthy(sh);
+      const line = s.rows.length + 3; // appended after every row
+      const window = sh.seconds * 1e6;
+      const late = window + (off % 1e9);
+      await refusedWith(strayProbeRow(s, late, name), new RegExp(`line ${line}: ${name} row intended at ${late} µs, after the plan's ${sh.seconds} s: a row outside the schedule`));
+      const pr = sh.probeRate;
+      if (pr === 0) {
+        // no probe planned: a probe row anywhere in the window is off its (empty) schedule
+        await refusedWith(strayProbeRow(s, off % window, name), new RegExp(`line ${line}: ${name} row intended at ${off % window} µs is not on the plan's probe schedule \\(0 requests/s\\)`));
+        return;
+      }
+      const k = off % countBefore(pr, window);
+      const between = scheduledUs(pr, k) + 1 + (off % (Math.floor(1e6 / pr) - 2));
+      await refusedWith(strayProbeRow(s, between, name), new RegExp(`line ${line}: ${name} row intended at ${between} µs is not on the plan's probe schedule \\(${pr} requests/s\\)`));
+      // at probe request k's time, but another endpoint than k's (not a duplicate: the scenario differs)
+      const want = PROBE_SCENARIOS[k % 3];
+      const other = PROBE_SCENARIOS[(k + 1 + (off % 2)) % 3];
+      await refusedWith(strayProbeRow(s, scheduledUs(pr, k), other), new RegExp(`line ${line}: ${other} row intended at ${scheduledUs(pr, k)} µs: the plan's probe request ${k} at that time is ${want}: a row outside the schedule`));
+    }),
+    RUNS,
+  );
+});
+
 test('a failing stream never turns into a PASS under any damage', async () => {
   const damages = fc.oneof(
     fc.nat().map((k) => (s: Stream, sh: Shape) => removeSecond(s, k % sh.seconds)),
@@ -157,6 +235,9 @@ test('a failing stream never turns into a PASS under any damage', async () => {
     fc.nat().map((k) => (s: Stream, sh: Shape) => cutEnd(s, 1 + (k % (sh.seconds - 1)), false)),
     fc.integer({ min: 100, max: 3000 }).map((ms) => (s: Stream, sh: Shape) => delayBurst(s, sh.seconds - 4, ms / 1000)),
     fc.constant((s: Stream) => strayRow(s, 100e6)),
+    fc.constant((s: Stream, sh: Shape) => strayProbeRow(s, sh.seconds * 1e6, 'probe:aggregate')),
+    fc.nat().map((k) => (s: Stream, sh: Shape) => editRow(s, k % (sh.rr * sh.seconds), { events: 0 })),
+    fc.nat().map((k) => (s: Stream) => splitMember(s, k % (s.rows.length + 1))),
   );
   await fc.assert(
     fc.asyncProperty(shapes, damages, async (sh, damage) => {

@@ -12,7 +12,7 @@ import { SampleFileError } from '../../lib/loadgen/sample-reader';
 import { verdictLine } from '../../lib/protocol/run-report';
 import { flagsPlan } from '../../lib/protocol/stream-plan';
 import type { Evaluation } from '../../lib/protocol/evaluate';
-import { cutEnd, delayBurst, duplicateRow, judgeStream, keepEvery, makeStream, overflowColumn, removeSecond, strayRow, withoutPlan, type Stream } from './planned-stream';
+import { cutEnd, delayBurst, duplicateRow, editRow, judgeStream, keepEvery, makeStream, overflowColumn, removeSecond, strayRow, withoutPlan, type Stream } from './planned-stream';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-hostile-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -138,11 +138,7 @@ test('without a threshold a 10-s-per-request run is NOT JUDGED (no threshold), n
 test('rows written twice and a wrapping column are refused, naming the line', async () => {
   await refused(duplicateRow(base(), 41), /line 45: duplicate row: ingest at intended_us 410000 is already on line 44/);
   await refused(overflowColumn(base(), 9), /line 12: events 4294967306 does not fit its column/);
-  const row = (i: number, o: Partial<Stream['rows'][number]>): Stream => {
-    const s = base();
-    s.rows[i] = { ...s.rows[i], ...o };
-    return s;
-  };
+  const row = (i: number, o: Partial<Stream['rows'][number]>) => editRow(base(), i, o);
   await refused(row(3, { events: 2 ** 31 }), /line 6: events 2147483648 does not fit its column/);
   await refused(row(4, { events: 0 }), /line 7: a 2xx ingest row must carry 1 to 1000 events, got 0/);
   await refused(row(5, { quantity: 0 }), /line 8: a 2xx ingest row's quantity 0 is less than its 10 events/);

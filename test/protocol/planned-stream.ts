@@ -1,13 +1,14 @@
 // Streams as the rig's generator writes them (a `#plan` record, the header, rows on the schedule, an
 // `#end` record), and the damages a hostile or broken stream shows: what the hostile-stream unit and
-// property tests feed to the real reader and the one verdict function.
+// property tests feed to the real reader and the one verdict function, and what
+// test/loadgen/analyze-damaged.test.ts feeds to `rig analyze` itself.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { analyzeFile } from '../../lib/loadgen/analyze-file';
 import { hash32 } from '../../lib/loadgen/prng';
 import { evaluateRun, type EvaluateOptions, type Evaluation } from '../../lib/protocol/evaluate';
-import { SAMPLE_HEADER, formatSampleRow, type SampleRow } from '../../lib/protocol/sample-row';
+import { SAMPLE_HEADER, formatSampleRow, type ProbeScenario, type SampleRow } from '../../lib/protocol/sample-row';
 import { countBefore, formatEndRecord, formatPlanRecord, scheduledUs, type StreamPlan } from '../../lib/protocol/stream-plan';
 
 export interface StreamShape {
@@ -29,6 +30,12 @@ export interface Stream {
   rows: SampleRow[];
   /** The `#end` record: null writes none (a stream its writer never closed). */
   end: { cutShort: boolean; reason: string | null } | null;
+  /**
+   * A second gzip member: the writer's text from the row `before` on (its `#end` included; `before`
+   * = rows.length: only the `#end`) is compressed as a member of its own, and `appended` is one more
+   * member after the stream. Undefined: the one member the writer makes.
+   */
+  members?: { before?: number; appended?: string };
 }
 
 /** Every request of the shape's schedule, answered 201 (ingest) or 200 (probe), on time. */
@@ -55,13 +62,27 @@ export function makeStream(sh: StreamShape): Stream {
   return { plan, rows, end: { cutShort: false, reason: null } };
 }
 
-/** The stream's bytes as the writer makes them (one gzip member). */
+/** The stream's text, as one reading of all its members would see it (what zlib's gunzip returns). */
+export function streamText(s: Stream): string {
+  return textOf(s, 0, s.rows.length, true) + (s.members?.appended ?? '');
+}
+
+function textOf(s: Stream, from: number, to: number, withEnd: boolean): string {
+  let text = from === 0 ? `${s.plan ? formatPlanRecord(s.plan) : ''}${SAMPLE_HEADER}\n` : '';
+  for (let i = from; i < to; i++) text += formatSampleRow(s.rows[i]);
+  if (withEnd && s.plan && s.end) text += formatEndRecord(s.end.cutShort, s.end.reason);
+  return text;
+}
+
+/** The stream's bytes: as the writer makes them (one gzip member), unless `members` says other. */
 export function streamBytes(s: Stream): Buffer {
-  let text = s.plan ? formatPlanRecord(s.plan) : '';
-  text += `${SAMPLE_HEADER}\n`;
-  for (const r of s.rows) text += formatSampleRow(r);
-  if (s.plan && s.end) text += formatEndRecord(s.end.cutShort, s.end.reason);
-  return zlib.gzipSync(text, { level: 1 });
+  const gz = (text: string) => zlib.gzipSync(text, { level: 1 });
+  const m = s.members;
+  if (!m) return gz(textOf(s, 0, s.rows.length, true));
+  const at = m.before ?? s.rows.length;
+  const parts = m.before === undefined ? [gz(textOf(s, 0, at, true))] : [gz(textOf(s, 0, at, false)), gz(textOf(s, at, s.rows.length, true))];
+  if (m.appended !== undefined) parts.push(gz(m.appended));
+  return Buffer.concat(parts);
 }
 
 /** What the database holds when it stored exactly what was acknowledged. */
@@ -141,11 +162,34 @@ export function strayRow(s: Stream, atUs: number): Stream {
   return { ...s, rows: [...s.rows, { scenario: 'ingest', intended_us: atUs, sent_us: atUs + 100, done_us: atUs + 600, status: 201, events: s.plan?.batch ?? 1, quantity: s.plan?.batch ?? 1 }] };
 }
 
+/** A stray probe request of `scenario` intended at `atUs`, answered 200 in 3 ms. */
+export function strayProbeRow(s: Stream, atUs: number, scenario: ProbeScenario): Stream {
+  return { ...s, rows: [...s.rows, { scenario, intended_us: atUs, sent_us: atUs + 200, done_us: atUs + 3200, status: 200, events: 0, quantity: 0 }] };
+}
+
+/** Row i with some columns changed: a row that cannot have happened (a 2xx of 0 events, say). */
+export function editRow(s: Stream, i: number, o: Partial<SampleRow>): Stream {
+  const rows = [...s.rows];
+  rows[i] = { ...rows[i], ...o };
+  return { ...s, rows };
+}
+
+/**
+ * The writer's text in two gzip members, the second from row `before` on: gunzip reads the two as
+ * the undamaged stream, so only the reader's one-member rule can tell.
+ */
+export function splitMember(s: Stream, before: number): Stream {
+  return { ...s, members: { ...s.members, before } };
+}
+
+/** One more gzip member after the stream's end (two streams concatenated, `cat a.gz b.gz`). */
+export function appendMember(s: Stream, text: string): Stream {
+  return { ...s, members: { ...s.members, appended: text } };
+}
+
 /** Row i's events column past what its 32-bit column holds (4,294,967,306 would wrap to 10). */
 export function overflowColumn(s: Stream, i: number): Stream {
-  const rows = [...s.rows];
-  rows[i] = { ...rows[i], events: 2 ** 32 + 10 };
-  return { ...s, rows };
+  return editRow(s, i, { events: 2 ** 32 + 10 });
 }
 
 /** The same rows without their plan: an older stream, or another tool's. */

@@ -1,0 +1,28 @@
+// The shape of the plan a sample stream was measured under (its `#plan` and `#end` records), alone in
+// a file of types so that both the row format (sample-row.ts: SampleColumns carries the plan it was
+// read with) and the plan's own code (stream-plan.ts: parsing, the schedule) can import it without
+// importing each other: the import-circle test (test/foundation/import-circles.test.ts) holds
+// lib/protocol to that.
+
+export interface StreamPlan {
+  /** open: a fixed schedule; closed: workers that send as replies come (a ceiling: no ingest schedule). */
+  mode: 'open' | 'closed';
+  /** Offered events per second (open loop); null in a closed loop. */
+  rate: number | null;
+  /** Events per request. */
+  batch: number;
+  /** The configured length of the run, in seconds. */
+  seconds: number;
+  /** Probe requests per second (0: no probe; null: not known, its rows are held to the window only). */
+  probe_rate: number | null;
+  run_tag: string | null;
+  /** The run was stopped before its end (a signal, its parent gone): never a pass. */
+  cut_short: boolean;
+  cut_reason: string | null;
+  /**
+   * stream: the generator's own record; evidence: a campaign's load.json, sealed with a stream older
+   * than the record (both exact: every row must be one of the rig's schedule points); flags: given by
+   * the caller for a foreign stream (its rate and window only).
+   */
+  source: 'stream' | 'evidence' | 'flags';
+}
