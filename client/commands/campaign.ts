@@ -81,7 +81,7 @@ export function defaultCampaignId(name: string, now = new Date()): string {
   return `${name}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
 }
 
-export const { run } = defineCommand({
+export const { run, actions } = defineCommand({
   summary,
   help: HELP,
   actionHelp: Object.fromEntries(Object.entries(ACTIONS).map(([k, u]) => [k, `usage: ${u}`])),
