@@ -14,6 +14,7 @@ import { resultLines } from '../progress-view';
 import { loadSpec } from '../spec-input';
 import { sampleWarnings, watchdogLine } from '../../lib/protocol/plan';
 import { dryRunLines, dryRunPlan, dryRunPreflight } from '../dry-run';
+import { assertLocalMachineCanRun } from '../local-preflight';
 import { assertWritable, writeSummary } from '../summary-export';
 import { campaignExitCode, EXIT } from '../exit-codes';
 
@@ -147,10 +148,14 @@ async function campaign(
       else dryRunLines(id, spec, new Date(), values.preflight === true).forEach((l) => console.log(l));
       return values.preflight ? dryRunPreflight(spec, values.json ? (l) => console.error(l) : undefined) : EXIT.OK;
     }
+    const id = givenId ?? defaultCampaignId(spec.name);
+    // The same refusals rig rehearse makes (a cluster folder PostgreSQL's user cannot reach, a seed
+    // larger than the disk), before Temporal is asked: a campaign that would fail at provisioning is
+    // never started.
+    assertLocalMachineCanRun(spec, id);
     const rc = await connectClient();
     try {
       await warnMissingSearchAttributes(rc);
-      const id = givenId ?? defaultCampaignId(spec.name);
       try {
         // An id names one campaign's evidence, rig and ledger: never reused, refused before anything runs.
         await rc.client.workflow.start('benchCampaign', { taskQueue: TASK_QUEUE, workflowId: id, args: [spec], workflowIdReusePolicy: 'REJECT_DUPLICATE' });
