@@ -15,6 +15,8 @@ import { loadSpec } from '../spec-input';
 import { sampleWarnings, watchdogLine } from '../../lib/protocol/plan';
 import { dryRunLines, dryRunPlan, dryRunPreflight } from '../dry-run';
 import { assertLocalMachineCanRun } from '../local-preflight';
+import type { CampaignResult } from '../../lib/protocol/campaign-result';
+import { configurationEnds, type ConfigurationEnd } from '../../lib/protocol/configuration-state';
 import { assertWritable, writeSummary } from '../summary-export';
 import { campaignExitCode, EXIT } from '../exit-codes';
 
@@ -192,7 +194,8 @@ async function campaign(
         return await list(rc.client, Boolean(values.all), asJson);
       case 'watch': {
         const result = await watchCampaign(rc.client, arg, asJson ? process.stderr : process.stdout);
-        if (asJson) console.log(JSON.stringify(result, null, 2));
+        // The result as the workflow returned it, each configuration with what ran and its state.
+        if (asJson) console.log(JSON.stringify(watchJson(result), null, 2));
         else resultLines(result).forEach((l) => console.log(l));
         return campaignExitCode(result.status);
       }
@@ -236,6 +239,11 @@ async function campaign(
   } finally {
     await rc.close();
   }
+}
+
+/** `rig campaign watch -o json`: the campaign's result, each configuration with `ran` and `state` (lib/protocol/configuration-state.ts). */
+export function watchJson(result: CampaignResult): CampaignResult & { configurations: ConfigurationEnd[] } {
+  return { ...result, configurations: configurationEnds(result) };
 }
 
 async function list(client: import('@temporalio/client').Client, all: boolean, asJson = false): Promise<number> {
