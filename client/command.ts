@@ -26,6 +26,8 @@ export interface CommandDefinition<O extends Options> {
 export interface Command {
   summary: string;
   help: string;
+  /** The actions named first (campaign start, dev up), [] for a command without: read by main.ts and the tests that hold every action to its help and exit codes. */
+  actions: readonly string[];
   run(argv: string[]): Promise<number>;
 }
 
@@ -35,6 +37,7 @@ export function defineCommand<O extends Options>(def: CommandDefinition<O>): Com
   return {
     summary: def.summary,
     help,
+    actions: Object.keys(def.actionHelp ?? {}),
     async run(argv: string[]): Promise<number> {
       let parsed: Parsed<O>;
       try {

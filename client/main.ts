@@ -1,6 +1,7 @@
 // The `rig` command line. Each subcommand lives in client/commands/<name>.ts and exports
 // `run(argv: string[]): Promise<number>` (the exit code) and `summary` (one line for `rig help`).
-// They are loaded lazily (require, not import(): the sources run as CommonJS through tsx) so that
+// Each also exports `actions` (client/command.ts), so a bad flag after an action points at that
+// action's help, and the tests find every action here. They are loaded lazily (require, not import(): the sources run as CommonJS through tsx) so that
 // `rig analyze` does not pay for loading Temporal.
 
 import { EXIT, EXIT_CODES_HELP } from './exit-codes';
@@ -11,6 +12,8 @@ import { ConnectionSettingsError } from '../lib/temporal/connection-env';
 
 interface Command {
   summary: string;
+  /** The actions named first (`rig campaign start`), [] for a command without. */
+  actions: readonly string[];
   run(argv: string[]): Promise<number>;
 }
 
@@ -84,7 +87,9 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.UNREACHABLE;
     }
     if (!isUsageError(err)) throw err;
-    console.error(`rig ${name}: ${(err as Error).message} (rig ${name} --help lists the options)`);
+    // After an action, its own help is the one that lists what it takes.
+    const helpOf = rest[0] && load().actions.includes(rest[0]) ? `${name} ${rest[0]}` : name;
+    console.error(`rig ${name}: ${(err as Error).message} (rig ${helpOf} --help lists the options)`);
     return EXIT.USAGE;
   }
 }

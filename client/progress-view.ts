@@ -1,6 +1,7 @@
 // One line of campaign progress, for `rig campaign watch` and `rig rehearse`.
 import type { CampaignProgress } from '../workflows/messages';
 import type { CampaignResult } from '../lib/protocol/campaign-result';
+import { configurationEnds } from '../lib/protocol/configuration-state';
 
 export function duration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
@@ -29,16 +30,14 @@ export function progressLine(p: CampaignProgress, nowMs?: number): string {
 /** A few lines on how the campaign ended: every configuration at the count that passed. */
 export function resultLines(r: CampaignResult): string[] {
   const lines = [`campaign ${r.campaignId}: ${r.status.toUpperCase()}${r.error ? ` (${r.error})` : ''}`];
-  for (const c of r.configurations) {
-    // What ran, not only what passed: a configuration the campaign stopped before reads "not run",
-    // never "0/3 passed, NOT held" (a verdict on a service that was never loaded).
-    const ran = r.repeats.filter((x) => x.configuration === c.name && x.kind !== 'ceiling').length;
+  for (const c of configurationEnds(r)) {
+    // What ran, not only what passed (lib/protocol/configuration-state.ts).
     const verdict =
-      ran === 0
+      c.state === 'not run'
         ? `not run (0/${c.total} repeats ran)`
-        : ran < c.total
-          ? `${c.passed} of ${ran} passed; only ${ran} of ${c.total} repeats ran: not judged`
-          : `${c.passed}/${c.total} passed${c.held ? ', held' : ', NOT held'}`;
+        : c.state === 'not judged'
+          ? `${c.passed} of ${c.ran} passed; only ${c.ran} of ${c.total} repeats ran: not judged`
+          : `${c.passed}/${c.total} passed${c.state === 'held' ? ', held' : ', NOT held'}`;
     lines.push(`  ${c.name.padEnd(12)} ${c.eventsPerSecond} ev/s batch ${c.batch}: ${verdict}`);
   }
   for (const i of r.interrupted) lines.push(`  interrupted: ${i.configuration} repeat ${i.index} attempt ${i.attempt ?? '?'} (${i.reason}), not counted`);

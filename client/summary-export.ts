@@ -1,10 +1,12 @@
 // `--summary-export FILE` (rig rehearse, rig campaign start --wait): the campaign's end as one JSON
 // file a script reads instead of parsing the terminal, as k6's --summary-export does. Written
 // atomically once the campaign has closed; the path is checked before anything starts, so a typo in
-// it is a usage error, never a finished campaign whose summary is lost.
+// it is a usage error, never a finished campaign whose summary is lost. Each configuration carries
+// the repeats that ran and its state, so a never-run configuration reads "not run", not 0/3.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CampaignResult } from '../lib/protocol/campaign-result';
+import { configurationEnds, type ConfigurationEnd } from '../lib/protocol/configuration-state';
 import { writeAtomic } from '../lib/evidence/atomic';
 import { UsageError } from './parse-flags';
 
@@ -17,7 +19,8 @@ export interface CampaignSummary {
   /** What the command exits with (client/exit-codes.ts). */
   exitCode: number;
   error?: string;
-  configurations: Array<{ name: string; eventsPerSecond: number; batch: number; passed: number; total: number; held: boolean }>;
+  /** Each configuration: passed of total, the repeats that ran, and its state ('not run', 'not judged', 'held', 'not held'). */
+  configurations: Array<Pick<ConfigurationEnd, 'name' | 'eventsPerSecond' | 'batch' | 'passed' | 'total' | 'ran' | 'held' | 'state'>>;
   rig: CampaignResult['rig'];
   resultsDir: string;
   reportPath?: string;
@@ -31,7 +34,7 @@ export function campaignSummary(result: CampaignResult, exitCode: number): Campa
     status: result.status,
     exitCode,
     ...(result.error ? { error: result.error } : {}),
-    configurations: result.configurations.map((c) => ({ name: c.name, eventsPerSecond: c.eventsPerSecond, batch: c.batch, passed: c.passed, total: c.total, held: c.held })),
+    configurations: configurationEnds(result).map((c) => ({ name: c.name, eventsPerSecond: c.eventsPerSecond, batch: c.batch, passed: c.passed, total: c.total, ran: c.ran, held: c.held, state: c.state })),
     rig: result.rig,
     resultsDir: result.resultsDir,
     ...(result.reportPath ? { reportPath: result.reportPath } : {}),

@@ -46,7 +46,7 @@ exit: 0 PASS; 99 FAIL; 2 bad input, or a truncated or corrupt stream (the line i
 threshold, or the stream no plan, or a drift third too few samples for a p99: not a PASS);
 130 CUT SHORT (the stream's plan says its run was cut short: never a pass).`;
 
-export const { run } = defineCommand({
+export const { run, actions } = defineCommand({
   summary,
   help: HELP,
   options: {

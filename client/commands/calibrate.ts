@@ -31,7 +31,7 @@ times and the floor; 2 one 1-second freeze; 3 capacity below the offered rate; 4
 
 exit: 0 CALIBRATED; 1 a case was off (named); 2 bad input.`;
 
-export const { run } = defineCommand({
+export const { run, actions } = defineCommand({
   summary,
   help: HELP,
   options: {

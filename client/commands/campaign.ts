@@ -14,6 +14,9 @@ import { resultLines } from '../progress-view';
 import { loadSpec } from '../spec-input';
 import { sampleWarnings, watchdogLine } from '../../lib/protocol/plan';
 import { dryRunLines, dryRunPlan, dryRunPreflight } from '../dry-run';
+import { assertLocalMachineCanRun } from '../local-preflight';
+import type { CampaignResult } from '../../lib/protocol/campaign-result';
+import { configurationEnds, type ConfigurationEnd } from '../../lib/protocol/configuration-state';
 import { assertWritable, writeSummary } from '../summary-export';
 import { campaignExitCode, EXIT } from '../exit-codes';
 
@@ -81,7 +84,7 @@ export function defaultCampaignId(name: string, now = new Date()): string {
   return `${name}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
 }
 
-export const { run } = defineCommand({
+export const { run, actions } = defineCommand({
   summary,
   help: HELP,
   actionHelp: Object.fromEntries(Object.entries(ACTIONS).map(([k, u]) => [k, `usage: ${u}`])),
@@ -147,10 +150,14 @@ async function campaign(
       else dryRunLines(id, spec, new Date(), values.preflight === true).forEach((l) => console.log(l));
       return values.preflight ? dryRunPreflight(spec, values.json ? (l) => console.error(l) : undefined) : EXIT.OK;
     }
+    const id = givenId ?? defaultCampaignId(spec.name);
+    // The same refusals rig rehearse makes (a cluster folder PostgreSQL's user cannot reach, a seed
+    // larger than the disk), before Temporal is asked: a campaign that would fail at provisioning is
+    // never started.
+    assertLocalMachineCanRun(spec, id);
     const rc = await connectClient();
     try {
       await warnMissingSearchAttributes(rc);
-      const id = givenId ?? defaultCampaignId(spec.name);
       try {
         // An id names one campaign's evidence, rig and ledger: never reused, refused before anything runs.
         await rc.client.workflow.start('benchCampaign', { taskQueue: TASK_QUEUE, workflowId: id, args: [spec], workflowIdReusePolicy: 'REJECT_DUPLICATE' });
@@ -187,7 +194,8 @@ async function campaign(
         return await list(rc.client, Boolean(values.all), asJson);
       case 'watch': {
         const result = await watchCampaign(rc.client, arg, asJson ? process.stderr : process.stdout);
-        if (asJson) console.log(JSON.stringify(result, null, 2));
+        // The result as the workflow returned it, each configuration with what ran and its state.
+        if (asJson) console.log(JSON.stringify(watchJson(result), null, 2));
         else resultLines(result).forEach((l) => console.log(l));
         return campaignExitCode(result.status);
       }
@@ -231,6 +239,11 @@ async function campaign(
   } finally {
     await rc.close();
   }
+}
+
+/** `rig campaign watch -o json`: the campaign's result, each configuration with `ran` and `state` (lib/protocol/configuration-state.ts). */
+export function watchJson(result: CampaignResult): CampaignResult & { configurations: ConfigurationEnd[] } {
+  return { ...result, configurations: configurationEnds(result) };
 }
 
 async function list(client: import('@temporalio/client').Client, all: boolean, asJson = false): Promise<number> {

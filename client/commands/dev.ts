@@ -12,11 +12,14 @@ const HELP = `usage: rig dev up|down|status [--ip 127.0.0.1] [--port 7233] [--ui
   down    stop the server that 'up' started (only that one)
   status  whether it is up, and where (exit 0 up, 1 down)`;
 
+/** The actions: dispatched and helped from this one list. */
+const DEV_ACTIONS = ['up', 'down', 'status'] as const;
+
 const DEV_HELP: Record<string, string> = Object.fromEntries(
-  ['up', 'down', 'status'].map((a) => [a, `usage: rig dev ${a} [--ip 127.0.0.1] [--port 7233] [--ui-port 8233]\n\n${HELP.split('\n').filter((l, i, all) => l.startsWith(`  ${a} `) || (l.startsWith('          ') && all.slice(0, i).reverse().find((x) => !x.startsWith('          '))?.startsWith(`  ${a} `))).join('\n')}`]),
+  DEV_ACTIONS.map((a) => [a, `usage: rig dev ${a} [--ip 127.0.0.1] [--port 7233] [--ui-port 8233]\n\n${HELP.split('\n').filter((l, i, all) => l.startsWith(`  ${a} `) || (l.startsWith('          ') && all.slice(0, i).reverse().find((x) => !x.startsWith('          '))?.startsWith(`  ${a} `))).join('\n')}`]),
 );
 
-export const { run } = defineCommand({
+export const { run, actions } = defineCommand({
   summary,
   help: HELP,
   actionHelp: DEV_HELP,
@@ -27,7 +30,7 @@ export const { run } = defineCommand({
   },
   positionals: true,
   async run({ values, positionals }) {
-    const action = requiredPositional(positionals, 0, 'action', ['up', 'down', 'status']);
+    const action = requiredPositional(positionals, 0, 'action', DEV_ACTIONS);
     const port = Number(values.port);
     const uiPort = Number(values['ui-port']);
     for (const [flag, v] of [['--port', port], ['--ui-port', uiPort]] as const) {

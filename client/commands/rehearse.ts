@@ -13,8 +13,8 @@ import { watchCampaign } from '../campaign-watch';
 import { connectClient, warnMissingSearchAttributes } from '../connect';
 import { devUp } from '../dev-server';
 import { resultLines } from '../progress-view';
-import { loadSpec, SpecInputError } from '../spec-input';
-import { localMachineProblems } from '../local-preflight';
+import { loadSpec } from '../spec-input';
+import { assertLocalMachineCanRun } from '../local-preflight';
 import { UsageError } from '../parse-flags';
 import { assertWritable, writeSummary } from '../summary-export';
 import { sampleWarnings } from '../../lib/protocol/plan';
@@ -46,7 +46,7 @@ Before anything starts it checks where PostgreSQL's OS user can keep the cluster
 it can reach; RIG_PG_DATA_ROOT chooses one) and that the seed fits the free disk there (exit 2 naming
 the folder and the fix). Leaves the dev server it started running (rig dev down stops it).`;
 
-export const { run } = defineCommand({
+export const { run, actions } = defineCommand({
   summary,
   help: HELP,
   options: {
@@ -65,8 +65,7 @@ export const { run } = defineCommand({
     if (values['service-cwd'] !== undefined && values['service-command'] === undefined) throw new UsageError('--service-cwd goes with --service-command');
     const spec = values['service-command'] !== undefined ? withServiceCommand(loaded, values['service-command'], values['service-cwd']) : loaded;
     const id = givenCampaignId(values.id) ?? defaultCampaignId(spec.name);
-    const machine = localMachineProblems(spec, id);
-    if (machine.length) throw new SpecInputError(`this machine cannot run ${spec.name} (nothing was started):\n${machine.map((m) => `  - ${m}`).join('\n')}`);
+    assertLocalMachineCanRun(spec, id);
     const exportTo = values['summary-export'];
     if (exportTo !== undefined) assertWritable(exportTo);
     for (const w of sampleWarnings(spec)) console.error(w);

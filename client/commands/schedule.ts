@@ -35,11 +35,12 @@ baseline" names it and the runs passed over. Or with the one --baseline (the spe
 A run that regressed is found with RigRegressed = 'yes'.`;
 
 /** `rig schedule ACTION --help`: that action's usage line and the notes. */
+const SCHEDULE_ACTIONS = ['create', 'list', 'trigger', 'delete'] as const;
 const SCHEDULE_HELP: Record<string, string> = Object.fromEntries(
-  ['create', 'list', 'trigger', 'delete'].map((a) => [a, `usage: ${HELP.split('\n').find((l) => l.startsWith(`  rig schedule ${a}`))!.trim()}\n\n${HELP.split('\n').slice(6).join('\n')}`]),
+  SCHEDULE_ACTIONS.map((a) => [a, `usage: ${HELP.split('\n').find((l) => l.startsWith(`  rig schedule ${a}`))!.trim()}\n\n${HELP.split('\n').slice(6).join('\n')}`]),
 );
 
-export const { run } = defineCommand({
+export const { run, actions } = defineCommand({
   summary,
   help: HELP,
   actionHelp: SCHEDULE_HELP,
@@ -56,7 +57,7 @@ export const { run } = defineCommand({
   },
   positionals: true,
   async run({ values, positionals }) {
-    const action = requiredPositional(positionals, 0, 'action', ['create', 'list', 'trigger', 'delete']);
+    const action = requiredPositional(positionals, 0, 'action', SCHEDULE_ACTIONS);
     if (values.output !== undefined && values.output !== 'json' && values.output !== 'text') throw new UsageError(`-o ${values.output}: give -o json or -o text`);
     const asJson = values.output === 'json';
     if (asJson && action !== 'list') throw new UsageError('-o json is for list');

@@ -24,7 +24,7 @@ const HELP = `usage: rig seed --rows N [--campaign ID] [--livemode true|false] [
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
-export const { run } = defineCommand({
+export const { run, actions } = defineCommand({
   summary,
   help: HELP,
   options: {

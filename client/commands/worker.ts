@@ -58,7 +58,7 @@ drains.
 latencies, slots, sticky cache; prefix temporal_, tagged rig_build and rig_host) for Prometheus at
 http://HOST:PORT/metrics. Off by default: two builds side by side on one host need two ports.`;
 
-export const { run } = defineCommand({
+export const { run, actions } = defineCommand({
   summary,
   help: HELP,
   options: { 'task-queue': { type: 'string', multiple: true }, 'make-current': { type: 'boolean' }, metrics: { type: 'string' } },

@@ -44,12 +44,24 @@ const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s:]*:[^/@\s]*@/i;
 /** The spec's fields that name where a secret is (an environment variable or a 0600 file). */
 const SOURCE_FIELDS = ['databaseUrl', 'appDatabaseUrl'];
 
+/** A field about Temporal (temporalApiKey, temporal.apiKey): its secret is the connection's, not the service's. */
+const TEMPORAL_FIELD = /temporal/i;
+
 /**
  * What to do instead of writing the secret a field would hold: name it through a field that exists
  * (existing.databaseUrlFrom, existing.appDatabaseUrlFrom), or nothing at all where the rig makes the
- * secret itself (the campaign's API key, the database passwords of a rig it provisions).
+ * secret itself (the campaign's API key, the database passwords of a rig it provisions). A Temporal
+ * credential is neither: the rig reaches Temporal as the temporal CLI does (lib/temporal/connection-env.ts),
+ * so the fix is where the CLI reads it, never the spec (a workflow's own argument).
  */
-function insteadOf(field: string): string {
+function insteadOf(field: string, path: Array<string | number> = []): string {
+  if ([field, ...path].some((k) => typeof k === 'string' && TEMPORAL_FIELD.test(k))) {
+    return (
+      'the rig reaches Temporal with the temporal CLI\'s own settings, never the spec: export TEMPORAL_API_KEY ' +
+      '(in the shell that runs rig, and in each rig worker\'s), or put api_key in a profile of temporal.toml ' +
+      '(TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE); `rig doctor` shows which key is used and where it came from'
+    );
+  }
   if (SOURCE_FIELDS.includes(field)) {
     return `put it in an environment variable of the worker and name it with "${field}From": { "env": "NAME" }, or in a 0600 file named with "${field}From": { "file": "/path" }`;
   }
@@ -73,7 +85,7 @@ function insteadOf(field: string): string {
  */
 export function inlineSecretProblems(input: unknown): Array<{ path: Array<string | number>; message: string }> {
   const out: Array<{ path: Array<string | number>; message: string }> = [];
-  const fix = (field: string) => `a secret is never written in the spec (it would be kept in spec.json and the workflow's history): ${insteadOf(field)}`;
+  const fix = (field: string, at: Array<string | number> = []) => `a secret is never written in the spec (it would be kept in spec.json and the workflow's history): ${insteadOf(field, at)}`;
   const walk = (v: unknown, path: Array<string | number>) => {
     if (typeof v === 'string') {
       if (URL_WITH_PASSWORD.test(v)) {
@@ -90,7 +102,7 @@ export function inlineSecretProblems(input: unknown): Array<{ path: Array<string
         // (lib/protocol/service-spec.ts: export the secret in the worker's environment instead).
         if (k === 'env' && x && typeof x === 'object' && !Array.isArray(x)) continue;
         if (SECRET_FIELD.test(k) && !k.endsWith('From') && x !== undefined) {
-          out.push({ path: [...path, k], message: `"${k}" would carry a secret inline: ${fix(k)}` });
+          out.push({ path: [...path, k], message: `"${k}" would carry a secret inline: ${fix(k, path)}` });
           continue;
         }
         walk(x, [...path, k]);

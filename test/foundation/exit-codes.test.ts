@@ -1,6 +1,7 @@
 // test-mode: unit
 // Exit codes a script can trust (issue 26): one table (client/exit-codes.ts), listed by every
-// command's --help and every action's, and each command held to it: a usage or spec error exits 2,
+// command's --help and every action's (read from client/main.ts's registry, so a new command or action
+// is held to it without being added here), a bad flag exits 2 in each of them, and each command held to it: a usage or spec error exits 2,
 // Temporal on a closed port exits 69, a negative verdict 99 (client/exit-codes.ts maps it; the
 // commands' own tests run the verdicts), --version and --help 0, a copy without node_modules 2 with
 // the fix. The --help checks run in process (client/main.ts, as bin/rig.cjs does); the others spawn
@@ -43,27 +44,51 @@ test('the table: each code its own meaning; a campaign and a verdict map onto it
   assert.deepEqual(VERDICT_EXIT_CODE, { PASS: 0, FAIL: 99, UNRECONCILED: 3, 'NOT JUDGED': 4, 'CUT SHORT': 130 });
 });
 
+/** Every `rig` invocation that has a help of its own: each command, and each action it registers (client/main.ts). */
+function everyCommandAndAction(): Array<{ name: string; action?: string }> {
+  return Object.entries(commands).flatMap(([name, load]) => {
+    const actions = load().actions;
+    assert.ok(Array.isArray(actions), `rig ${name} exports its actions (client/command.ts), so none can be missed here`);
+    return [{ name }, ...actions.map((action) => ({ name, action }))];
+  });
+}
+
+test('the registry: every command loads, and a command with actions dispatches exactly those it registers', async () => {
+  const all = everyCommandAndAction();
+  for (const name of ['campaign', 'dev', 'schedule', 'step']) assert.ok(all.some((c) => c.name === name && c.action), `rig ${name} registers its actions`);
+  for (const [name, load] of Object.entries(commands)) {
+    const actions = load().actions;
+    if (!actions.length) continue;
+    const r = await capture([name, 'sideways']);
+    assert.equal(r.code, EXIT.USAGE, `rig ${name} sideways: ${r.err}`);
+    assert.ok(r.err.includes(`one of ${actions.join(', ')}`), `rig ${name} sideways names the registered actions (${actions.join(', ')}): ${r.err}`);
+  }
+});
+
 test('every command and every action lists the exit codes in its --help (exit 0); rig help lists them too', async () => {
-  const actions: Record<string, string[]> = {
-    campaign: ['start', 'list', 'watch', 'cancel', 'abort', 'extend', 'logs', 'report'],
-    dev: ['up', 'down', 'status'],
-    schedule: ['create', 'list', 'trigger', 'delete'],
-    step: ['bring-up', 'seed', 'repeat', 'ceiling', 'denominator', 'teardown', 'clean-check', 'report'],
-  };
-  for (const name of Object.keys(commands)) {
-    for (const action of [undefined, ...(actions[name] ?? [])]) {
-      const argv = action ? [name, action, '--help'] : [name, '--help'];
-      const r = await capture(argv);
-      assert.equal(r.code, 0, `rig ${argv.join(' ')}: ${r.err}`);
-      assert.ok(r.out.includes(EXIT_CODES_HELP), `rig ${argv.join(' ')} lists the exit codes:\n${r.out}`);
-      if (action) assert.match(r.out, new RegExp(`^usage: rig ${name} ${action}\\b`), `rig ${argv.join(' ')} is that action's help:\n${r.out}`);
-    }
+  for (const { name, action } of everyCommandAndAction()) {
+    const argv = action ? [name, action, '--help'] : [name, '--help'];
+    const r = await capture(argv);
+    assert.equal(r.code, 0, `rig ${argv.join(' ')}: ${r.err}`);
+    assert.ok(r.out.includes(EXIT_CODES_HELP), `rig ${argv.join(' ')} lists the exit codes:\n${r.out}`);
+    if (action) assert.match(r.out, new RegExp(`^usage: rig ${name} ${action}\\b`), `rig ${argv.join(' ')} is that action's help:\n${r.out}`);
   }
   const top = await capture(['help']);
   assert.ok(top.out.includes(EXIT_CODES_HELP));
   const v = await capture(['--version']);
   assert.equal(v.code, 0);
   assert.match(v.out, /^rig \d+\.\d+\.\d+ \(node \d+/);
+});
+
+test('every command and every action: a bad flag exits 2 before anything runs, naming the command, the flag and the help that lists the options', async () => {
+  for (const { name, action } of everyCommandAndAction()) {
+    const argv = [name, ...(action ? [action] : []), '--no-such-flag'];
+    const r = await capture(argv);
+    assert.equal(r.code, EXIT.USAGE, `rig ${argv.join(' ')} exited ${r.code}: ${r.err}`);
+    assert.equal(r.out, '', `rig ${argv.join(' ')} ran nothing: ${r.out}`);
+    const help = action ? `${name} ${action}` : name;
+    assert.match(r.err, new RegExp(`^rig ${name}: Unknown option '--no-such-flag'.*\\(rig ${help} --help lists the options\\)$`, 's'), `rig ${argv.join(' ')}: ${r.err}`);
+  }
 });
 
 test('usage and spec errors exit 2 in every command that reads a spec, before anything is contacted', async () => {

@@ -50,6 +50,9 @@ export const REFUSED_SPECS: RefusalCase[] = [
   { what: 'repeats 1e20', class: 'limits', spec: rehearsal((s) => (s.sustained.repeats = 1e20)), code: EXIT.USAGE, field: 'sustained.repeats', message: /repeats must be (<= 100|a whole number no larger than)/ },
   { what: 'a mistyped field', class: 'unknown field', spec: rehearsal((s) => ((s.sustained as Record<string, unknown>).repeates = 3)), code: EXIT.USAGE, field: 'sustained.repeates', message: /did you mean "repeats"\? \(allowed in sustained: "repeats", /, },
   { what: 'an API key inline', class: 'secrets', spec: rehearsal((s) => (s.apiKey = 'hc_live_123')), code: EXIT.USAGE, field: 'apiKey', message: /"apiKey" would carry a secret inline: a secret is never written in the spec .*none is needed: bring-up makes the campaign.s own API key/ },
+  // Temporal's key is the connection's, which bring-up does not make: the fix is where the temporal CLI reads it.
+  { what: 'a Temporal API key inline', class: 'secrets', spec: rehearsal((s) => (s.temporalApiKey = 'tmprl_abc')), code: EXIT.USAGE, field: 'temporalApiKey', message: /"temporalApiKey" would carry a secret inline: .*the rig reaches Temporal with the temporal CLI's own settings, never the spec: export TEMPORAL_API_KEY .*api_key in a profile of temporal\.toml .*`rig doctor` shows which key is used/ },
+  { what: 'a Temporal API key in a temporal block', class: 'secrets', spec: rehearsal((s) => (s.temporal = { address: 'ns.tmprl.cloud:7233', apiKey: 'tmprl_abc' })), code: EXIT.USAGE, field: 'temporal.apiKey', message: /"apiKey" would carry a secret inline: .*export TEMPORAL_API_KEY/ },
   {
     what: 'a service URL with its password',
     class: 'secrets',

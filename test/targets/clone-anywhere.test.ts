@@ -3,12 +3,16 @@
 // folder, as a clone there has it. A real local rig is provisioned: its cluster lives in a folder the
 // rig makes for that user (/var/tmp/rig-pg-<user>, 0700, owned by it), the service answers, and
 // teardown removes it. RIG_PG_DATA_ROOT pointing inside the private folder is refused by rig rehearse
-// before anything is started or contacted, naming the folder and the fix. As root only: otherwise
-// PostgreSQL runs as the rig's own user and there is nothing to place.
+// before anything is started or contacted, naming the folder and the fix; so is a machine where
+// neither the checkout nor the fallback root is reachable, by rig rehearse and rig campaign start
+// alike (no initdb, no cluster folder, no connection to Temporal). The places are decided for a
+// made-up user as any user; the CLI runs as root only: otherwise PostgreSQL runs as the rig's own
+// user and there is nothing to place. Times are printed (t.diagnostic), never judged.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import net from 'node:net';
 import { after, test } from 'node:test';
 import { ledgerCampaigns } from '../../lib/targets/local/ledger';
 import { pgOsUser } from '../../lib/targets/local/pg-binaries';
@@ -81,7 +85,7 @@ test('a rig provisioned from a clone in a 0700 folder: its cluster lives where P
   assert.equal(fs.existsSync(path.join(FALLBACK_ROOT, `rig-pg-${user.name}`, id)), false, 'teardown removed the cluster folder');
 });
 
-test('RIG_PG_DATA_ROOT inside the private folder: rig rehearse refuses before it starts or contacts anything, naming the folder and the fix', { skip }, async () => {
+test('RIG_PG_DATA_ROOT inside the private folder: rig rehearse refuses before it starts or contacts anything, naming the folder and the fix', { skip }, async (t) => {
   const closed = await freePort();
   const started = Date.now();
   const r = await rig(['rehearse', 'examples/rehearsal.json'], { RIG_PG_DATA_ROOT: path.join(privateDir, 'pgdata'), TEMPORAL_ADDRESS: `127.0.0.1:${closed}`, RIG_STATE_DIR: state });
@@ -90,5 +94,82 @@ test('RIG_PG_DATA_ROOT inside the private folder: rig rehearse refuses before it
   assert.match(r.stderr, new RegExp(`this machine cannot run rehearsal \\(nothing was started\\):\\n  - RIG_PG_DATA_ROOT ${path.join(privateDir, 'pgdata')}: PostgreSQL runs as \\S+ \\(uid \\d+\\), who cannot enter ${privateDir} \\(mode 0700, owner uid 0\\): chmod o\\+x ${privateDir}, or set RIG_PG_DATA_ROOT`));
   assert.doesNotMatch(r.stderr + r.stdout, /cannot reach Temporal|dev server|campaign .* started/, 'refused before Temporal was asked');
   assert.equal(fs.existsSync(path.join(privateDir, 'pgdata')), false, 'nothing was made');
-  console.log(`refused in ${seconds.toFixed(1)} s (the CLI's own start included)`);
+  t.diagnostic(`refused in ${seconds.toFixed(1)} s (the CLI's own start included)`);
+});
+
+test('neither the checkout nor the fallback root reachable: refused naming both folders and the fix, whether the root is blocked above it or is someone else\'s', () => {
+  const other = { name: 'nobody-here', uid: 65000, gid: 65000 };
+  const rigDir = path.join(state, 'rigs', 'c1');
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-fallback-'));
+  try {
+    // A fallback base the user cannot enter (as /var/tmp would be at mode 0700).
+    assert.throws(
+      () => clusterPlace('c1', rigDir, other, {}, base),
+      (err: unknown) =>
+        err instanceof ClusterPlaceRefusal &&
+        err.message.includes(`can reach neither the rig folder (${privateDir} is mode 0700) nor ${path.join(base, 'rig-pg-nobody-here')} (${base} is mode 0700)`) &&
+        err.message.includes(`set RIG_PG_DATA_ROOT to a folder nobody-here can reach, or chmod o+x ${privateDir}`),
+    );
+    // An open base, but a root already there that is not the user's: the rig does not take it over.
+    fs.chmodSync(base, 0o755);
+    const root = path.join(base, 'rig-pg-nobody-here');
+    fs.mkdirSync(root, { mode: 0o700 });
+    assert.throws(
+      () => clusterPlace('c1', rigDir, other, {}, base),
+      (err: unknown) =>
+        err instanceof ClusterPlaceRefusal &&
+        err.message.includes(`nor ${root} (it exists, mode 0700, owner uid ${process.getuid!()}, not made by the rig)`) &&
+        err.message.includes(`chown nobody-here ${root} (or remove it: the rig makes it)`),
+    );
+    // Made by the rig (owned by the user): the place.
+    fs.rmdirSync(root);
+    assert.equal(clusterPlace('c1', rigDir, other, {}, base).dir, path.join(root, 'c1'));
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+});
+
+/** A TCP listener standing in for Temporal: it counts who connects, and answers nothing. */
+async function countingListener(): Promise<{ address: string; connections: () => number; close: () => Promise<void> }> {
+  let n = 0;
+  const server = net.createServer((socket) => {
+    n++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return { address: `127.0.0.1:${port}`, connections: () => n, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+test('neither reachable: rig rehearse and rig campaign start refuse (exit 2) before anything is made or Temporal is contacted, naming the folders and the fix', { skip }, async (t) => {
+  // PostgreSQL's user for this test alone: nobody, whose fallback root no other test uses. Made
+  // here 0700 and owned by root, as a folder left by someone else would be.
+  const user = 'nobody';
+  const root = path.join(FALLBACK_ROOT, `rig-pg-${user}`);
+  if (fs.existsSync(root)) return t.skip(`${root} exists already: not this test's to change`);
+  fs.mkdirSync(root, { mode: 0o700 });
+  const temporal = await countingListener();
+  try {
+    for (const argv of [
+      ['rehearse', 'examples/rehearsal.json', '--id', 'clone-refused-r'],
+      ['campaign', 'start', 'examples/rehearsal.json', '--id', 'clone-refused-c'],
+    ]) {
+      const id = argv[argv.length - 1];
+      const started = Date.now();
+      const r = await rig(argv, { RIG_PG_OS_USER: user, TEMPORAL_ADDRESS: temporal.address, RIG_STATE_DIR: state });
+      t.diagnostic(`rig ${argv.join(' ')}: refused in ${((Date.now() - started) / 1000).toFixed(1)} s (the CLI's own start included)`);
+      assert.equal(r.code, 2, `rig ${argv.join(' ')}: ${r.stderr}`);
+      assert.match(
+        r.stderr,
+        new RegExp(`this machine cannot run rehearsal \\(nothing was started\\):\\n  - PostgreSQL runs as ${user} \\(uid \\d+\\), who can reach neither the rig folder \\(${privateDir} is mode 0700\\) nor ${root} \\(it exists, mode 0700, owner uid 0, not made by the rig\\): set RIG_PG_DATA_ROOT to a folder ${user} can reach, or chmod o\\+x ${privateDir}, or chown ${user} ${root}`),
+      );
+      assert.equal(temporal.connections(), 0, `rig ${argv.join(' ')} never connected to Temporal`);
+      assert.deepEqual(fs.readdirSync(root), [], `no cluster folder under ${root}`);
+      assert.equal(fs.existsSync(path.join(state, 'rigs', id)), false, 'no rig folder, so no initdb ran');
+      assert.ok(!ledgerCampaigns().includes(id), 'nothing in the ledger');
+    }
+  } finally {
+    await temporal.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
 });

@@ -54,8 +54,11 @@ export function blockedAt(target: string, user: OsUser): { dir: string; mode: st
   return undefined;
 }
 
-/** Where the cluster of `campaignId` goes (see the top of this file). Pure but for stat calls: makes nothing. */
-export function clusterPlace(campaignId: string, rigDir: string, user: OsUser | undefined, env: NodeJS.ProcessEnv = process.env): ClusterPlace {
+/**
+ * Where the cluster of `campaignId` goes (see the top of this file). Pure but for stat calls: makes
+ * nothing. `fallbackBase` is where the rig's own root goes (/var/tmp; a test gives a folder of its own).
+ */
+export function clusterPlace(campaignId: string, rigDir: string, user: OsUser | undefined, env: NodeJS.ProcessEnv = process.env, fallbackBase = FALLBACK_ROOT): ClusterPlace {
   const own = path.join(rigDir, 'pg');
   const given = env.RIG_PG_DATA_ROOT;
   if (given) {
@@ -74,12 +77,17 @@ export function clusterPlace(campaignId: string, rigDir: string, user: OsUser | 
   if (!user) return { dir: own, why: 'the rig folder' };
   const blocked = blockedAt(rigDir, user);
   if (!blocked) return { dir: own, why: 'the rig folder' };
-  const root = path.join(FALLBACK_ROOT, `rig-pg-${user.name}`);
+  const root = path.join(fallbackBase, `rig-pg-${user.name}`);
+  // Blocked above the root, or at the root itself: a root that exists and the user cannot enter is
+  // not one the rig made (it makes it 0700 owned by the user), and the rig does not take over a
+  // folder someone else made. Said now, before anything is made, rather than at provisioning.
   const stillBlocked = blockedAt(root, user);
-  if (stillBlocked && stillBlocked.dir !== root) {
+  if (stillBlocked) {
+    const atRoot = stillBlocked.dir === root;
     throw new ClusterPlaceRefusal(
-      `PostgreSQL runs as ${user.name} (uid ${user.uid}), who can reach neither the rig folder (${blocked.dir} is mode ${blocked.mode}) nor ${root} (${stillBlocked.dir} is mode ${stillBlocked.mode}): ` +
-        `set RIG_PG_DATA_ROOT to a folder ${user.name} can reach, or chmod o+x ${blocked.dir}`,
+      `PostgreSQL runs as ${user.name} (uid ${user.uid}), who can reach neither the rig folder (${blocked.dir} is mode ${blocked.mode}) nor ${root} ` +
+        `(${atRoot ? `it exists, mode ${stillBlocked.mode}, owner uid ${stillBlocked.owner}, not made by the rig` : `${stillBlocked.dir} is mode ${stillBlocked.mode}`}): ` +
+        `set RIG_PG_DATA_ROOT to a folder ${user.name} can reach, or chmod o+x ${blocked.dir}${atRoot ? `, or chown ${user.name} ${root} (or remove it: the rig makes it)` : ''}`,
     );
   }
   return { dir: path.join(root, campaignId), root, why: `${blocked.dir} is mode ${blocked.mode}, which ${user.name} cannot enter: the cluster goes under ${root}` };
