@@ -190,7 +190,7 @@ function runFile(f) {
       const c = counts(out);
       const ok = code === 0 && !timedOut && c.fail === 0 && c.cancelled === 0;
       if (!ok && c.fail === 0 && c.cancelled === 0) c.fail = Math.max(1, c.tests - c.pass);
-      process.stdout.write(`\n━━ ${f.rel} (${f.mode}) ${ok ? 'ok' : 'FAILED'} in ${seconds.toFixed(1)} s\n${out}`);
+      process.stdout.write(`\n━━ ${f.rel} (${f.mode}) ${ok ? 'ok' : 'FAILED'} in ${seconds.toFixed(1)} s${cpuSeconds == null ? '' : ` (${cpuSeconds.toFixed(1)} s of CPU)`}\n${out}`);
       if (timedOut) console.log(`✖ ${f.rel} was killed after ${fileTimeoutMs / 1000} s (RIG_TEST_FILE_TIMEOUT_S)`);
       else if (!ok) console.log(`✖ ${f.rel} exited with ${signal ?? code}`);
       if (leftover > 0) console.log(`⚠ ${f.rel} left ${leftover} process(es) running outside its process group: killed`);
