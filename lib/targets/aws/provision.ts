@@ -16,9 +16,9 @@ import {
   DescribeVpcsCommand,
   RunInstancesCommand,
 } from '@aws-sdk/client-ec2';
-import { CreateDBInstanceCommand, CreateDBParameterGroupCommand, DescribeDBInstancesCommand, ModifyDBParameterGroupCommand } from '@aws-sdk/client-rds';
+import { CreateDBInstanceCommand, CreateDBParameterGroupCommand, ModifyDBParameterGroupCommand } from '@aws-sdk/client-rds';
 import type { AwsSpec } from '../../protocol/aws-spec';
-import type { DbParameters, ProgressFn, ProvisionResult, RigParameters } from '../target';
+import type { DatabaseWaitBound, DbParameters, ProgressFn, ProvisionResult, RigParameters } from '../target';
 import { awsClients, type AwsClients } from './clients';
 import { campaignCost } from './campaign-cost';
 import { formatPerHour, rigCost } from './cost';
@@ -36,11 +36,12 @@ import { MONITORING_INTERVAL_S, POSTGRES_PORT, ROOT_VOLUME_GB } from './plan';
 export { MONITORING_INTERVAL_S, ROOT_VOLUME_GB };
 import { DB_NAME } from './data-plane';
 import { awsConnection, DB_MASTER_USER, SERVICE_PORT } from './connection';
+import { waitForRdsAvailable } from './rds-available';
 import { readAwsRecord, writeAwsRecord } from './record';
 import { ensureRigSecret } from './secrets';
 import { rigTags as tags } from './tags';
 import { renderUserData } from './user-data';
-import { eventually, waitFor } from './wait';
+import { eventually } from './wait';
 import { resolveBuildId } from '../../tools/build-id';
 
 
@@ -299,24 +300,22 @@ function hardwareLineOf(aws: AwsSpec, engineVersion: string): string {
 }
 
 /**
- * Waits (at most `waitMinutes`, a progress line every poll: heartbeats) for the rig's RDS instance to
- * be available, then completes the record provisioning wrote with what only an available instance
- * tells: its endpoint, its engine version, its measuring set-up, and the nodes' addresses. Read-only
- * towards AWS, so a second attempt (or one beside a dead one) changes nothing but the record, with the
- * same values.
+ * Waits (at most `waitMinutes` from `sinceMs`, a progress line every poll: heartbeats; rds-available.ts)
+ * for the rig's RDS instance to be available, then completes the record provisioning wrote with what
+ * only an available instance tells: its endpoint, its engine version, its measuring set-up, and the
+ * nodes' addresses. Read-only towards AWS, so a second attempt changes nothing but the record, with
+ * the same values. Throws DatabaseNotAvailable past the bound or at a status RDS will not leave by itself.
  */
-export async function databaseReady(c: AwsClients, campaignId: string, waitMinutes: number, onProgress: ProgressFn = () => {}): Promise<ProvisionResult> {
+export async function databaseReady(c: AwsClients, campaignId: string, waitMinutes: number, onProgress: ProgressFn = () => {}, bound: DatabaseWaitBound = {}): Promise<ProvisionResult> {
   const rec = readAwsRecord(campaignId);
   if (!rec) throw new Error(`no provisioned aws rig recorded for ${campaignId} (state/aws-rigs/${campaignId}.json): provision it first`);
   const n = rigNames(campaignId);
-  const dbReady = await waitFor(
-    `RDS instance ${n.dbInstance} available`,
-    async () => {
-      const inst = (await c.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: n.dbInstance }))).DBInstances?.[0];
-      return inst?.DBInstanceStatus === 'available' ? inst : undefined;
-    },
-    { timeoutMs: waitMinutes * 60_000, onProgress },
-  );
+  const dbReady = await waitForRdsAvailable(c.rds, n.dbInstance, {
+    waitMinutes,
+    sinceMs: bound.sinceMs ?? Date.now(),
+    onProgress,
+    ...(bound.signal ? { signal: bound.signal } : {}),
+  });
   const all = await findRigResources(c, campaignId);
   const find = (kind: RigResourceKind) => all.find((r) => r.kind === kind);
   const appAddress = find('app-node')?.address ?? '';
@@ -336,12 +335,12 @@ export async function databaseReady(c: AwsClients, campaignId: string, waitMinut
 }
 
 /** The aws target's awaitDatabase: its own activity, so that provisioning's timeout need not cover RDS's creation. */
-export async function awaitAwsDatabase(campaignId: string, waitMinutes: number, onProgress: ProgressFn = () => {}): Promise<ProvisionResult> {
+export async function awaitAwsDatabase(campaignId: string, waitMinutes: number, onProgress: ProgressFn = () => {}, bound: DatabaseWaitBound = {}): Promise<ProvisionResult> {
   const rec = readAwsRecord(campaignId);
   if (!rec) throw new Error(`no provisioned aws rig recorded for ${campaignId} (state/aws-rigs/${campaignId}.json): provision it first`);
   const c = awsClients(rec.region);
   try {
-    return await databaseReady(c, campaignId, waitMinutes, onProgress);
+    return await databaseReady(c, campaignId, waitMinutes, onProgress, bound);
   } finally {
     c.destroy();
   }
