@@ -11,7 +11,6 @@
 import {
   AuthorizeSecurityGroupIngressCommand,
   CreateSecurityGroupCommand,
-  CreateTagsCommand,
   DescribeImagesCommand,
   DescribeVpcsCommand,
   RunInstancesCommand,
@@ -24,6 +23,7 @@ import { campaignCost } from './campaign-cost';
 import { formatPerHour, rigCost } from './cost';
 import { ensureMonitoring, ensureNodeBootstrap, masterSecretArn, nodeUserDataInput, type NodeBootstrap } from './bootstrap';
 import { isNamed } from './errors';
+import { stampExpiry } from './expiry-stamp';
 import { findRigResources, type FoundResource } from './find';
 import { whileIamPropagates } from './iam';
 import { CREATED_TAG, EXPIRES_TAG, rigNames, type RigResourceKind } from './names';
@@ -41,7 +41,6 @@ import { readAwsRecord, writeAwsRecord } from './record';
 import { ensureRigSecret } from './secrets';
 import { rigTags as tags } from './tags';
 import { renderUserData } from './user-data';
-import { eventually } from './wait';
 import { resolveBuildId } from '../../tools/build-id';
 
 
@@ -215,12 +214,8 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
   // teardown (tokens live 24 hours after termination) does not get the old, terminated instance back.
   const tokenSuffix = rigSecretArn.slice(-6);
   const launchTags = (kind: RigResourceKind, name: string) => tags(campaignId, kind, name, expiresAt, now).filter((t) => t.Key !== CREATED_TAG && t.Key !== EXPIRES_TAG);
-  const stamp = async (id: string, created: boolean) => {
-    const extra = [{ Key: EXPIRES_TAG, Value: expiresAt }, ...(created ? [{ Key: CREATED_TAG, Value: now.toISOString() }] : [])];
-    // EC2 is eventually consistent: an instance RunInstances just returned can be unknown to CreateTags
-    // for a while (InvalidInstanceID.NotFound), and a node without rig:expires is one the reaper would pass over.
-    await eventually(`stamping ${id} with ${EXPIRES_TAG}`, () => c.ec2.send(new CreateTagsCommand({ Resources: [id], Tags: extra })), ['InvalidInstanceID.NotFound'], onProgress);
-  };
+  // Retried while EC2 does not know the new instance yet (expiry-stamp.ts).
+  const stamp = (id: string, created: boolean) => stampExpiry(c.ec2, id, { expiresAt, ...(created ? { createdAt: now.toISOString() } : {}) }, onProgress);
   // The nodes' workers poll as this worker's build: the campaign is pinned to it (lib/temporal/deployment.ts).
   const { buildId } = await resolveBuildId();
   const node = async (kind: 'app-node' | 'load-node', name: string, instanceType: string, clientToken: string): Promise<string> => {
