@@ -21,6 +21,14 @@ export function attempt(): number {
   return current()?.info.attempt ?? 1;
 }
 
+/**
+ * When this activity was first scheduled (epoch ms; a retry keeps the first attempt's), so that a
+ * bound meant for the whole step counts from there. Undefined outside an activity (`rig step`).
+ */
+export function firstScheduledMs(): number | undefined {
+  return current()?.info.scheduledTimestampMs;
+}
+
 /** Aborted when Temporal cancels the activity (delivered through heartbeats). */
 export function cancellationSignal(): AbortSignal | undefined {
   return current()?.cancellationSignal;

@@ -12,7 +12,8 @@ import type { CampaignSpec } from '../lib/protocol/spec';
 import type { CleanCheckResult, Hardware, Leftover } from '../lib/targets/target';
 import type { CleanCheckInput, CleanCheckOutput, NodeConsoleTail, ProvisionInput, RetagExpiryInput, StepSummary, TeardownInput } from './contract';
 import type { TargetName } from '../lib/protocol/spec';
-import { activityTaskQueue, heartbeat } from './context';
+import { activityTaskQueue, cancellationSignal, firstScheduledMs, heartbeat } from './context';
+import { databaseWaitFailure } from './database-wait-failure';
 import { defaultDeps } from './default-deps';
 import type { ActivityDeps } from './deps';
 import { dataQueue, hostOfQueue } from '../lib/temporal/queues';
@@ -113,15 +114,24 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
 
   /**
    * The rig's database, waited for in an activity of its own (aws: RDS takes 10-20 minutes and more to
-   * create, beyond provisioning's timeout): at most the spec's aws.database.availableWaitMinutes, a
-   * heartbeat every poll, read-only (a second attempt changes nothing). The nodes boot meanwhile.
+   * create, beyond provisioning's timeout): at most the spec's aws.database.availableWaitMinutes for
+   * the whole step, counted from its first scheduling, so a retry after a dead worker (heartbeat
+   * timeout) waits only for what is left; a heartbeat every poll; read-only (a second attempt changes
+   * nothing). Past the bound, or at a status the database will not leave by itself, it fails
+   * non-retryably. The nodes boot meanwhile.
    */
   async function awaitRigDatabase(input: ProvisionInput): Promise<RigHandle> {
     const { spec, campaignId } = input;
     const target = targetFor(spec.target);
     if (!target.awaitDatabase) throw new Error(`the ${target.name} target has no database to wait for apart: its provision makes the rig whole`);
     const store = EvidenceStore.forCampaign(campaignId);
-    const res = await target.awaitDatabase(campaignId, spec.aws?.database.availableWaitMinutes ?? 60, (line) => heartbeat(line));
+    const sinceMs = firstScheduledMs();
+    const signal = cancellationSignal();
+    const res = await target
+      .awaitDatabase(campaignId, spec.aws?.database.availableWaitMinutes ?? 60, (line) => heartbeat(line), { ...(sinceMs ? { sinceMs } : {}), ...(signal ? { signal } : {}) })
+      .catch((err: unknown) => {
+        throw databaseWaitFailure(err);
+      });
     const handle = rigHandle(campaignId, spec);
     writeRigFile(store, campaignId, spec, res.serviceUrl, handle);
     store.appendLog('info', `provisioned: service ${res.serviceUrl}, database ${handle.database} (available)`);

@@ -400,10 +400,13 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       (r) => (databaseApart ? `${r.hardware}; made and launched, the database waited for apart` : `${r.hardware}; service ${r.serviceUrl}; database ${r.database}`),
     );
     if (databaseApart) {
-      // Its own deadline is the spec's bound; the activity's timeout a little longer, so an attempt ends
-      // by its own bound before another can start. A dead worker is seen at the heartbeat timeout.
+      // The spec's bound is the whole step's: the activity counts it from its first scheduling and fails
+      // non-retryably past it (or at a status RDS will not leave by itself). Its timeouts are a little
+      // longer, so an attempt ends by its own bound before Temporal ends it; schedule-to-close caps all
+      // attempts together (a retry after a dead worker, seen at the heartbeat timeout, gets what is left).
       const waitMinutes = spec.aws?.database.availableWaitMinutes ?? 60;
-      const waitActs = machine({ startToCloseTimeout: `${waitMinutes + 5} minutes`, heartbeatTimeout: '2 minutes', retry: { ...retry, maximumAttempts: 3 } });
+      const waitTimeout = `${waitMinutes + 5} minutes` as const;
+      const waitActs = machine({ startToCloseTimeout: waitTimeout, scheduleToCloseTimeout: waitTimeout, heartbeatTimeout: '2 minutes', retry: { ...retry, maximumAttempts: 3 } });
       rig = await step('database', () => waitActs.awaitRigDatabase({ campaignId, spec }), (r) => `${r.hardware}; service ${r.serviceUrl}; database ${r.database}`);
     }
     let theRig = rig;

@@ -126,6 +126,14 @@ export type CleanCheckResult =
 /** Progress for long operations (activities heartbeat with it; the CLI prints it). */
 export type ProgressFn = (message: string) => void;
 
+/** What bounds Target.awaitDatabase across attempts: when the step's bound started, and this attempt's cancellation. */
+export interface DatabaseWaitBound {
+  /** Epoch ms the bound counts from (the activity's first scheduling); now when absent (`rig step`). */
+  sinceMs?: number;
+  /** Aborted when Temporal gives up on this attempt, so that a stuck attempt stops before a retry waits beside it. */
+  signal?: AbortSignal;
+}
+
 /** Connection URLs WITH passwords. Keep them in the process that connects: never return them from an activity. */
 export interface RigDbUrls {
   /**
@@ -256,11 +264,11 @@ export interface Target {
    */
   nodeConsole?(campaignId: string): Promise<string>;
   /**
-   * Waits (at most `waitMinutes`) for a database that provisioning created but did not wait for (aws,
+   * Waits (at most `waitMinutes` from `bound.sinceMs`) for a database that provisioning created but did not wait for (aws,
    * RigParameters.aws.waitForDatabase false), then answers as provision does. Absent where provision
    * makes the rig whole.
    */
-  awaitDatabase?(campaignId: string, waitMinutes: number, onProgress: ProgressFn): Promise<ProvisionResult>;
+  awaitDatabase?(campaignId: string, waitMinutes: number, onProgress: ProgressFn, bound?: DatabaseWaitBound): Promise<ProvisionResult>;
   /**
    * A variant's settings on the live rig (issue 13): database parameters and the service's switches,
    * restarting what must restart, read back from where they took effect. Absent on a target that

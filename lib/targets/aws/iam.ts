@@ -142,18 +142,30 @@ export async function ensureInstanceProfile(c: AwsClients, name: string, roleNam
   return profile.Arn!;
 }
 
-/** Runs `call` again while IAM has not yet spread a role or profile made a moment ago. */
-export async function whileIamPropagates<T>(what: string, call: () => Promise<T>, onProgress: ProgressFn = () => {}, timeoutMs = 2 * 60_000): Promise<T> {
-  const notYet = (err: unknown) =>
-    err instanceof Error && /InvalidParameter/.test(err.name) && /iam|instance profile|role/i.test(err.message) && /invalid|not found|does not exist|permissions/i.test(err.message);
-  const deadline = Date.now() + timeoutMs;
+/**
+ * A refusal that only says IAM has not spread a role or profile yet: an InvalidParameter* error about
+ * an IAM role or instance profile being invalid, unknown or lacking permissions (EC2's "Invalid IAM
+ * Instance Profile ARN", RDS's "IAM role ARN value is invalid or does not include the required
+ * permissions"). Any other invalid parameter is the caller's and is not waited out.
+ */
+function iamNotYetConsistent(err: unknown): boolean {
+  return err instanceof Error && /InvalidParameter/.test(err.name) && /iam|instance profile|role/i.test(err.message) && /invalid|not found|does not exist|permissions/i.test(err.message);
+}
+
+/**
+ * Runs `call` again, every `delayMs` (5 s) for at most `timeoutMs` (2 minutes), while IAM has not yet
+ * spread a role or profile made a moment ago; any other error, or the last one, is thrown as it is.
+ */
+export async function whileIamPropagates<T>(what: string, call: () => Promise<T>, onProgress: ProgressFn = () => {}, opts: { timeoutMs?: number; delayMs?: number } = {}): Promise<T> {
+  const delay = opts.delayMs ?? 5000;
+  const deadline = Date.now() + (opts.timeoutMs ?? 2 * 60_000);
   for (;;) {
     try {
       return await call();
     } catch (err) {
-      if (!notYet(err) || Date.now() > deadline) throw err;
+      if (!iamNotYetConsistent(err) || Date.now() + delay > deadline) throw err;
       onProgress(`${what}: IAM not yet consistent (${(err as Error).message}); trying again`);
-      await new Promise((r) => setTimeout(r, 5000));
+      await new Promise((r) => setTimeout(r, delay));
     }
   }
 }

@@ -11,19 +11,19 @@
 import {
   AuthorizeSecurityGroupIngressCommand,
   CreateSecurityGroupCommand,
-  CreateTagsCommand,
   DescribeImagesCommand,
   DescribeVpcsCommand,
   RunInstancesCommand,
 } from '@aws-sdk/client-ec2';
-import { CreateDBInstanceCommand, CreateDBParameterGroupCommand, DescribeDBInstancesCommand, ModifyDBParameterGroupCommand } from '@aws-sdk/client-rds';
+import { CreateDBInstanceCommand, CreateDBParameterGroupCommand, ModifyDBParameterGroupCommand } from '@aws-sdk/client-rds';
 import type { AwsSpec } from '../../protocol/aws-spec';
-import type { DbParameters, ProgressFn, ProvisionResult, RigParameters } from '../target';
+import type { DatabaseWaitBound, DbParameters, ProgressFn, ProvisionResult, RigParameters } from '../target';
 import { awsClients, type AwsClients } from './clients';
 import { campaignCost } from './campaign-cost';
 import { formatPerHour, rigCost } from './cost';
 import { ensureMonitoring, ensureNodeBootstrap, masterSecretArn, nodeUserDataInput, type NodeBootstrap } from './bootstrap';
 import { isNamed } from './errors';
+import { stampExpiry } from './expiry-stamp';
 import { findRigResources, type FoundResource } from './find';
 import { whileIamPropagates } from './iam';
 import { CREATED_TAG, EXPIRES_TAG, rigNames, type RigResourceKind } from './names';
@@ -36,11 +36,11 @@ import { MONITORING_INTERVAL_S, POSTGRES_PORT, ROOT_VOLUME_GB } from './plan';
 export { MONITORING_INTERVAL_S, ROOT_VOLUME_GB };
 import { DB_NAME } from './data-plane';
 import { awsConnection, DB_MASTER_USER, SERVICE_PORT } from './connection';
+import { waitForRdsAvailable } from './rds-available';
 import { readAwsRecord, writeAwsRecord } from './record';
 import { ensureRigSecret } from './secrets';
 import { rigTags as tags } from './tags';
 import { renderUserData } from './user-data';
-import { eventually, waitFor } from './wait';
 import { resolveBuildId } from '../../tools/build-id';
 
 
@@ -214,12 +214,8 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
   // teardown (tokens live 24 hours after termination) does not get the old, terminated instance back.
   const tokenSuffix = rigSecretArn.slice(-6);
   const launchTags = (kind: RigResourceKind, name: string) => tags(campaignId, kind, name, expiresAt, now).filter((t) => t.Key !== CREATED_TAG && t.Key !== EXPIRES_TAG);
-  const stamp = async (id: string, created: boolean) => {
-    const extra = [{ Key: EXPIRES_TAG, Value: expiresAt }, ...(created ? [{ Key: CREATED_TAG, Value: now.toISOString() }] : [])];
-    // EC2 is eventually consistent: an instance RunInstances just returned can be unknown to CreateTags
-    // for a while (InvalidInstanceID.NotFound), and a node without rig:expires is one the reaper would pass over.
-    await eventually(`stamping ${id} with ${EXPIRES_TAG}`, () => c.ec2.send(new CreateTagsCommand({ Resources: [id], Tags: extra })), ['InvalidInstanceID.NotFound'], onProgress);
-  };
+  // Retried while EC2 does not know the new instance yet (expiry-stamp.ts).
+  const stamp = (id: string, created: boolean) => stampExpiry(c.ec2, id, { expiresAt, ...(created ? { createdAt: now.toISOString() } : {}) }, onProgress);
   // The nodes' workers poll as this worker's build: the campaign is pinned to it (lib/temporal/deployment.ts).
   const { buildId } = await resolveBuildId();
   const node = async (kind: 'app-node' | 'load-node', name: string, instanceType: string, clientToken: string): Promise<string> => {
@@ -299,24 +295,22 @@ function hardwareLineOf(aws: AwsSpec, engineVersion: string): string {
 }
 
 /**
- * Waits (at most `waitMinutes`, a progress line every poll: heartbeats) for the rig's RDS instance to
- * be available, then completes the record provisioning wrote with what only an available instance
- * tells: its endpoint, its engine version, its measuring set-up, and the nodes' addresses. Read-only
- * towards AWS, so a second attempt (or one beside a dead one) changes nothing but the record, with the
- * same values.
+ * Waits (at most `waitMinutes` from `sinceMs`, a progress line every poll: heartbeats; rds-available.ts)
+ * for the rig's RDS instance to be available, then completes the record provisioning wrote with what
+ * only an available instance tells: its endpoint, its engine version, its measuring set-up, and the
+ * nodes' addresses. Read-only towards AWS, so a second attempt changes nothing but the record, with
+ * the same values. Throws DatabaseNotAvailable past the bound or at a status RDS will not leave by itself.
  */
-export async function databaseReady(c: AwsClients, campaignId: string, waitMinutes: number, onProgress: ProgressFn = () => {}): Promise<ProvisionResult> {
+export async function databaseReady(c: AwsClients, campaignId: string, waitMinutes: number, onProgress: ProgressFn = () => {}, bound: DatabaseWaitBound = {}): Promise<ProvisionResult> {
   const rec = readAwsRecord(campaignId);
   if (!rec) throw new Error(`no provisioned aws rig recorded for ${campaignId} (state/aws-rigs/${campaignId}.json): provision it first`);
   const n = rigNames(campaignId);
-  const dbReady = await waitFor(
-    `RDS instance ${n.dbInstance} available`,
-    async () => {
-      const inst = (await c.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: n.dbInstance }))).DBInstances?.[0];
-      return inst?.DBInstanceStatus === 'available' ? inst : undefined;
-    },
-    { timeoutMs: waitMinutes * 60_000, onProgress },
-  );
+  const dbReady = await waitForRdsAvailable(c.rds, n.dbInstance, {
+    waitMinutes,
+    sinceMs: bound.sinceMs ?? Date.now(),
+    onProgress,
+    ...(bound.signal ? { signal: bound.signal } : {}),
+  });
   const all = await findRigResources(c, campaignId);
   const find = (kind: RigResourceKind) => all.find((r) => r.kind === kind);
   const appAddress = find('app-node')?.address ?? '';
@@ -336,12 +330,12 @@ export async function databaseReady(c: AwsClients, campaignId: string, waitMinut
 }
 
 /** The aws target's awaitDatabase: its own activity, so that provisioning's timeout need not cover RDS's creation. */
-export async function awaitAwsDatabase(campaignId: string, waitMinutes: number, onProgress: ProgressFn = () => {}): Promise<ProvisionResult> {
+export async function awaitAwsDatabase(campaignId: string, waitMinutes: number, onProgress: ProgressFn = () => {}, bound: DatabaseWaitBound = {}): Promise<ProvisionResult> {
   const rec = readAwsRecord(campaignId);
   if (!rec) throw new Error(`no provisioned aws rig recorded for ${campaignId} (state/aws-rigs/${campaignId}.json): provision it first`);
   const c = awsClients(rec.region);
   try {
-    return await databaseReady(c, campaignId, waitMinutes, onProgress);
+    return await databaseReady(c, campaignId, waitMinutes, onProgress, bound);
   } finally {
     c.destroy();
   }

@@ -16,12 +16,18 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
   }
 }
 
+/** How long eventually() keeps trying: at most `timeoutMs` (2 minutes), the first pause `firstDelayMs` (2 s), doubling to 30 s. */
+export interface EventuallyOptions {
+  timeoutMs?: number;
+  firstDelayMs?: number;
+}
+
 /**
  * Runs `call` again while it fails with one of `notYet` (an eventual-consistency error: a resource
  * just made that another endpoint does not know yet), 2 s doubling to 30 s, for at most `timeoutMs`
  * (2 minutes); any other error, or the last one, is thrown as it is.
  */
-export async function eventually<T>(what: string, call: () => Promise<T>, notYet: string[], onProgress: ProgressFn = () => {}, opts: { timeoutMs?: number; firstDelayMs?: number } = {}): Promise<T> {
+export async function eventually<T>(what: string, call: () => Promise<T>, notYet: string[], onProgress: ProgressFn = () => {}, opts: EventuallyOptions = {}): Promise<T> {
   const deadline = Date.now() + (opts.timeoutMs ?? 2 * 60_000);
   let delay = opts.firstDelayMs ?? 2000;
   for (;;) {

@@ -3,8 +3,9 @@
 // expired rig-* DB subnet group of it) and leaves the unexpired one, a resource with no readable
 // rig:expires, and resources that are not the rig's wholly alone; a tagging-API hit whose instance is
 // already terminated (moto, like AWS, keeps listing it) is skipped as gone. Exit codes: 0 nothing
-// expired left (and again on a second run), 2 COULD NOT LOOK on a closed port, 1 (something expired
-// not reaped) through the confirm step's unit tests, since moto's tagging API never lags its services.
+// expired left (and again on a second run), 69 COULD NOT LOOK on a closed port (client/exit-codes.ts
+// UNREACHABLE), 1 (something expired not reaped) through the confirm step's unit tests, since moto's
+// tagging API never lags its services.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CreateSecurityGroupCommand, DescribeSecurityGroupsCommand, DescribeSubnetsCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
@@ -24,7 +25,7 @@ const { cliEnv, withClients } = env;
 const resources = (campaignId: string) =>
   withClients(async (c) => (await findRigResources(c, campaignId)).map((r) => `${r.kind} ${r.id} ${r.expiresAt}`).sort());
 
-test('--reap removes every resource of the expired campaign and nothing else; exit 0, again 0; a closed port is exit 2', { timeout: 180_000 }, async () => {
+test('--reap removes every resource of the expired campaign and nothing else; exit 0, again 0; a closed port is exit 69', { timeout: 180_000 }, async () => {
   const past = new Date(Date.now() - 60 * 60_000).toISOString();
   const future = new Date(Date.now() + 60 * 60_000).toISOString();
   await provisionAws('reap-old', { db: { ...spec.database }, aws: { spec: aws, expiresAt: past } });
