@@ -16,9 +16,8 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   log,
-  patched,
+  deprecatePatch,
   proxyActivities,
-  proxyLocalActivities,
   setHandler,
   startChild,
   upsertSearchAttributes,
@@ -43,7 +42,7 @@ import { campaignIdOf } from '../lib/protocol/campaign-id';
 import { measuredConfigurations, measuringOrder, measuringSeries, variantSettings, warmsUpBefore } from '../lib/protocol/variants';
 import { EXISTING_SKIPPED } from '../lib/protocol/existing-spec';
 import { serviceLaunch, usesRollup } from '../lib/protocol/service-spec';
-import { calibratesOnRigNode, parseCampaignSpec, tearsDownFromAnyHost, SpecError, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
+import { calibratesOnRigNode, tearsDownFromAnyHost, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
 import { historyProblem } from '../lib/protocol/history-budget';
 import { DENOMINATOR_LEGS, marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogProblem, type PlanStep } from '../lib/protocol/plan';
 import { failureReason, isRefusal, namingQueue } from './failures';
@@ -55,12 +54,19 @@ import { rigWatchdog } from './watchdog';
 import { CONTROL_QUEUE, hostQueue as hostQueueOf, leaseWorkflowId } from '../lib/temporal/queues';
 
 /**
- * patched() ids: each marks a change to the commands this workflow issues, so that campaigns already
- * in flight (and the recorded histories in test/fixtures/histories) replay the path they took.
+ * Patch ids, each deprecated (deprecatePatch, step one of the SDK's two-step retirement; 2026-12-04,
+ * issue 24): deprecated: remove the call once no open campaign holds the marker. Campaigns started by
+ * a versioned worker are PINNED (workflows/index.ts) and never run newer code, so the old branches
+ * were deleted and only the path every campaign since has taken is left. A deprecated call writes
+ * its marker (marked deprecated) on a new run and matches a history that holds the marker, deprecated
+ * or not; a history without it (one that took an old branch) no longer replays. The next step, once
+ * `rig replay --open` shows no open campaign started before this build: delete the calls and the ids
+ * (docs/architecture.md, "Retiring the campaign's patches").
  */
-const WARMUP_PATCH = 'warm-up-before-first-repeat';
-/** The spec check refuses a watchdog shorter than the plan; each step moves the deadline to cover what is left. */
+/** The watchdog's deadline follows the plan: a watchdog shorter than the plan is refused; each step moves it to cover what is left. */
 const PLAN_PATCH = 'watchdog-follows-plan';
+/** Each configuration's first repeat (a ladder's first rung) is preceded by an unmeasured warm-up and a cool-down. */
+const WARMUP_PATCH = 'warm-up-before-first-repeat';
 /** A plan whose history would pass the server's 10,240-event warning is refused before any step (lib/protocol/history-budget.ts). */
 const HISTORY_BUDGET_PATCH = 'history-budget-refused';
 /** Teardown retries for about 50 minutes with a heartbeat timeout; giving up tells the watchdog to fire now. */
@@ -71,14 +77,11 @@ const TEARDOWN_PATCH = 'teardown-retries-then-fires-watchdog';
  * teardown go to that host's own queue, never to a worker on another machine.
  */
 const HOST_PATCH = 'machine-bound-steps-on-host-queue';
-/** The spec is resolved (defaults applied) once, by a local activity whose result the history keeps. */
-const SPEC_PATCH = 'spec-resolved-once-into-history';
 /**
- * ... by an ordinary activity on the control queue instead. A local activity whose first workflow task
- * completed with its marker alone (a worker slow to start, under load) left a history that the SDK
- * (1.24) could not replay after a worker restart: "Non-deprecated patch marker encountered for change
- * watchdog-follows-plan, but there is no corresponding change command" (seen in bench:campaign's
- * kill-and-resume). An activity's result always arrives in a workflow task of its own.
+ * The spec is resolved (defaults applied) once, by an ordinary activity on the control queue, whose
+ * result the history keeps: a default changed in code later does not change a campaign in flight. (It
+ * replaced 'spec-resolved-once-into-history', a local activity whose history the SDK could not always
+ * replay after a worker restart, docs/benchmarks.md; that id is gone: no history on this path holds it.)
  */
 const SPEC_ACTIVITY_PATCH = 'spec-resolved-by-activity';
 /**
@@ -115,17 +118,6 @@ const DATABASE_APART_PATCH = 'rds-wait-own-activity';
  * The clean-check after an AWS teardown falls back to the shared queue too.
  */
 const ANYWHERE_PATCH = 'teardown-from-any-worker';
-/** How long a teardown on the host queue may wait for that host's worker (a deploy, a restart): its retry window. */
-const TEARDOWN_WORKER_WAIT = '50 minutes';
-
-/**
- * Teardown retries with a capped backoff: 5 s doubling to 2 min, 30 attempts = about 50 minutes of
- * retrying (plus the attempts themselves) before the campaign gives up, says so, and hands the rig to
- * its watchdog. A worker that dies mid-teardown is noticed at the heartbeat timeout (its progress lines
- * heartbeat; the longest silent wait, a postmaster's fast shutdown, is 30 s).
- */
-const TEARDOWN_RETRY = { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 30 };
-
 /** Retries for steps that are safe to repeat; refusals are non-retryable and stop at once. */
 const retry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 };
 
@@ -188,26 +180,21 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   // is answered. A bad spec fails here, before any step touches a machine, naming each field.
   const spec = await resolvedSpec(input);
   // A watchdog shorter than the plan would tear a healthy series down halfway: refused before anything runs.
-  const followsPlan = patched(PLAN_PATCH);
-  if (followsPlan) {
-    const problem = watchdogProblem(spec);
-    if (problem) throw ApplicationFailure.nonRetryable(problem, 'InvalidSpec');
-  }
+  deprecatePatch(PLAN_PATCH);
+  const shortWatchdog = watchdogProblem(spec);
+  if (shortWatchdog) throw ApplicationFailure.nonRetryable(shortWatchdog, 'InvalidSpec');
   // Started without the client's check (a schedule, `temporal workflow start`): the same refusal here.
-  if (patched(HISTORY_BUDGET_PATCH)) {
-    const problem = historyProblem(spec);
-    if (problem) throw ApplicationFailure.nonRetryable(problem, 'InvalidSpec');
-  }
+  deprecatePatch(HISTORY_BUDGET_PATCH);
+  const tooLong = historyProblem(spec);
+  if (tooLong) throw ApplicationFailure.nonRetryable(tooLong, 'InvalidSpec');
   progress.secondsLeft = measuringSecondsLeft(spec, 0);
   // Upserting a search attribute the cluster lacks fails every workflow task, so they are set only
   // once openCampaign has seen them registered (otherwise it logs the commands that register them).
   // Each attribute on its own (SEARCH_ATTRIBUTES_PATCH): a cluster registered before one was added
-  // (RigRegressed) keeps the others. Histories from before it: all or none, as they were recorded.
+  // (RigRegressed) keeps the others.
   let missingAttributes: readonly string[] | undefined;
-  let eachOnItsOwn = false;
   const setSearchAttributes = (pairs: SearchAttributeUpdatePair[]) => {
     if (!missingAttributes) return;
-    if (!eachOnItsOwn && missingAttributes.length) return;
     const known = pairs.filter((p) => !missingAttributes!.includes(p.key.name));
     if (known.length) upsertSearchAttributes(known);
   };
@@ -221,7 +208,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
    * On plan, nothing is sent.
    */
   async function followPlan(from: PlanStep): Promise<void> {
-    if (!followsPlan || watchdogUntilMs === undefined) return;
+    if (watchdogUntilMs === undefined) return;
     const left = totalMinutes(planFrom(spec, from, repeats.length));
     const wantMs = Date.now() + (left + marginMinutes(left)) * 60_000;
     if (wantMs <= watchdogUntilMs) return;
@@ -279,18 +266,16 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   const leaseActs = control(temporalCallOptions('10 minutes'));
   // A step no worker takes within workerWaitSeconds fails, naming the queue (workflows/failures.ts).
   const workerWait = `${spec.workerWaitSeconds} seconds`;
-  const onHost = patched(HOST_PATCH);
-  /** The claimed host's own queue (histories before HOST_PATCH: the shared queue). */
+  deprecatePatch(HOST_PATCH);
+  /** The claimed host's own queue (the shared queue until then: a campaign whose claim failed reports from any worker). */
   let hostQueue = CONTROL_QUEUE;
   /** Activities that act on the claimed host's disk and processes. */
-  const machine = (opts: Partial<ActivityOptions>, wait = workerWait) =>
-    onHost
-      ? namingQueue(
-          proxyActivities<typeof activities>({ taskQueue: hostQueue, startToCloseTimeout: '10 minutes', scheduleToStartTimeout: wait, retry, ...opts }),
-          hostQueue,
-          wait,
-        )
-      : control(opts);
+  const machine = (opts: Partial<ActivityOptions>) =>
+    namingQueue(
+      proxyActivities<typeof activities>({ taskQueue: hostQueue, startToCloseTimeout: '10 minutes', scheduleToStartTimeout: workerWait, retry, ...opts }),
+      hostQueue,
+      workerWait,
+    );
   /** The host whose measuring lease this campaign asked for (it gives it back at the end). */
   let leaseHost: string | undefined;
   let leaseGranted = false;
@@ -300,51 +285,46 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   let failure: unknown;
   let provisioned = false;
   try {
-    let host: string | undefined;
-    if (onHost) {
-      // Pinned (the spec's host): the claim is taken from that host's own queue, so only its worker answers.
-      const claimed = spec.host
-        ? await namingQueue(
-            proxyActivities<typeof activities>({ taskQueue: hostQueueOf(spec.host), startToCloseTimeout: '1 minute', scheduleToStartTimeout: workerWait, retry }),
-            hostQueueOf(spec.host),
-            workerWait,
-          ).claimHost()
-        : await ctl.claimHost();
-      hostQueue = claimed.hostQueue;
-      host = claimed.host;
-      progress.host = host;
-      log.info('host claimed: its machine-bound steps go to its own queue', { host, queue: hostQueue });
-    }
+    // Pinned (the spec's host): the claim is taken from that host's own queue, so only its worker answers.
+    const claimed = spec.host
+      ? await namingQueue(
+          proxyActivities<typeof activities>({ taskQueue: hostQueueOf(spec.host), startToCloseTimeout: '1 minute', scheduleToStartTimeout: workerWait, retry }),
+          hostQueueOf(spec.host),
+          workerWait,
+        ).claimHost()
+      : await ctl.claimHost();
+    hostQueue = claimed.hostQueue;
+    const host = claimed.host;
+    progress.host = host;
+    log.info('host claimed: its machine-bound steps go to its own queue', { host, queue: hostQueue });
     const opened = await machine({}).openCampaign({ campaignId, spec });
     missingAttributes = opened.missingSearchAttributes;
-    eachOnItsOwn = patched(SEARCH_ATTRIBUTES_PATCH);
+    deprecatePatch(SEARCH_ATTRIBUTES_PATCH);
     setSearchAttributes([
       { key: RigCampaign, value: campaignId },
       { key: RigTarget, value: spec.target },
       { key: RigStep, value: 'start' },
       { key: RigStatus, value: 'running' },
     ]);
-    if (host !== undefined && patched(LEASE_PATCH)) {
-      const leasedHost = host;
-      leaseHost = leasedHost;
-      // Before calibration: what the instrument and the repeats measure is this campaign's load alone.
-      await step(
-        'lease',
-        async () => {
-          const askedMs = Date.now();
-          const now = await leaseActs.requestLease({ host: leasedHost, workflowId, ...(spec.watchdogCheckSeconds ? { holderCheckMs: spec.watchdogCheckSeconds * 1000 } : {}) });
-          if (!leaseGranted) {
-            progress.waitingFor = `the measuring lease of host ${leasedHost}, held by ${now.heldBy ?? 'another campaign'}${now.since ? ` since ${now.since}` : ''}`;
-            log.info(`waiting for ${progress.waitingFor}`);
-          }
-          await condition(() => leaseGranted || aborting);
-          progress.waitingFor = undefined;
-          if (!leaseGranted) throw new StopBeforeMeasuring('aborted while waiting for the lease');
-          return { waitedMs: Date.now() - askedMs, heldBy: now.heldBy };
-        },
-        (r) => (r.heldBy ? `host ${leasedHost}: granted after ${Math.round(r.waitedMs / 60_000)} min waiting for ${r.heldBy}` : `host ${leasedHost}: granted at once`),
-      );
-    }
+    deprecatePatch(LEASE_PATCH);
+    leaseHost = host;
+    // Before calibration: what the instrument and the repeats measure is this campaign's load alone.
+    await step(
+      'lease',
+      async () => {
+        const askedMs = Date.now();
+        const now = await leaseActs.requestLease({ host, workflowId, ...(spec.watchdogCheckSeconds ? { holderCheckMs: spec.watchdogCheckSeconds * 1000 } : {}) });
+        if (!leaseGranted) {
+          progress.waitingFor = `the measuring lease of host ${host}, held by ${now.heldBy ?? 'another campaign'}${now.since ? ` since ${now.since}` : ''}`;
+          log.info(`waiting for ${progress.waitingFor}`);
+        }
+        await condition(() => leaseGranted || aborting);
+        progress.waitingFor = undefined;
+        if (!leaseGranted) throw new StopBeforeMeasuring('aborted while waiting for the lease');
+        return { waitedMs: Date.now() - askedMs, heldBy: now.heldBy };
+      },
+      (r) => (r.heldBy ? `host ${host}: granted after ${Math.round(r.waitedMs / 60_000)} min waiting for ${r.heldBy}` : `host ${host}: granted at once`),
+    );
     // Fine enough is relative to what will be judged: the instrument's floor against the smallest p99 limit.
     const limits = spec.sustained?.configurations.map((c) => c.p99LimitMs) ?? [];
     const p99LimitMs = limits.length ? Math.min(...limits) : undefined;
@@ -376,7 +356,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
                 campaignId,
                 target: spec.target,
                 deadlineMs,
-                ...(onHost ? { hostQueue } : {}),
+                hostQueue,
                 ...(spec.watchdogCheckSeconds ? { checkMs: spec.watchdogCheckSeconds * 1000 } : {}),
                 // Read by a watchdog that tears down from any worker (its own patch): how long its host's queue is given, and an AWS rig's region.
                 hostWaitSeconds: spec.workerWaitSeconds,
@@ -393,7 +373,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
 
     provisioned = true; // from here on, teardown runs whatever happens (it is idempotent)
     const provisionActs = machine({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute' });
-    const databaseApart = spec.target === 'aws' && patched(DATABASE_APART_PATCH);
+    const databaseApart = spec.target === 'aws';
+    if (databaseApart) deprecatePatch(DATABASE_APART_PATCH);
     rig = await step(
       'provision',
       () => provisionActs.provisionRig({ campaignId, spec, ...(databaseApart ? { databaseApart } : {}) }),
@@ -421,7 +402,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     /** No worker on the rig's hosts took `call`: the failure carries their consoles (NODE_CONSOLE_PATCH). */
     const seeingNodes = <T>(call: () => Promise<T>) => () =>
       call().catch(async (err: unknown) => {
-        if (!(err instanceof ApplicationFailure && err.type === 'NoWorker') || !patched(NODE_CONSOLE_PATCH)) throw err;
+        if (!(err instanceof ApplicationFailure && err.type === 'NoWorker')) throw err;
+        deprecatePatch(NODE_CONSOLE_PATCH);
         const { tail } = await machine({ startToCloseTimeout: '2 minutes' }).nodeConsoleTail({ campaignId, target: spec.target });
         if (!tail) throw err;
         // The queue is the node's own: its worker is started by its bootstrap, not by a person.
@@ -473,7 +455,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     // target, unmeasured, then a cool-down. A warm-up that shows a broken target refuses (WarmupRefusal)
     // and stops the campaign before any measured repeat.
     const warmUp = async (configuration: ConfigurationSpec, seconds: number, maxInFlight: number, cooldownSeconds: number) => {
-      if (seconds <= 0 || !patched(WARMUP_PATCH)) return;
+      if (seconds <= 0) return;
+      deprecatePatch(WARMUP_PATCH);
       progress.configuration = configuration.name;
       progress.repeat = undefined;
       progress.phase = 'warm-up';
@@ -493,7 +476,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     // and the campaign goes on: the measurement is the load node's, and the page shows which repeats
     // have no app node samples.
     const keepAppNode = async () => {
-      if (!appQueue || !patched(APP_NODE_PATCH)) return;
+      if (!appQueue) return;
+      deprecatePatch(APP_NODE_PATCH);
       const startedAt = new Date().toISOString();
       try {
         await on(appQueue, { startToCloseTimeout: '5 minutes', retry: { initialInterval: '5 seconds', maximumAttempts: 3 } }).keepAppNodeEvidence({ campaignId, rig: theRig });
@@ -670,11 +654,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       rigState = 'kept';
       steps.push(skipped('teardown', `kept (end: ${spec.end}); the watchdog tears it down at its deadline unless extended`));
     } else if (provisioned) {
-      const patientTeardown = patched(TEARDOWN_PATCH);
-      const anywhere = patientTeardown && onHost && patched(ANYWHERE_PATCH);
-      const teardownActs = patientTeardown
-        ? machine({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '2 minutes', retry: TEARDOWN_RETRY }, TEARDOWN_WORKER_WAIT)
-        : control({ startToCloseTimeout: '15 minutes', retry: { ...retry, maximumAttempts: 5 } });
+      deprecatePatch(TEARDOWN_PATCH);
+      deprecatePatch(ANYWHERE_PATCH);
       const teardownInput = { campaignId, target: spec.target, by: 'campaign' as const, ...(spec.aws ? { region: spec.aws.region } : {}) };
       /** While the uncapped retries run: searchable (RigStatus), in the progress line, and the watchdog's. */
       const failing = ({ reason, queue }: { reason: string; queue: string }) => {
@@ -682,7 +663,6 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
         setSearchAttributes([{ key: RigStatus, value: 'teardown-failing' }]);
       };
       const tearDown = async () => {
-        if (!anywhere) return teardownActs.teardownRig({ campaignId, target: spec.target, by: 'campaign' });
         let wasFailing = false;
         const r = await teardownFromAnywhere(teardownInput, { hostQueue, hostWait: workerWait }, (f) => {
           wasFailing = true;
@@ -697,7 +677,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       // An AWS rig is looked for by tag from any worker when the claimed host's does not answer.
       const cleanCheckAfter = async () => {
         const input = { campaignId, target: spec.target, phase: 'after' as const };
-        if (!anywhere || !tearsDownFromAnyHost(spec.target)) return machine({}).cleanCheck(input);
+        if (!tearsDownFromAnyHost(spec.target)) return machine({}).cleanCheck(input);
         try {
           return await machine({}).cleanCheck(input);
         } catch (err) {
@@ -719,7 +699,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
         cleanAfter ??= `not checked: ${failureReason(err)}`;
         // Given up (or the clean-check after it could not run): the ledger stays open, and the watchdog
         // (its own retries, perhaps on another worker) is told to tear down now, not at its deadline.
-        if (patientTeardown && !tornDown) {
+        if (!tornDown) {
           const reason = `the campaign's teardown gave up: ${failureReason(err)}`;
           try {
             await getExternalWorkflowHandle(watchdogId).signal(fireSignal, reason);
@@ -766,7 +746,10 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       res.resultsDir = fin.resultsDir;
       res.reportPath = fin.reportPath;
       // Searchable: a weekly schedule's runs that regressed (`RigRegressed = 'yes'`), and `rig schedule list`.
-      if (fin.regressed !== undefined && patched(REGRESSED_PATCH)) setSearchAttributes([{ key: RigRegressed, value: fin.regressed ? 'yes' : 'no' }]);
+      if (fin.regressed !== undefined) {
+        deprecatePatch(REGRESSED_PATCH);
+        setSearchAttributes([{ key: RigRegressed, value: fin.regressed ? 'yes' : 'no' }]);
+      }
     } catch (err) {
       // The evidence is on disk already (written before it is summarised); only the page is missing.
       res.status = 'failed';
@@ -790,28 +773,18 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
 }
 
 /**
- * The spec with its defaults: recorded in the history (a local activity's result) so that a default
- * changed in code later does not change a campaign in flight; histories before SPEC_PATCH parse inline.
+ * The spec with its defaults, resolved by an activity whose result the history keeps, so that a
+ * default changed in code later does not change a campaign in flight.
  */
 async function resolvedSpec(input: CampaignSpecInput): Promise<CampaignSpec> {
-  const byActivity = patched(SPEC_ACTIVITY_PATCH);
-  if (byActivity || patched(SPEC_PATCH)) {
-    const { resolveSpec } = byActivity
-      ? proxyActivities<typeof activities>({ taskQueue: CONTROL_QUEUE, startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } })
-      : proxyLocalActivities<typeof activities>({ startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 3 } });
-    try {
-      return await resolveSpec(input);
-    } catch (err) {
-      // The workflow fails as an inline parse did: InvalidSpec, with the message that names each field.
-      const cause = err instanceof ActivityFailure ? err.cause : undefined;
-      if (cause instanceof ApplicationFailure && cause.type === 'InvalidSpec') throw ApplicationFailure.nonRetryable(cause.message, 'InvalidSpec', ...(cause.details ?? []));
-      throw err;
-    }
-  }
+  deprecatePatch(SPEC_ACTIVITY_PATCH);
+  const { resolveSpec } = proxyActivities<typeof activities>({ taskQueue: CONTROL_QUEUE, startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } });
   try {
-    return parseCampaignSpec(input);
+    return await resolveSpec(input);
   } catch (err) {
-    if (err instanceof SpecError) throw ApplicationFailure.nonRetryable(err.message, 'InvalidSpec', err.issues);
+    // The workflow fails naming each field: InvalidSpec, with the message of the activity's refusal.
+    const cause = err instanceof ActivityFailure ? err.cause : undefined;
+    if (cause instanceof ApplicationFailure && cause.type === 'InvalidSpec') throw ApplicationFailure.nonRetryable(cause.message, 'InvalidSpec', ...(cause.details ?? []));
     throw err;
   }
 }

@@ -15,7 +15,8 @@
 // from the history on a replay (an unversioned worker reports a build id, its bundle's checksum, but
 // no deployment name), so a campaign's first task decides: a campaign started by a versioned
 // worker is PINNED wherever it is replayed; one started before workers were versioned stays unpinned
-// (moves to each current build, as it did) and keeps the patches it took.
+// (moves to each current build, as it did), and runs on a build whose campaign patches are deprecated
+// only if it took none of their old branches (`rig replay --open` names one that did).
 import { setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import { benchCampaign } from './campaign';
 import { rigWatchdog } from './watchdog';

@@ -1,5 +1,6 @@
 // `rig replay`: before a worker with new code is deployed, replay the histories of the namespace's
-// campaigns and watchdogs (open and closed) against this checkout's workflows. Exit 0 when every one
+// campaigns, watchdogs and leases (open and closed; a PINNED campaign never runs another build, so it
+// is left out) against this checkout's workflows. Exit 0 when every one
 // replays, 1 naming each that does not (a change that needs patched(): README, "Changing workflows").
 import { defineCommand } from '../command';
 import { connectClient } from '../connect';
@@ -14,11 +15,12 @@ Replays the histories of the rig's workflows (benchCampaign, rigWatchdog, hostLe
 the rig connects to (as the \`temporal\` CLI would: TEMPORAL_* variables, the TEMPORAL_PROFILE of
 temporal.toml; \`rig doctor\` shows which) against this checkout's workflow code, most recent first.
 The gate before a deploy: \`rig replay --open\` with the new code, against the executions still
-running (an overnight series, a kept rig's watchdog, a host's lease), which a worker with that code
-would take over. A change that would strand one fails here, naming the workflow and the command: put
+running that a worker with that code would take over (a kept rig's watchdog, a host's lease, a
+campaign started before workers were versioned). A PINNED campaign is left out: it finishes on the
+build it started on and never runs this code. A change that would strand one fails here, naming the workflow and the command: put
 it behind patched() (docs/architecture.md, "Changing workflows") and replay again.
-  --open      only the open executions (${OPEN_REPLAY_QUERY})
-  --query Q   a visibility query (default: every execution, open or closed: ${DEFAULT_REPLAY_QUERY})
+  --open      only the open executions, pinned ones left out (${OPEN_REPLAY_QUERY})
+  --query Q   a visibility query (default: every execution, open or closed, pinned ones left out: ${DEFAULT_REPLAY_QUERY})
   --limit N   at most N histories (default 100)
   exit 0  every history replays;  exit 1  some do not (each named, with the error);  exit 2  usage`;
 

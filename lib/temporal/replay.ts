@@ -1,13 +1,26 @@
-// Replaying live histories against the code about to be deployed: a change to benchCampaign or
-// rigWatchdog that is not behind patched() fails here, before a worker with it strands a campaign in
-// flight (an overnight series, a kept rig's watchdog) with a nondeterminism error.
+// Replaying live histories against the code about to be deployed: a change to the rig's workflows
+// that is not behind patched() fails here, before a worker with it strands an execution in flight (a
+// kept rig's watchdog, a host's lease, a campaign started before workers were versioned) with a
+// nondeterminism error. A PINNED campaign is left out: it runs to its end on the build whose worker
+// took its first task and never on the one being deployed, so replaying it against this checkout says
+// nothing, and it would fail once the campaign's old patch branches are gone (docs/architecture.md,
+// "Retiring the campaign's patches").
 import type { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 
-/** The rig's workflow types; the default query lists every execution of them, open or closed. */
+/** The rig's workflow types. */
 export const RIG_WORKFLOW_TYPES = ['benchCampaign', 'rigWatchdog', 'hostLease'];
-export const DEFAULT_REPLAY_QUERY = `WorkflowType IN (${RIG_WORKFLOW_TYPES.map((t) => `'${t}'`).join(', ')})`;
-/** The executions a deploy must not strand: the rig's workflows still running (`rig replay --open`, the gate before a deploy). */
+/**
+ * Not pinned: the server's TemporalWorkflowVersioningBehavior is 'Pinned' or 'AutoUpgrade' once a
+ * versioned worker completed a task, and unset on an execution no versioned worker has touched (a
+ * campaign from before versioning, which moves to each new build). `!= 'Pinned'` alone would drop
+ * those too (a comparison with an unset attribute is false, as in SQL; so on the dev server), hence
+ * the IS NULL.
+ */
+export const NOT_PINNED = "(TemporalWorkflowVersioningBehavior IS NULL OR TemporalWorkflowVersioningBehavior != 'Pinned')";
+/** The default: every execution of the rig's workflows, open or closed, that a new build could run. */
+export const DEFAULT_REPLAY_QUERY = `WorkflowType IN (${RIG_WORKFLOW_TYPES.map((t) => `'${t}'`).join(', ')}) AND ${NOT_PINNED}`;
+/** The executions a deploy must not strand: those still running that the new build will run (`rig replay --open`, the gate before a deploy). */
 export const OPEN_REPLAY_QUERY = `${DEFAULT_REPLAY_QUERY} AND ExecutionStatus = 'Running'`;
 
 export interface ReplayOutcome {

@@ -1,14 +1,15 @@
-// Determinism: every accumulated history is replayed against today's workflow code. Recorded from
-// campaigns: the rehearsal and a crash-and-resume run, a cancel and a bring-up refusal (dev server, real
-// rig); an abort, a ladder, a watchdog that fired first, a teardown that gave up, a watchdog that tore
-// down a terminated campaign, a kept rig on a claimed host and its watchdog, a campaign that waited for
-// the host lease and the lease itself (time-skipping and dev servers, test doubles); today's path:
-// interleaved variants, a teardown retried without a cap, an AWS campaign and a watchdog torn down by
-// another host's worker after the claimed host's died. A change that
-// breaks determinism fails here, in CI, before it can strand a running overnight series. Each file is
-// named by the workflow id it was recorded under. The fixtures accumulate: when a workflow change is
-// deliberate (and patched with workflow.patched for running campaigns), add the new path's history
-// from test-output/histories/ and keep the old ones.
+// Determinism: every accumulated history is replayed against today's workflow code. Kept: the
+// campaign's histories that took today's path (interleaved variants, a teardown retried without a cap),
+// every watchdog's (a watchdog that tore down a terminated campaign, a kept rig's, one that retagged its
+// expiry, ten kept days continued-as-new, one torn down by another host's worker after the claimed
+// host's died) and a host's lease (time-skipping and dev servers, test doubles). The campaign's
+// fixtures that took a branch its deprecated patches dropped were removed with them (issue 24,
+// docs/architecture.md "Retiring the campaign's patches"); the main paths' fresh histories are
+// replayed by the tests that record them (test/harness/recorded-replay.ts). A change that breaks
+// determinism fails here, in CI, before it can strand a running overnight series. Each file is named
+// by the workflow id it was recorded under. The fixtures accumulate: when a change to the watchdog or
+// the lease is deliberate (and patched with workflow.patched for those in flight: they move to each
+// new build), add the new path's history from test-output/histories/ and keep the old ones.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -34,6 +35,6 @@ test('recorded campaign histories replay without a nondeterminism error', async 
 test('the replay check does catch a workflow that no longer matches its history', async () => {
   // The same history under another workflow id makes the watchdog's child id differ: a real
   // nondeterminism error, as a code change that reorders or renames commands would produce.
-  const history = JSON.parse(fs.readFileSync(path.join(dir, 'crash-resume.json'), 'utf8')) as unknown;
+  const history = JSON.parse(fs.readFileSync(path.join(dir, 'variants-interleaved.json'), 'utf8')) as unknown;
   await assert.rejects(Worker.runReplayHistory({ workflowBundle: await rigWorkflowBundle() }, history, 'not-the-recorded-id'), /[Nn]ondeterminism/);
 });

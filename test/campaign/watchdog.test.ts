@@ -4,7 +4,7 @@
 // - the deadline follows the plan: a step that ran over moves it forward;
 // - a watchdog that fired before the campaign's own teardown is harmless: the rig reads destroyed;
 // - a teardown that keeps failing on its host retries without a cap (a local rig on its host's queue),
-//   and the campaign ends destroyed once it succeeds (campaigns from before it: teardown-gives-up.json);
+//   and the campaign ends destroyed once it succeeds;
 // - a terminated campaign is torn down by its watchdog within one check, not at the deadline;
 // - `rig step teardown`'s disarm stands a kept rig's watchdog down.
 import assert from 'node:assert/strict';

@@ -1,8 +1,9 @@
 // A deploy with Worker Deployments: build A's `rig worker` serves a campaign; build B's worker starts
 // beside it on the same host (one lock per build) and is made current the documented way (`temporal
 // worker deployment set-current-version`). The campaign in flight finishes on A (PINNED: every one of
-// its workflow tasks was completed by build A), a campaign started after the switch runs on B, and A's
-// worker exits by itself once drained (no open campaign pinned to it).
+// its workflow tasks was completed by build A, and every one of its activities was started by A's
+// worker), a campaign started after the switch runs on B, and A's worker exits by itself once drained
+// (no open campaign pinned to it).
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { test } from 'node:test';
@@ -28,6 +29,23 @@ async function completedBy(handle: WorkflowHandle): Promise<Array<{ buildId: str
       buildId: e.workflowTaskCompletedEventAttributes!.deploymentVersion?.buildId ?? '(none)',
       behavior: Number(e.workflowTaskCompletedEventAttributes!.versioningBehavior ?? 0),
     }));
+}
+
+/**
+ * Who started each activity of a workflow: the worker's identity (the SDK's default, `<pid>@<host>`:
+ * the pid of the \`rig worker\` process) and the version stamp, when the server fills it
+ * (ActivityTaskStarted has no deployment field of its own).
+ */
+async function activitiesStartedBy(handle: WorkflowHandle): Promise<Array<{ activity: string; identity: string; buildId?: string }>> {
+  const history = await handle.fetchHistory();
+  const events = history.events ?? [];
+  const typeOf = new Map(events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes!.activityType?.name ?? '?']));
+  return events
+    .filter((e) => e.activityTaskStartedEventAttributes)
+    .map((e) => {
+      const a = e.activityTaskStartedEventAttributes!;
+      return { activity: typeOf.get(String(a.scheduledEventId)) ?? '?', identity: a.identity ?? '', ...(a.workerVersion?.buildId ? { buildId: a.workerVersion.buildId } : {}) };
+    });
 }
 
 function output(child: ChildProcess): () => string {
@@ -87,6 +105,15 @@ test('a campaign started on build A finishes on A after B is made current; a new
     assert.deepEqual(t1.filter((t) => t.buildId !== 'build-a' || t.behavior !== PINNED), [], 'every workflow task of the first campaign was completed by build A, pinned');
     const t2 = await completedBy(second);
     assert.deepEqual(t2.filter((t) => t.buildId !== 'build-b' || t.behavior !== PINNED), [], 'every workflow task of the second campaign was completed by build B, pinned');
+    // And every activity: a pinned campaign's activities go to its build's worker too (A and B poll the
+    // same queues on the same host, so only the identity, A's pid, tells them apart).
+    const byA = (who: { identity: string; buildId?: string }) => who.identity.startsWith(`${a.pid}@`) && (who.buildId === undefined || who.buildId === 'build-a');
+    const byB = (who: { identity: string; buildId?: string }) => who.identity.startsWith(`${b.pid}@`) && (who.buildId === undefined || who.buildId === 'build-b');
+    const a1 = await activitiesStartedBy(first);
+    assert.ok(a1.length > 5, JSON.stringify(a1));
+    assert.deepEqual(a1.filter((w) => !byA(w)), [], `every activity of the first campaign was started by build A's worker (pid ${a.pid})`);
+    const a2 = await activitiesStartedBy(second);
+    assert.deepEqual(a2.filter((w) => !byB(w)), [], `every activity of the second campaign was started by build B's worker (pid ${b.pid})`);
 
     // Drained: A stops by itself, exit 0, saying why; B goes on.
     // Bounded, and named: a worker that never sees itself drained would otherwise hold the file to its timeout.
