@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { configurationEnds } from '../../lib/protocol/configuration-state';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { campaignEnv, tinySpec, waitFor, waitForProgress } from '../harness/campaign';
 import { rig } from '../harness/rig-cli';
@@ -47,7 +48,8 @@ test('a schedule created with rig schedule create starts a campaign when trigger
   const row = (JSON.parse(campaigns.stdout) as Array<{ id: string; run: string; status: string }>).find((r) => r.id === workflowId);
   assert.deepEqual([row?.run, row?.status], ['completed', result.status], campaigns.stdout);
   assert.equal(watched.code, 1, 'uncalibrated: exit 1 (not a verdict)');
-  assert.deepEqual((JSON.parse(watched.stdout) as CampaignResult).configurations, result.configurations);
+  // watch -o json is the result, each configuration with what ran (lib/protocol/configuration-state.ts).
+  assert.deepEqual((JSON.parse(watched.stdout) as CampaignResult).configurations, configurationEnds(result));
 
   // The first run had no earlier run to compare with, and its page says so.
   const firstPage = fs.readFileSync(path.join(result.resultsDir, 'report.md'), 'utf8');
