@@ -193,7 +193,7 @@ function runFile(f) {
       process.stdout.write(`\n━━ ${f.rel} (${f.mode}) ${ok ? 'ok' : 'FAILED'} in ${seconds.toFixed(1)} s${cpuSeconds == null ? '' : ` (${cpuSeconds.toFixed(1)} s of CPU)`}\n${out}`);
       if (timedOut) console.log(`✖ ${f.rel} was killed after ${fileTimeoutMs / 1000} s (RIG_TEST_FILE_TIMEOUT_S)`);
       else if (!ok) console.log(`✖ ${f.rel} exited with ${signal ?? code}`);
-      if (leftover > 0) console.log(`⚠ ${f.rel} left ${leftover} process(es) running outside its process group: killed`);
+      if (leftover.length > 0) console.log(`⚠ ${f.rel} left ${leftover.length} process(es) running outside its process group, killed:\n${leftover.map((p) => `    ${p}`).join('\n')}`);
       resolve({ ...f, seconds, cpuSeconds, ok, ...c });
     });
   });

@@ -49,6 +49,15 @@ function usageV2(group) {
   return Number(m[1]) / 1e6;
 }
 
+/** `pid command…` of a process, for naming what a file left behind. */
+function commandOf(pid) {
+  try {
+    return `${pid} ${fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim().slice(0, 160)}`;
+  } catch {
+    return String(pid);
+  }
+}
+
 function pidsIn(group) {
   try {
     return fs.readFileSync(path.join(group, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
@@ -79,15 +88,15 @@ function cpuAccount(runName) {
       // sh enters the group, then becomes the file's process (exec keeps the pid the runner holds).
       return { cmd: '/bin/sh', args: ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', group, cmd, ...args] };
     },
-    /** Kills what the file left in its group (it has ended) and returns its CPU seconds. */
+    /** Kills what the file left in its group (it has ended) and returns its CPU seconds and what was left (`pid command`). */
     async finish(name) {
       const group = groups.get(name);
-      if (!h || !group) return { cpuSeconds: null, leftover: 0 };
-      let leftover = 0;
+      if (!h || !group) return { cpuSeconds: null, leftover: [] };
+      let leftover = [];
       for (let round = 0; round < 20; round++) {
         const pids = pidsIn(group);
         if (pids.length === 0) break;
-        if (round === 0) leftover = pids.length;
+        if (round === 0) leftover = pids.map(commandOf);
         for (const pid of pids) {
           try {
             process.kill(pid, 'SIGKILL');
