@@ -3,6 +3,7 @@
 // target comes from the spec (or the rig handle) through the registry the worker passes in.
 // Safe to run twice: the clean-check only reads; provision finds a rig the ledger already lists and
 // reuses it; teardown removes what the ledger lists and is still there, and reports the rest as gone.
+import { plannedEvidenceBytes } from '../lib/protocol/evidence-size';
 import { EvidenceStore } from '../lib/evidence/store';
 import { RIG_FILE } from '../lib/evidence/layout';
 import type { RigHandle } from '../lib/protocol/campaign-result';
@@ -79,7 +80,7 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
         service: serviceLaunch(spec.service),
         // The expiry tag: the watchdog's deadline as armed just before provisioning.
         ...(spec.aws
-          ? { aws: { spec: spec.aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString(), lifetimeMinutes: spec.watchdogMinutes, planMinutes: watchdogNeed(spec).planMinutes, ...(input.databaseApart ? { waitForDatabase: false } : {}) } }
+          ? { aws: { spec: spec.aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString(), lifetimeMinutes: spec.watchdogMinutes, planMinutes: watchdogNeed(spec).planMinutes, evidenceBytes: plannedEvidenceBytes(spec), ...(input.databaseApart ? { waitForDatabase: false } : {}) } }
           : {}),
         ...(spec.existing ? { existing: spec.existing } : {}),
         ...(spec.local ? { local: spec.local } : {}),

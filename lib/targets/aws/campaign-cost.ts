@@ -8,7 +8,9 @@
 import type { AwsSpec } from '../../protocol/aws-spec';
 import { watchdogNeed } from '../../protocol/plan';
 import type { CampaignSpec } from '../../protocol/spec';
-import { MONITORING_INTERVAL_S, ROOT_VOLUME_GB } from './plan';
+import { MONITORING_INTERVAL_S } from './plan';
+import { nodeRootVolumeGb } from './node-volume';
+import { plannedEvidenceBytes } from '../../protocol/evidence-size';
 import { rigCost, type CostItem } from './cost';
 import {
   CLOUDWATCH_LOGS_INGEST_PER_GB,
@@ -81,7 +83,7 @@ export function campaignCost(x: CampaignCostInput): CampaignCost {
 
 /** A spec's campaign cost: its plan from provisioning on, its watchdog, the rig's monitoring and root volumes. */
 export function awsCampaignCost(spec: CampaignSpec & { aws: AwsSpec }): CampaignCost {
-  return campaignCost({ aws: spec.aws, planMinutes: watchdogNeed(spec).planMinutes, watchdogMinutes: spec.watchdogMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb: ROOT_VOLUME_GB });
+  return campaignCost({ aws: spec.aws, planMinutes: watchdogNeed(spec).planMinutes, watchdogMinutes: spec.watchdogMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb: nodeRootVolumeGb(plannedEvidenceBytes(spec)) });
 }
 
 /** The dry run's lines for a spec (awsCampaignCost's, with what is missing). */

@@ -10,8 +10,6 @@ import { parameterGroupFamily, rdsParameters } from './parameters';
 
 /** Enhanced Monitoring's interval, seconds: the finest RDS offers, for the per-repeat OS figures. */
 export const MONITORING_INTERVAL_S = 1;
-/** The nodes' root volume: the OS, the package, node_modules and the campaign's evidence before it ships (AL2023's AMI is 8 GB). */
-export const ROOT_VOLUME_GB = 30;
 /** PostgreSQL's port: the only one the database's security group opens, to the nodes' group only. */
 export const POSTGRES_PORT = 5432;
 

@@ -31,9 +31,10 @@ import type { RigPackage } from './package';
 import { rdsParameters } from './parameters';
 import { preflightAws } from './preflight';
 import { rdsWindows } from './rds-windows';
-import { MONITORING_INTERVAL_S, POSTGRES_PORT, ROOT_VOLUME_GB } from './plan';
+import { MONITORING_INTERVAL_S, POSTGRES_PORT } from './plan';
+import { nodeRootVolumeGb } from './node-volume';
 
-export { MONITORING_INTERVAL_S, ROOT_VOLUME_GB };
+export { MONITORING_INTERVAL_S };
 import { DB_NAME } from './data-plane';
 import { awsConnection, DB_MASTER_USER, SERVICE_PORT } from './connection';
 import { waitForRdsAvailable } from './rds-available';
@@ -85,13 +86,13 @@ export async function provisionAws(campaignId: string, params: RigParameters, on
   try {
     // A container image (service.run.image) needs Docker on the app node: its user data installs it.
     // waitForDatabase false: the campaign waits for RDS in its own activity (awaitRigDatabase).
-    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg, Boolean(params.service?.run?.image), lifetimeMinutes, params.aws.planMinutes, params.aws.waitForDatabase ?? true);
+    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg, Boolean(params.service?.run?.image), lifetimeMinutes, params.aws.planMinutes, params.aws.waitForDatabase ?? true, nodeRootVolumeGb(params.aws.evidenceBytes));
   } finally {
     c.destroy();
   }
 }
 
-async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined, docker: boolean, lifetimeMinutes: number, planMinutes: number | undefined, waitForDatabase: boolean): Promise<ProvisionResult> {
+async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined, docker: boolean, lifetimeMinutes: number, planMinutes: number | undefined, waitForDatabase: boolean, rootVolumeGb: number): Promise<ProvisionResult> {
   const n = rigNames(campaignId);
   const now = new Date();
   // Before the first create: everything AWS could refuse later, once the database is billing.
@@ -244,7 +245,7 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
         InstanceInitiatedShutdownBehavior: 'terminate',
         MetadataOptions: { HttpEndpoint: 'enabled', HttpTokens: 'required', InstanceMetadataTags: 'enabled' },
         UserData: Buffer.from(userData, 'utf8').toString('base64'),
-        BlockDeviceMappings: [{ DeviceName: rootDevice, Ebs: { VolumeSize: ROOT_VOLUME_GB, VolumeType: 'gp3', DeleteOnTermination: true } }],
+        BlockDeviceMappings: [{ DeviceName: rootDevice, Ebs: { VolumeSize: rootVolumeGb, VolumeType: 'gp3', DeleteOnTermination: true } }],
         TagSpecifications: [
           { ResourceType: 'instance', Tags: launchTags(kind, name) },
           { ResourceType: 'volume', Tags: launchTags(kind, name) },
@@ -262,7 +263,7 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
   // databaseReady() adds those, here or in its own activity (awaitRigDatabase).
   const cost = rigCost(aws);
   // Everything billed per hour (the IPv4 addresses, root volumes and Enhanced Monitoring too), and over the plan and the watchdog's deadline.
-  const billed = campaignCost({ aws, planMinutes: planMinutes ?? lifetimeMinutes, watchdogMinutes: lifetimeMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb: ROOT_VOLUME_GB });
+  const billed = campaignCost({ aws, planMinutes: planMinutes ?? lifetimeMinutes, watchdogMinutes: lifetimeMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb });
   writeAwsRecord({
     campaignId,
     region: aws.region,

@@ -18,7 +18,8 @@ import { findRigResources } from '../../../lib/targets/aws/find';
 import { awsTarget } from '../../../lib/targets/aws';
 import { rigNames } from '../../../lib/targets/aws/names';
 import { preflightAws } from '../../../lib/targets/aws/preflight';
-import { provisionAws, ROOT_VOLUME_GB } from '../../../lib/targets/aws/provision';
+import { provisionAws } from '../../../lib/targets/aws/provision';
+import { nodeRootVolumeGb } from '../../../lib/targets/aws/node-volume';
 import { rdsWindows } from '../../../lib/targets/aws/rds-windows';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
 import { PreflightRefusal } from '../../../lib/targets/preflight-refusal';
@@ -125,11 +126,13 @@ test('rig campaign start --dry-run --preflight: the verdicts, exit 0; a refused 
   assert.match(small.stderr, /refused by the preflight \(vcpu-quota\); nothing was created/);
 });
 
-test('a provisioned database is set up for measuring: resolved version and family, backups off, windows after the plan; nodes get a 30 GB gp3 root', async () => {
+test('a provisioned database is set up for measuring: resolved version and family, backups off, windows after the plan; nodes get a gp3 root sized for the plan\'s evidence', async () => {
   const campaignId = 'preflight-ok';
   const start = new Date();
   const expiresAt = new Date(start.getTime() + spec.watchdogMinutes * 60_000).toISOString();
-  await provisionAws(campaignId, { db: { ...spec.database }, aws: { spec: exampleAws, expiresAt } });
+  // A plan that writes 40 GiB of evidence: the volumes grow past their 30-GB floor to hold it twice.
+  const evidenceBytes = 40 * 1024 ** 3;
+  await provisionAws(campaignId, { db: { ...spec.database }, aws: { spec: exampleAws, expiresAt, evidenceBytes } });
   const n = rigNames(campaignId);
   await withClients(async (c) => {
     const db = (await c.rds.send(new DescribeDBInstancesCommand({ DBInstanceIdentifier: n.dbInstance }))).DBInstances![0];
@@ -150,7 +153,8 @@ test('a provisioned database is set up for measuring: resolved version and famil
       const volumeId = i.BlockDeviceMappings?.[0]?.Ebs?.VolumeId;
       assert.ok(volumeId, JSON.stringify(i.BlockDeviceMappings));
       const v = (await c.ec2.send(new DescribeVolumesCommand({ VolumeIds: [volumeId] }))).Volumes![0];
-      assert.equal(v.Size, ROOT_VOLUME_GB);
+      assert.equal(v.Size, nodeRootVolumeGb(evidenceBytes));
+      assert.equal(v.Size, 92, '12 GB of base and twice the 40 GiB');
       assert.equal(v.VolumeType, 'gp3');
     }
   });

@@ -1,0 +1,43 @@
+// How much evidence a campaign's plan writes where it measures, at the most: the requests it sends
+// (warm-ups, repeats or rungs, the ceiling at its bound) times what a request leaves on disk, measured.
+// The AWS target sizes its nodes' root volumes from it (lib/targets/aws/node-volume.ts): a node keeps
+// the streams until they ship. Pure.
+import type { CampaignSpec } from './spec';
+import { measuringOrder, measuringSeries, warmsUpBefore } from './variants';
+
+/**
+ * Evidence bytes a planned request leaves where the load runs, at the most: measured 21.6 B per request
+ * (a rehearsal's repeats/ folder: 584,160 bytes for about 27,000 requests, the gzipped sample stream
+ * with the samplers' files and the Postgres log slice), rounded up with room to spare.
+ */
+export const EVIDENCE_BYTES_PER_REQUEST = 32;
+/** Evidence besides the requests' (calibration, the report, logs): measured 1.9 MB, rounded up. */
+export const EVIDENCE_FIXED_BYTES = 256 * 1024 ** 2;
+/** A closed-loop worker's requests per second at the most (the ceiling's rate is not planned, only bounded). */
+const CLOSED_LOOP_REQUESTS_PER_WORKER_S = 2_000;
+
+type SizedSpec = Pick<CampaignSpec, 'sustained' | 'ladder' | 'variants' | 'ceiling'>;
+
+/** The requests the plan sends (warm-ups, repeats or rungs, the ceiling at its bound). Pure. */
+export function plannedRequests(spec: SizedSpec): number {
+  let requests = 0;
+  const series = measuringSeries(spec);
+  if (series) {
+    const ladder = series.kind === 'rung';
+    const seconds = ladder ? spec.ladder!.rungSeconds : spec.sustained!.repeatSeconds;
+    const warmup = ladder ? spec.ladder!.warmupSeconds : spec.sustained!.warmupSeconds;
+    const order = measuringOrder(spec);
+    order.forEach((u, i) => {
+      const perSecond = u.configuration.eventsPerSecond / u.configuration.batch;
+      requests += perSecond * seconds;
+      if (warmup > 0 && warmsUpBefore(order, i, series.kind)) requests += perSecond * warmup;
+    });
+  }
+  if (spec.ceiling) requests += spec.ceiling.workers * spec.ceiling.seconds * CLOSED_LOOP_REQUESTS_PER_WORKER_S;
+  return Math.ceil(requests);
+}
+
+/** Bytes of evidence the plan writes where the load runs, at the most. Pure. */
+export function plannedEvidenceBytes(spec: SizedSpec): number {
+  return plannedRequests(spec) * EVIDENCE_BYTES_PER_REQUEST + EVIDENCE_FIXED_BYTES;
+}
