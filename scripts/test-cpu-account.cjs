@@ -52,9 +52,13 @@ function usageV2(group) {
 /** `pid command…` of a process, for naming what a file left behind. */
 function commandOf(pid) {
   try {
-    return `${pid} ${fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim().slice(0, 160)}`;
+    const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim().slice(0, 160);
+    if (cmd) return `${pid} ${cmd}`;
+    // No command line: a zombie (its parent has not reaped it) or one exiting; its name and state say which.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return `${pid} ${stat.slice(stat.indexOf('('), stat.lastIndexOf(')') + 1)} state ${stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]}`;
   } catch {
-    return String(pid);
+    return `${pid} (gone)`;
   }
 }
 
