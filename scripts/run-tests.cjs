@@ -186,7 +186,7 @@ function runFile(f) {
       } catch {
         // nothing left
       }
-      const { cpuSeconds, leftover } = await cpu.finish(group);
+      const { cpuSeconds, leftover } = await cpu.finish(group, child.pid);
       const c = counts(out);
       const ok = code === 0 && !timedOut && c.fail === 0 && c.cancelled === 0;
       if (!ok && c.fail === 0 && c.cancelled === 0) c.fail = Math.max(1, c.tests - c.pass);

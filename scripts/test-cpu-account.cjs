@@ -62,6 +62,17 @@ function commandOf(pid) {
   }
 }
 
+/** Whether a process is alive (not a zombie) and in another process group than `processGroup`. */
+function outsideAndAlive(pid, processGroup) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, , pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return state !== 'Z' && state !== 'X' && Number(pgid) !== processGroup;
+  } catch {
+    return false; // gone
+  }
+}
+
 function pidsIn(group) {
   try {
     return fs.readFileSync(path.join(group, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
@@ -93,14 +104,16 @@ function cpuAccount(runName) {
       return { cmd: '/bin/sh', args: ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', group, cmd, ...args] };
     },
     /** Kills what the file left in its group (it has ended) and returns its CPU seconds and what was left (`pid command`). */
-    async finish(name) {
+    async finish(name, processGroup) {
       const group = groups.get(name);
       if (!h || !group) return { cpuSeconds: null, leftover: [] };
       let leftover = [];
       for (let round = 0; round < 20; round++) {
         const pids = pidsIn(group);
         if (pids.length === 0) break;
-        if (round === 0) leftover = pids.map(commandOf);
+        // Named: only what left the file's process group and still runs (the group itself was just
+        // killed by the runner, and its members may linger a moment as zombies).
+        if (round === 0) leftover = pids.filter((pid) => outsideAndAlive(pid, processGroup)).map(commandOf);
         for (const pid of pids) {
           try {
             process.kill(pid, 'SIGKILL');
