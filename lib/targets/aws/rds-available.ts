@@ -8,6 +8,7 @@
 // Both end in DatabaseNotAvailable (database-not-available.ts), which the activity makes non-retryable: waiting again would wait
 // past the bound, or for a status that will not change.
 // Statuses: AWS's "Viewing Amazon RDS DB instance status" (Overview.DBInstance.Status), read 2026-12.
+import { setTimeout } from 'node:timers/promises';
 import { DescribeDBInstancesCommand, type DBInstance } from '@aws-sdk/client-rds';
 import { DatabaseNotAvailable } from '../database-not-available';
 import type { ProgressFn } from '../target';
@@ -75,26 +76,14 @@ export async function waitForRdsAvailable(rds: RdsSend, dbInstance: string, w: A
       );
     }
     w.onProgress?.(`waiting for RDS instance ${dbInstance} available (${lastStatus ?? 'not listed yet'}; ${Math.ceil((deadline - now()) / 60_000)} min of ${w.waitMinutes} left)`);
-    await sleep(Math.min(w.intervalMs ?? 5000, Math.max(0, deadline - now())), w.signal);
+    // Node's abortable timer; an abort rejects with the signal's own reason (Temporal's cancellation).
+    await setTimeout(Math.min(w.intervalMs ?? 5000, Math.max(0, deadline - now())), undefined, w.signal ? { signal: w.signal } : {}).catch((err: unknown) => {
+      w.signal?.throwIfAborted();
+      throw err;
+    });
   }
 }
 
 function capitalized(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason); // aborted before the sleep began: no listener would hear it
-    const t = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener('abort', aborted);
-      resolve();
-    }
-    function aborted() {
-      clearTimeout(t);
-      reject(signal!.reason);
-    }
-    signal?.addEventListener('abort', aborted, { once: true });
-  });
 }
