@@ -5,17 +5,14 @@
 // `rig analyze` does not pay for loading Temporal.
 
 import { EXIT, EXIT_CODES_HELP } from './exit-codes';
+import type { Command as CommandDefinitionExport } from './command';
 import { UsageError } from './parse-flags';
 import { SpecInputError } from './spec-input';
 import { UnreachableError } from '../lib/tools/unreachable';
 import { ConnectionSettingsError } from '../lib/temporal/connection-env';
 
-interface Command {
-  summary: string;
-  /** The actions named first (`rig campaign start`), [] for a command without. */
-  actions: readonly string[];
-  run(argv: string[]): Promise<number>;
-}
+/** What a command module exports (client/command.ts's Command, less its help text). */
+type Command = Pick<CommandDefinitionExport, 'summary' | 'actions' | 'run'>;
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 export const commands: Record<string, () => Command> = {
