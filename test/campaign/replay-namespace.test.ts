@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
+import { rigWorkflowBundle } from '../../worker/workflow-bundle-cache';
+import { captureRig } from '../harness/capture-cli';
 import { PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
 import { makeCurrent } from '../../lib/temporal/deployment';
 import { DEFAULT_REPLAY_QUERY, RIG_WORKFLOW_TYPES, replayNamespace } from '../../lib/temporal/replay';
@@ -36,21 +38,15 @@ async function listed(n: number, query = DEFAULT_REPLAY_QUERY): Promise<void> {
   throw new Error(`the namespace never listed ${n} executions for ${query}`);
 }
 
-/** `rig replay ARGS` against the test's server: its exit code and the lines it printed. */
+/** `rig replay ARGS` against the test's server (in-process, test/harness/capture-cli.ts): its exit code and every line it printed. */
 async function replayCli(args: string[]): Promise<{ rc: number; out: string[] }> {
   const saved = { ...process.env };
-  const out: string[] = [];
-  const origLog = console.log;
-  const origError = console.error;
   process.env.TEMPORAL_ADDRESS = env.address;
   process.env.TEMPORAL_NAMESPACE = 'default';
-  console.log = (line: string) => out.push(String(line));
-  console.error = (line: string) => out.push(String(line));
   try {
-    return { rc: await replayCommand(args), out };
+    const r = await captureRig(['replay', ...args]);
+    return { rc: r.code, out: [...r.out.split('\n'), ...r.err.split('\n')] };
   } finally {
-    console.log = origLog;
-    console.error = origError;
     process.env = saved;
   }
 }
@@ -100,7 +96,7 @@ test('`rig replay --open` leaves an open PINNED campaign out (it never runs this
   // Two campaigns held open at their first activity (resolveSpec on \`rig\`, which no worker polls
   // now): one whose first task a versioned worker completed (PINNED, workflows/index.ts), one an
   // unversioned worker's, as a campaign from before versioning is.
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } });
+  const workflowBundle = await rigWorkflowBundle();
   const version = { deploymentName: 'rig-replay-test', buildId: 'build-a' };
   const versioned = await Worker.create({
     connection: env.nativeConnection,
