@@ -15,7 +15,8 @@ export const RIG_WORKFLOW_TYPES = ['benchCampaign', 'rigWatchdog', 'hostLease'];
  * versioned worker completed a task, and unset on an execution no versioned worker has touched (a
  * campaign from before versioning, which moves to each new build). `!= 'Pinned'` alone would drop
  * those too (a comparison with an unset attribute is false, as in SQL; so on the dev server), hence
- * the IS NULL.
+ * the IS NULL. The server's query converter takes IS NULL on its SQL and Elasticsearch stores (and the
+ * dev server here); Temporal's List Filter page does not list it, and no test reaches Temporal Cloud.
  */
 export const NOT_PINNED = "(TemporalWorkflowVersioningBehavior IS NULL OR TemporalWorkflowVersioningBehavior != 'Pinned')";
 /** The default: every execution of the rig's workflows, open or closed, that a new build could run. */
