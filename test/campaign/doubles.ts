@@ -13,8 +13,8 @@ import type * as contract from '../../activities/contract';
 import type { ApplyVariantInput } from '../../activities/variant';
 import type { CampaignResult, RepeatSummary } from '../../lib/protocol/campaign-result';
 import { PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
-import { progressQuery } from '../../workflows/messages';
 import { rigWorkflowBundle } from '../../worker/workflow-bundle-cache';
+import { waitForProgress } from '../harness/campaign';
 
 export interface Call {
   name: string;
@@ -226,19 +226,9 @@ export const PAUSED_REHEARSAL: CampaignSpecInput = { ...PROFILES.rehearsal, watc
 /**
  * Waits, in real time, for the campaign's first cool-down (the one after the first warm-up). On the
  * time-skipping server time moves only while a test awaits a result, so a campaign with a long
- * cool-down stays there while a test acts on it. Fails at once when the campaign closes first; the
- * bound is only a backstop (getting there takes seconds idle and much longer on a loaded 2-core host:
- * a 30-s bound failed CI's lease test), never what the test asserts.
+ * cool-down stays there while a test acts on it. Fails at once when the campaign closes first
+ * (waitForProgress); its bound is a backstop for a loaded host (a 30-s one failed CI's lease test).
  */
-export async function untilFirstCoolDown(handle: WorkflowHandle, boundMs = 180_000): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  for (let i = 0; Date.now() < deadline; i++) {
-    if ((await handle.query(progressQuery)).phase === 'cool-down') return;
-    if (i % 10 === 9) {
-      const { status } = await handle.describe();
-      if (status.name !== 'RUNNING') throw new Error(`${handle.workflowId} closed (${status.name}) before its first cool-down`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${handle.workflowId} never reached its first cool-down within ${boundMs / 1000} s`);
+export function untilFirstCoolDown(handle: WorkflowHandle): Promise<void> {
+  return waitForProgress(handle, 'its first cool-down', (p) => p.phase === 'cool-down');
 }
