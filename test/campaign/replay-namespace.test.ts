@@ -106,9 +106,13 @@ test('`rig replay --open` leaves an open PINNED campaign out (it never runs this
   });
   const unversioned = await Worker.create({ connection: env.nativeConnection, taskQueue: 'rig-unpinned', workflowBundle });
   const firstActivity = async (workflowId: string) => {
+    const handle = env.client.workflow.getHandle(workflowId);
     for (let i = 0; i < 300; i++) {
-      const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+      const history = await handle.fetchHistory();
       if (history.events?.some((e) => e.activityTaskScheduledEventAttributes)) return;
+      // A campaign that closed first never will: say so now, not at the bound.
+      const { status } = await handle.describe();
+      if (status.name !== 'RUNNING') throw new Error(`${workflowId} closed (${status.name}) before its first activity`);
       await new Promise((r) => setTimeout(r, 200));
     }
     throw new Error(`${workflowId} never scheduled its first activity`);
