@@ -17,6 +17,7 @@ import {
   isCancellation,
   log,
   deprecatePatch,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -44,7 +45,7 @@ import { EXISTING_SKIPPED } from '../lib/protocol/existing-spec';
 import { serviceLaunch, usesRollup } from '../lib/protocol/service-spec';
 import { calibratesOnRigNode, tearsDownFromAnyHost, type CampaignSpec, type CampaignSpecInput, type ConfigurationSpec } from '../lib/protocol/spec';
 import { historyProblem } from '../lib/protocol/history-budget';
-import { DENOMINATOR_LEGS, marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogProblem, type PlanStep } from '../lib/protocol/plan';
+import { DENOMINATOR_LEGS, marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogProblem, type PlanOptions, type PlanStep } from '../lib/protocol/plan';
 import { failureReason, isRefusal, namingQueue } from './failures';
 import { abortSignal, abortUpdate, disarmSignal, fireSignal, holdUntilSignal, leaseGrantedSignal, leaseReleaseSignal, progressQuery, type CampaignProgress } from './messages';
 import { RigCampaign, RigRegressed, RigStatus, RigStep, RigTarget } from './search-attributes';
@@ -118,6 +119,15 @@ const DATABASE_APART_PATCH = 'rds-wait-own-activity';
  * The clean-check after an AWS teardown falls back to the shared queue too.
  */
 const ANYWHERE_PATCH = 'teardown-from-any-worker';
+/**
+ * Active (patched, not deprecated): an AWS campaign plans with AWS's own allowances and a `database`
+ * step (lib/protocol/plan.ts AWS_PLAN_STEPS: provisioning 15 min, RDS's creation up to the spec's
+ * aws.database.availableWaitMinutes, calibration on the load node, teardown 15 min), so the watchdog
+ * covers an RDS creation that runs long. It changes which watchdog signals followPlan sends, so an
+ * AWS campaign started before it (on an unversioned worker) keeps the plan it had. Local and existing
+ * campaigns plan as before and never ask.
+ */
+const AWS_PLAN_PATCH = 'aws-plan-own-allowances';
 /** Retries for steps that are safe to repeat; refusals are non-retryable and stop at once. */
 const retry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 };
 
@@ -181,7 +191,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
   const spec = await resolvedSpec(input);
   // A watchdog shorter than the plan would tear a healthy series down halfway: refused before anything runs.
   deprecatePatch(PLAN_PATCH);
-  const shortWatchdog = watchdogProblem(spec);
+  const planOptions: PlanOptions = spec.target === 'aws' && !patched(AWS_PLAN_PATCH) ? { legacy: true } : {};
+  const shortWatchdog = watchdogProblem(spec, planOptions);
   if (shortWatchdog) throw ApplicationFailure.nonRetryable(shortWatchdog, 'InvalidSpec');
   // Started without the client's check (a schedule, `temporal workflow start`): the same refusal here.
   deprecatePatch(HISTORY_BUDGET_PATCH);
@@ -209,7 +220,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
    */
   async function followPlan(from: PlanStep): Promise<void> {
     if (watchdogUntilMs === undefined) return;
-    const left = totalMinutes(planFrom(spec, from, repeats.length));
+    const left = totalMinutes(planFrom(spec, from, repeats.length, planOptions));
     const wantMs = Date.now() + (left + marginMinutes(left)) * 60_000;
     if (wantMs <= watchdogUntilMs) return;
     watchdogUntilMs = wantMs;
@@ -221,9 +232,13 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       log.warn('the watchdog could not be moved: it has closed', { error: failureReason(err) });
     }
   }
+  // An AWS rig (today's plan) waits for RDS and calibrates on its load node in steps of their own; a
+  // local rig calibrates before the watchdog is armed, where followPlan has nothing to move.
+  const awsSteps = spec.target === 'aws' && !planOptions.legacy;
   const planStepOf: Partial<Record<StepName, PlanStep>> = {
+    ...(awsSteps ? { calibrate: 'calibrate' as const } : {}),
     provision: 'provision',
-    database: 'bring-up',
+    database: awsSteps ? 'database' : 'bring-up',
     prepare: 'bring-up',
     service: 'bring-up',
     'bring-up': 'bring-up',

@@ -9,18 +9,48 @@ import type { CampaignSpec } from './spec';
 import { measuringOrder, measuringSeries, warmsUpBefore } from './variants';
 
 /**
- * Minutes allowed for the steps whose length the spec does not state: about what they take on the
- * local target (calibration ~1-2 min, provisioning and teardown seconds), with room for a slow host.
+ * Minutes allowed for the steps whose length the spec does not state, per target.
+ * - local (and existing): about what they take here (calibration ~1-2 min, provisioning and teardown
+ *   seconds), with room for a slow host.
+ * - aws: provisioning is its activity's start-to-close timeout (15 min: the creates, the launches and
+ *   the RDS parameter group; RDS's creation itself is the `database` step, allowed the spec's
+ *   aws.database.availableWaitMinutes); bring-up 10, the default workerWaitSeconds a node's first step
+ *   waits for its worker to boot (it boots while RDS is created, so usually not at all); teardown 15,
+ *   deleting RDS (5-10 min, RDS User Guide "Deleting a DB instance") and terminating the nodes.
  */
-export const STEP_ALLOWANCE_MINUTES = { calibrate: 5, provision: 5, 'bring-up': 2, teardown: 5, report: 1 } as const;
+export const STEP_ALLOWANCE_MINUTES = {
+  local: { calibrate: 5, provision: 5, 'bring-up': 2, teardown: 5, report: 1 },
+  aws: { calibrate: 5, provision: 15, 'bring-up': 10, teardown: 15, report: 1 },
+} as const;
 /** Seed rows per second assumed for the plan: a quarter of the ~38,000/s measured on a 2-core host. */
 export const SEED_ROWS_PER_SECOND = 10_000;
 /** The margin over the plan: the larger of these (a long series overruns in proportion). */
 export const WATCHDOG_MARGIN = { minMinutes: 15, share: 0.25 } as const;
 
-/** The steps in the order they run; a plan "from" a step counts it and everything after it. */
+/**
+ * The steps in the order they run on the local target; a plan "from" a step counts it and everything
+ * after it. An AWS rig runs AWS_PLAN_STEPS: RDS's creation is waited for in a step of its own, and the
+ * instrument is calibrated on the load node, which exists only once provisioned.
+ */
 export const PLAN_STEPS = ['calibrate', 'provision', 'bring-up', 'seed', 'measuring', 'teardown', 'report'] as const;
-export type PlanStep = (typeof PLAN_STEPS)[number];
+export const AWS_PLAN_STEPS = ['provision', 'database', 'calibrate', 'bring-up', 'seed', 'measuring', 'teardown', 'report'] as const;
+export type PlanStep = (typeof AWS_PLAN_STEPS)[number];
+
+/**
+ * Which plan: today's (the default), or `legacy`, the one every target followed before AWS had its own
+ * (local allowances, no database step). A campaign started before that change keeps planning the way
+ * it did (workflows/campaign.ts AWS_PLAN_PATCH): the watchdog signals it sends are in its history.
+ */
+export interface PlanOptions {
+  legacy?: boolean;
+}
+
+const awsPlan = (spec: Pick<CampaignSpec, 'target'>, opts: PlanOptions) => spec.target === 'aws' && !opts.legacy;
+
+/** The steps of this spec's plan in the order they run. */
+export function planSteps(spec: Pick<CampaignSpec, 'target'>, opts: PlanOptions = {}): readonly PlanStep[] {
+  return awsPlan(spec, opts) ? AWS_PLAN_STEPS : PLAN_STEPS;
+}
 
 export interface PlanPart {
   step: PlanStep;
@@ -56,17 +86,22 @@ export function measuringSecondsLeft(spec: CampaignSpec, repeatsDone: number): n
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /** The plan from `from` on (its parts, in minutes); `repeatsDone` repeats of the measuring are behind. */
-export function planFrom(spec: CampaignSpec, from: PlanStep, repeatsDone = 0): PlanPart[] {
+export function planFrom(spec: CampaignSpec, from: PlanStep, repeatsDone = 0, opts: PlanOptions = {}): PlanPart[] {
+  const allow = awsPlan(spec, opts) ? STEP_ALLOWANCE_MINUTES.aws : STEP_ALLOWANCE_MINUTES.local;
   const minutes: Record<PlanStep, number> = {
-    calibrate: spec.calibrate ? STEP_ALLOWANCE_MINUTES.calibrate : 0,
-    provision: STEP_ALLOWANCE_MINUTES.provision,
-    'bring-up': STEP_ALLOWANCE_MINUTES['bring-up'],
+    calibrate: spec.calibrate ? allow.calibrate : 0,
+    provision: allow.provision,
+    database: spec.aws?.database.availableWaitMinutes ?? 0,
+    'bring-up': allow['bring-up'],
     seed: (spec.seed.historyRows / SEED_ROWS_PER_SECOND + spec.seed.settleTimeoutSeconds) / 60,
     measuring: measuringSecondsLeft(spec, repeatsDone) / 60,
-    teardown: STEP_ALLOWANCE_MINUTES.teardown,
-    report: STEP_ALLOWANCE_MINUTES.report,
+    teardown: allow.teardown,
+    report: allow.report,
   };
-  return PLAN_STEPS.slice(PLAN_STEPS.indexOf(from)).map((step) => ({ step, minutes: round1(minutes[step]) }));
+  const steps = planSteps(spec, opts);
+  const at = steps.indexOf(from);
+  if (at < 0) throw new Error(`step ${from} is not in the ${spec.target} plan (${steps.join(', ')})`);
+  return steps.slice(at).map((step) => ({ step, minutes: round1(minutes[step]) }));
 }
 
 export function totalMinutes(parts: readonly PlanPart[]): number {
@@ -78,8 +113,8 @@ export function marginMinutes(planMinutes: number): number {
 }
 
 /** What the watchdog must cover from the moment it is armed (just before provisioning). */
-export function watchdogNeed(spec: CampaignSpec): { parts: PlanPart[]; planMinutes: number; marginMinutes: number; minutes: number } {
-  const parts = planFrom(spec, 'provision');
+export function watchdogNeed(spec: CampaignSpec, opts: PlanOptions = {}): { parts: PlanPart[]; planMinutes: number; marginMinutes: number; minutes: number } {
+  const parts = planFrom(spec, 'provision', 0, opts);
   const planMinutes = totalMinutes(parts);
   const margin = marginMinutes(planMinutes);
   return { parts, planMinutes, marginMinutes: margin, minutes: Math.ceil(planMinutes + margin) };
@@ -90,10 +125,10 @@ export function describePlan(parts: readonly PlanPart[]): string {
 }
 
 /** The spec check: null when the watchdog covers the plan and its margin, else the error, naming both. */
-export function watchdogProblem(spec: CampaignSpec): string | null {
+export function watchdogProblem(spec: CampaignSpec, opts: PlanOptions = {}): string | null {
   // No watchdog runs on an existing deployment (nothing of the rig's to tear down): nothing to cover.
   if (spec.target === 'existing') return null;
-  const need = watchdogNeed(spec);
+  const need = watchdogNeed(spec, opts);
   if (spec.watchdogMinutes >= need.minutes) return null;
   return (
     `watchdogMinutes: ${spec.watchdogMinutes} is shorter than the plan from provisioning on (${need.planMinutes} min: ${describePlan(need.parts)}) ` +
@@ -170,12 +205,14 @@ export function unjudgeableProblem(spec: Pick<CampaignSpec, 'sustained'>): { pat
  * the 2-core development host (README "Running a rehearsal": a whole rehearsal in 506 s): calibration
  * ~1.5 min, a local cluster and service ~15 s, bring-up and teardown seconds, the seed at ~38,000 rows/s
  * plus ~30 s of settle. An RDS instance takes ~10-15 min to create and ~5-10 min to delete (RDS User
- * Guide, "Creating an Amazon RDS DB instance"): the AWS figures are the larger ends.
+ * Guide, "Creating an Amazon RDS DB instance"): the AWS figures are the larger ends, the creation split
+ * between provisioning (the creates and launches, ~2 min) and the database step (the rest).
  */
 export const STEP_EXPECTED_MINUTES = {
   calibrate: 1.5,
-  provision: { local: 0.25, aws: 15, existing: 0.1 },
-  'bring-up': 0.2,
+  provision: { local: 0.25, aws: 2, existing: 0.1 },
+  database: { local: 0, aws: 13, existing: 0 },
+  'bring-up': { local: 0.2, aws: 1, existing: 0.2 },
   teardown: { local: 0.2, aws: 10, existing: 0 },
   report: 0.2,
 } as const;
@@ -188,11 +225,12 @@ export function fullPlan(spec: CampaignSpec): Array<PlanPart & { expected: numbe
   const expected: Record<PlanStep, number> = {
     calibrate: spec.calibrate ? STEP_EXPECTED_MINUTES.calibrate : 0,
     provision: STEP_EXPECTED_MINUTES.provision[t],
-    'bring-up': STEP_EXPECTED_MINUTES['bring-up'],
+    database: STEP_EXPECTED_MINUTES.database[t],
+    'bring-up': STEP_EXPECTED_MINUTES['bring-up'][t],
     seed: (spec.seed.historyRows / SEED_ROWS_PER_SECOND_EXPECTED + Math.min(SETTLE_EXPECTED_SECONDS, spec.seed.settleTimeoutSeconds)) / 60,
     measuring: measuringSecondsLeft(spec, 0) / 60,
     teardown: STEP_EXPECTED_MINUTES.teardown[t],
     report: STEP_EXPECTED_MINUTES.report,
   };
-  return planFrom(spec, 'calibrate').map((p) => ({ ...p, expected: round1(expected[p.step]) }));
+  return planFrom(spec, planSteps(spec)[0]).map((p) => ({ ...p, expected: round1(expected[p.step]) }));
 }

@@ -2,7 +2,9 @@
 // campaign's histories that took today's path (interleaved variants, a teardown retried without a cap),
 // every watchdog's (a watchdog that tore down a terminated campaign, a kept rig's, one that retagged its
 // expiry, ten kept days continued-as-new, one torn down by another host's worker after the claimed
-// host's died) and a host's lease (time-skipping and dev servers, test doubles). The campaign's
+// host's died), a host's lease (time-skipping and dev servers, test doubles), and an AWS campaign
+// recorded before AWS had its own plan (aws-lacking, by 6672f30's aws-campaign-iam test: it keeps
+// the old plan through workflows/campaign.ts AWS_PLAN_PATCH; without the patch it fails to replay). The campaign's
 // fixtures that took a branch its deprecated patches dropped were removed with them (issue 24,
 // docs/architecture.md "Retiring the campaign's patches"); the main paths' fresh histories are
 // replayed by the tests that record them (test/harness/recorded-replay.ts). A change that breaks

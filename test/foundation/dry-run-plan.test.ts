@@ -61,3 +61,13 @@ test('--json prints the same plan as the text', async () => {
   assert.ok(text.includes(`order of the measured repeats: ${p.order.join(', ')}`));
   assert.ok(text.includes(`build measured: ${p.build.measured}`));
 });
+
+test('no step is expected to take longer than it is allowed, on any example and target; an AWS plan waits for RDS in a step of its own', () => {
+  for (const file of fs.readdirSync(path.join(root, 'examples')).filter((f) => f.endsWith('.json'))) {
+    const p = dryRunPlan('x-1', example(file.replace(/\.json$/, '')), now);
+    for (const s of p.steps) assert.ok(s.expectedMinutes <= s.allowedMinutes, `${file}: ${s.step} expected ${s.expectedMinutes} min, allowed ${s.allowedMinutes}`);
+  }
+  const aws = dryRunPlan('a-1', example('aws'), now);
+  assert.deepEqual(aws.steps.map((s) => s.step), ['provision', 'database', 'calibrate', 'bring-up', 'seed', 'measuring', 'teardown', 'report']);
+  assert.deepEqual(aws.steps.find((s) => s.step === 'database'), { step: 'database', expectedMinutes: 13, allowedMinutes: 60 });
+});

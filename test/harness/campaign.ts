@@ -82,13 +82,17 @@ export async function campaignEnv(serverOptions: Pick<DevServerOptions, 'dynamic
   };
 }
 
-/** A short campaign for tests of the orchestration: no calibration, no history, short repeats. */
+/**
+ * A short campaign for tests of the orchestration: no calibration, no history, short repeats. On the
+ * aws target the watchdog is 180 min: AWS's plan allows RDS's creation its 60 min and provisioning
+ * and teardown 15 each (lib/protocol/plan.ts), about 150 min with the margin, whatever moto takes.
+ */
 export function tinySpec(overrides: Partial<CampaignSpecInput> = {}): CampaignSpecInput {
   return {
     name: 'tiny',
     target: 'local',
     calibrate: false,
-    watchdogMinutes: 60,
+    watchdogMinutes: overrides.target === 'aws' ? 180 : 60,
     seed: { customers: 20, historyRows: 0 },
     sustained: {
       repeats: 3,

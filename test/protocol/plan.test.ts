@@ -2,6 +2,8 @@
 // The campaign's plan in time (lib/protocol/plan.ts): what the watchdog must cover, and the check that
 // refuses a watchdog shorter than the plan plus its margin, naming both.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogLine, watchdogNeed, watchdogProblem, sampleWarnings } from '../../lib/protocol/plan';
 import { parseCampaignSpec, PROFILES } from '../../lib/protocol/spec';
@@ -51,4 +53,34 @@ test('a configuration whose repeats cannot reach the gate\'s sample count is war
     'WARNING configuration b100: 600 requests per repeat (3000 ev/s at batch 100 for 20 s), fewer than the 1000 the gate requires: every repeat will fail "samples"; set sustained.repeatSeconds >= 34',
   ]);
   assert.deepEqual(sampleWarnings(parseCampaignSpec(PROFILES.rehearsal)), []);
+});
+
+// An AWS rig's plan (issues 23 and 26): RDS's creation is a step of its own, allowed the spec's
+// availableWaitMinutes; calibration runs on the load node after it; provisioning and teardown are
+// allowed what they take on AWS, so a watchdog that covers the plan covers a long RDS creation.
+const aws = parseCampaignSpec(JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'aws.json'), 'utf8')));
+
+test("an AWS plan: provisioning, RDS's creation (availableWaitMinutes), calibration on the load node, AWS's allowances", () => {
+  const parts = planFrom(aws, 'provision');
+  assert.deepEqual(
+    parts.filter((p) => p.step !== 'seed' && p.step !== 'measuring').map((p) => [p.step, p.minutes]),
+    [['provision', 15], ['database', aws.aws!.database.availableWaitMinutes], ['calibrate', 5], ['bring-up', 10], ['teardown', 15], ['report', 1]],
+  );
+  const shortWait = parseCampaignSpec({ ...JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'aws.json'), 'utf8')), aws: { ...aws.aws!, database: { ...aws.aws!.database, availableWaitMinutes: 20 } } });
+  assert.equal(planFrom(shortWait, 'database')[0].minutes, 20, "the database step is the spec's bound");
+  assert.deepEqual(planFrom(aws, 'calibrate').map((p) => p.step), ['calibrate', 'bring-up', 'seed', 'measuring', 'teardown', 'report']);
+  // The plan every target followed before (a campaign started then keeps it: workflows/campaign.ts AWS_PLAN_PATCH).
+  assert.deepEqual(planFrom(aws, 'provision', 0, { legacy: true }).map((p) => p.step), ['provision', 'bring-up', 'seed', 'measuring', 'teardown', 'report']);
+  assert.equal(planFrom(aws, 'provision', 0, { legacy: true })[0].minutes, 5);
+  assert.throws(() => planFrom(rehearsal, 'database'), /step database is not in the local plan/);
+});
+
+test('an AWS watchdog that covered the old plan but not a 60-min RDS creation is refused, naming the database step', () => {
+  const legacy = watchdogNeed(aws, { legacy: true });
+  const need = watchdogNeed(aws);
+  assert.ok(need.minutes - legacy.minutes >= 60, `the database step and AWS's allowances add at least an hour (${legacy.minutes} -> ${need.minutes})`);
+  const short = parseCampaignSpec({ ...JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'aws.json'), 'utf8')), watchdogMinutes: legacy.minutes });
+  assert.equal(watchdogProblem(short, { legacy: true }), null);
+  assert.match(watchdogProblem(short) ?? '', new RegExp(`^watchdogMinutes: ${legacy.minutes} is shorter than the plan from provisioning on \\(${need.planMinutes} min: provision 15, database 60, calibrate 5, bring-up 10, seed [\\d.]+, measuring [\\d.]+, teardown 15, report 1\\) .* Set watchdogMinutes to at least ${need.minutes}$`));
+  assert.equal(watchdogProblem(aws), null, 'examples/aws.json covers it');
 });
