@@ -8,7 +8,7 @@
 // read-only, what provisioning would be refused.
 import { MIN_SAMPLES } from '../lib/protocol/gates';
 import { fullPlan, sampleWarnings, totalMinutes, watchdogLine, watchdogNeed } from '../lib/protocol/plan';
-import { serviceBuild, serviceSettingsList } from '../lib/protocol/service-spec';
+import { campaignImages, serviceBuild, serviceSettingsList, variantRuns } from '../lib/protocol/service-spec';
 import type { CampaignSpec } from '../lib/protocol/spec';
 import { measuringOrder, measuringSeries, variantNames, variantSettings } from '../lib/protocol/variants';
 import { awsCampaignCost } from '../lib/targets/aws/campaign-cost';
@@ -24,8 +24,8 @@ export interface DryRunPlan {
   campaignId: string;
   name: string;
   target: CampaignSpec['target'];
-  /** What the dry run contacts: nothing, or the AWS account read-only (--preflight). */
-  contacts: 'nothing' | 'the AWS account, read-only (--preflight)';
+  /** What the dry run contacts: nothing, or the AWS account read-only (--preflight) and the images' registries. */
+  contacts: string;
   /** Every step in the order it runs: typical minutes (expected) and what the plan allows (the watchdog covers those). */
   steps: Array<{ step: string; expectedMinutes: number; allowedMinutes: number }>;
   total: { expectedMinutes: number; allowedMinutes: number };
@@ -117,7 +117,7 @@ export function dryRunPlan(campaignId: string, spec: CampaignSpec, now = new Dat
     campaignId,
     name: spec.name,
     target: spec.target,
-    contacts: preflight ? 'the AWS account, read-only (--preflight)' : 'nothing',
+    contacts: preflight ? `the AWS account, read-only (--preflight)${campaignImages(spec.service, variantRuns(spec)).length ? ', and the registries of the images the app node will run' : ''}` : 'nothing',
     steps: parts.map((p) => ({ step: p.step, expectedMinutes: p.expected, allowedMinutes: p.minutes })),
     total: { expectedMinutes: round1(parts.reduce((a, p) => a + p.expected, 0)), allowedMinutes: totalMinutes(parts) },
     build: { measured: serviceBuild(spec.service.run), settings: serviceSettingsList(spec.service) },
@@ -219,7 +219,8 @@ export function dryRunLines(campaignId: string, spec: CampaignSpec, now = new Da
 
 /**
  * `--dry-run --preflight`: the AWS preflight against the account (read-only; the one part of a dry run
- * that contacts anything). 0: every check passed; 1: refused (each failed verdict names its fix).
+ * that contacts anything; it also reads the app node's images from their registries). 0: every check
+ * passed; 1: refused (each failed verdict names its fix).
  */
 export async function dryRunPreflight(spec: CampaignSpec, say: (line: string) => void = (l) => console.log(l)): Promise<number> {
   if (spec.target !== 'aws' || !spec.aws) {
@@ -229,7 +230,7 @@ export async function dryRunPreflight(spec: CampaignSpec, say: (line: string) =>
   const c = awsClients(spec.aws.region);
   try {
     say(`PREFLIGHT against the AWS account in ${spec.aws.region} (read-only):`);
-    await preflightAws(c, spec.aws, say);
+    await preflightAws(c, spec.aws, say, { images: campaignImages(spec.service, variantRuns(spec)) });
     return 0;
   } catch (err) {
     if (!(err instanceof PreflightRefusal)) throw err;

@@ -219,3 +219,12 @@ export function variantRuns(spec: { variants?: { control: { service: ServiceOver
   const all = [{ field: 'variants.control.service.run', s: v.control.service }, ...v.treatments.map((t, i) => ({ field: `variants.treatments[${i}].service.run`, s: t.service }))];
   return all.filter((x) => x.s.run !== undefined).map((x) => ({ field: x.field, run: x.s.run! }));
 }
+
+/**
+ * The container images a campaign runs (the base service's and each variant's `run.image`), each with
+ * the spec field that names it, once each: what the AWS preflight reads from their registries. Pure.
+ */
+export function campaignImages(service: { run?: ServiceRunSpec }, runs: ReadonlyArray<{ field: string; run: ServiceRunSpec }>): Array<{ field: string; image: string }> {
+  const all = [...(service.run?.image !== undefined ? [{ field: 'service.run.image', image: service.run.image }] : []), ...runs.filter((r) => r.run.image !== undefined).map((r) => ({ field: `${r.field}.image`, image: r.run.image! }))];
+  return all.filter((x, i) => all.findIndex((y) => y.image === x.image) === i);
+}

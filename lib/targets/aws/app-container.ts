@@ -92,7 +92,9 @@ export async function startAwsContainer(
   const envFile = path.join(o.dir, 'service.env');
   fs.writeFileSync(envFile, envFileText(env), { mode: 0o600 });
   try {
-    // The image's platform is the node's, checked before anything runs (issue 23).
+    // The image's platform is the node's, checked before anything runs (issue 23): the preflight read
+    // its registry before anything was billed (preflight-image.ts); this is the node's own check, for
+    // a tag that moved since.
     const platform = dockerPlatform();
     onProgress(`pulling ${o.run.image} for ${platform}`);
     try {

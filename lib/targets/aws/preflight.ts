@@ -3,7 +3,8 @@
 // file and returns a verdict (preflight-verdict.ts); they all run, each prints its line, and any
 // failure throws one PreflightRefusal listing every failed check with its fix. Read-only: the calls
 // are Describe*, GetRole and GetServiceQuota (docs/aws-iam-policy.md, PreflightReads), and, at
-// provisioning only, CreateServiceLinkedRole when RDS's role is absent.
+// provisioning only, CreateServiceLinkedRole when RDS's role is absent. Outside AWS: each image the app
+// node will run is read from its registry (anonymous GETs, preflight-image.ts).
 //
 // Order: the engine version first (the class's orderability depends on it), the zone's ID before the
 // offerings (which are by zone ID). A check whose input failed says so instead of guessing.
@@ -14,7 +15,9 @@ import type { AwsClients } from './clients';
 import { checkDefaultVpc, checkRdsServiceLinkedRole } from './preflight-account';
 import { resolveEngineVersion, type ResolvedEngine } from './preflight-engine';
 import { checkInstanceTypes, zoneIdOf } from './preflight-offerings';
+import { checkImagePlatform, type CampaignImage } from './preflight-image';
 import { checkOrderable } from './preflight-orderable';
+import type { RegistryOptions } from './image-platforms';
 import { checkVcpuQuota } from './preflight-quota';
 import { refuse, verdictLine, type Verdict } from './preflight-verdict';
 
@@ -27,9 +30,15 @@ export interface PreflightResult {
 /**
  * Runs every check, printing each verdict through `say`; throws PreflightRefusal if any failed.
  * `makeServiceLinkedRole`: provisioning's preflight makes RDS's service-linked role when it is absent
- * (the one thing it may make; preflight-account.ts); the dry run's only reads.
+ * (the one thing it may make; preflight-account.ts); the dry run's only reads. `images`: the images the
+ * app node will run (none for the reference service), each checked for the node's platform.
  */
-export async function preflightAws(c: AwsClients, aws: AwsSpec, say: (line: string) => void = () => {}, opts: { makeServiceLinkedRole?: boolean } = {}): Promise<PreflightResult> {
+export async function preflightAws(
+  c: AwsClients,
+  aws: AwsSpec,
+  say: (line: string) => void = () => {},
+  opts: { makeServiceLinkedRole?: boolean; images?: readonly CampaignImage[]; registry?: RegistryOptions } = {},
+): Promise<PreflightResult> {
   const verdicts: Verdict[] = [];
   const record = <V extends Verdict>(v: V): V => {
     verdicts.push(v);
@@ -43,6 +52,7 @@ export async function preflightAws(c: AwsClients, aws: AwsSpec, say: (line: stri
   record(await checkVcpuQuota(c.ec2, c.serviceQuota, aws));
   record(await checkRdsServiceLinkedRole(c.iam, { create: opts.makeServiceLinkedRole }));
   record(await checkDefaultVpc(c.ec2, aws));
+  for (const img of opts.images ?? []) record(await checkImagePlatform(img, aws.app.instanceType, opts.registry));
 
   const failed = verdicts.filter((v) => !v.ok);
   if (failed.length || !engine.resolved || !zone.zoneId) {

@@ -32,6 +32,10 @@ import { rdsParameters } from './parameters';
 import { preflightAws } from './preflight';
 import { rdsWindows } from './rds-windows';
 import { MONITORING_INTERVAL_S, POSTGRES_PORT } from './plan';
+import { campaignImages } from '../../protocol/service-spec';
+import { architectureOf } from './instance-architecture';
+import type { RegistryOptions } from './image-platforms';
+import type { CampaignImage } from './preflight-image';
 import { nodeRootVolumeGb } from './node-volume';
 
 export { MONITORING_INTERVAL_S };
@@ -48,10 +52,6 @@ import { resolveBuildId } from '../../tools/build-id';
 /** Performance Insights retention, days: 7 is the free tier. */
 export const PERFORMANCE_INSIGHTS_RETENTION_DAYS = 7;
 
-/** arm64 for Graviton types (c7g, m7g, t4g, c7gn, ...), else x86_64. */
-export function architectureOf(instanceType: string): 'arm64' | 'x86_64' {
-  return /^[a-z]+\d+[a-z]*g[a-z]*\./.test(instanceType) ? 'arm64' : 'x86_64';
-}
 
 
 /** What the page shows of how the database was set up for measuring, from what RDS reports of it. */
@@ -76,7 +76,7 @@ async function latestAmazonLinux(c: AwsClients, arch: string): Promise<{ imageId
 }
 
 /** `pkg`: the package the nodes run, for tests that give one; by default the project is packed (package.ts). */
-export async function provisionAws(campaignId: string, params: RigParameters, onProgress: ProgressFn = () => {}, opts: { pkg?: RigPackage } = {}): Promise<ProvisionResult> {
+export async function provisionAws(campaignId: string, params: RigParameters, onProgress: ProgressFn = () => {}, opts: { pkg?: RigPackage; registry?: RegistryOptions } = {}): Promise<ProvisionResult> {
   if (!params.aws) throw new Error('the aws target needs the spec\'s aws block (RigParameters.aws)');
   const { spec: aws, expiresAt } = params.aws;
   // The nodes' own deadline until they read their rig:expires tag: the spec's watchdog minutes (the
@@ -84,19 +84,22 @@ export async function provisionAws(campaignId: string, params: RigParameters, on
   const lifetimeMinutes = params.aws.lifetimeMinutes ?? Math.max(1, Math.ceil((Date.parse(expiresAt) - Date.now()) / 60_000));
   const c = awsClients(aws.region);
   try {
-    // A container image (service.run.image) needs Docker on the app node: its user data installs it.
+    // A container image (service.run.image, or a variant's) needs Docker on the app node: its user data
+    // installs it; the preflight reads each image's platforms from its registry first.
     // waitForDatabase false: the campaign waits for RDS in its own activity (awaitRigDatabase).
-    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg, Boolean(params.service?.run?.image), lifetimeMinutes, params.aws.planMinutes, params.aws.waitForDatabase ?? true, nodeRootVolumeGb(params.aws.evidenceBytes));
+    const images = campaignImages(params.service ?? {}, params.variantRuns ?? []);
+    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg, { images, ...(opts.registry ? { registry: opts.registry } : {}) }, lifetimeMinutes, params.aws.planMinutes, params.aws.waitForDatabase ?? true, nodeRootVolumeGb(params.aws.evidenceBytes));
   } finally {
     c.destroy();
   }
 }
 
-async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined, docker: boolean, lifetimeMinutes: number, planMinutes: number | undefined, waitForDatabase: boolean, rootVolumeGb: number): Promise<ProvisionResult> {
+async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined, app: { images: CampaignImage[]; registry?: RegistryOptions }, lifetimeMinutes: number, planMinutes: number | undefined, waitForDatabase: boolean, rootVolumeGb: number): Promise<ProvisionResult> {
   const n = rigNames(campaignId);
   const now = new Date();
-  // Before the first create: everything AWS could refuse later, once the database is billing.
-  const pre = await preflightAws(c, aws, onProgress, { makeServiceLinkedRole: true });
+  const docker = app.images.length > 0;
+  // Before the first create: everything AWS (or an image's registry) could refuse later, once the database is billing.
+  const pre = await preflightAws(c, aws, onProgress, { makeServiceLinkedRole: true, images: app.images, ...(app.registry ? { registry: app.registry } : {}) });
   const existing = await findRigResources(c, campaignId);
   const have = (kind: RigResourceKind): FoundResource | undefined => existing.find((r) => r.kind === kind);
   let reused = existing.length > 0;
