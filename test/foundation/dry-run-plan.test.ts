@@ -70,4 +70,8 @@ test('no step is expected to take longer than it is allowed, on any example and 
   const aws = dryRunPlan('a-1', example('aws'), now);
   assert.deepEqual(aws.steps.map((s) => s.step), ['provision', 'database', 'calibrate', 'bring-up', 'seed', 'measuring', 'teardown', 'report']);
   assert.deepEqual(aws.steps.find((s) => s.step === 'database'), { step: 'database', expectedMinutes: 13, allowedMinutes: 60 });
+  // The README's AWS durations are this plan's.
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  const said = `\`examples/aws.json\`: ${aws.total.expectedMinutes} min expected, ${aws.total.allowedMinutes} allowed, so its ${aws.watchdog!.minutes}-minute watchdog covers the ${aws.watchdog!.needMinutes} it needs`;
+  assert.ok(readme.includes(said), `README says: ${said}`);
 });
