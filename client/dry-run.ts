@@ -62,7 +62,7 @@ export interface DryRunPlan {
      * The whole campaign's cost and its worst case (the rig up until the watchdog's deadline), from
      * lib/targets/aws/campaign-cost.ts, for target aws; null for the other targets, or when a price is missing.
      */
-    campaign: null | { planTotal: number; worstCaseAtWatchdog: number; lines: string[] };
+    campaign: null | { expectedTotal: number | null; planTotal: number; worstCaseAtWatchdog: number; lines: string[] };
   };
   watchdog: null | { minutes: number; needMinutes: number; deadlineIfProvisionedNow: string; line: string };
   warnings: string[];
@@ -162,7 +162,7 @@ function rigLines(campaignId: string, spec: CampaignSpec): { rig: string[]; cost
     const campaign =
       cc.plan.usd === undefined || cc.worstCase.usd === undefined
         ? null
-        : { planTotal: cc.plan.usd, worstCaseAtWatchdog: cc.worstCase.usd, lines: [...cc.lines, ...cc.missing.map((m) => `MISSING ${m}`)].map((l) => `  ${l}`) };
+        : { expectedTotal: cc.expected?.usd ?? null, planTotal: cc.plan.usd, worstCaseAtWatchdog: cc.worstCase.usd, lines: [...cc.lines, ...cc.missing.map((m) => `MISSING ${m}`)].map((l) => `  ${l}`) };
     if (!campaign) lines.push(...cc.lines.map((l) => `  ${l}`));
     return { rig: out, cost: { perHour: c.perHour ?? null, lines, campaign } };
   }

@@ -219,6 +219,13 @@ export const STEP_EXPECTED_MINUTES = {
 export const SEED_ROWS_PER_SECOND_EXPECTED = 38_000;
 export const SETTLE_EXPECTED_SECONDS = 30;
 
+/** The minutes each step of the plan from provisioning on is expected to take, in all (the cost's "expected"). */
+export function expectedFromProvisioning(spec: CampaignSpec): number {
+  const parts = fullPlan(spec);
+  const from = parts.findIndex((p) => p.step === 'provision');
+  return round1(parts.slice(from).reduce((a, p) => a + p.expected, 0));
+}
+
 /** The whole plan from calibration to the report, each step with its expected and its allowed minutes. */
 export function fullPlan(spec: CampaignSpec): Array<PlanPart & { expected: number }> {
   const t = spec.target;

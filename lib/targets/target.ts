@@ -60,7 +60,7 @@ export interface RigParameters {
   /** The AWS target's: the spec's aws block and when the rig expires (the expiry tag); the local target ignores it. */
   /** lifetimeMinutes: the spec's watchdogMinutes, each node's own deadline until it reads its rig:expires tag (lib/targets/aws/user-data.ts). */
   /** waitForDatabase false: provision returns once everything is made and launched; Target.awaitDatabase waits for the database. */
-  aws?: { spec: AwsSpec; expiresAt: string; lifetimeMinutes?: number; planMinutes?: number; waitForDatabase?: boolean; /** The plan's evidence at the most (lib/protocol/evidence-size.ts): the nodes' root volumes are sized for it. */ evidenceBytes?: number };
+  aws?: { spec: AwsSpec; expiresAt: string; lifetimeMinutes?: number; planMinutes?: number; /** The plan's expected minutes from provisioning on (the cost's "expected"). */ expectedMinutes?: number; waitForDatabase?: boolean; /** The plan's evidence at the most (lib/protocol/evidence-size.ts): the nodes' root volumes are sized for it. */ evidenceBytes?: number };
   /** The local target's: the spec's `local` block (rdsFidelity: a cluster that refuses what RDS refuses). */
   local?: LocalSpec;
   /** The existing target's: the service's URL and where the database's URLs are read (connect makes nothing). */

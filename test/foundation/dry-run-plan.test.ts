@@ -74,4 +74,7 @@ test('no step is expected to take longer than it is allowed, on any example and 
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
   const said = `\`examples/aws.json\`: ${aws.total.expectedMinutes} min expected, ${aws.total.allowedMinutes} allowed, so its ${aws.watchdog!.minutes}-minute watchdog covers the ${aws.watchdog!.needMinutes} it needs`;
   assert.ok(readme.includes(said), `README says: ${said}`);
+  const expectedUsd = /^\s*expected \(([\d.]+) min from provisioning to the report, each step's typical time\): (\$[\d.]+)$/m.exec(aws.cost.campaign!.lines.join('\n'));
+  assert.equal(`$${aws.cost.campaign!.expectedTotal!.toFixed(2)}`, expectedUsd?.[2], '--json carries the same expected cost');
+  assert.ok(expectedUsd && readme.includes(`(here ${expectedUsd[1]} min: ${expectedUsd[2]})`), `README gives the expected cost: ${expectedUsd?.[0]}`);
 });

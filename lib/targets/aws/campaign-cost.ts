@@ -6,7 +6,7 @@
 // keeps them in the rig's record for the page. Every price is prices.ts's (source and date there) or
 // the spec's override.
 import type { AwsSpec } from '../../protocol/aws-spec';
-import { watchdogNeed } from '../../protocol/plan';
+import { expectedFromProvisioning, watchdogNeed } from '../../protocol/plan';
 import type { CampaignSpec } from '../../protocol/spec';
 import { MONITORING_INTERVAL_S } from './plan';
 import { nodeRootVolumeGb } from './node-volume';
@@ -24,8 +24,10 @@ import {
 
 export interface CampaignCostInput {
   aws: AwsSpec;
-  /** The plan from provisioning on, minutes (lib/protocol/plan.ts watchdogNeed().planMinutes). */
+  /** The plan from provisioning on, minutes allowed (lib/protocol/plan.ts watchdogNeed().planMinutes). */
   planMinutes: number;
+  /** The same steps' expected minutes (lib/protocol/plan.ts expectedFromProvisioning), when known. */
+  expectedMinutes?: number;
   /** The watchdog's deadline after provisioning, minutes (the spec's watchdogMinutes). */
   watchdogMinutes: number;
   /** Enhanced Monitoring's interval, seconds (0: off). */
@@ -40,6 +42,7 @@ export interface CampaignCost {
   /** Everything per hour (cost.ts's items and the extras); undefined when a price is missing. */
   perHour: number | undefined;
   plan: { minutes: number; usd: number | undefined };
+  expected?: { minutes: number; usd: number | undefined };
   worstCase: { minutes: number; usd: number | undefined };
   /** The printed lines: one per extra, the plan, the worst case, the RDS minimum. */
   lines: string[];
@@ -71,19 +74,22 @@ export function campaignCost(x: CampaignCostInput): CampaignCost {
     return round4((perHour * minutes) / 60 + short);
   };
   const plan = { minutes: x.planMinutes, usd: over(x.planMinutes) };
+  const expected = x.expectedMinutes === undefined ? undefined : { minutes: x.expectedMinutes, usd: over(x.expectedMinutes) };
   const worstCase = { minutes: x.watchdogMinutes, usd: over(x.watchdogMinutes) };
   const lines = [
     ...extras.map((i) => `${i.what}: $${i.perHour.toFixed(4)}/hour`),
-    `the plan (${x.planMinutes} min from provisioning to the report): ${usd(plan.usd)} at ${perHour === undefined ? 'an unknown rate' : `$${perHour.toFixed(4)}/hour`} for everything above`,
+    // What a campaign that goes as expected costs; the plan's line is what its allowances (the watchdog's cover) come to.
+    ...(expected ? [`expected (${expected.minutes} min from provisioning to the report, each step's typical time): ${usd(expected.usd)}`] : []),
+    `the plan as allowed (${x.planMinutes} min from provisioning to the report, what the watchdog covers): ${usd(plan.usd)} at ${perHour === undefined ? 'an unknown rate' : `$${perHour.toFixed(4)}/hour`} for everything above`,
     `worst case, teardown failing and the rig running to its watchdog deadline (${x.watchdogMinutes} min): ${usd(worstCase.usd)}; past it only if the watchdog's teardown fails too (the nodes end themselves at it, the database does not)`,
     `RDS bills at least ${RDS_MINIMUM_BILLED_MINUTES} minutes of the instance once created${x.planMinutes < RDS_MINIMUM_BILLED_MINUTES ? ' (counted in the plan above)' : ''}`,
   ];
-  return { extras, perHour, plan, worstCase, lines, missing };
+  return { extras, perHour, plan, ...(expected ? { expected } : {}), worstCase, lines, missing };
 }
 
 /** A spec's campaign cost: its plan from provisioning on, its watchdog, the rig's monitoring and root volumes. */
 export function awsCampaignCost(spec: CampaignSpec & { aws: AwsSpec }): CampaignCost {
-  return campaignCost({ aws: spec.aws, planMinutes: watchdogNeed(spec).planMinutes, watchdogMinutes: spec.watchdogMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb: nodeRootVolumeGb(plannedEvidenceBytes(spec)) });
+  return campaignCost({ aws: spec.aws, planMinutes: watchdogNeed(spec).planMinutes, expectedMinutes: expectedFromProvisioning(spec), watchdogMinutes: spec.watchdogMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb: nodeRootVolumeGb(plannedEvidenceBytes(spec)) });
 }
 
 /** The dry run's lines for a spec (awsCampaignCost's, with what is missing). */

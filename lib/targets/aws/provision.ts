@@ -88,13 +88,13 @@ export async function provisionAws(campaignId: string, params: RigParameters, on
     // installs it; the preflight reads each image's platforms from its registry first.
     // waitForDatabase false: the campaign waits for RDS in its own activity (awaitRigDatabase).
     const images = campaignImages(params.service ?? {}, params.variantRuns ?? []);
-    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg, { images, ...(opts.registry ? { registry: opts.registry } : {}) }, lifetimeMinutes, params.aws.planMinutes, params.aws.waitForDatabase ?? true, nodeRootVolumeGb(params.aws.evidenceBytes));
+    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg, { images, ...(opts.registry ? { registry: opts.registry } : {}) }, lifetimeMinutes, { plan: params.aws.planMinutes, expected: params.aws.expectedMinutes }, params.aws.waitForDatabase ?? true, nodeRootVolumeGb(params.aws.evidenceBytes));
   } finally {
     c.destroy();
   }
 }
 
-async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined, app: { images: CampaignImage[]; registry?: RegistryOptions }, lifetimeMinutes: number, planMinutes: number | undefined, waitForDatabase: boolean, rootVolumeGb: number): Promise<ProvisionResult> {
+async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined, app: { images: CampaignImage[]; registry?: RegistryOptions }, lifetimeMinutes: number, minutes: { plan?: number; expected?: number }, waitForDatabase: boolean, rootVolumeGb: number): Promise<ProvisionResult> {
   const n = rigNames(campaignId);
   const now = new Date();
   const docker = app.images.length > 0;
@@ -266,7 +266,7 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
   // databaseReady() adds those, here or in its own activity (awaitRigDatabase).
   const cost = rigCost(aws);
   // Everything billed per hour (the IPv4 addresses, root volumes and Enhanced Monitoring too), and over the plan and the watchdog's deadline.
-  const billed = campaignCost({ aws, planMinutes: planMinutes ?? lifetimeMinutes, watchdogMinutes: lifetimeMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb });
+  const billed = campaignCost({ aws, planMinutes: minutes.plan ?? lifetimeMinutes, ...(minutes.expected !== undefined ? { expectedMinutes: minutes.expected } : {}), watchdogMinutes: lifetimeMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb });
   writeAwsRecord({
     campaignId,
     region: aws.region,

@@ -31,9 +31,14 @@ test('the plan and the worst case are the rate over their minutes; the worst cas
   const c = campaignCost(input);
   assert.equal(c.plan.usd, 1.3024);
   assert.equal(c.worstCase.usd, 2.6048);
-  assert.match(c.lines.join('\n'), /^the plan \(60 min from provisioning to the report\): \$1\.30 at \$1\.3024\/hour/m);
+  assert.match(c.lines.join('\n'), /^the plan as allowed \(60 min from provisioning to the report, what the watchdog covers\): \$1\.30 at \$1\.3024\/hour/m);
   assert.match(c.lines.join('\n'), /^worst case, teardown failing and the rig running to its watchdog deadline \(120 min\): \$2\.60;/m);
   assert.match(c.lines.join('\n'), /^RDS bills at least 10 minutes of the instance once created$/m);
+  assert.equal(c.expected, undefined, 'no expected minutes given, no expected line');
+  // With the dry run's expected minutes beside the allowances: what a campaign that goes as expected costs.
+  const e = campaignCost({ ...input, expectedMinutes: 30 });
+  assert.deepEqual(e.expected, { minutes: 30, usd: 0.6512 });
+  assert.match(e.lines.join('\n'), /^expected \(30 min from provisioning to the report, each step's typical time\): \$0\.65\nthe plan as allowed/m);
 });
 
 test('a plan shorter than RDS\'s 10-minute minimum pays the minimum for the database', () => {

@@ -46,7 +46,8 @@ test('the AWS dry run prints resources named from the campaign id, the zone, par
   // What else the bill holds (lib/targets/aws/campaign-cost.ts): the addresses, the monitoring, the plan, the worst case, RDS's minimum.
   assert.match(out, /^  2 public IPv4 addresses \(one per node\): \$0\.0100\/hour$/m);
   assert.match(out, /^  Enhanced Monitoring every 1 s \(~0\.036 GB\/hour into CloudWatch Logs\): \$0\.0180\/hour$/m);
-  assert.match(out, /^  the plan \(\d+(\.\d)? min from provisioning to the report\): \$\d+\.\d\d at \$1\.3024\/hour for everything above$/m);
+  assert.match(out, /^  expected \(\d+(\.\d)? min from provisioning to the report, each step's typical time\): \$\d+\.\d\d$/m);
+  assert.match(out, /^  the plan as allowed \(\d+(\.\d)? min from provisioning to the report, what the watchdog covers\): \$\d+\.\d\d at \$1\.3024\/hour for everything above$/m);
   assert.match(out, /^  worst case, teardown failing and the rig running to its watchdog deadline \(600 min\): \$13\.02;/m);
   assert.match(out, /^  RDS bills at least 10 minutes of the instance once created/m);
   assert.match(out, /watchdog deadline: 600 min after provisioning/);
