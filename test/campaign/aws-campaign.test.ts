@@ -170,6 +170,7 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
   assert.match(page, /\$1\.30\/hour \(prices: AWS on-demand price pages .*as of \d{4}-\d{2}-\d{2}/);
   assert.match(page, /it covers the RDS instance, its gp3 storage, the app node and the load node, their public IPv4 addresses and root volumes, and Enhanced Monitoring's log ingestion/);
   // ... and what else the bill holds: the plan's total, the worst case at the watchdog deadline, RDS's minimum.
+  assert.match(page, /expected \([\d.]+ min from provisioning to the report, each step's typical time\): \$[\d.]+/);
   assert.match(page, /the plan as allowed \([\d.]+ min from provisioning to the report, what the watchdog covers\): \$[\d.]+ at \$1\.3024\/hour/);
   assert.match(page, /worst case, teardown failing and the rig running to its watchdog deadline \(\d+ min\): \$[\d.]+/);
   assert.match(page, /RDS bills at least 10 minutes/);
