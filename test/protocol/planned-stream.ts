@@ -67,8 +67,9 @@ export function streamText(s: Stream): string {
   return textOf(s, 0, s.rows.length, true) + (s.members?.appended ?? '');
 }
 
-function textOf(s: Stream, from: number, to: number, withEnd: boolean): string {
-  let text = from === 0 ? `${s.plan ? formatPlanRecord(s.plan) : ''}${SAMPLE_HEADER}\n` : '';
+/** Rows [from, to) as text; the plan and the header when `withHead` (the stream's first part only). */
+function textOf(s: Stream, from: number, to: number, withEnd: boolean, withHead = from === 0): string {
+  let text = withHead ? `${s.plan ? formatPlanRecord(s.plan) : ''}${SAMPLE_HEADER}\n` : '';
   for (let i = from; i < to; i++) text += formatSampleRow(s.rows[i]);
   if (withEnd && s.plan && s.end) text += formatEndRecord(s.end.cutShort, s.end.reason);
   return text;
@@ -80,7 +81,7 @@ export function streamBytes(s: Stream): Buffer {
   const m = s.members;
   if (!m) return gz(textOf(s, 0, s.rows.length, true));
   const at = m.before ?? s.rows.length;
-  const parts = m.before === undefined ? [gz(textOf(s, 0, at, true))] : [gz(textOf(s, 0, at, false)), gz(textOf(s, at, s.rows.length, true))];
+  const parts = m.before === undefined ? [gz(textOf(s, 0, at, true))] : [gz(textOf(s, 0, at, false)), gz(textOf(s, at, s.rows.length, true, false))];
   if (m.appended !== undefined) parts.push(gz(m.appended));
   return Buffer.concat(parts);
 }
