@@ -71,7 +71,10 @@ export async function imagePlatforms(ref: ImageReference, opts: RegistryOptions 
         await tr.body?.cancel();
         return { ok: false, answer: { kind: 'needs-credentials', detail: `${t.origin} gives no anonymous token for repository:${ref.repository}:pull (HTTP ${tr.status})` } };
       }
-      if (!tr.ok) return { ok: false, answer: { kind: 'could-not-read', detail: `the token service ${t.origin} answered HTTP ${tr.status}` } };
+      if (!tr.ok) {
+        await tr.body?.cancel();
+        return { ok: false, answer: { kind: 'could-not-read', detail: `the token service ${t.origin} answered HTTP ${tr.status}` } };
+      }
       const body = (await tr.json()) as { token?: string; access_token?: string };
       token = body.token ?? body.access_token;
       if (!token) return { ok: false, answer: { kind: 'could-not-read', detail: `the token service ${t.origin} gave no token` } };
@@ -82,7 +85,10 @@ export async function imagePlatforms(ref: ImageReference, opts: RegistryOptions 
       return { ok: false, answer: { kind: 'needs-credentials', detail: `${ref.host} refuses an anonymous pull of ${ref.repository} (HTTP ${res.status}${text ? `: ${text}` : ''})` } };
     }
     if (res.status === 404) return { ok: false, answer: { kind: 'not-found', status: 404, detail: (await res.text()).slice(0, 200) } };
-    if (!res.ok) return { ok: false, answer: { kind: 'could-not-read', detail: `${url} answered HTTP ${res.status}` } };
+    if (!res.ok) {
+      await res.body?.cancel();
+      return { ok: false, answer: { kind: 'could-not-read', detail: `${url} answered HTTP ${res.status}` } };
+    }
     return { ok: true, res };
   };
 
