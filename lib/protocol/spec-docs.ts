@@ -77,7 +77,7 @@ export const FIELD_DOCS: Readonly<Record<string, string>> = {
   'aws.zone': 'One availability zone of that region (e.g. "us-east-1a"): the database, the app node and the load node all go there.',
   'aws.database': 'The RDS for PostgreSQL instance.',
   'aws.database.instanceClass': 'The RDS instance class, e.g. "db.m7g.2xlarge".',
-  'aws.database.availableWaitMinutes': 'How long (10-240 min) the campaign waits for RDS to make the instance available, in a step of its own (the nodes boot meanwhile). Default 60.',
+  'aws.database.availableWaitMinutes': 'How long (10-240 min) the campaign waits for RDS to make the instance available, in a step of its own (the nodes boot meanwhile); the plan the watchdog must cover counts all of it (the dry run\'s database step). Default 60.',
   'aws.database.engineVersion': 'RDS PostgreSQL version: a major ("16": its default minor, resolved by the preflight) or a major.minor RDS offers ("16.9").',
   'aws.database.storage': 'The RDS volume (gp3).',
   'aws.database.storage.type': 'Volume type: "gp3" (the protocol\'s).',
