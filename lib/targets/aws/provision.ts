@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-ec2';
 import { CreateDBInstanceCommand, CreateDBParameterGroupCommand, ModifyDBParameterGroupCommand } from '@aws-sdk/client-rds';
 import type { AwsSpec } from '../../protocol/aws-spec';
-import type { DatabaseWaitBound, DbParameters, ProgressFn, ProvisionResult, RigParameters } from '../target';
+import type { DatabaseWaitBound, ProgressFn, ProvisionResult, RigParameters } from '../target';
 import { awsClients, type AwsClients } from './clients';
 import { campaignCost } from './campaign-cost';
 import { formatPerHour, rigCost } from './cost';
@@ -35,7 +35,6 @@ import { MONITORING_INTERVAL_S, POSTGRES_PORT } from './plan';
 import { campaignImages } from '../../protocol/service-spec';
 import { architectureOf } from './instance-architecture';
 import type { RegistryOptions } from './image-platforms';
-import type { CampaignImage } from './preflight-image';
 import { nodeRootVolumeGb } from './node-volume';
 
 export { MONITORING_INTERVAL_S };
@@ -76,30 +75,40 @@ async function latestAmazonLinux(c: AwsClients, arch: string): Promise<{ imageId
 }
 
 /** `pkg`: the package the nodes run, for tests that give one; by default the project is packed (package.ts). */
-export async function provisionAws(campaignId: string, params: RigParameters, onProgress: ProgressFn = () => {}, opts: { pkg?: RigPackage; registry?: RegistryOptions } = {}): Promise<ProvisionResult> {
+export async function provisionAws(campaignId: string, params: RigParameters, onProgress: ProgressFn = () => {}, opts: ProvisionOptions = {}): Promise<ProvisionResult> {
   if (!params.aws) throw new Error('the aws target needs the spec\'s aws block (RigParameters.aws)');
-  const { spec: aws, expiresAt } = params.aws;
-  // The nodes' own deadline until they read their rig:expires tag: the spec's watchdog minutes (the
-  // same in every attempt, as RunInstances' ClientToken needs); a caller without it, the minutes to expiresAt.
-  const lifetimeMinutes = params.aws.lifetimeMinutes ?? Math.max(1, Math.ceil((Date.parse(expiresAt) - Date.now()) / 60_000));
-  const c = awsClients(aws.region);
+  const c = awsClients(params.aws.spec.region);
   try {
-    // A container image (service.run.image, or a variant's) needs Docker on the app node: its user data
-    // installs it; the preflight reads each image's platforms from its registry first.
-    // waitForDatabase false: the campaign waits for RDS in its own activity (awaitRigDatabase).
-    const images = campaignImages(params.service ?? {}, params.variantRuns ?? []);
-    return await provisionWith(c, campaignId, aws, params.db ?? {}, expiresAt, onProgress, opts.pkg, { images, ...(opts.registry ? { registry: opts.registry } : {}) }, lifetimeMinutes, { plan: params.aws.planMinutes, expected: params.aws.expectedMinutes }, params.aws.waitForDatabase ?? true, nodeRootVolumeGb(params.aws.evidenceBytes));
+    return await provisionWith(c, campaignId, { ...params, aws: params.aws }, onProgress, opts);
   } finally {
     c.destroy();
   }
 }
 
-async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db: DbParameters, expiresAt: string, onProgress: ProgressFn, pkg: RigPackage | undefined, app: { images: CampaignImage[]; registry?: RegistryOptions }, lifetimeMinutes: number, minutes: { plan?: number; expected?: number }, waitForDatabase: boolean, rootVolumeGb: number): Promise<ProvisionResult> {
+interface ProvisionOptions {
+  pkg?: RigPackage;
+  /** How the preflight reads the images' registries (tests: a dispatcher trusting their registry's CA). */
+  registry?: RegistryOptions;
+}
+
+async function provisionWith(c: AwsClients, campaignId: string, params: RigParameters & { aws: NonNullable<RigParameters['aws']> }, onProgress: ProgressFn, opts: ProvisionOptions): Promise<ProvisionResult> {
+  const { spec: aws, expiresAt, planMinutes, expectedMinutes } = params.aws;
+  const db = params.db ?? {};
+  // The nodes' own deadline until they read their rig:expires tag: the spec's watchdog minutes (the
+  // same in every attempt, as RunInstances' ClientToken needs); a caller without it, the minutes to expiresAt.
+  const lifetimeMinutes = params.aws.lifetimeMinutes ?? Math.max(1, Math.ceil((Date.parse(expiresAt) - Date.now()) / 60_000));
+  // waitForDatabase false: the campaign waits for RDS in its own activity (awaitRigDatabase).
+  const waitForDatabase = params.aws.waitForDatabase ?? true;
+  const rootVolumeGb = nodeRootVolumeGb(params.aws.evidenceBytes);
+  // A container image (service.run.image, or a variant's) needs Docker on the app node: its user data
+  // installs it; the preflight reads each image's platforms from its registry first.
+  const images = campaignImages(params.service ?? {}, params.variantRuns ?? []);
+  const docker = images.length > 0;
+  const pkg = opts.pkg;
   const n = rigNames(campaignId);
   const now = new Date();
-  const docker = app.images.length > 0;
   // Before the first create: everything AWS (or an image's registry) could refuse later, once the database is billing.
-  const pre = await preflightAws(c, aws, onProgress, { makeServiceLinkedRole: true, images: app.images, ...(app.registry ? { registry: app.registry } : {}) });
+  const pre = await preflightAws(c, aws, onProgress, { makeServiceLinkedRole: true, images, ...(opts.registry ? { registry: opts.registry } : {}) });
   const existing = await findRigResources(c, campaignId);
   const have = (kind: RigResourceKind): FoundResource | undefined => existing.find((r) => r.kind === kind);
   let reused = existing.length > 0;
@@ -266,7 +275,7 @@ async function provisionWith(c: AwsClients, campaignId: string, aws: AwsSpec, db
   // databaseReady() adds those, here or in its own activity (awaitRigDatabase).
   const cost = rigCost(aws);
   // Everything billed per hour (the IPv4 addresses, root volumes and Enhanced Monitoring too), and over the plan and the watchdog's deadline.
-  const billed = campaignCost({ aws, planMinutes: minutes.plan ?? lifetimeMinutes, ...(minutes.expected !== undefined ? { expectedMinutes: minutes.expected } : {}), watchdogMinutes: lifetimeMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb });
+  const billed = campaignCost({ aws, planMinutes: planMinutes ?? lifetimeMinutes, ...(expectedMinutes !== undefined ? { expectedMinutes } : {}), watchdogMinutes: lifetimeMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb });
   writeAwsRecord({
     campaignId,
     region: aws.region,
