@@ -9,6 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { rigWorkflowBundle } from '../../worker/workflow-bundle-cache';
 import { captureRig } from '../harness/capture-cli';
+import { waitOnCampaign } from '../harness/campaign';
 import { PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
 import { makeCurrent } from '../../lib/temporal/deployment';
 import { DEFAULT_REPLAY_QUERY, RIG_WORKFLOW_TYPES, replayNamespace } from '../../lib/temporal/replay';
@@ -105,17 +106,10 @@ test('`rig replay --open` leaves an open PINNED campaign out (it never runs this
     workerDeploymentOptions: { useWorkerVersioning: true, version, defaultVersioningBehavior: 'AUTO_UPGRADE' },
   });
   const unversioned = await Worker.create({ connection: env.nativeConnection, taskQueue: 'rig-unpinned', workflowBundle });
-  const firstActivity = async (workflowId: string) => {
+  // Fails at once when the campaign closes first (waitOnCampaign), not at the bound.
+  const firstActivity = (workflowId: string) => {
     const handle = env.client.workflow.getHandle(workflowId);
-    for (let i = 0; i < 300; i++) {
-      const history = await handle.fetchHistory();
-      if (history.events?.some((e) => e.activityTaskScheduledEventAttributes)) return;
-      // A campaign that closed first never will: say so now, not at the bound.
-      const { status } = await handle.describe();
-      if (status.name !== 'RUNNING') throw new Error(`${workflowId} closed (${status.name}) before its first activity`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    throw new Error(`${workflowId} never scheduled its first activity`);
+    return waitOnCampaign(handle, 'its first activity', async () => (await handle.fetchHistory()).events?.some((e) => e.activityTaskScheduledEventAttributes), 60_000, 200);
   };
   await unversioned.runUntil(
     versioned.runUntil(async () => {
