@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogLine, watchdogNeed, watchdogProblem, sampleWarnings } from '../../lib/protocol/plan';
-import { parseCampaignSpec, PROFILES } from '../../lib/protocol/spec';
+import { parseCampaignSpec, PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
 
 const rehearsal = parseCampaignSpec(PROFILES.rehearsal);
 const full = parseCampaignSpec(PROFILES.full);
@@ -58,7 +58,8 @@ test('a configuration whose repeats cannot reach the gate\'s sample count is war
 // An AWS rig's plan (issues 23 and 26): RDS's creation is a step of its own, allowed the spec's
 // availableWaitMinutes; calibration runs on the load node after it; provisioning and teardown are
 // allowed what they take on AWS, so a watchdog that covers the plan covers a long RDS creation.
-const aws = parseCampaignSpec(JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'aws.json'), 'utf8')));
+const awsInput = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'aws.json'), 'utf8')) as CampaignSpecInput;
+const aws = parseCampaignSpec(awsInput);
 
 test("an AWS plan: provisioning, RDS's creation (availableWaitMinutes), calibration on the load node, AWS's allowances", () => {
   const parts = planFrom(aws, 'provision');
@@ -66,7 +67,7 @@ test("an AWS plan: provisioning, RDS's creation (availableWaitMinutes), calibrat
     parts.filter((p) => p.step !== 'seed' && p.step !== 'measuring').map((p) => [p.step, p.minutes]),
     [['provision', 15], ['database', aws.aws!.database.availableWaitMinutes], ['calibrate', 5], ['bring-up', 10], ['teardown', 15], ['report', 1]],
   );
-  const shortWait = parseCampaignSpec({ ...JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'aws.json'), 'utf8')), aws: { ...aws.aws!, database: { ...aws.aws!.database, availableWaitMinutes: 20 } } });
+  const shortWait = parseCampaignSpec({ ...awsInput, aws: { ...aws.aws!, database: { ...aws.aws!.database, availableWaitMinutes: 20 } } });
   assert.equal(planFrom(shortWait, 'database')[0].minutes, 20, "the database step is the spec's bound");
   assert.deepEqual(planFrom(aws, 'calibrate').map((p) => p.step), ['calibrate', 'bring-up', 'seed', 'measuring', 'teardown', 'report']);
   // The plan every target followed before (a campaign started then keeps it: workflows/campaign.ts AWS_PLAN_PATCH).
@@ -79,7 +80,7 @@ test('an AWS watchdog that covered the old plan but not a 60-min RDS creation is
   const legacy = watchdogNeed(aws, { legacy: true });
   const need = watchdogNeed(aws);
   assert.ok(need.minutes - legacy.minutes >= 60, `the database step and AWS's allowances add at least an hour (${legacy.minutes} -> ${need.minutes})`);
-  const short = parseCampaignSpec({ ...JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'aws.json'), 'utf8')), watchdogMinutes: legacy.minutes });
+  const short = parseCampaignSpec({ ...awsInput, watchdogMinutes: legacy.minutes });
   assert.equal(watchdogProblem(short, { legacy: true }), null);
   assert.match(watchdogProblem(short) ?? '', new RegExp(`^watchdogMinutes: ${legacy.minutes} is shorter than the plan from provisioning on \\(${need.planMinutes} min: provision 15, database 60, calibrate 5, bring-up 10, seed [\\d.]+, measuring [\\d.]+, teardown 15, report 1\\) .* Set watchdogMinutes to at least ${need.minutes}$`));
   assert.equal(watchdogProblem(aws), null, 'examples/aws.json covers it');
