@@ -10,6 +10,7 @@
 // Needs a writable cgroup hierarchy (root here and on CI). Elsewhere `available` is false, the
 // files run as before, and the table's CPU column reads "-".
 'use strict';
+const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -30,17 +31,35 @@ function findHierarchy(runName) {
       const probe = path.join(base, 'probe');
       fs.mkdirSync(probe);
       c.usage(probe);
-      fs.rmdirSync(probe);
+      // A process must be able to enter a group (wrap's first step): a hierarchy that lets root make
+      // folders but not move processes (no delegation) would otherwise fail every file at its start.
+      const entered = spawnSync('/bin/sh', ['-c', 'echo $$ > "$0/cgroup.procs"', probe], { stdio: 'ignore' });
+      if (entered.status !== 0) throw new Error('cannot enter a group here');
+      removeGroup(probe);
       return { base, usage: c.usage };
     } catch {
-      try {
-        fs.rmdirSync(base);
-      } catch {
-        // not made
+      for (const dir of [path.join(base, 'probe'), base]) {
+        try {
+          fs.rmdirSync(dir);
+        } catch {
+          // not made, or still busy
+        }
       }
     }
   }
   return null;
+}
+
+/** rmdir of a group whose last process has just exited: the kernel may hold it a moment longer. */
+function removeGroup(dir) {
+  for (let i = 0; ; i++) {
+    try {
+      return fs.rmdirSync(dir);
+    } catch (err) {
+      if (err.code !== 'EBUSY' || i >= 50) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
 }
 
 function usageV2(group) {
