@@ -32,8 +32,9 @@ const HELP = `usage: rig analyze SAMPLES.csv.gz [--json] [--reconcile rows=N,qua
   --seconds S             the repeat's configured length, whole seconds: a row intended after it is
                           refused (default: the stream's plan, else the stream's last second)
   --rate R                a foreign stream's plan (one without its own #plan record): R events/s
-                          offered for --seconds S; delivery is then judged second by second (one
-                          request of phase allowed a second). A stream with its own plan takes no --rate
+                          offered for --seconds S; its rows are held to that plan's schedule exactly
+                          as to a plan of its own (a row off it is refused, naming its line), and
+                          delivery is judged second by second. A stream with its own plan takes no --rate
   --batch B               events per request of that plan (default: the batch every ingest row carries)
 
 Delivery is judged against the plan: the stream's own (rig measure writes it), or --rate/--seconds;

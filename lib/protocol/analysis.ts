@@ -77,14 +77,13 @@ export interface IngestAnalysis extends Counts {
  * What the plan scheduled and what was delivered (answered 2xx), per second of the window. The rule
  * (docs/instrument.md, "Delivery"): the protocol passes a repeat only with 0 dropped and 0 failed, so
  * every request its schedule offered must have been delivered; a second that delivered fewer than it
- * was offered is short, one that delivered none of them empty. A plan of the rig's own is exact; a
- * plan given for a foreign stream allows one request a second (and over the run) for a schedule
- * whose phase is its own.
+ * was offered is short, one that delivered none of them empty. Every plan is exact, the stream's own
+ * or the flags' (its rows are on the schedule, stream-plan.ts): one plan, one strictness.
  */
 export interface Delivery {
   scheduled: number;
   delivered: number;
-  /** Requests a second may fall short by: 0 for the rig's own plan, 1 for a foreign one. */
+  /** Requests a second may fall short by: 0 for every plan (kept in the shape: older reports carry 1 for a flags plan). */
   tolerance: number;
   /** Seconds that delivered fewer than the plan scheduled there (less the tolerance), ascending. */
   short_seconds: number[];
@@ -236,7 +235,7 @@ function analyzeIngest(cols: SampleColumns, durationS: number, plan: StreamPlan 
 
 function delivery(plan: StreamPlan, perSecond: readonly BucketStat[]): Delivery {
   const want = scheduledPerSecond(plan);
-  const tolerance = plan.source === 'flags' ? 1 : 0;
+  const tolerance = 0;
   let scheduled = 0;
   let delivered = 0;
   const short: number[] = [];

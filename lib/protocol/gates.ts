@@ -169,8 +169,8 @@ function notPlanned(a: IngestAnalysis): GateCheck {
 /**
  * Every request the plan scheduled was delivered (2xx), second by second. The protocol passes a
  * sustained repeat only with 0 dropped and 0 failed, so its offer is delivered in full: a second that
- * delivered fewer than its plan scheduled (less one request of phase for a foreign stream's own
- * schedule) is short, and any short second fails, named. A run cut short is never a pass.
+ * delivered fewer than its plan scheduled is short (every plan, the stream's own or the flags', is
+ * exact), and any short second fails, named. A run cut short is never a pass.
  */
 function deliveredCheck(a: IngestAnalysis): GateCheck {
   const d = a.delivery;

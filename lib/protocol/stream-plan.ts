@@ -14,9 +14,11 @@
 //
 // The schedule is the generator's own (lib/loadgen/generator.ts): request n of the ingest scenario is
 // intended at floor(n x 1e6 / (rate / batch)) µs, probe request k at floor(k x 1e6 / probe_rate) µs
-// with scenario PROBE_SCENARIOS[k mod 3], for every time before `seconds`. A plan of the rig's own
-// (`exact`) therefore names every row a stream may hold; a plan given for a foreign stream names only
-// its window and its rate.
+// with scenario PROBE_SCENARIOS[k mod 3], for every time before `seconds`. A plan therefore names every
+// ingest row a stream may hold, whoever gives it: one plan, one strictness (issue 34). A plan given by
+// the flags (`rig analyze --rate --seconds`) is held to the same schedule as the stream's own, or a
+// stream of 3,000 requests judged against a flags plan of 300 would read "delivered 330 of 300" and
+// pass; only its probe rate is unknown (null), so probe rows are held to its window alone.
 import { PROBE_SCENARIOS, SCENARIOS, SampleFormatError, type SampleColumns, INGEST } from './sample-row';
 import type { StreamPlan } from './stream-plan-types';
 
@@ -102,8 +104,12 @@ export function planProblem(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'sec
   return null;
 }
 
-/** A plan for a foreign stream from the caller's flags (`rig analyze --rate R --batch B --seconds S`). */
-export function flagsPlan(rate: number, batch: number, seconds: number, probeRate = 0): StreamPlan {
+/**
+ * A plan for a stream without its own, from the caller's flags (`rig analyze --rate R --batch B
+ * --seconds S`): the same schedule as the generator's, so its rows are held to it exactly. The probe
+ * rate is not a flag: null (unknown) holds probe rows to the window only.
+ */
+export function flagsPlan(rate: number, batch: number, seconds: number, probeRate: number | null = null): StreamPlan {
   const plan: StreamPlan = { mode: 'open', rate, batch, seconds, probe_rate: probeRate, run_tag: null, cut_short: false, cut_reason: null, source: 'flags' };
   const why = planProblem(plan);
   if (why) throw new PlanError(why);
@@ -186,25 +192,25 @@ export function scheduledPerSecond(p: StreamPlan): Int32Array {
 
 /**
  * Refuses the first row (in stream order) that the plan did not schedule, naming its line: a row at or
- * after the end of the window, and, for a plan of the rig's own, an open-loop ingest row or a probe row
- * that is not at one of the schedule's times (or a probe row of the wrong endpoint for its time). A
- * stray row is never allowed to stretch the run (the drift thirds, the per-second series) or to stand
- * in for a request that was not sent.
+ * after the end of the window, an open-loop ingest row that is not at one of the schedule's times,
+ * and, when the probe rate is known, a probe row that is not at one of its times (or of the wrong
+ * endpoint for its time). The same for every plan, the stream's own or the flags' (one plan, one
+ * strictness). A stray row is never allowed to stretch the run (the drift thirds, the per-second
+ * series) or to stand in for a request that was not sent.
  */
 export function refuseOffSchedule(cols: SampleColumns, p: StreamPlan): void {
   const end = windowUs(p);
   const rr = requestRate(p);
-  const exact = p.source !== 'flags';
+  const from = p.source === 'flags' ? ' (from the flags)' : '';
   for (let i = 0; i < cols.length; i++) {
     const t = cols.intended[i];
     const code = cols.scenario[i];
     const line = i + cols.firstRowLine;
     const name = SCENARIOS[code];
     if (t >= end) throw new SampleFormatError(line, `${name} row intended at ${t} µs, after the plan's ${p.seconds} s: a row outside the schedule`);
-    if (!exact) continue;
     if (code === INGEST) {
       if (p.mode === 'open' && scheduleIndex(rr, t) < 0) {
-        throw new SampleFormatError(line, `ingest row intended at ${t} µs is not on the plan's schedule (${rr} requests/s: request n at floor(n x 1e6 / ${rr}) µs): a row outside the schedule`);
+        throw new SampleFormatError(line, `ingest row intended at ${t} µs is not on the plan's schedule${from} (${rr} requests/s: request n at floor(n x 1e6 / ${rr}) µs): a row outside the schedule`);
       }
     } else if (p.probe_rate !== null) {
       const k = p.probe_rate > 0 ? scheduleIndex(p.probe_rate, t) : -1;

@@ -12,7 +12,7 @@ import { after, test } from 'node:test';
 import { EXIT } from '../../client/exit-codes';
 import type { RunReport } from '../../lib/protocol/run-report';
 import { captureRig } from '../harness/capture-cli';
-import { cutEnd, delayBurst, duplicateRow, makeStream, removeSecond, streamBytes, truthfulDb, type Stream } from '../protocol/planned-stream';
+import { cutEnd, delayBurst, duplicateRow, makeStream, removeSecond, streamBytes, truthfulDb, withoutPlan, type Stream } from '../protocol/planned-stream';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-analyze-damaged-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -76,4 +76,23 @@ test('a stalled burst (5.9 s of requests sent at once, each answered fast): FAIL
   assert.deepEqual(r.report?.late_seconds, [20, 21, 22, 23, 24, 25]);
   assert.ok((r.report?.schedule_lag_max_ms ?? 0) > 5800, `max lag ${r.report?.schedule_lag_max_ms}`);
   assert.match(r.report?.verdict.reasons[0] ?? '', /^instrument late: .*late seconds 20-25/);
+});
+
+test('one plan, one strictness: the rehearsal\'s shape judged against flags of a tenth of its rate is refused, exit 2, never PASS', async () => {
+  // 100 requests/s for 30 s (3,000 requests) without its #plan, given --rate 100 --seconds 30 (batch 10
+  // from its rows: 10 requests/s, 300 scheduled): the second row is off that plan's schedule
+  const s = withoutPlan(base());
+  const file = path.join(dir, 'tenth.csv.gz');
+  fs.writeFileSync(file, streamBytes(s));
+  const db = truthfulDb(s.rows);
+  const reconcile = `rows=${db.rows_written},quantity=${db.quantity_gained}`;
+  const r = await captureRig(['analyze', file, '--rate', '100', '--seconds', '30', '--p99-limit-ms', '50', '--reconcile', reconcile]);
+  assert.equal(r.code, EXIT.USAGE, r.out + r.err);
+  assert.equal(r.out, '');
+  assert.doesNotMatch(r.out + r.err, /PASS|delivered 330 of 300/);
+  assert.match(r.err, /line 3: ingest row intended at 10000 µs is not on the plan's schedule \(from the flags\) \(10 requests\/s: /);
+  // its true plan from the flags: PASS, exit 0
+  const right = await captureRig(['analyze', file, '--rate', '1000', '--seconds', '30', '--p99-limit-ms', '50', '--reconcile', reconcile]);
+  assert.equal(right.code, EXIT.OK, right.out + right.err);
+  assert.match(right.out, /\nPASS/);
 });

@@ -81,6 +81,25 @@ test('a stream without a plan is read, and its delivery is not judged: NOT JUDGE
   assert.match(gap.verdict.reasons[0], /^not delivered: .*1 short second at 7 \(1 empty: 7\)$/);
 });
 
+test('one plan, one strictness: a flags plan holds the rows to its schedule as the stream\'s own plan does', async () => {
+  // the rehearsal's batched shape, 100 requests/s for 30 s (3,000 requests), judged against a flags
+  // plan of a tenth of its rate: before issue 34 this read "delivered 330 of 300 scheduled requests"
+  // and PASS; now its second row is off that plan's schedule and refused, exactly as a stream carrying
+  // that plan would be
+  const tenth = flagsPlan(100, 10, 30);
+  await assert.rejects(judgeStream(dir, withoutPlan(base()), { plan: tenth }), /line 3: ingest row intended at 10000 µs is not on the plan's schedule \(from the flags\) \(10 requests\/s: .*a row outside the schedule/);
+  // the same stream carrying that plan is refused the same way (same line, same reason)
+  await refused({ ...base(), plan: { ...base().plan!, rate: 100 } }, /line 4: ingest row intended at 10000 µs is not on the plan's schedule \(10 requests\/s: /);
+  // and a flags plan that drops a request a second no longer passes either: no tolerance of its own
+  let thin = withoutPlan(base());
+  let k = 0;
+  thin = { ...thin, rows: thin.rows.filter((r) => r.scenario !== 'ingest' || r.intended_us % 1_000_000 !== 0 || k++ < 0) };
+  const e = await judgeStream(dir, thin, { plan: flagsPlan(1000, 10, 30) });
+  assert.equal(e.verdict.state, 'FAIL');
+  assert.deepEqual(failed(e), ['delivered']);
+  assert.equal(e.report.delivery?.short_seconds.length, 30);
+});
+
 test('one stray row cannot defeat the drift gate: it is refused, naming its line; probe rows the same', async () => {
   // latency rising from 5 to 45 ms over the run: drift fails
   const rising = makeStream({ rate: 1000, batch: 10, seconds: 30, latencyMs: (_n, s) => 5 + (40 * s) / 29 });
