@@ -87,6 +87,9 @@ export interface RepeatSummary {
   correctedP99Ms?: number | null;
   worst10sP99Ms: number | null;
   drift: number | null;
+  /** The drift's 95 % interval (low; high, null: unbounded above); optional: histories recorded before issue 34 lack it. */
+  driftLow?: number | null;
+  driftHigh?: number | null;
   deliveredRate: number;
   freezeSeconds: number;
   windows: number;

@@ -11,7 +11,9 @@
 //   rows       rows written (counted in the DB by run tag) == events claimed (acknowledged 2xx)
 //   quantity   sum of quantity gained in the DB == sum of quantity the client had acknowledged
 //   samples    >= 1,000 latency samples
-//   drift      last-third p99 / first-third p99 < the drift limit (default 1.5), thirds over the plan
+//   drift      last-third p99 / first-third p99 < the drift limit (default 1.5), thirds over the plan,
+//              judged with its 95 % interval (drift.ts): failed only when the interval lies at or over
+//              the limit, passed when under it, not judgeable when it straddles the limit
 //   instrument schedule-lag p99 (sent - intended) <= 10 % of the p99 limit, or <= 5 ms with no limit,
 //              AND no request sent later than the p99 limit itself (50 ms with no limit): the seconds
 //              that hold one are late seconds, named; the probe's lateness is held to the same.
@@ -26,11 +28,11 @@
 // only lower a maximum, never inflate it.
 //
 // A check that could not be made (no p99 limit configured, no plan to judge delivery against, a third
-// too small for a p99, no database counts given) is `null`, named in `unchecked`, and does not fail
+// too small for a p99 or a drift interval that straddles the limit, no database counts given) is `null`, named in `unchecked`, and does not fail
 // the verdict, nor blame the service; but it is never a PASS: without rows and quantity a verdict is
 // UNRECONCILED, without a threshold, a plan or a drift figure NOT JUDGED (verdicts.ts).
 import type { IngestAnalysis, LagStats } from './analysis';
-import { DEFAULT_DRIFT_LIMIT, MIN_THIRD_SAMPLES } from './drift';
+import { DEFAULT_DRIFT_LIMIT, DRIFT_CONFIDENCE, MIN_THIRD_SAMPLES, judgeDrift, type Drift } from './drift';
 import { secondRanges } from './second-ranges';
 
 export const MIN_SAMPLES = 1000;
@@ -312,7 +314,8 @@ function diffCheck(name: CheckName, gotLabel: string, got: number, wantLabel: st
 
 function driftCheck(a: IngestAnalysis, limit: number): GateCheck {
   const d = a.drift;
-  if (d.ratio === null) {
+  const j = judgeDrift(d, limit);
+  if (j.state === 'unjudgeable') {
     const why =
       d.third_s === 0
         ? `the run is ${a.duration_s} s, too short for thirds`
@@ -321,12 +324,30 @@ function driftCheck(a: IngestAnalysis, limit: number): GateCheck {
           : 'the first third\'s p99 is 0';
     return { name: 'drift', passed: null, detail: `not judgeable: ${why}` };
   }
-  const ok = d.ratio < limit; // the ratio is already rounded (drift.ts): what is printed is what is compared
-  return {
-    name: 'drift',
-    passed: ok,
-    detail: `x${fmt(d.ratio)} (last-third p99 ${fmt((d.last_p99_us as number) / 1000)} ms / first-third p99 ${fmt((d.first_p99_us as number) / 1000)} ms) ${ok ? '<' : '>='} limit x${limit}`,
-  };
+  // The interval decides (drift.ts, judgeDrift): its printed bounds are the compared ones, and the point
+  // ratio lies inside them, so a pass or a failure always agrees with the plain rule (ratio < limit).
+  const figures = `x${fmt(d.ratio as number)} (${driftInterval(d)}; last-third p99 ${fmt((d.last_p99_us as number) / 1000)} ms / first-third p99 ${fmt((d.first_p99_us as number) / 1000)} ms)`;
+  if (j.state === 'undecided') {
+    const need = j.samplesNeeded;
+    const perSecond = Math.min(d.first_samples, d.last_samples) / d.third_s;
+    const would =
+      need === null
+        ? 'no number of samples decides a ratio at the limit itself'
+        : `thirds of about ${need} samples would decide it (a repeat of about ${Math.ceil(need / perSecond) * 3} s at this rate)`;
+    return {
+      name: 'drift',
+      passed: null,
+      detail: `not judgeable: ${figures} straddles the limit x${limit}: thirds of ${d.first_samples} and ${d.last_samples} samples cannot tell; ${would}`,
+    };
+  }
+  const ok = j.state === 'pass';
+  return { name: 'drift', passed: ok, detail: `${figures} ${ok ? '<' : '>='} limit x${limit}` };
+}
+
+/** "95 % interval x0.9-x1.3" (or "x1.2-unbounded"); the plain ratio for an analysis recorded without one. */
+export function driftInterval(d: Pick<Drift, 'ratio_low' | 'ratio_high'>): string {
+  if (d.ratio_low === undefined || d.ratio_low === null) return 'no interval recorded';
+  return `${fmt(DRIFT_CONFIDENCE * 100)} % interval x${fmt(d.ratio_low)}-${d.ratio_high === null ? 'unbounded' : `x${fmt(d.ratio_high)}`}`;
 }
 
 /** Compact number for messages: at most 3 decimals, no trailing zeros. */

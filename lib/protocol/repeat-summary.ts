@@ -28,6 +28,8 @@ export function summarizeRepeat(id: RepeatIdentity, report: RunReport, verdict: 
     correctedP99Ms: report.co_p99_ms,
     worst10sP99Ms: report.worst_10s_p99_ms,
     drift: report.drift,
+    driftLow: report.drift_low ?? null,
+    driftHigh: report.drift_high ?? null,
     deliveredRate: report.delivered_rate,
     freezeSeconds: report.freeze_seconds.length,
     windows: report.windows.length,

@@ -4,7 +4,7 @@
 import type { RunAnalysis } from './analysis';
 import { secondRanges } from './second-ranges';
 import type { StreamPlan } from './stream-plan';
-import { checkReason, type GateVerdict } from './gates';
+import { checkReason, driftInterval, type GateVerdict } from './gates';
 import { notJudged, type ProbeVerdict, type RepeatVerdict, type VerdictState } from './verdicts';
 
 export interface RunReport {
@@ -44,6 +44,12 @@ export interface RunReport {
   median_10s_p99_ms: number | null;
   worst_10s_p99_ms: number | null;
   drift: number | null;
+  /**
+   * The drift's 95 % interval (lib/protocol/drift.ts): low (0: unbounded below) and high (null:
+   * unbounded above), as the gate compared them; absent from a verdict.json written before issue 34.
+   */
+  drift_low?: number | null;
+  drift_high?: number | null;
   drift_first_third_p99_ms: number | null;
   drift_last_third_p99_ms: number | null;
   freeze_seconds: number[];
@@ -99,6 +105,8 @@ export function runReport(a: RunAnalysis, v: RepeatVerdict): RunReport {
     median_10s_p99_ms: ms(i.median_bucket_p99_us),
     worst_10s_p99_ms: ms(i.worst_10s_p99_us),
     drift: i.drift.ratio === null ? null : round3(i.drift.ratio),
+    drift_low: i.drift.ratio_low,
+    drift_high: i.drift.ratio_high,
     drift_first_third_p99_ms: ms(i.drift.first_p99_us),
     drift_last_third_p99_ms: ms(i.drift.last_p99_us),
     freeze_seconds: i.freeze_seconds,
@@ -123,7 +131,7 @@ export function formatRunReport(r: RunReport): string {
       : 'plan: none in the stream: delivery not judged: no plan',
     `latency p50 ${n(r.p50_ms)}, p99 ${n(r.p99_ms)}, max ${n(r.max_ms)}; corrected p99 ${n(r.co_p99_ms)}; schedule lag p99 ${n(r.schedule_lag_p99_ms)}, max ${n(r.schedule_lag_max_ms)}, late seconds ${r.late_seconds.length ? secondRanges(r.late_seconds) : 'none'}`,
     `10-s buckets: median p99 ${n(r.median_10s_p99_ms)}, worst p99 ${n(r.worst_10s_p99_ms)}, windows ${r.windows.length ? r.windows.map(([a, b]) => `${a}-${b + 10}s`).join(', ') : 'none'}`,
-    `freeze-seconds ${r.freeze_seconds.length}${r.freeze_seconds.length ? ` at ${r.freeze_seconds.join(', ')}` : ''}${r.freeze_cadence_s === null ? '' : `, cadence ${r.freeze_cadence_s} s`}; drift ${r.drift === null ? '—' : `x${r.drift}`}`,
+    `freeze-seconds ${r.freeze_seconds.length}${r.freeze_seconds.length ? ` at ${r.freeze_seconds.join(', ')}` : ''}${r.freeze_cadence_s === null ? '' : `, cadence ${r.freeze_cadence_s} s`}; drift ${r.drift === null ? '—' : `x${r.drift}${r.drift_low === undefined || r.drift_low === null ? '' : ` (${driftInterval({ ratio_low: r.drift_low, ratio_high: r.drift_high ?? null })})`}`}`,
   ];
   for (const c of r.gate.checks) lines.push(`  ${c.passed === null ? 'n/a ' : c.passed ? 'ok  ' : 'FAIL'} ${checkReason(c)}`);
   for (const note of r.gate.notes) lines.push(`  note ${note}`);
@@ -150,7 +158,7 @@ export function verdictLine(r: Pick<RunReport, 'gate' | 'verdict' | 'probe'>): s
     const what: string[] = [];
     if (why.includes('no threshold')) what.push('without a p99 limit the latency was held to nothing');
     if (why.includes('no plan')) what.push('without a plan the delivery was not judged (give --rate and --seconds for a foreign stream)');
-    if (why.includes('drift not judgeable')) what.push('a drift third too small for a p99 is neither a pass nor the service\'s fault');
+    if (why.includes('drift not judgeable')) what.push('a drift the samples cannot decide (a third too small for a p99, or an interval that straddles the limit) is neither a pass nor the service\'s fault');
     return `NOT JUDGED (${why.join('; ')}): every check that ran passed (${ran.join(', ')}); not checked: ${unchecked.join(', ')}: ${what.join('; ')}, so this is not a PASS`;
   }
   if (r.verdict.state === 'UNRECONCILED') {

@@ -49,8 +49,9 @@ export function probeVerdict(probe: readonly ProbeEndpointAnalysis[], budgetMs: 
  * database was never counted for the run tag, so nothing says the acknowledged events were stored;
  * it is never a PASS. NOT JUDGED: every check that ran passed, but one that decides a PASS could not
  * be made: a sustained repeat had no p99 limit (its latency was held to nothing: no threshold, no
- * PASS), the stream had no plan (its delivery could not be judged), or a drift third was too small for
- * a p99 (not judgeable: neither a pass nor the service's fault). It outranks UNRECONCILED: counting
+ * PASS), the stream had no plan (its delivery could not be judged), or drift could not be decided (a
+ * third too small for a p99, or a drift interval that straddles the limit, drift.ts: neither a pass
+ * nor the service's fault). It outranks UNRECONCILED: counting
  * the rows would still not make it a PASS. A run that failed a check is FAIL whatever was unchecked.
  */
 export type VerdictState = 'PASS' | 'FAIL' | 'UNRECONCILED' | 'NOT JUDGED' | 'CUT SHORT';

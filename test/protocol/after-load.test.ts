@@ -11,8 +11,8 @@ import { plan, planned, second } from './fixtures';
 
 function passing() {
   const rows = [];
-  for (let s = 0; s < 12; s++) rows.push(...second(s, 100, () => 5));
-  const a = analyzeSamples(planned(rows, plan(100, 1, 12)));
+  for (let s = 0; s < 15; s++) rows.push(...second(s, 100, () => 5));
+  const a = analyzeSamples(planned(rows, plan(100, 1, 15)));
   return evaluateRun(a, { p99LimitMs: 50, reconciliation: { rows_written: a.ingest.events_claimed, quantity_gained: a.ingest.quantity_claimed } });
 }
 

@@ -40,7 +40,7 @@ test('every statistic of a small stream, computed by hand', () => {
   assert.deepEqual(i.freeze_seconds, []);
   // 3 s: thirds of 1 s; first p99 4 ms, last 60 ms
   // thirds of 4 and 2 samples have no p99 of their own: no drift figure (not judgeable)
-  assert.deepEqual(i.drift, { third_s: 1, first_samples: 4, last_samples: 2, first_p99_us: null, last_p99_us: null, ratio: null });
+  assert.deepEqual(i.drift, { third_s: 1, first_samples: 4, last_samples: 2, first_p99_us: null, last_p99_us: null, ratio: null, first_p99_low_us: null, first_p99_high_us: null, last_p99_low_us: null, last_p99_high_us: null, ratio_low: null, ratio_high: null });
   // the probe is analysed apart, per endpoint, and never pooled into ingest
   assert.deepEqual(
     a.probe.map((p) => [p.scenario, p.samples, p.failed, p.p50_us, p.p99_us]),
@@ -107,17 +107,32 @@ test('drift: thirds of whole seconds, by intended time', () => {
   // 9 s at 100/s: seconds 0-2 at 10 ms (one 40 ms outlier), 3-5 at 20 ms, 6-8 at 30 ms
   const rows = [];
   for (let s = 0; s < 9; s++) rows.push(...second(s, 100, (k) => (s < 3 ? (s === 1 && k === 0 ? 40 : 10) : s < 6 ? 20 : 30)));
-  assert.deepEqual(analyzeSamples(cols(rows)).ingest.drift, { third_s: 3, first_samples: 300, last_samples: 300, first_p99_us: 10000, last_p99_us: 30000, ratio: 3 });
+  // thirds of 300 bound their p99 from below (rank 291 of 300) but not from above (that needs 435
+  // samples at 97.5 %, quantile-interval.ts): the interval runs from 0 (30 ms over an unbounded first
+  // p99) to unbounded, so 300 samples a third do not decide drift even at x3
+  assert.deepEqual(analyzeSamples(cols(rows)).ingest.drift, {
+    third_s: 3, first_samples: 300, last_samples: 300, first_p99_us: 10000, last_p99_us: 30000, ratio: 3,
+    first_p99_low_us: 10000, first_p99_high_us: null, last_p99_low_us: 30000, last_p99_high_us: null, ratio_low: 0, ratio_high: null,
+  });
+  // 15 s at 100/s: thirds of 500 bound it both ways; the first third's one 40-ms outlier is its maximum
+  // (rank 500, the upper bound), so the interval is x0.75 (30 / 40) to x3 (30 / 10)
+  const wide = [];
+  for (let s = 0; s < 15; s++) wide.push(...second(s, 100, (k) => (s < 5 ? (s === 1 && k === 0 ? 40 : 10) : s < 10 ? 20 : 30)));
+  const w = analyzeSamples(cols(wide)).ingest.drift;
+  assert.deepEqual([w.ratio, w.first_p99_low_us, w.first_p99_high_us, w.last_p99_low_us, w.last_p99_high_us, w.ratio_low, w.ratio_high], [3, 10000, 40000, 30000, 30000, 0.75, 3]);
   // 10 s: thirds of 3 s: [0,3) and [7,10); second 3 and 6 are in neither
   const ten = [];
   for (let s = 0; s < 10; s++) ten.push(...second(s, 40, () => (s === 3 || s === 6 ? 999 : s < 3 ? 10 : 15)));
-  assert.deepEqual(analyzeSamples(cols(ten)).ingest.drift, { third_s: 3, first_samples: 120, last_samples: 120, first_p99_us: 10000, last_p99_us: 15000, ratio: 1.5 });
+  assert.deepEqual(analyzeSamples(cols(ten)).ingest.drift, {
+    third_s: 3, first_samples: 120, last_samples: 120, first_p99_us: 10000, last_p99_us: 15000, ratio: 1.5,
+    first_p99_low_us: 10000, first_p99_high_us: null, last_p99_low_us: 15000, last_p99_high_us: null, ratio_low: 0, ratio_high: null,
+  });
   // a third of 99 samples has no p99 but its slowest request: no figure
   const thin = [];
   for (let s = 0; s < 9; s++) thin.push(...second(s, 33, () => 10));
-  assert.deepEqual(analyzeSamples(cols(thin)).ingest.drift, { third_s: 3, first_samples: 99, last_samples: 99, first_p99_us: null, last_p99_us: null, ratio: null });
+  assert.deepEqual(analyzeSamples(cols(thin)).ingest.drift, { third_s: 3, first_samples: 99, last_samples: 99, first_p99_us: null, last_p99_us: null, ratio: null, first_p99_low_us: null, first_p99_high_us: null, last_p99_low_us: null, last_p99_high_us: null, ratio_low: null, ratio_high: null });
   // 2 s is too short for thirds
-  assert.deepEqual(analyzeSamples(cols(second(0, 10, () => 1).concat(second(1, 10, () => 1)))).ingest.drift, { third_s: 0, first_samples: 0, last_samples: 0, first_p99_us: null, last_p99_us: null, ratio: null });
+  assert.deepEqual(analyzeSamples(cols(second(0, 10, () => 1).concat(second(1, 10, () => 1)))).ingest.drift, { third_s: 0, first_samples: 0, last_samples: 0, first_p99_us: null, last_p99_us: null, ratio: null, first_p99_low_us: null, first_p99_high_us: null, last_p99_low_us: null, last_p99_high_us: null, ratio_low: null, ratio_high: null });
 });
 
 test('a single second of a single request', () => {

@@ -5,18 +5,18 @@ import { analyzeSamples, type IngestAnalysis } from '../../lib/protocol/analysis
 import { ceilingGate, ladderGate, sustainedGate } from '../../lib/protocol/gates';
 import { cols, dropped, plan, planned, second } from './fixtures';
 
-/** 12 s at 100 requests/s (1,200 samples), 10 events of quantity 7 each, latency by second; planned so. */
+/** 15 s at 100 requests/s (1,500 samples: thirds of 500, enough to bound a p99, drift.ts), 10 events of quantity 7 each, latency by second; planned so. */
 function run(latencyMs: (s: number, k: number) => number = () => 5, extra: Parameters<typeof cols>[0] = []): IngestAnalysis {
   const rows = [];
-  for (let s = 0; s < 12; s++) rows.push(...second(s, 100, (k) => latencyMs(s, k), { events: 10, quantity: 70 }));
-  return analyzeSamples(planned([...rows, ...extra], plan(1000, 10, 12))).ingest;
+  for (let s = 0; s < 15; s++) rows.push(...second(s, 100, (k) => latencyMs(s, k), { events: 10, quantity: 70 }));
+  return analyzeSamples(planned([...rows, ...extra], plan(1000, 10, 15))).ingest;
 }
 
 test('a clean, reconciled repeat passes every check', () => {
   const a = run();
-  assert.equal(a.events_claimed, 12_000);
-  assert.equal(a.quantity_claimed, 84_000);
-  const g = sustainedGate(a, { p99LimitMs: 10, reconciliation: { rows_written: 12_000, quantity_gained: 84_000 } });
+  assert.equal(a.events_claimed, 15_000);
+  assert.equal(a.quantity_claimed, 105_000);
+  const g = sustainedGate(a, { p99LimitMs: 10, reconciliation: { rows_written: 15_000, quantity_gained: 105_000 } });
   assert.equal(g.passed, true);
   assert.equal(g.reconciled, true);
   assert.deepEqual(g.reasons, []);
@@ -35,33 +35,33 @@ test('a clean, reconciled repeat passes every check', () => {
 });
 
 test('every failing check is reported, in order, not just the first', () => {
-  // drift: last third (s 8-11) at 40 ms vs 5 ms; one drop (request 330 of the schedule); two 500s
+  // drift: last third (s 10-14) at 40 ms vs 5 ms; one drop (request 330 of the schedule); two 500s
   const rows = [];
-  for (let s = 0; s < 12; s++) {
-    const sec = second(s, 100, () => (s >= 8 ? 40 : 5), { events: 10, quantity: 70 });
+  for (let s = 0; s < 15; s++) {
+    const sec = second(s, 100, () => (s >= 10 ? 40 : 5), { events: 10, quantity: 70 });
     if (s === 1) sec[0].status = sec[1].status = 500; // two failures
     if (s === 3) sec.splice(30, 1); // sent no more: dropped below
     rows.push(...sec);
   }
-  const withFailures = analyzeSamples(planned([...rows, dropped(3.3, { events: 10 })], plan(1000, 10, 12))).ingest;
+  const withFailures = analyzeSamples(planned([...rows, dropped(3.3, { events: 10 })], plan(1000, 10, 15))).ingest;
   assert.equal(withFailures.dropped, 1);
-  const g = sustainedGate(withFailures, { p99LimitMs: 20, reconciliation: { rows_written: 11_960, quantity_gained: 83_630 } });
+  const g = sustainedGate(withFailures, { p99LimitMs: 20, reconciliation: { rows_written: 14_960, quantity_gained: 104_630 } });
   assert.equal(g.passed, false);
   assert.deepEqual(g.checks.filter((c) => c.passed === false).map((c) => c.name), ['threshold', 'delivered', 'dropped', 'failed', 'rows', 'quantity', 'drift']);
   assert.equal(g.reasons.length, 7);
-  // claimed: 1,197 requests x 10 = 11,970 events, quantity 83,790; the DB is short of 10 rows and 160
+  // claimed: 1,497 requests x 10 = 14,970 events, quantity 104,790; the DB is short of 10 rows and 160
   assert.match(g.reasons[0], /^threshold: p99 40 ms > limit 20 ms$/);
-  assert.equal(g.reasons[1], 'not delivered: delivered 1197 of 1200 scheduled requests (1000 ev/s, batch 10, 12 s); 2 short seconds at 1, 3');
-  assert.match(g.reasons[2], /^dropped: 1 of 1200 requests dropped/);
-  assert.match(g.reasons[3], /^failed: 2 of 1199 sent requests failed/);
-  assert.equal(g.reasons[4], 'rows: rows written 11960 != events claimed 11970 (missing 10)');
-  assert.equal(g.reasons[5], 'quantity: quantity gained 83630 != quantity sent (acknowledged) 83790 (missing 160)');
-  assert.match(g.reasons[6], /^drift: x8 \(last-third p99 40 ms \/ first-third p99 5 ms\) >= limit x1\.5$/);
+  assert.equal(g.reasons[1], 'not delivered: delivered 1497 of 1500 scheduled requests (1000 ev/s, batch 10, 15 s); 2 short seconds at 1, 3');
+  assert.match(g.reasons[2], /^dropped: 1 of 1500 requests dropped/);
+  assert.match(g.reasons[3], /^failed: 2 of 1499 sent requests failed/);
+  assert.equal(g.reasons[4], 'rows: rows written 14960 != events claimed 14970 (missing 10)');
+  assert.equal(g.reasons[5], 'quantity: quantity gained 104630 != quantity sent (acknowledged) 104790 (missing 160)');
+  assert.match(g.reasons[6], /^drift: x8 \(95 % interval x8-x8; last-third p99 40 ms \/ first-third p99 5 ms\) >= limit x1\.5$/);
 });
 
 test('more rows than claimed is reported as extra', () => {
-  const g = sustainedGate(run(), { reconciliation: { rows_written: 12_003, quantity_gained: 84_000 } });
-  assert.deepEqual(g.reasons, ['rows: rows written 12003 != events claimed 12000 (3 extra)']);
+  const g = sustainedGate(run(), { reconciliation: { rows_written: 15_003, quantity_gained: 105_000 } });
+  assert.deepEqual(g.reasons, ['rows: rows written 15003 != events claimed 15000 (3 extra)']);
 });
 
 test('without database counts reconciliation is unchecked: not failed, but not reconciled', () => {
@@ -73,7 +73,7 @@ test('without database counts reconciliation is unchecked: not failed, but not r
 
 test('without a plan, delivery is not judged: unchecked, named', () => {
   const rows = [];
-  for (let s = 0; s < 12; s++) rows.push(...second(s, 100, () => 5, { events: 10, quantity: 70 }));
+  for (let s = 0; s < 15; s++) rows.push(...second(s, 100, () => 5, { events: 10, quantity: 70 }));
   const g = sustainedGate(analyzeSamples(cols(rows)).ingest, { p99LimitMs: 10 });
   assert.equal(g.passed, true);
   assert.deepEqual(g.unchecked, ['delivered', 'rows', 'quantity']);
@@ -109,15 +109,15 @@ test('an all-dropped repeat fails threshold, delivery, drops and samples at once
 });
 
 test('the drift limit is configurable and strict (ratio < limit)', () => {
-  const a = run((s) => (s >= 8 ? 7.5 : 5)); // x1.5 exactly
+  const a = run((s) => (s >= 10 ? 7.5 : 5)); // x1.5 exactly
   assert.equal(a.drift.ratio, 1.5);
   assert.equal(sustainedGate(a).checks.find((c) => c.name === 'drift')?.passed, false);
   assert.equal(sustainedGate(a, { driftLimit: 1.6 }).checks.find((c) => c.name === 'drift')?.passed, true);
 });
 
 test('a ladder rung: delivered rate, drops and reconciliation only; drift noted, not gated', () => {
-  const a = run((s) => (s >= 8 ? 40 : 5));
-  const g = ladderGate(a, { reconciliation: { rows_written: 12_000, quantity_gained: 84_000 } });
+  const a = run((s) => (s >= 10 ? 40 : 5));
+  const g = ladderGate(a, { reconciliation: { rows_written: 15_000, quantity_gained: 105_000 } });
   assert.equal(g.kind, 'ladder');
   assert.equal(g.passed, true);
   assert.deepEqual(g.checks.map((c) => c.name), ['delivered', 'dropped', 'rows', 'quantity', 'instrument']);
@@ -130,7 +130,7 @@ test('a ladder rung: delivered rate, drops and reconciliation only; drift noted,
 });
 
 test('a ceiling is checked for failures and samples only, and reconciled when counts are given', () => {
-  const a = run((s) => (s >= 8 ? 40 : 5));
+  const a = run((s) => (s >= 10 ? 40 : 5));
   const g = ceilingGate(a);
   assert.equal(g.kind, 'ceiling');
   assert.equal(g.passed, true);
@@ -147,12 +147,12 @@ test('a ceiling is checked for failures and samples only, and reconciled when co
 });
 
 test('drift is rounded once: the figure printed is the figure compared (1.4996 is x1.5, not under x1.5)', () => {
-  const a = run((s) => (s >= 8 ? 7.498 : 5)); // 7.498 / 5 = 1.4996
+  const a = run((s) => (s >= 10 ? 7.498 : 5)); // 7.498 / 5 = 1.4996
   assert.equal(a.drift.ratio, 1.5);
   const d = sustainedGate(a).checks.find((c) => c.name === 'drift');
   assert.equal(d?.passed, false);
   assert.match(d?.detail ?? '', /^x1\.5 \(.*\) >= limit x1\.5$/);
-  const b = run((s) => (s >= 8 ? 7.497 : 5)); // 1.4994: x1.499, under the limit, and printed so
+  const b = run((s) => (s >= 10 ? 7.497 : 5)); // 1.4994: x1.499, under the limit, and printed so
   assert.equal(b.drift.ratio, 1.499);
   const e = sustainedGate(b).checks.find((c) => c.name === 'drift');
   assert.equal(e?.passed, true);

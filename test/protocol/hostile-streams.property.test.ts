@@ -51,9 +51,13 @@ interface Shape {
   probeRate: number;
 }
 
-/** 60-150 requests/s for 18-30 s: always >= 1,000 samples and thirds of >= 100, p99 well under 50 ms. */
+/**
+ * 75-150 requests/s for 18-30 s: always >= 1,000 samples and thirds of >= 450 (a third bounds its p99
+ * from above only from 435 samples on, lib/protocol/quantile-interval.ts: with fewer, drift is not
+ * judged, issue 34), p99 well under 50 ms.
+ */
 const shapes: fc.Arbitrary<Shape> = fc.record({
-  rr: fc.integer({ min: 60, max: 150 }),
+  rr: fc.integer({ min: 75, max: 150 }),
   batch: fc.integer({ min: 1, max: 10 }),
   seconds: fc.integer({ min: 18, max: 30 }),
   baseMs: fc.integer({ min: 2, max: 20 }),

@@ -149,7 +149,7 @@ test('the probe\'s lateness is judged like ingest\'s', async () => {
 });
 
 test('without a threshold a 10-s-per-request run is NOT JUDGED (no threshold), never PASS', async () => {
-  const slow = await judgeStream(dir, makeStream({ rate: 100, batch: 1, seconds: 12, latencyMs: () => 10_000 }), { p99LimitMs: null });
+  const slow = await judgeStream(dir, makeStream({ rate: 100, batch: 1, seconds: 15, latencyMs: () => 10_000 }), { p99LimitMs: null });
   assert.equal(slow.verdict.state, 'NOT JUDGED');
   assert.match(verdictLine(slow.report), /^NOT JUDGED \(no threshold\)/);
 });

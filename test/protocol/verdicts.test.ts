@@ -12,7 +12,7 @@ import { cols, dropped, plan, planned, req, second } from './fixtures';
 /** 12 s of ingest at 100/s, 5 ms; a probe at 1/s cycling three endpoints with the given latencies. */
 function stream(aggregateMs: number, o: { probeStatus?: number; probeDrop?: boolean } = {}) {
   const rows = [];
-  for (let s = 0; s < 12; s++) rows.push(...second(s, 100, () => 5));
+  for (let s = 0; s < 15; s++) rows.push(...second(s, 100, () => 5));
   const names = ['probe:aggregate', 'probe:invoices', 'probe:customers'] as const;
   for (let k = 0; k < 12; k++) {
     const scenario = names[k % 3];
@@ -20,7 +20,7 @@ function stream(aggregateMs: number, o: { probeStatus?: number; probeDrop?: bool
   }
   // a drop between the probe's scheduled times is off its schedule: that stream goes without a plan
   if (o.probeDrop) return analyzeSamples(cols([...rows, dropped(11.5, { scenario: 'probe:customers', events: 0 })]));
-  return analyzeSamples(planned(rows, plan(100, 1, 12, { probeRate: 1 })));
+  return analyzeSamples(planned(rows, plan(100, 1, 15, { probeRate: 1 })));
 }
 
 test('a probe over budget while ingest holds: both verdicts are reported, and the repeat fails', () => {
@@ -69,8 +69,8 @@ test('a stream sent 900 ms late fails "instrument late", though its gated p99 is
   // Every request sent 900 ms after its intended time, answered 5 ms after it was sent: done - sent
   // (the gated latency) is 5 ms, done - intended (what a user on schedule saw) is 905 ms.
   const rows = [];
-  for (let s = 0; s < 12; s++) rows.push(...second(s, 100, () => 5, { lagMs: 900 }));
-  const a = analyzeSamples(planned(rows, plan(100, 1, 12)));
+  for (let s = 0; s < 15; s++) rows.push(...second(s, 100, () => 5, { lagMs: 900 }));
+  const a = analyzeSamples(planned(rows, plan(100, 1, 15)));
   const reconciliation = { rows_written: a.ingest.events_claimed, quantity_gained: a.ingest.quantity_claimed };
   const { verdict, report } = evaluateRun(a, { p99LimitMs: 50, reconciliation });
   assert.equal(report.p99_ms, 5);
@@ -81,7 +81,7 @@ test('a stream sent 900 ms late fails "instrument late", though its gated p99 is
   assert.deepEqual(verdict.ingest.checks.filter((c) => c.passed === false).map((c) => c.name), ['instrument']);
   assert.match(
     verdict.reasons[0],
-    /^instrument late: schedule lag p99 900 ms > 5 ms \(10 % of the p99 limit 50 ms\), max 900 ms > 50 ms \(the p99 limit\), late seconds 0-11; .*gated p99 5 ms .*corrected p99 905 ms/,
+    /^instrument late: schedule lag p99 900 ms > 5 ms \(10 % of the p99 limit 50 ms\), max 900 ms > 50 ms \(the p99 limit\), late seconds 0-14; .*gated p99 5 ms .*corrected p99 905 ms/,
   );
   assert.match(formatRunReport(report), /^FAIL: instrument late: schedule lag p99 900 ms/m);
 });
@@ -89,8 +89,8 @@ test('a stream sent 900 ms late fails "instrument late", though its gated p99 is
 test('the instrument limit is 10 % of the p99 limit, or 5 ms without one; a ladder rung has none', () => {
   const lagged = (lagMs: number) => {
     const rows = [];
-    for (let s = 0; s < 12; s++) rows.push(...second(s, 100, () => 5, { lagMs }));
-    const a = analyzeSamples(planned(rows, plan(100, 1, 12)));
+    for (let s = 0; s < 15; s++) rows.push(...second(s, 100, () => 5, { lagMs }));
+    const a = analyzeSamples(planned(rows, plan(100, 1, 15)));
     return { a, reconciliation: { rows_written: a.ingest.events_claimed, quantity_gained: a.ingest.quantity_claimed } };
   };
   const { a: a20, reconciliation: r20 } = lagged(20);

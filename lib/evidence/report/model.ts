@@ -514,7 +514,7 @@ function method(spec: CampaignSpec, configs: ConfigurationModel[]): string[] {
   if (spec.sustained) {
     const limits = configs.filter((c) => !c.unplanned && c.p99_limit_ms !== null).map((c) => `${c.name} ${c.p99_limit_ms} ms`).join(', ');
     out.push(
-      `Every sustained repeat is gated: p99 within the configuration's limit (${limits}); 0 dropped and 0 failed; rows written == events claimed; Σ quantity gained == Σ quantity acknowledged; ≥ ${fmtN(MIN_SAMPLES)} samples; drift (last-third p99 / first-third p99) under ×${spec.sustained.driftLimit}; the instrument on time (schedule-lag p99 within ${INSTRUMENT_LAG_SHARE * 100} % of the p99 limit: a late generator would hide the server's queueing from done − sent, so a late instrument is never a pass).${
+      `Every sustained repeat is gated: p99 within the configuration's limit (${limits}); 0 dropped and 0 failed; rows written == events claimed; Σ quantity gained == Σ quantity acknowledged; ≥ ${fmtN(MIN_SAMPLES)} samples; drift (last-third p99 / first-third p99) under ×${spec.sustained.driftLimit}, judged with its 95 % interval (failed only when the interval lies at or over the limit, not judged when it straddles it); the instrument on time (schedule-lag p99 within ${INSTRUMENT_LAG_SHARE * 100} % of the p99 limit: a late generator would hide the server's queueing from done − sent, so a late instrument is never a pass).${
         spec.sustained.probe.rate > 0 ? ` The read probe has its own p99 budget (${spec.sustained.probe.p99BudgetMs} ms); over budget, or a failed read, marks the repeat DEGRADED and fails it. Probe samples never pool into ingest latency.` : ''
       }`,
     );

@@ -300,7 +300,7 @@ export function runsTable(c: ConfigurationModel): Table {
         rep ? ms(rep.worst_10s_p99_ms) : DASH,
         rep ? String(rep.freeze_seconds.length) : DASH,
         rep ? String(rep.windows.length) : DASH,
-        rep?.drift != null ? `×${num(rep.drift, 2)}` : DASH,
+        rep ? driftCell(rep) : DASH,
         rep ? num(rep.dropped, 0) : DASH,
         rep ? num(rep.failed, 0) : DASH,
         rowsCell,
@@ -311,6 +311,18 @@ export function runsTable(c: ConfigurationModel): Table {
     };
   });
   return { header, rows };
+}
+
+/**
+ * A repeat's drift with its 95 % interval as the gate compared it (lib/protocol/drift.ts):
+ * `×1.59 (×0.95–×2.41)`; a verdict.json recorded before the interval shows the ratio alone.
+ */
+function driftCell(rep: RunReport): string {
+  if (rep.drift == null) return DASH;
+  if (rep.drift_low == null) return `×${num(rep.drift, 2)}`;
+  const lo = Math.floor(rep.drift_low * 100 + 1e-9) / 100;
+  const hi = rep.drift_high == null ? '∞' : `×${num(Math.ceil(rep.drift_high * 100 - 1e-9) / 100, 2)}`;
+  return `×${num(rep.drift, 2)} (×${num(lo, 2)}–${hi})`;
 }
 
 /** The plan-based delivery of one repeat: `3000 / 3000`, with its short seconds, or why it was not judged. */
