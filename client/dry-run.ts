@@ -7,7 +7,7 @@
 // prints the same plan as text. With --preflight (dryRunPreflight) it also asks the AWS account,
 // read-only, what provisioning would be refused.
 import { MIN_SAMPLES } from '../lib/protocol/gates';
-import { fullPlan, sampleWarnings, totalMinutes, watchdogLine, watchdogNeed } from '../lib/protocol/plan';
+import { driftWarnings, fullPlan, sampleWarnings, totalMinutes, watchdogLine, watchdogNeed } from '../lib/protocol/plan';
 import { campaignImages, serviceBuild, serviceSettingsList, variantRuns } from '../lib/protocol/service-spec';
 import type { CampaignSpec } from '../lib/protocol/spec';
 import { measuringOrder, measuringSeries, variantNames, variantSettings } from '../lib/protocol/variants';
@@ -137,7 +137,7 @@ export function dryRunPlan(campaignId: string, spec: CampaignSpec, now = new Dat
           deadlineIfProvisionedNow: new Date(now.getTime() + spec.watchdogMinutes * 60_000).toISOString(),
           line: watchdogLine(spec),
         },
-    warnings: sampleWarnings(spec),
+    warnings: [...sampleWarnings(spec), ...driftWarnings(spec)],
   };
 }
 

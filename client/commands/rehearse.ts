@@ -17,7 +17,7 @@ import { loadSpec } from '../spec-input';
 import { assertLocalMachineCanRun } from '../local-preflight';
 import { UsageError } from '../parse-flags';
 import { assertWritable, writeSummary } from '../summary-export';
-import { sampleWarnings } from '../../lib/protocol/plan';
+import { driftWarnings, sampleWarnings } from '../../lib/protocol/plan';
 import { withServiceCommand } from '../service-flag';
 import { defaultCampaignId, givenCampaignId, TASK_QUEUE } from './campaign';
 import { printAtAGlance } from '../at-a-glance';
@@ -68,7 +68,7 @@ export const { run, actions } = defineCommand({
     assertLocalMachineCanRun(spec, id);
     const exportTo = values['summary-export'];
     if (exportTo !== undefined) assertWritable(exportTo);
-    for (const w of sampleWarnings(spec)) console.error(w);
+    for (const w of [...sampleWarnings(spec), ...driftWarnings(spec)]) console.error(w);
     const env = temporalEnv();
     const [host, port] = env.address.split(':');
     if (!(await portAnswers(host, Number(port ?? 7233)))) {

@@ -4,6 +4,7 @@
 // The watchdog tears the rig down at its deadline. A deadline shorter than the plan tears a healthy
 // series down halfway, so the spec check refuses one shorter than the plan plus a margin, and the
 // campaign moves the deadline forward at each step when a step has run over (workflows/campaign.ts).
+import { REFERENCE_TAIL_INDEX, referenceThirdSamples } from './drift';
 import { MIN_SAMPLES } from './gates';
 import type { CampaignSpec } from './spec';
 import { measuringOrder, measuringSeries, warmsUpBefore } from './variants';
@@ -158,6 +159,36 @@ export function sampleWarnings(spec: Pick<CampaignSpec, 'sustained'>): string[] 
       return `WARNING configuration ${c.name}: ${n} requests per repeat (${c.eventsPerSecond} ev/s at batch ${c.batch} for ${s.repeatSeconds} s), fewer than the ${MIN_SAMPLES} the gate requires: every repeat will fail "samples"; set sustained.repeatSeconds >= ${need}`;
     });
 }
+
+/**
+ * Configurations whose thirds are too small for drift at their limit to be decided (lib/protocol/
+ * drift.ts): a steady target (a true ratio of 1) would read an interval that straddles the limit, so
+ * its repeats would read NOT JUDGED on drift. Judged under the reference tail (drift.ts
+ * REFERENCE_TAIL_INDEX: before a sample exists the rig must assume one), and naming the repeat length
+ * that would be enough. A warning, never a refusal: a lighter tail than the reference's may decide
+ * sooner, and the page judges each repeat on its own samples.
+ */
+export function driftWarnings(spec: Pick<CampaignSpec, 'sustained'>): string[] {
+  const s = spec.sustained;
+  if (!s) return [];
+  const need = referenceThirdSamples(1, s.driftLimit);
+  if (need === null) return [];
+  const out: string[] = [];
+  for (const c of s.configurations) {
+    const perSecond = c.eventsPerSecond / c.batch;
+    const third = Math.floor(s.repeatSeconds / 3);
+    const n = Math.floor(perSecond * third);
+    if (n >= need) continue;
+    const seconds = 3 * Math.ceil(need / perSecond);
+    out.push(
+      `WARNING configuration ${c.name}: thirds of ${n} samples (${fmtRate(perSecond)} requests/s for ${third} s of a ${s.repeatSeconds}-s repeat) cannot tell a steady p99 (drift x1) from the drift limit x${s.driftLimit} at 95 %: ` +
+        `a third needs about ${need} samples (with a tail of index ${REFERENCE_TAIL_INDEX}, p99.9 = ${(10 ** (1 / REFERENCE_TAIL_INDEX)).toFixed(1)} x p99), so a repeat that does not drift will likely read NOT JUDGED on drift; set sustained.repeatSeconds >= ${seconds}`,
+    );
+  }
+  return out;
+}
+
+const fmtRate = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
 
 /**
  * Bytes a seeded history row takes on disk at the least: the usage_events row (its jsonb properties,

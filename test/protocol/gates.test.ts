@@ -115,6 +115,29 @@ test('the drift limit is configurable and strict (ratio < limit)', () => {
   assert.equal(sustainedGate(a, { driftLimit: 1.6 }).checks.find((c) => c.name === 'drift')?.passed, true);
 });
 
+test('a drift interval that straddles the limit is not judged: neither a pass nor a failure, naming the samples that would decide it', () => {
+  // latencies 5.0-14.9 ms in every second, x1.49 in the last third: thirds of 500 bound each p99 within
+  // a few percent (14.7-14.9 ms), so the ratio x1.49 has an interval about x1.47-x1.51 around the limit
+  const a = run((s, k) => (5 + k / 10) * (s >= 10 ? 1.49 : 1));
+  const g = sustainedGate(a, { p99LimitMs: 50, reconciliation: { rows_written: 15_000, quantity_gained: 105_000 } });
+  const d = g.checks.find((c) => c.name === 'drift');
+  assert.equal(d?.passed, null);
+  assert.equal(g.passed, true);
+  assert.deepEqual(g.unchecked, ['drift']);
+  assert.ok((a.drift.ratio_low as number) < 1.5 && (a.drift.ratio_high as number) >= 1.5, `x${a.drift.ratio_low}-x${a.drift.ratio_high}`);
+  assert.match(
+    d?.detail ?? '',
+    /^not judgeable: x1\.49 \(95 % interval x1\.47\d*-x1\.51\d*; last-third p99 \S+ ms \/ first-third p99 14\.8 ms\) straddles the limit x1\.5: thirds of 500 and 500 samples cannot tell; thirds of about \d+ samples would decide it \(a repeat of about \d+ s at this rate\)$/,
+  );
+  // a ratio at the limit itself: no number of samples decides it, and the page says so
+  const at = sustainedGate(run((s, k) => (5 + k / 10) * (s >= 10 ? 1.5 : 1)), { p99LimitMs: 50 }).checks.find((c) => c.name === 'drift');
+  assert.equal(at?.passed, null);
+  assert.match(at?.detail ?? '', /^not judgeable: x1\.5 \(95 % interval x1\.48-x1\.52; .*\) straddles the limit x1\.5: .*; no number of samples decides a ratio at the limit itself$/);
+  // the same thirds judged against x1.4 fail, against x1.6 pass: the interval lies wholly over or under it
+  assert.equal(sustainedGate(a, { driftLimit: 1.4 }).checks.find((c) => c.name === 'drift')?.passed, false);
+  assert.equal(sustainedGate(a, { driftLimit: 1.6 }).checks.find((c) => c.name === 'drift')?.passed, true);
+});
+
 test('a ladder rung: delivered rate, drops and reconciliation only; drift noted, not gated', () => {
   const a = run((s) => (s >= 10 ? 40 : 5));
   const g = ladderGate(a, { reconciliation: { rows_written: 15_000, quantity_gained: 105_000 } });

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { SampleFileError } from '../../lib/loadgen/sample-reader';
-import { verdictLine } from '../../lib/protocol/run-report';
+import { formatRunReport, verdictLine } from '../../lib/protocol/run-report';
 import { flagsPlan } from '../../lib/protocol/stream-plan';
 import type { Evaluation } from '../../lib/protocol/evaluate';
 import { cutEnd, delayBurst, duplicateRow, editRow, judgeStream, keepEvery, makeStream, overflowColumn, removeSecond, strayRow, withoutPlan, type Stream } from './planned-stream';
@@ -105,6 +105,10 @@ test('one stray row cannot defeat the drift gate: it is refused, naming its line
   const rising = makeStream({ rate: 1000, batch: 10, seconds: 30, latencyMs: (_n, s) => 5 + (40 * s) / 29 });
   const d = await judgeStream(dir, rising);
   assert.deepEqual(failed(d), ['drift']);
+  // the page shows the ratio with its interval, and the interval lies wholly over the limit
+  assert.match(d.verdict.reasons[0], /^drift: x\S+ \(95 % interval x\S+-x\S+; last-third p99 \S+ ms \/ first-third p99 \S+ ms\) >= limit x1\.5$/);
+  assert.ok((d.report.drift_low as number) >= 1.5, String(d.report.drift_low));
+  assert.match(formatRunReport(d.report), /; drift x\S+ \(95 % interval x\S+-x\S+\)\n/);
   // one fast row at 100 s: outside the 30-s plan; one between two scheduled times: off the schedule
   await refused(strayRow(rising, 100_000_000), /line 3003: ingest row intended at 100000000 µs, after the plan's 30 s: a row outside the schedule/);
   await refused(strayRow(rising, 5_000_001), /ingest row intended at 5000001 µs is not on the plan's schedule .*a row outside the schedule/);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogLine, watchdogNeed, watchdogProblem, sampleWarnings } from '../../lib/protocol/plan';
+import { driftWarnings, marginMinutes, measuringSecondsLeft, planFrom, totalMinutes, watchdogLine, watchdogNeed, watchdogProblem, sampleWarnings } from '../../lib/protocol/plan';
 import { parseCampaignSpec, PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
 
 const rehearsal = parseCampaignSpec(PROFILES.rehearsal);
@@ -53,6 +53,23 @@ test('a configuration whose repeats cannot reach the gate\'s sample count is war
     'WARNING configuration b100: 600 requests per repeat (3000 ev/s at batch 100 for 20 s), fewer than the 1000 the gate requires: every repeat will fail "samples"; set sustained.repeatSeconds >= 34',
   ]);
   assert.deepEqual(sampleWarnings(parseCampaignSpec(PROFILES.rehearsal)), []);
+});
+
+test('a configuration whose thirds cannot decide drift at its limit is warned about, naming the repeat length that would', () => {
+  // the rehearsal: thirds of 2,000 (single, 200 requests/s) and 1,000 (batched, 100 requests/s); a
+  // steady p99 is told from x1.5 under the reference tail from 3,373 samples a third (drift.ts)
+  const rehearsal = parseCampaignSpec(PROFILES.rehearsal);
+  assert.deepEqual(driftWarnings(rehearsal), [
+    'WARNING configuration single: thirds of 2000 samples (200 requests/s for 10 s of a 30-s repeat) cannot tell a steady p99 (drift x1) from the drift limit x1.5 at 95 %: a third needs about 3373 samples (with a tail of index 2, p99.9 = 3.2 x p99), so a repeat that does not drift will likely read NOT JUDGED on drift; set sustained.repeatSeconds >= 51',
+    'WARNING configuration batched: thirds of 1000 samples (100 requests/s for 10 s of a 30-s repeat) cannot tell a steady p99 (drift x1) from the drift limit x1.5 at 95 %: a third needs about 3373 samples (with a tail of index 2, p99.9 = 3.2 x p99), so a repeat that does not drift will likely read NOT JUDGED on drift; set sustained.repeatSeconds >= 102',
+  ]);
+  // the length it names is enough: no warning at it, one a third-second shorter
+  const at = (repeatSeconds: number, driftLimit = 1.5) => driftWarnings(parseCampaignSpec({ ...PROFILES.rehearsal, sustained: { ...PROFILES.rehearsal.sustained!, repeatSeconds, driftLimit } }));
+  assert.deepEqual(at(102), []);
+  assert.equal(at(99).length, 1);
+  // a looser limit needs fewer samples; the protocol's 10 minutes are plenty
+  assert.deepEqual(at(30, 3), []);
+  assert.deepEqual(at(600), []);
 });
 
 // An AWS rig's plan (issues 23 and 26): RDS's creation is a step of its own, allowed the spec's
