@@ -47,7 +47,9 @@ function rig(args: string[], o: { key?: string; onStderr?: (chunk: string, pid: 
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
 }
 
-const load = (out: string, extra: string[] = []) => ['measure', '--url', url, '--rate', '2000', '--batch', '5', '--seconds', '3', '--out', out, '--quiet', ...extra];
+// 500 requests/s for 3 s: thirds of 500 requests, enough to bound each third's p99 (a drift interval
+// needs 435, lib/protocol/drift.ts), so a steady run is judged on drift
+const load = (out: string, extra: string[] = []) => ['measure', '--url', url, '--rate', '2500', '--batch', '5', '--seconds', '3', '--out', out, '--quiet', ...extra];
 
 test('measure refuses bad input before any load, naming the field and the fix', async () => {
   const cases: Array<[string[], RegExp]> = [
@@ -105,8 +107,8 @@ test('measure writes the stream and verdict.json; analyze re-derives the same fi
   assert.equal((JSON.parse(a.out) as { verdict: { state: string } }).verdict.state, 'PASS');
   const j = JSON.parse(a.out) as Record<string, unknown> & { gate: { passed: boolean; reconciled: boolean; reasons: string[] }; probe: { verdict: string } };
   for (const k of ['samples', 'dropped', 'failed', 'delivered_rate', 'p50_ms', 'p99_ms', 'worst_10s_p99_ms', 'drift', 'freeze_seconds', 'freeze_cadence_s', 'windows', 'probe', 'gate']) assert.ok(k in j, k);
-  assert.deepEqual([j.samples, j.dropped, j.failed, j.gate.passed, j.gate.reconciled], [1200, 0, 0, true, true]);
-  assert.equal(j.delivered_rate, 2000);
+  assert.deepEqual([j.samples, j.dropped, j.failed, j.gate.passed, j.gate.reconciled], [1500, 0, 0, true, true]);
+  assert.equal(j.delivered_rate, 2500);
   // the same stream gives the same figures as measure reported
   for (const k of ['samples', 'p50_ms', 'p99_ms', 'worst_10s_p99_ms', 'drift']) assert.equal(j[k], verdict.report[k], k);
 
@@ -170,12 +172,12 @@ test('analyze refuses a truncated or corrupt stream, naming the line', async () 
   const good = path.join(dir, 'good', 'samples.csv.gz');
   const text = zlib.gunzipSync(fs.readFileSync(good)).toString('latin1');
   const cut = path.join(dir, 'cut-mid-row.csv.gz');
-  // the stream's rows end on line 1202 (line 1 is its #plan, 2 the header); its #end (1203) is cut with them
+  // the stream's rows end on line 1502 (line 1 is its #plan, 2 the header); its #end (1503) is cut with them
   const rowsOnly = text.slice(0, text.lastIndexOf('#end '));
   fs.writeFileSync(cut, zlib.gzipSync(rowsOnly.slice(0, rowsOnly.length - 7)));
   const r1 = await rig(['analyze', cut]);
   assert.equal(r1.code, 2);
-  assert.match(r1.err, /line 1202: truncated: the last line has no newline/);
+  assert.match(r1.err, /line 1502: truncated: the last line has no newline/);
   const lines = text.split('\n');
   lines[41] = 'ingest,12,oops,3,201,5,100';
   const bad = path.join(dir, 'corrupt.csv.gz');
@@ -189,31 +191,37 @@ test('analyze refuses a truncated or corrupt stream, naming the line', async () 
 test('analyze: no threshold, no PASS (NOT JUDGED, exit 4); a directory or a fractional --seconds is a usage error (exit 2)', async () => {
   // a stream of its own, on time and fast, so only the missing threshold stands between it and a PASS
   let text = `${SAMPLE_HEADER}\n`;
-  for (let i = 0; i < 1200; i++) text += `ingest,${i * 2500},${i * 2500},${i * 2500 + 2000 + (i % 7)},201,5,${5 + (i % 11)}\n`;
+  // 800 requests/s for 3 s: thirds of 800, enough to decide drift (lib/protocol/drift.ts)
+  for (let i = 0; i < 2400; i++) text += `ingest,${i * 1250},${i * 1250},${i * 1250 + 2000 + (i % 7)},201,5,${5 + (i % 11)}\n`;
   const file = path.join(dir, 'no-threshold.csv.gz');
   fs.writeFileSync(file, zlib.gzipSync(text));
   const c = await readSampleFile(file);
   let quantity = 0;
   for (let i = 0; i < c.length; i++) quantity += c.quantity[i];
-  // a foreign stream (no #plan of its own): its plan from the flags, 2,000 ev/s in its rows' batch of 5 for 3 s
-  const planFlags = ['--rate', '2000', '--seconds', '3'];
-  const nj = await rig(['analyze', file, ...planFlags, '--reconcile', `rows=6000,quantity=${quantity}`]);
+  // a foreign stream (no #plan of its own): its plan from the flags, 4,000 ev/s in its rows' batch of 5 for 3 s
+  const planFlags = ['--rate', '4000', '--seconds', '3'];
+  const nj = await rig(['analyze', file, ...planFlags, '--reconcile', `rows=12000,quantity=${quantity}`]);
   assert.equal(nj.code, 4, nj.out + nj.err);
   assert.match(nj.out, /\nNOT JUDGED \(no threshold\): every check that ran passed \(delivered, dropped, failed, rows, quantity, samples, drift, instrument\); not checked: threshold: .*\n$/);
   assert.doesNotMatch(nj.out, /^PASS/m);
   assert.match(nj.err, /give --p99-limit-ms MS/);
-  const judged = await rig(['analyze', file, ...planFlags, '--reconcile', `rows=6000,quantity=${quantity}`, '--p99-limit-ms', '50']);
+  const judged = await rig(['analyze', file, ...planFlags, '--reconcile', `rows=12000,quantity=${quantity}`, '--p99-limit-ms', '50']);
   assert.equal(judged.code, 0, judged.out + judged.err);
   // without its plan its delivery is not judged: NOT JUDGED (no plan), exit 4, never PASS
-  const noPlan = await rig(['analyze', file, '--reconcile', `rows=6000,quantity=${quantity}`, '--p99-limit-ms', '50']);
+  const noPlan = await rig(['analyze', file, '--reconcile', `rows=12000,quantity=${quantity}`, '--p99-limit-ms', '50']);
   assert.equal(noPlan.code, 4, noPlan.out + noPlan.err);
   assert.match(noPlan.out, /\nNOT JUDGED \(no plan\): .*not checked: delivered: /);
   assert.match(noPlan.err, /give --rate R --seconds S/);
-  // a plan the flags give wrongly (the stream is 400 requests/s, not 200): its seconds are short
-  const wrong = await rig(['analyze', file, '--rate', '4000', '--seconds', '3', '--reconcile', `rows=6000,quantity=${quantity}`, '--p99-limit-ms', '50']);
+  // a plan the flags give wrongly (the stream is 800 requests/s, not 1,600): its seconds are short
+  const wrong = await rig(['analyze', file, '--rate', '8000', '--seconds', '3', '--reconcile', `rows=12000,quantity=${quantity}`, '--p99-limit-ms', '50']);
   assert.equal(wrong.code, 99, wrong.out + wrong.err);
-  assert.match(wrong.out, /not delivered: delivered 1200 of 2400 scheduled requests .*3 short seconds at 0-2/);
-  const noSeconds = await rig(['analyze', file, '--rate', '2000']);
+  assert.match(wrong.out, /not delivered: delivered 2400 of 4800 scheduled requests .*3 short seconds at 0-2/);
+  // and one of a tenth of its rate (80 requests/s) does not PASS: its rows are off that plan's schedule,
+  // refused as they would be under a plan of the stream's own (issue 34), never "delivered 264 of 240"
+  const tenth = await rig(['analyze', file, '--rate', '400', '--seconds', '3', '--reconcile', `rows=12000,quantity=${quantity}`, '--p99-limit-ms', '50']);
+  assert.equal(tenth.code, 2, tenth.out + tenth.err);
+  assert.match(tenth.err, /line 3: ingest row intended at 1250 µs is not on the plan's schedule \(from the flags\)/);
+  const noSeconds = await rig(['analyze', file, '--rate', '4000']);
   assert.equal(noSeconds.code, 2);
   assert.match(noSeconds.err, /--rate needs --seconds/);
   const asDir = await rig(['analyze', dir]);

@@ -40,12 +40,13 @@ before(async () => {
 
 const env = () => ({ RIG_API_KEY: fx.apiKey.reveal() });
 /**
- * 250 one-event requests/s for 5 s: 1,250 samples, light enough for the reference service on a busy
- * 2-core machine; limits and slots wide enough (p99 10 s, so the instrument may lag 1 s; 4 s of
+ * 250 one-event requests/s for 6 s: 1,500 samples (thirds of 500: enough to bound each third's p99,
+ * so drift is judged, lib/protocol/drift.ts), light enough for the reference service on a busy 2-core
+ * machine; limits and slots wide enough (p99 10 s, so the instrument may lag 1 s; 4 s of
  * request slots) that neither the server's speed nor the host's load is what is tested.
  */
 const measure = (out: string, runTag: string, extra: string[]) => [
-  'measure', '--url', svc.url, '--rate', '250', '--batch', '1', '--seconds', '5', '--max-in-flight', '1000', '--out', out, '--quiet',
+  'measure', '--url', svc.url, '--rate', '250', '--batch', '1', '--seconds', '6', '--max-in-flight', '1000', '--out', out, '--quiet',
   '--run-tag', runTag, '--p99-limit-ms', '10000', '--drift-limit', '1000', ...extra,
 ];
 
@@ -54,8 +55,8 @@ test('measure --db reconciles its own run tag: PASS (exit 0), reconcile.json bes
   const out = path.join(dir, 'pass');
   const r = await rig(measure(out, 'db-pass-1', ['--db', db.ownerUrl]), env());
   assert.equal(r.code, 0, r.stdout + r.stderr);
-  assert.match(r.stdout, /^reconciled run tag db-pass-1 in tenant \d+, livemode=true: 1250 rows, quantity \d+$/m);
-  assert.match(r.stdout, /^ {2}ok {3}rows: rows written 1250 == events claimed 1250$/m);
+  assert.match(r.stdout, /^reconciled run tag db-pass-1 in tenant \d+, livemode=true: 1500 rows, quantity \d+$/m);
+  assert.match(r.stdout, /^ {2}ok {3}rows: rows written 1500 == events claimed 1500$/m);
   assert.match(r.stdout, /^PASS$/m);
   assert.ok(!(r.stdout + r.stderr).includes(TEST_OWNER_PASSWORD), 'the password is never printed');
   const rec = JSON.parse(fs.readFileSync(path.join(out, 'reconcile.json'), 'utf8')) as { run_tag: string; rows_written: number; quantity_gained: number; livemode: boolean; other_mode_rows: number };
