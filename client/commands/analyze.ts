@@ -44,7 +44,8 @@ Percentiles are nearest-rank on exact values; buckets are by intended time (lib/
 exit: 0 PASS; 99 FAIL; 2 bad input, or a truncated or corrupt stream (the line is named);
 3 UNRECONCILED (every check that ran passed, but without --reconcile the rows were not checked);
 4 NOT JUDGED (every check that ran passed, but a sustained repeat without --p99-limit-ms has no
-threshold, or the stream no plan, or a drift third too few samples for a p99: not a PASS);
+threshold, or the stream no plan, or drift undecided: a third too few samples for a p99, or
+the drift's 95 % interval straddles the limit: not a PASS);
 130 CUT SHORT (the stream's plan says its run was cut short: never a pass).`;
 
 export const { run, actions } = defineCommand({
