@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { campaignIdOf } from '../../lib/protocol/campaign-id';
+import { historyAlert } from '../../lib/evidence/history-alert';
 import { captureRig } from '../harness/capture-cli';
 import { makeFixtureCampaign } from './fixture-campaign';
 
@@ -149,4 +150,21 @@ test('without Temporal the lookup falls back to the evidence folders, and says s
   assert.equal(help.code, 0);
   assert.match(help.out, /exit 1  no run of that name/);
   assert.match(help.out, /--since BUILD/);
+});
+
+test('the report step’s alert: a new change point among the newest runs that moved a figure the wrong way', () => {
+  // historyAlert reads the spec's runs up to this one (never a later one), on its hardware.
+  const at = (run: number) => historyAlert(path.join(root, runId(week(run - 1))));
+  assert.equal(at(3), null, 'three runs (and the ad-hoc one) are no history yet');
+  for (const run of [10, 19, 20, 22]) assert.equal(at(run)!.regressed, false, `run ${run}: ${at(run)!.summary}`);
+  // The step at run 20 is found once four or five runs show it (a permutation test on ranks cannot
+  // tell three high weeks at the end from a passing spell): run 23 alerts on p50, run 24 on p99 (and
+  // the worst 10-s p99), each naming the run and the builds where it happened.
+  const first = at(23)!;
+  assert.equal(first.regressed, true, first.summary);
+  assert.deepEqual(first.changes.map((c) => [c.figure, c.run, c.build, c.previousBuild]), [['p50_ms', runId(week(STEP - 1)), `image hardcount:b${STEP}`, `image hardcount:b${STEP - 1}`]]);
+  const p99 = at(24)!;
+  assert.deepEqual(p99.changes.map((c) => [c.figure, c.build]).sort(), [['p99_ms', `image hardcount:b${STEP}`], ['worst_10s_p99_ms', `image hardcount:b${STEP}`]], p99.summary);
+  // Once known, it alerts no more.
+  assert.equal(at(28)!.regressed, false, at(28)!.summary);
 });
