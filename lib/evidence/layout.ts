@@ -28,6 +28,12 @@ export const WARMUP_FILE = 'warmup.json';
 export const BASELINE_FILE = 'baseline.json';
 
 /**
+ * The spec's history read by the report step (issue 36, lib/evidence/history-alert.ts): the change points
+ * among the newest runs that moved a figure the wrong way (they set RigRegressed), or that none did.
+ */
+export const HISTORY_ALERT_FILE = 'history-alert.json';
+
+/**
  * Each change of variant (issue 13), in order: variants/NN-<variant>.json holds the settings asked,
  * as they took effect (read back from pg_settings and the service's /healthz) and what was restarted.
  */

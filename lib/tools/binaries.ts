@@ -8,13 +8,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from './paths';
 
-export type ToolName = 'temporal' | 'temporal-test-server' | 'moto_server' | 'k6';
+export type ToolName = 'temporal' | 'temporal-test-server' | 'moto_server' | 'k6' | 'otava';
 
 const ENV_VAR: Record<ToolName, string> = {
   temporal: 'RIG_TEMPORAL_CLI',
   'temporal-test-server': 'RIG_TEMPORAL_TEST_SERVER',
   moto_server: 'RIG_MOTO_SERVER',
   k6: 'RIG_K6',
+  // Apache Otava's console script (PyPI apache-otava, pinned): only the change-point test runs it.
+  otava: 'RIG_OTAVA',
 };
 
 /** Whether a copy on PATH may stand in for the pinned one (the same table as setup-tools.cjs). */
@@ -23,6 +25,7 @@ const FROM_PATH: Record<ToolName, boolean> = {
   'temporal-test-server': true,
   moto_server: false,
   k6: true,
+  otava: false,
 };
 
 function isExecutable(p: string): boolean {

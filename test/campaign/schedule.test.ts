@@ -85,6 +85,14 @@ test('a schedule created with rig schedule create starts a campaign when trigger
   const run2 = weekly.runs.find((r) => r.id === secondId);
   assert.deepEqual([run2?.run, typeof run2?.regressed], ['completed', 'boolean']);
 
+  // rig history weekly: the schedule's runs found through visibility (issue 36), their figures from the folders.
+  const history = await rig(['history', 'weekly', '-o', 'json'], env.childEnv);
+  assert.equal(history.code, 0, history.stderr);
+  const h = JSON.parse(history.stdout) as { notes: string[]; missing: string[]; series: Array<{ series: string; rows: Array<{ campaignId: string; build: string | null }> }> };
+  assert.ok(h.notes.some((n) => /^visibility on .*: 2 run\(s\) of schedule weekly$/.test(n)), h.notes.join('\n'));
+  assert.deepEqual(h.missing, []);
+  const runsSeen = h.series.find((x) => x.series !== 'ceiling')!.rows.map((r) => r.campaignId);
+  assert.deepEqual(runsSeen, [path.basename(result.resultsDir), path.basename(second.resultsDir)]);
 
   const deleted = await rig(['schedule', 'delete', 'weekly'], env.childEnv);
   assert.equal(deleted.code, 0, deleted.stderr);

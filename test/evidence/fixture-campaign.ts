@@ -84,6 +84,8 @@ export interface FixtureOptions {
   variants?: CampaignSpecInput['variants'];
   /** The rig's own price in rig.json, as a target that prices its rig writes it (aws: lib/targets/aws/campaign-cost.ts). */
   rigCost?: Pick<RigFile, 'costPerHour' | 'priceSource' | 'priceCovers' | 'costNotes'>;
+  /** rig.json's hardware line and the build measured, as another machine or another build writes them (rig history's series). */
+  rigFile?: Pick<RigFile, 'hardware' | 'serviceBuild'>;
 }
 
 /** One sustained configuration, no probe, ceiling or denominator: the small campaign most report tests start from. */
@@ -334,6 +336,7 @@ export async function makeFixtureCampaign(o: FixtureOptions): Promise<Fixture> {
     postgresVersion: '16.4',
     postgresParameters: { ...(spec.database as Record<string, string | number>), log_checkpoints: 'on', log_autovacuum_min_duration: 0 },
     ...o.rigCost,
+    ...o.rigFile,
   };
   step('provision', 58, 'local cluster + reference service', () => store.writeJson('rig.json', rig));
   step('bring-up', 21, 'schema clean; app role reads 11 tables; RLS on the app pool; probe 201 wrote its row');
