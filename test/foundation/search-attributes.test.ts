@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, test } from 'node:test';
 import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { checkSearchAttributes, RIG_SEARCH_ATTRIBUTE_NAMES } from '../../lib/temporal/search-attributes';
 import { startCampaignServer } from '../harness/campaign-server';
 import { startCloudFront } from '../harness/cloud-front';
@@ -19,7 +20,7 @@ test('search attributes are found through the OperatorService, and through a fro
   after(() => server.close());
   const direct = server.client.connection;
   // A second namespace with none of the rig's attributes (the dev server registers them on `default`).
-  await direct.workflowService.registerNamespace({ namespace: 'bare', workflowExecutionRetentionPeriod: { seconds: 86_400 } });
+  await direct.workflowService.registerNamespace({ namespace: 'bare', workflowExecutionRetentionPeriod: msToTs('1 day') });
   await waitFor('namespace bare', () => direct.workflowService.countWorkflowExecutions({ namespace: 'bare', query: '' }).then(() => true), 30_000);
 
   assert.deepEqual(await checkSearchAttributes(direct, 'default'), { missing: [], via: 'operator' });

@@ -19,6 +19,8 @@ import { makeCertificates, type TlsFiles } from './tls-proxy';
 
 export interface FrontCall {
   path: string;
+  /** The client's user-agent (grpc-node-js: a Connection; temporal-core: a worker's; grpc-go: the CLI). */
+  client: string;
   sni: string | undefined;
   alpn: string | false | null;
   authority: string | undefined;
@@ -94,6 +96,7 @@ export async function startCloudFront(opts: { upstream: string; namespace?: stri
     const peer = opts.mtls && socket?.authorized ? socket.getPeerCertificate() : undefined;
     const call: FrontCall = {
       path: String(headers[':path']),
+      client: String(headers['user-agent'] ?? ''),
       sni: (socket?.servername as string | false | undefined) || undefined,
       alpn: socket?.alpnProtocol ?? null,
       authority: headers[':authority'] as string | undefined,
