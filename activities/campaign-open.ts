@@ -4,10 +4,10 @@
 // On target "existing" it also looks (without reading them out) at the sources of the database URLs:
 // a variable missing from this worker's environment, or a file missing here, refuses the campaign
 // before anything runs.
-// Safe to run twice: it writes the same spec.json again and only reads the cluster's search attributes.
+// Safe to run twice: it writes the same spec.json again and only reads the namespace's search attributes.
 import { EvidenceStore } from '../lib/evidence/store';
 import { SPEC_FILE } from '../lib/evidence/layout';
-import { missingSearchAttributes, RIG_SEARCH_ATTRIBUTE_NAMES, searchAttributeCommands } from '../lib/temporal/search-attributes';
+import { checkSearchAttributes, RIG_SEARCH_ATTRIBUTE_NAMES, searchAttributeCommands } from '../lib/temporal/search-attributes';
 import { secretSourcesProblems } from '../lib/targets/secret-source';
 import type { OpenCampaignInput, OpenCampaignOutput } from './contract';
 import { namespace, workerClient } from './context';
@@ -31,13 +31,21 @@ export async function openCampaign(input: OpenCampaignInput): Promise<OpenCampai
   const ns = namespace() ?? 'default';
   let missing: string[] = [];
   try {
-    if (client) missing = await missingSearchAttributes(client.connection.operatorService, ns);
+    if (client) {
+      const check = await checkSearchAttributes(client.connection, ns);
+      missing = check.missing;
+      if (check.via === 'query') store.appendLog('info', `search attributes found by visibility queries (the OperatorService refused: ${check.operatorRefusal})`);
+    }
   } catch (err) {
+    // Cannot tell (both ways refused or failed): an upsert of an attribute the namespace lacks would
+    // fail every workflow task, so the campaign runs without them, and says why.
     missing = [...RIG_SEARCH_ATTRIBUTE_NAMES];
-    store.logWarning(`could not list search attributes (${(err as Error).message}); campaign runs without them`);
+    store.logWarning(`could not find out the namespace's search attributes (${(err as Error).message}); campaign runs without them`);
   }
   if (missing.length) {
-    store.logWarning(`the cluster lacks search attributes ${missing.join(', ')}; add them with: ${searchAttributeCommands(missing, ns).join(' ; ')}`);
+    store.logWarning(
+      `the namespace lacks search attributes ${missing.join(', ')}; add them with: ${searchAttributeCommands(missing, ns).join(' ; ')} (on Temporal Cloud: tcld namespace search-attributes add, or the Cloud UI)`,
+    );
   }
   store.appendLog('info', `campaign ${input.campaignId} opened (${input.spec.name}, target ${input.spec.target})`);
   return { resultsDir: store.dir, missingSearchAttributes: missing };

@@ -19,9 +19,9 @@ export async function connectClient(env: TemporalEnv = temporalEnv()): Promise<R
 export async function warnMissingSearchAttributes(rc: RigClient, print: (line: string) => void = (l) => console.error(l)): Promise<void> {
   let missing: string[];
   try {
-    missing = await missingSearchAttributes(rc.client.connection.operatorService, rc.env.namespace);
+    missing = await missingSearchAttributes(rc.client.connection, rc.env.namespace);
   } catch (err) {
-    print(`note: could not list search attributes on ${rc.env.address} (${(err as Error).message}); campaigns run without them`);
+    print(`note: could not find out the search attributes of ${rc.env.namespace} on ${rc.env.address} (${(err as Error).message}); campaigns run without them`);
     return;
   }
   if (missing.length === 0) return;

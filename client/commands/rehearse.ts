@@ -21,6 +21,7 @@ import { driftWarnings, sampleWarnings } from '../../lib/protocol/plan';
 import { withServiceCommand } from '../service-flag';
 import { defaultCampaignId, givenCampaignId, TASK_QUEUE } from './campaign';
 import { printAtAGlance } from '../at-a-glance';
+import { pinnedToThisMachine } from '../rehearsal-pin';
 
 export const summary = 'run the rehearsal campaign end to end on this machine (dev server + worker in process)';
 
@@ -63,7 +64,7 @@ export const { run, actions } = defineCommand({
     const allowUnjudgeable = values['allow-unjudgeable'] === true;
     const loaded = loadSpec(positionals[0] ? { file: positionals[0], extra: positionals.slice(1), allowUnjudgeable } : { profile: values.profile ?? 'rehearsal', allowUnjudgeable });
     if (values['service-cwd'] !== undefined && values['service-command'] === undefined) throw new UsageError('--service-cwd goes with --service-command');
-    const spec = values['service-command'] !== undefined ? withServiceCommand(loaded, values['service-command'], values['service-cwd']) : loaded;
+    const spec = pinnedToThisMachine(values['service-command'] !== undefined ? withServiceCommand(loaded, values['service-command'], values['service-cwd']) : loaded, hostName());
     const id = givenCampaignId(values.id) ?? defaultCampaignId(spec.name);
     assertLocalMachineCanRun(spec, id);
     const exportTo = values['summary-export'];

@@ -14,7 +14,8 @@ export const summary = 'create|list|delete|trigger: run a campaign on a schedule
 const HELP = `usage:
   rig schedule create ID (SPEC.json | --profile P) (--cron "0 3 * * 1" | --every 7d) [--paused] [--baseline ID] [--allow-unjudgeable] [--host H] [--pause-on-failure]
   rig schedule list [-o json]
-  rig schedule trigger ID      start one run now
+  rig schedule trigger ID      start one run now (exit 1, saying so, when a run still going makes the
+                               schedule skip it)
   rig schedule delete ID
 
 Each run is a campaign with id <ID>-<scheduled time>. Overlapping runs are skipped (a campaign owns
@@ -115,9 +116,7 @@ export const { run, actions } = defineCommand({
           return 0;
         }
         case 'trigger':
-          await schedules.getHandle(id).trigger(ScheduleOverlapPolicy.SKIP);
-          console.log(`schedule ${id} triggered`);
-          return 0;
+          return await trigger(rc.client, id);
         case 'delete':
           await schedules.getHandle(id).delete();
           console.log(`schedule ${id} deleted (campaigns it started are kept)`);
@@ -136,6 +135,40 @@ export const { run, actions } = defineCommand({
     }
   },
 });
+
+/**
+ * Triggers one run and says what the schedule did with it. The server queues a manual trigger like a
+ * scheduled action and applies the overlap policy to it (service/worker/scheduler/buffer.go,
+ * ProcessBuffer): under SKIP, with a run still going, it is dropped and counted in
+ * numActionsSkippedOverlap. So: the counts before, the trigger, then the schedule's description until
+ * either a new action started (its campaign id) or the skip count rose (dropped: exit 1).
+ */
+async function trigger(client: Client, id: string, waitMs = Number(process.env.RIG_SCHEDULE_TRIGGER_WAIT_MS ?? 15_000)): Promise<number> {
+  const handle = client.schedule.getHandle(id);
+  const before = await handle.describe();
+  const taken = before.info.numActionsTaken;
+  const skipped = before.info.numActionsSkippedOverlap;
+  await handle.trigger(ScheduleOverlapPolicy.SKIP);
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const d = await handle.describe();
+    if (d.info.numActionsTaken > taken) {
+      const started = d.info.recentActions.at(-1)?.action.workflow.workflowId;
+      console.log(`schedule ${id} triggered: started campaign ${started ?? '(id not listed yet)'}`);
+      return 0;
+    }
+    if (d.info.numActionsSkippedOverlap > skipped) {
+      const going = d.info.runningActions.map((a) => a.workflow.workflowId).join(', ') || 'a run still going';
+      console.error(`rig schedule: schedule ${id} was triggered, but its overlap policy (SKIP) dropped the run: ${going} is still running; trigger it again once that run has ended`);
+      return 1;
+    }
+    if (Date.now() >= deadline) {
+      console.log(`schedule ${id} triggered; the schedule has not acted on it within ${waitMs / 1000} s (rig schedule list shows its runs)`);
+      return 0;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
 
 /** A scheduled run's backstop: twice its watchdog (itself at least the plan plus its margin). */
 export function runTimeoutMinutes(spec: CampaignSpec): number {

@@ -3,17 +3,25 @@
 // Precedence, highest first (each setting on its own):
 //   1. TEMPORAL_* variables: ADDRESS, NAMESPACE, API_KEY, TLS (1/true, 0/false),
 //      TLS_CLIENT_CERT_PATH|_DATA, TLS_CLIENT_KEY_PATH|_DATA, TLS_SERVER_CA_CERT_PATH|_DATA,
-//      TLS_SERVER_NAME, GRPC_META_<HEADER> (an empty value removes that header)
+//      TLS_SERVER_NAME, GRPC_META_<HEADER> (an empty value removes that header; every underscore of
+//      HEADER becomes a hyphen, as the CLI's envconfig does: NormalizeGRPCMetaKey, strings.ReplaceAll);
+//      and, above all of these, the legacy TLS_CERT, TLS_KEY, TLS_CA (+ _DATA), which the CLI still
+//      forces over the profile (cliext/client.go)
 //   2. the profile TEMPORAL_PROFILE names (else "default") in the file TEMPORAL_CONFIG_FILE names
 //      (else $XDG_CONFIG_HOME or ~/.config, then temporalio/temporal.toml)
 //   3. the rig's defaults: 127.0.0.1:7233 (`rig dev up`'s server), namespace "default"
+// An address with `${namespace}` in it has the namespace put there (the CLI's address template).
 // TLS is on when any TLS setting is given, or an API key is (then with the system's trust store),
 // unless TEMPORAL_TLS=false or the profile's tls.disabled says otherwise.
 // The rig's own rules on top of envconfig's, each refusing something it would quietly get wrong:
 // an empty variable counts as unset (GRPC_META_ aside); a TEMPORAL_CONFIG_FILE or TEMPORAL_PROFILE
 // that names nothing is an error (envconfig skips a missing file, and would dial the default);
 // a client certificate goes with its key; host verification cannot be turned off (the TypeScript
-// SDK has no such switch, so the rig refuses rather than silently verify anyway).
+// SDK has no such switch, so the rig refuses rather than silently verify anyway); nor can the
+// :authority be set (TEMPORAL_CLIENT_AUTHORITY, a profile's authority: the worker's connection has
+// no such option); a TLS file given both as a path and as data is refused, as the CLI refuses it;
+// TEMPORAL_TLS is read case-blind and only as 1/0/true/false (the CLI ignores another value, the
+// TypeScript envconfig would read it as false).
 // `rig doctor` (connection-sources.ts) says where each setting came from.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -70,12 +78,67 @@ function readVars(processEnv: NodeJS.ProcessEnv): Record<string, string> {
   for (const [k, v] of Object.entries(processEnv)) {
     if (v === undefined) continue;
     if (v === '' && k.startsWith('TEMPORAL_') && !k.startsWith('TEMPORAL_GRPC_META_')) continue;
-    vars[k] = v;
+    // The CLI's envVarToBool lower-cases first (TLS=TRUE is on); envconfig's TypeScript twin does not.
+    vars[k] = BOOL_VARS.includes(k) ? v.toLowerCase() : v;
   }
   return vars;
 }
 
 const isTrue = (v: string | undefined) => v === '1' || v === 'true';
+const BOOL_VARS = ['TEMPORAL_TLS', 'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION'];
+
+/** The CLI's legacy TLS variables (cliext/client.go): each forces its setting over the profile and the TEMPORAL_TLS_* ones. */
+export const LEGACY_TLS_VARS = {
+  TEMPORAL_TLS_CERT: ['clientCert', 'path'],
+  TEMPORAL_TLS_CERT_DATA: ['clientCert', 'data'],
+  TEMPORAL_TLS_KEY: ['clientKey', 'path'],
+  TEMPORAL_TLS_KEY_DATA: ['clientKey', 'data'],
+  TEMPORAL_TLS_CA: ['serverCACert', 'path'],
+  TEMPORAL_TLS_CA_DATA: ['serverCACert', 'data'],
+} as const;
+type TlsSource = 'clientCert' | 'clientKey' | 'serverCACert';
+const TLS_SOURCE_NAME: Record<TlsSource, string> = { clientCert: 'client certificate', clientKey: 'client key', serverCACert: 'server CA certificate' };
+
+const NAMESPACE_TEMPLATE = '${namespace}';
+const GRPC_META_PREFIX = 'TEMPORAL_GRPC_META_';
+
+/**
+ * What the CLI does beyond envconfig (cliext/client.go, Build), applied to the merged profile: the
+ * legacy TLS variables, the `${namespace}` address template, and gRPC header names with every
+ * underscore a hyphen (the TypeScript envconfig 1.24 replaces only the first: `.replace('_', '-')`).
+ */
+function applyCliRules(profile: ClientConfigProfile, vars: Record<string, string>): ClientConfigProfile {
+  const out: ClientConfigProfile = { ...profile, ...(profile.tls ? { tls: { ...profile.tls } } : {}) };
+  for (const [name, [field, kind]] of Object.entries(LEGACY_TLS_VARS)) {
+    const value = vars[name];
+    if (value === undefined) continue;
+    out.tls ??= {};
+    const before = out.tls[field];
+    if (before && !(kind in before)) {
+      // The CLI keeps both and then refuses them ("cannot have ... path with data"): so does the rig, saying which.
+      throw new ConnectionSettingsError(
+        `${name} gives the ${TLS_SOURCE_NAME[field]} as ${kind === 'path' ? 'a path' : 'data'}, and the profile or a TEMPORAL_TLS_* variable gives it as ${kind === 'path' ? 'data' : 'a path'}: ` +
+          'the temporal CLI refuses a path together with data too; keep one of them',
+      );
+    }
+    out.tls[field] = kind === 'path' ? { path: value } : { data: value };
+  }
+  if (out.address?.includes(NAMESPACE_TEMPLATE)) {
+    out.address = out.address.split(NAMESPACE_TEMPLATE).join(out.namespace ?? DEFAULT_TEMPORAL_NAMESPACE);
+  }
+  // Header names: the profile's (TOML keys, which envconfig leaves as written) and the variables',
+  // each normalised whole, the variables applied last (an empty one removes the header).
+  const header = (k: string) => k.toLowerCase().replace(/_/g, '-');
+  const meta: Record<string, string> = {};
+  for (const [k, v] of Object.entries(out.grpcMeta ?? {})) meta[header(k)] = v;
+  for (const [k, v] of Object.entries(vars)) {
+    if (!k.startsWith(GRPC_META_PREFIX)) continue;
+    if (v === '') delete meta[header(k.slice(GRPC_META_PREFIX.length))];
+    else meta[header(k.slice(GRPC_META_PREFIX.length))] = v;
+  }
+  out.grpcMeta = meta;
+  return out;
+}
 
 /** Connection settings the rig refuses (a missing config file or profile, half an mTLS pair, ...): a set-up error, exit 2. */
 export class ConnectionSettingsError extends Error {
@@ -99,9 +162,12 @@ export function loadConnection(processEnv: NodeJS.ProcessEnv = process.env): Loa
   const fileOnly = { overrideEnvVars: vars, disableEnv: true };
   let fileProfile: ClientConfigProfile;
   let rawTls: { disable_host_verification?: boolean } | undefined;
+  let rawAuthority: unknown;
   try {
     fileProfile = loadClientConfigProfile(fileOnly);
-    rawTls = tomlLoadClientConfigProfile(fileOnly).tls;
+    const raw = tomlLoadClientConfigProfile(fileOnly);
+    rawTls = raw.tls;
+    rawAuthority = (raw as Record<string, unknown>).authority;
   } catch (err) {
     const msg = (err as Error).message;
     if (/^Profile '.*' not found/.test(msg)) {
@@ -121,8 +187,29 @@ export function loadConnection(processEnv: NodeJS.ProcessEnv = process.env): Loa
         "remove it, and set TEMPORAL_TLS_SERVER_NAME (or the profile's tls.server_name) to a name the server's certificate holds",
     );
   }
-  const profile = loadClientConfigProfile({ overrideEnvVars: vars });
+  for (const [what, bad] of [
+    ['TEMPORAL_TLS', vars.TEMPORAL_TLS],
+    ['TEMPORAL_TLS_DISABLE_HOST_VERIFICATION', vars.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION],
+  ] as const) {
+    if (bad !== undefined && !['1', '0', 'true', 'false'].includes(bad)) {
+      throw new ConnectionSettingsError(`${what}=${bad}: give true or false (the temporal CLI ignores any other value, the TypeScript SDK would read it as false)`);
+    }
+  }
+  if (vars.TEMPORAL_CLIENT_AUTHORITY !== undefined || typeof rawAuthority === 'string') {
+    const from = vars.TEMPORAL_CLIENT_AUTHORITY !== undefined ? 'TEMPORAL_CLIENT_AUTHORITY' : `authority in profile '${profileName}' of ${where}`;
+    throw new ConnectionSettingsError(
+      `${from}: the rig's workers (the Temporal TypeScript SDK's native connection) cannot set the :authority, and the rig will not connect its client one way and its workers another; ` +
+        "remove it; if the endpoint needs a TLS name other than the address's host, set TEMPORAL_TLS_SERVER_NAME (the profile's tls.server_name)",
+    );
+  }
+  const profile = applyCliRules(loadClientConfigProfile({ overrideEnvVars: vars }), vars);
   const tls = profile.tls;
+  if (tls && !tls.disabled && tls.clientCert && tls.clientKey && 'path' in tls.clientCert !== 'path' in tls.clientKey) {
+    throw new ConnectionSettingsError(
+      `the client certificate is given as ${'path' in tls.clientCert ? 'a path' : 'data'} and its key as ${'path' in tls.clientKey ? 'a path' : 'data'}: ` +
+        'the temporal CLI refuses that mix ("if either client cert or key data is present, other must be present too"); give both as paths or both as data',
+    );
+  }
   if (tls && !tls.disabled && Boolean(tls.clientCert) !== Boolean(tls.clientKey)) {
     throw new ConnectionSettingsError(
       `mTLS needs both a client certificate and its key, and only the ${tls.clientCert ? 'certificate' : 'key'} is set: ` +

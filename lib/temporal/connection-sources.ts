@@ -16,10 +16,11 @@ export interface SettingLine {
 const MASK = '****';
 
 type TlsKey = 'clientCert' | 'clientKey' | 'serverCACert';
-const TLS_VARS: Record<TlsKey, [string, string]> = {
-  clientCert: ['TEMPORAL_TLS_CLIENT_CERT_PATH', 'TEMPORAL_TLS_CLIENT_CERT_DATA'],
-  clientKey: ['TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_TLS_CLIENT_KEY_DATA'],
-  serverCACert: ['TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'TEMPORAL_TLS_SERVER_CA_CERT_DATA'],
+/** The variables of each TLS file, the legacy ones first (they win: connection-env.ts's applyCliRules). */
+const TLS_VARS: Record<TlsKey, string[]> = {
+  clientCert: ['TEMPORAL_TLS_CERT', 'TEMPORAL_TLS_CERT_DATA', 'TEMPORAL_TLS_CLIENT_CERT_PATH', 'TEMPORAL_TLS_CLIENT_CERT_DATA'],
+  clientKey: ['TEMPORAL_TLS_KEY', 'TEMPORAL_TLS_KEY_DATA', 'TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_TLS_CLIENT_KEY_DATA'],
+  serverCACert: ['TEMPORAL_TLS_CA', 'TEMPORAL_TLS_CA_DATA', 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', 'TEMPORAL_TLS_SERVER_CA_CERT_DATA'],
 };
 const TLS_FIELD: Record<TlsKey, string> = { clientCert: 'client_cert', clientKey: 'client_key', serverCACert: 'server_ca_cert' };
 

@@ -31,7 +31,7 @@ function openssl(dir: string, args: string[]): void {
 }
 
 /** X.509 v3 certificates throughout: the worker's rustls refuses v1 ones (what `openssl x509 -req` makes without extensions). */
-export function makeCertificates(dir: string): TlsFiles {
+export function makeCertificates(dir: string, serverSan = 'DNS:localhost,IP:127.0.0.1'): TlsFiles {
   const ca = (name: string) => openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.crt`]);
   ca('rig-test-ca');
   ca('rig-wrong-ca');
@@ -40,7 +40,7 @@ export function makeCertificates(dir: string): TlsFiles {
     openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${cn}`, '-keyout', `${name}.key`, '-out', `${name}.csr`]);
     openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', 'rig-test-ca.crt', '-CAkey', 'rig-test-ca.key', '-CAcreateserial', '-days', '2', '-extfile', `${name}.ext`, '-out', `${name}.crt`]);
   };
-  leaf('server', 'localhost', 'basicConstraints=CA:FALSE\nsubjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
+  leaf('server', 'localhost', `basicConstraints=CA:FALSE\nsubjectAltName=${serverSan}\nextendedKeyUsage=serverAuth\n`);
   leaf('client', 'rig-test-client', 'basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n');
   const p = (f: string) => path.join(dir, f);
   return { dir, ca: p('rig-test-ca.crt'), wrongCa: p('rig-wrong-ca.crt'), clientCert: p('client.crt'), clientKey: p('client.key') };
