@@ -15,6 +15,7 @@ import { awsCampaignCost } from '../lib/targets/aws/campaign-cost';
 import { formatPerHour, rigCost } from '../lib/targets/aws/cost';
 import { awsPlan, tagLine } from '../lib/targets/aws/plan';
 import { awsClients } from '../lib/targets/aws/clients';
+import { localDatabaseDefaults } from '../lib/targets/local/memory-defaults';
 import { preflightAws } from '../lib/targets/aws/preflight';
 import { PreflightRefusal } from '../lib/targets/preflight-refusal';
 
@@ -175,7 +176,11 @@ function rigLines(campaignId: string, spec: CampaignSpec): { rig: string[]; cost
     return { rig: out, cost: { perHour: null, lines: ['  none: the deployment is not the rig\'s'], campaign: null } };
   }
   out.push(`target local: a PostgreSQL cluster on a free loopback port and the service under test, on the host whose worker claims the campaign`);
-  out.push(`database parameters: ${Object.entries(spec.database).map(([k, v]) => `${k}=${String(v)}`).join(', ')}`);
+  // What the spec leaves out takes the local defaults, scaled from the memory of the host that claims the campaign (this one shown).
+  const named = Object.entries(spec.database).filter(([, v]) => v !== undefined);
+  const left = Object.entries(localDatabaseDefaults()).filter(([k]) => !named.some(([n]) => n === k));
+  const text = (kv: Array<[string, unknown]>) => kv.map(([k, v]) => `${k}=${String(v)}`).join(', ');
+  out.push(`database parameters: ${text(named) || 'none named'}${left.length ? `; left out, the local defaults (from this host's memory): ${text(left)}` : ''}`);
   const perHour = spec.hardware.costPerHour;
   return { rig: out, cost: { perHour: perHour > 0 ? perHour : null, lines: [`  ${perHour > 0 ? `$${perHour.toFixed(4)}/hour (the spec's hardware.costPerHour)` : 'none given (hardware.costPerHour)'}`], campaign: null } };
 }

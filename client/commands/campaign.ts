@@ -15,6 +15,7 @@ import { loadSpec } from '../spec-input';
 import { sampleWarnings, watchdogLine } from '../../lib/protocol/plan';
 import { dryRunLines, dryRunPlan, dryRunPreflight } from '../dry-run';
 import { assertLocalMachineCanRun } from '../local-preflight';
+import { assertAwsOfflineChecks } from '../aws-offline-preflight';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { configurationEnds, type ConfigurationEnd } from '../../lib/protocol/configuration-state';
 import { assertWritable, writeSummary } from '../summary-export';
@@ -145,6 +146,7 @@ async function campaign(
     if (exportTo !== undefined && !values.wait) throw new UsageError('--summary-export FILE goes with --wait (the summary is written when the campaign ends)');
     if (exportTo !== undefined) assertWritable(exportTo);
     if (values['dry-run']) {
+      assertAwsOfflineChecks(spec);
       const id = campaignIdOf(givenId ?? defaultCampaignId(spec.name));
       if (values.json) console.log(JSON.stringify(dryRunPlan(id, spec, new Date(), values.preflight === true), null, 2));
       else dryRunLines(id, spec, new Date(), values.preflight === true).forEach((l) => console.log(l));

@@ -3,15 +3,25 @@
 // belongs to one region, an instance class names an engine family. Every rule here fails with the
 // field and the fix, before anything is provisioned. Pure (zod only): the workflow parses it too.
 //
-// gp3 on RDS (Amazon RDS User Guide, "Amazon RDS DB instance storage", General Purpose SSD gp3; to be
-// checked against the guide before a real run): 20-65,536 GiB; below 400 GiB the volume has a fixed
-// baseline of 3,000 IOPS and 125 MiB/s that cannot be changed; from 400 GiB the baseline is 12,000
-// IOPS and 500 MiB/s, provisionable up to 64,000 IOPS and 4,000 MiB/s.
+// gp3 on RDS (Amazon RDS User Guide, "Amazon RDS DB instance storage", General Purpose SSD gp3;
+// DescribeValidDBInstanceModifications' ValidStorageOptions, StorageThroughputToIopsRatio "0-0.25"):
+// 20-65,536 GiB; below 400 GiB the volume has a fixed baseline of 3,000 IOPS and 125 MiB/s that
+// cannot be changed; from 400 GiB the baseline is 12,000 IOPS and 500 MiB/s, provisionable up to
+// 64,000 IOPS and 4,000 MiB/s, at most 0.25 MiB/s of throughput per provisioned IOPS (RDS refuses
+// 4,000 MiB/s at 12,000 IOPS only after everything before the instance is made: refused here first).
+//
+// Version-dependent settings (PostgreSQL's release notes): autovacuum_vacuum_insert_scale_factor
+// exists from 13; wal_compression takes pglz, lz4 and zstd from 15 (a boolean on 14 and earlier).
+// The spec's `database` is checked against the engine's major here (awsDatabaseProblems), before
+// anything is made; the lifecycle of the major (standard or Extended Support) depends on the date and
+// is the preflight's (lib/protocol/rds-lifecycle.ts).
 import { z } from 'zod';
 
 export const GP3_SMALL_VOLUME_GB = 400;
 export const GP3_SMALL_BASELINE = { iops: 3000, throughputMiBps: 125 } as const;
 export const GP3_LARGE_RANGE = { iops: [12_000, 64_000], throughputMiBps: [500, 4000] } as const;
+/** gp3's most MiB/s of throughput per provisioned IOPS (RDS's StorageThroughputToIopsRatio 0-0.25). */
+export const GP3_MAX_THROUGHPUT_PER_IOPS = 0.25;
 
 const int = (what: string) =>
   z
@@ -37,6 +47,12 @@ export const AwsDatabaseSpec = z.strictObject({
     .string({ error: 'engineVersion is required, e.g. "16" or "16.9"' })
     .regex(/^(1[2-9]|[2-9]\d)(\.\d+)?$/, 'engineVersion must be a PostgreSQL major of 12 or later ("16": its default minor) or a major.minor such as "16.9"'),
   /** How long the campaign waits for RDS to make the instance available (its own activity, heartbeating): 10-240 minutes. */
+  /**
+   * Opt in to RDS Extended Support (paid per vCPU-hour) for a major past its end of standard support:
+   * without it such a major is refused by the preflight, and the instance is created with
+   * EngineLifecycleSupport open-source-rds-extended-support-disabled.
+   */
+  extendedSupport: z.boolean({ error: 'extendedSupport must be true or false' }).default(false),
   availableWaitMinutes: int('availableWaitMinutes').min(10, 'availableWaitMinutes must be >= 10 (RDS takes 10-20 minutes to create an instance)').max(240, 'availableWaitMinutes must be <= 240').default(60),
   storage: z.strictObject({
     type: z.literal('gp3', { error: 'storage.type must be "gp3" (the protocol\'s volume; io1/io2 are not built)' }).default('gp3'),
@@ -63,6 +79,8 @@ export const AwsPricesSpec = z.strictObject({
   storagePerGbMonth: price('storagePerGbMonth').optional(),
   iopsPerMonth: price('iopsPerMonth').optional(),
   throughputPerMiBpsMonth: price('throughputPerMiBpsMonth').optional(),
+  /** RDS Extended Support, USD per vCPU-hour (aws.database.extendedSupport on a past-support major). */
+  extendedSupportPerVcpuHour: price('extendedSupportPerVcpuHour').optional(),
 });
 
 export const AwsSpec = z
@@ -96,9 +114,11 @@ export const AwsSpec = z
         }
       }
     } else {
+      let inRange = true;
       for (const field of ['iops', 'throughputMiBps'] as const) {
         const [lo, hi] = GP3_LARGE_RANGE[field];
         if (s[field] < lo || s[field] > hi) {
+          inRange = false;
           ctx.addIssue({
             code: 'custom',
             path: ['database', 'storage', field],
@@ -106,8 +126,44 @@ export const AwsSpec = z
           });
         }
       }
+      if (inRange && s.throughputMiBps > s.iops * GP3_MAX_THROUGHPUT_PER_IOPS) {
+        const needIops = Math.ceil(s.throughputMiBps / GP3_MAX_THROUGHPUT_PER_IOPS);
+        const fix = needIops <= GP3_LARGE_RANGE.iops[1] ? `raise iops to at least ${needIops}, or lower throughputMiBps to at most ${Math.floor(s.iops * GP3_MAX_THROUGHPUT_PER_IOPS)}` : `lower throughputMiBps to at most ${Math.floor(s.iops * GP3_MAX_THROUGHPUT_PER_IOPS)}`;
+        ctx.addIssue({
+          code: 'custom',
+          path: ['database', 'storage', 'throughputMiBps'],
+          message: `throughputMiBps ${s.throughputMiBps} at ${s.iops} IOPS is ${(s.throughputMiBps / s.iops).toFixed(3)} MiB/s per IOPS: RDS gp3 allows at most ${GP3_MAX_THROUGHPUT_PER_IOPS} (${fix})`,
+        });
+      }
     }
   });
+
+/** The engine's major ("16.9" or "16" -> 16). */
+export function engineMajor(engineVersion: string): number {
+  return Number(engineVersion.split('.')[0]);
+}
+
+/**
+ * Settings of the campaign's `database` block the engine's major does not take, each with its field
+ * and fix (the spec's cross-field rule for target aws; pure).
+ */
+export function awsDatabaseProblems(engineVersion: string, db: { wal_compression?: string; autovacuum_vacuum_insert_scale_factor?: number }): Array<{ path: string[]; message: string }> {
+  const major = engineMajor(engineVersion);
+  const out: Array<{ path: string[]; message: string }> = [];
+  if (major <= 14 && db.wal_compression !== undefined && !['on', 'off'].includes(db.wal_compression)) {
+    out.push({
+      path: ['database', 'wal_compression'],
+      message: `wal_compression "${db.wal_compression}" needs PostgreSQL 15 or later; on ${major} it is a boolean: set it to "on" (pglz) or "off", or aws.database.engineVersion to 15 or later`,
+    });
+  }
+  if (major <= 12 && db.autovacuum_vacuum_insert_scale_factor !== undefined) {
+    out.push({
+      path: ['database', 'autovacuum_vacuum_insert_scale_factor'],
+      message: `autovacuum_vacuum_insert_scale_factor does not exist on PostgreSQL ${major} (it came with 13): remove it, or set aws.database.engineVersion to 13 or later`,
+    });
+  }
+  return out;
+}
 
 export type AwsSpec = z.infer<typeof AwsSpec>;
 export type AwsPricesSpec = z.infer<typeof AwsPricesSpec>;

@@ -3,7 +3,7 @@
 // arrive through `temporal workflow start --input-file`). No secret is ever part of it: API keys and
 // database passwords are made and kept inside activities.
 import { z } from 'zod';
-import { AwsSpec } from './aws-spec';
+import { AwsSpec, awsDatabaseProblems } from './aws-spec';
 import { ExistingSpec, existingProblems, inlineSecretProblems } from './existing-spec';
 import { LocalSpec, localProblems } from './local-spec';
 import { ServiceOverridesSpec, ServiceSpec, serviceSpecProblems } from './service-spec';
@@ -115,13 +115,17 @@ export function pgSizeKb(setting: string, value: string): number | undefined {
   return Number(m[1]) * (m[2] ? kb[m[2]] : plain);
 }
 
-/** postgresql.conf parameters the campaign sets (local cluster; an RDS parameter group on AWS). */
+/**
+ * postgresql.conf parameters the campaign sets (local cluster; an RDS parameter group on AWS). Each is
+ * optional: one left out keeps the target's default (on aws the parameter group family's, on local the
+ * set lib/targets/local/memory-defaults.ts scales from the host's memory), so a stock RDS is expressible.
+ */
 export const DatabaseSpec = z.strictObject({
-  shared_buffers: pgSize('shared_buffers').default('256MB'),
-  min_wal_size: pgSize('min_wal_size').default('80MB'),
-  max_wal_size: pgSize('max_wal_size').default('1GB'),
-  autovacuum_vacuum_insert_scale_factor: numberOf('autovacuum_vacuum_insert_scale_factor').min(0).max(100).default(0.2),
-  wal_compression: z.enum(['off', 'pglz', 'lz4', 'zstd', 'on']).default('off'),
+  shared_buffers: pgSize('shared_buffers').optional(),
+  min_wal_size: pgSize('min_wal_size').optional(),
+  max_wal_size: pgSize('max_wal_size').optional(),
+  autovacuum_vacuum_insert_scale_factor: numberOf('autovacuum_vacuum_insert_scale_factor').min(0).max(100).optional(),
+  wal_compression: z.enum(['off', 'pglz', 'lz4', 'zstd', 'on']).optional(),
 });
 
 /**
@@ -221,7 +225,7 @@ export const CampaignSpec = z
      */
     workerWaitSeconds: positiveInt('workerWaitSeconds').min(5).default(600),
     calibrate: z.boolean().default(true),
-    database: DatabaseSpec.default(DatabaseSpec.parse({})),
+    database: DatabaseSpec.default({}),
     service: ServiceSpec.default(ServiceSpec.parse({})),
     seed: SeedSpec,
     sustained: SustainedSpec.optional(),
@@ -273,6 +277,8 @@ export const CampaignSpec = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: ['variants', ...problem.path] });
     for (const p of serviceSpecProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
     for (const p of databaseProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
+    // What the RDS engine's major does not take (aws-spec.ts), before anything is made.
+    if (s.target === 'aws' && s.aws) for (const p of awsDatabaseProblems(s.aws.database.engineVersion, s.database)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
     for (const p of duplicateConfigurations(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
   });
 
@@ -285,8 +291,10 @@ function duplicateConfigurations(s: { sustained?: { configurations: Array<{ name
 }
 
 /** min_wal_size above max_wal_size, for the campaign's database and for each variant's settings over it. */
-function databaseProblems(s: { database: { min_wal_size: string; max_wal_size: string }; variants?: z.infer<typeof VariantsSpec> }): Array<{ message: string; path: Array<string | number> }> {
-  const check = (db: { min_wal_size: string; max_wal_size: string }, path: Array<string | number>, who: string) => {
+function databaseProblems(s: { database: { min_wal_size?: string; max_wal_size?: string }; variants?: z.infer<typeof VariantsSpec> }): Array<{ message: string; path: Array<string | number> }> {
+  // Only when both are named: one left out is the target's default, which this pure check does not know.
+  const check = (db: { min_wal_size?: string; max_wal_size?: string }, path: Array<string | number>, who: string) => {
+    if (db.min_wal_size === undefined || db.max_wal_size === undefined) return [];
     const min = pgSizeKb('min_wal_size', db.min_wal_size);
     const max = pgSizeKb('max_wal_size', db.max_wal_size);
     if (min === undefined || max === undefined || min <= max) return [];

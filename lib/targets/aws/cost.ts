@@ -3,7 +3,8 @@
 // use it. A price the table lacks and the spec does not give is reported as missing, never guessed:
 // the total is then undefined and the message names the override that supplies it.
 import type { AwsSpec } from '../../protocol/aws-spec';
-import { GP3_LARGE_RANGE, GP3_SMALL_BASELINE, GP3_SMALL_VOLUME_GB } from '../../protocol/aws-spec';
+import { engineMajor, GP3_LARGE_RANGE, GP3_SMALL_BASELINE, GP3_SMALL_VOLUME_GB } from '../../protocol/aws-spec';
+import { dbClassVcpus, EXTENDED_SUPPORT_PER_VCPU_HOUR, pastStandardSupport } from '../../protocol/rds-lifecycle';
 import { EC2_PER_HOUR, HOURS_PER_MONTH, PRICE_TABLE_REGION, PRICE_TABLE_SOURCE, RDS_GP3, RDS_POSTGRES_PER_HOUR } from './prices';
 
 export interface CostItem {
@@ -30,7 +31,8 @@ function gp3Included(sizeGb: number): { iops: number; throughputMiBps: number } 
   return sizeGb < GP3_SMALL_VOLUME_GB ? { ...GP3_SMALL_BASELINE } : { iops: GP3_LARGE_RANGE.iops[0], throughputMiBps: GP3_LARGE_RANGE.throughputMiBps[0] };
 }
 
-export function rigCost(aws: AwsSpec): RigCost {
+/** `now`: when the rig runs, for whether its major is past standard support (rds-lifecycle.ts). */
+export function rigCost(aws: AwsSpec, now: Date = new Date()): RigCost {
   const o = aws.prices ?? {};
   const inTable = aws.region === PRICE_TABLE_REGION;
   const items: CostItem[] = [];
@@ -65,6 +67,18 @@ export function rigCost(aws: AwsSpec): RigCost {
   if (s.iops > included.iops) perMonth(`gp3 IOPS above ${included.iops}`, o.iopsPerMonth, RDS_GP3.perIopsMonth, s.iops - included.iops, 'iopsPerMonth');
   if (s.throughputMiBps > included.throughputMiBps) {
     perMonth(`gp3 MiB/s above ${included.throughputMiBps}`, o.throughputPerMiBpsMonth, RDS_GP3.perMiBpsMonth, s.throughputMiBps - included.throughputMiBps, 'throughputPerMiBpsMonth');
+  }
+  // RDS Extended Support, per vCPU-hour on top of the instance, when the spec opted in to run a past-support major.
+  const major = engineMajor(aws.database.engineVersion);
+  const life = pastStandardSupport(major, now);
+  if (aws.database.extendedSupport && life.past) {
+    const vcpus = dbClassVcpus(aws.database.instanceClass);
+    const table = (life.yearsPast ?? 0) >= 2 ? EXTENDED_SUPPORT_PER_VCPU_HOUR.year3 : EXTENDED_SUPPORT_PER_VCPU_HOUR.years1to2;
+    const unit = o.extendedSupportPerVcpuHour ?? (inTable ? table : undefined);
+    const what = `RDS Extended Support, PostgreSQL ${major} (${vcpus ?? '?'} vCPU)`;
+    if (unit === undefined) missing.push(`${what}: no price for region ${aws.region} in the table (${PRICE_TABLE_REGION} only); give aws.prices.extendedSupportPerVcpuHour`);
+    else if (vcpus === undefined) missing.push(`${what}: the vCPUs of ${aws.database.instanceClass} are not known here; give aws.prices.databasePerHour with Extended Support included and aws.prices.extendedSupportPerVcpuHour 0`);
+    else items.push({ what, perHour: unit * vcpus, from: o.extendedSupportPerVcpuHour !== undefined ? 'spec' : 'table' });
   }
   const usesTable = items.some((i) => i.from === 'table');
   const usesSpec = items.some((i) => i.from === 'spec');

@@ -18,12 +18,15 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { ProgressFn } from '../target';
 import { projectRoot } from '../../tools/paths';
 import { runProgram } from '../../tools/run';
 import type { AwsClients } from './clients';
 import { isNamed } from './errors';
+import { emulatorMap } from './emulator-map';
+import { RDS_CA_ENV } from './rds-ca';
 
 export interface RigPackage {
   /** sha256 (hex) of the tarball's bytes followed by the lock file's. */
@@ -44,8 +47,28 @@ export function packageKeys(sha256: string): PackageKeys {
   return { prefix, tarball: `${prefix}rig.tgz`, lock: `${prefix}package-lock.json` };
 }
 
-/** Packs the project at `root` (default this checkout) with npm pack. */
-export async function buildPackage(root: string = projectRoot): Promise<RigPackage> {
+/** The vendored CA bundle's path in the project (and, under package/, in the tarball). */
+export const VENDORED_IN_PACKAGE = 'lib/targets/aws/rds-global-bundle.pem';
+
+/**
+ * The tarball with one file's bytes replaced, packed again as npm pack packs (sorted, owner 0, npm's
+ * fixed mtime, gzip without a time stamp), so the same inputs give the same bytes and the same key.
+ */
+export async function replaceInTarball(tarball: Buffer, file: string, bytes: Buffer, work: string): Promise<Buffer> {
+  const dir = fs.mkdtempSync(path.join(work, 'tree-'));
+  const tgz = path.join(work, 'in.tgz');
+  fs.writeFileSync(tgz, tarball);
+  await runProgram('tar', ['-xzf', tgz, '-C', dir], { timeoutMs: 5 * 60_000 });
+  const target = path.join(dir, 'package', file);
+  if (!fs.existsSync(target)) throw new Error(`the package has no ${file} to replace`);
+  fs.writeFileSync(target, bytes);
+  const tar = path.join(work, 'out.tar');
+  await runProgram('tar', ['--sort=name', '--mtime=1985-10-26 08:15:00Z', '--owner=0', '--group=0', '--numeric-owner', '-cf', tar, '-C', dir, 'package'], { timeoutMs: 5 * 60_000 });
+  return zlib.gzipSync(fs.readFileSync(tar), { level: 9 });
+}
+
+/** Packs the project at `root` (default this checkout) with npm pack; RIG_RDS_CA_BUNDLE's bundle replaces the vendored one. */
+export async function buildPackage(root: string = projectRoot, env: NodeJS.ProcessEnv = process.env): Promise<RigPackage> {
   const lockFile = path.join(root, 'package-lock.json');
   if (!fs.existsSync(lockFile)) throw new Error(`${lockFile} is missing: the nodes install with npm ci, which needs it (run npm install once to make it)`);
   const dest = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-pack-'));
@@ -53,7 +76,11 @@ export async function buildPackage(root: string = projectRoot): Promise<RigPacka
     const { stdout } = await runProgram('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dest], { cwd: root, env: process.env, timeoutMs: 5 * 60_000 });
     const packed = (JSON.parse(stdout) as { filename: string }[])[0];
     if (!packed?.filename) throw new Error(`npm pack in ${root} printed no file name: ${stdout.slice(0, 200)}`);
-    const tarball = fs.readFileSync(path.join(dest, path.basename(packed.filename)));
+    let tarball: Buffer = fs.readFileSync(path.join(dest, path.basename(packed.filename)));
+    // A CA bundle given with RIG_RDS_CA_BUNDLE reaches the nodes in their package, in the vendored
+    // bundle's place, which is where they read it (rds-ca.ts: they have no RIG_RDS_CA_BUNDLE).
+    const given = env[RDS_CA_ENV] && !emulatorMap(env)?.dbCaFile ? fs.readFileSync(env[RDS_CA_ENV]) : undefined;
+    if (given && !given.equals(fs.readFileSync(path.join(root, VENDORED_IN_PACKAGE)))) tarball = await replaceInTarball(tarball, VENDORED_IN_PACKAGE, given, dest);
     const lock = fs.readFileSync(lockFile);
     const sha256 = createHash('sha256').update(tarball).update(lock).digest('hex');
     return { sha256, tarball, lock };

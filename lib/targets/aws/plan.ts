@@ -7,6 +7,7 @@ import { rigSecretName } from './secrets';
 import { awsAppQueue, awsDataQueue } from '../../temporal/queues';
 import { CAMPAIGN_TAG, EXPIRES_TAG, IAM_PATH, rigNames, type RigResourceKind } from './names';
 import { parameterGroupFamily, rdsParameters } from './parameters';
+import { engineLifecycleSupport } from '../../protocol/rds-lifecycle';
 
 /** Enhanced Monitoring's interval, seconds: the finest RDS offers, for the per-repeat OS figures. */
 export const MONITORING_INTERVAL_S = 1;
@@ -31,14 +32,14 @@ export function awsPlan(campaignId: string, spec: Pick<CampaignSpec, 'database'>
   return [
     { kind: 'nodes-security-group', type: 'security group', name: n.nodesSecurityGroup, detail: 'the app and load nodes (default VPC)' },
     { kind: 'db-security-group', type: 'security group', name: n.dbSecurityGroup, detail: `PostgreSQL ${POSTGRES_PORT} from ${n.nodesSecurityGroup} only` },
-    { kind: 'db-parameter-group', type: 'DB parameter group', name: n.dbParameterGroup, detail: `family ${parameterGroupFamily(aws.database.engineVersion)} (expected; provisioning takes RDS's from the preflight): ${params} (RDS units; the rest RDS's defaults)` },
+    { kind: 'db-parameter-group', type: 'DB parameter group', name: n.dbParameterGroup, detail: `family ${parameterGroupFamily(aws.database.engineVersion)} (expected; provisioning takes RDS's from the preflight): sends ${params} (RDS units: the spec's database block and the marker logging; everything else the family's defaults)` },
     { kind: 'rig-secret', type: 'secret', name: rigSecretName(campaignId), detail: 'the database roles\' passwords and the fixtures\' API key (made here, read on the nodes)' },
     { kind: 'monitoring-role', type: 'IAM role', name: `${IAM_PATH}${n.monitoringRole}`, detail: 'RDS Enhanced Monitoring (AmazonRDSEnhancedMonitoringRole)' },
     {
       kind: 'db-instance',
       type: 'RDS instance',
       name: n.dbInstance,
-      detail: `${aws.database.instanceClass}, PostgreSQL ${aws.database.engineVersion}${aws.database.engineVersion.includes('.') ? '' : ' (its default minor, resolved by the preflight)'}, backups off, no auto minor upgrade, windows after the plan, gp3 ${s.sizeGb} GB ${s.iops} IOPS ${s.throughputMiBps} MiB/s, single-AZ in ${aws.zone}, not publicly accessible, Enhanced Monitoring 1 s, Performance Insights 7 days`,
+      detail: `${aws.database.instanceClass}, PostgreSQL ${aws.database.engineVersion}${aws.database.engineVersion.includes('.') ? '' : ' (its default minor, resolved by the preflight)'}, EngineLifecycleSupport ${engineLifecycleSupport(aws.database.extendedSupport)}, backups off, no auto minor upgrade, windows after the plan, gp3 ${s.sizeGb} GB ${s.iops} IOPS ${s.throughputMiBps} MiB/s, single-AZ in ${aws.zone}, not publicly accessible, Enhanced Monitoring 1 s, Performance Insights 7 days`,
     },
     { kind: 'node-role', type: 'IAM role', name: `${IAM_PATH}${n.nodeRole}`, detail: 'the nodes: read the package and three secrets, keep the API key, read their own database and its metrics, ship their evidence to the bucket' },
     { kind: 'artifacts-bucket', type: 'S3 bucket', name: n.artifactsBucket('<account>'), detail: 'the package the nodes run (npm pack + package-lock.json, keyed by sha256) and the evidence they ship (evidence/<campaign>/)' },

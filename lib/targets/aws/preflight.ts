@@ -6,7 +6,7 @@
 // provisioning only, CreateServiceLinkedRole when RDS's role is absent. Outside AWS: each image the app
 // node will run is read from its registry (anonymous GETs, preflight-image.ts).
 //
-// Order: the engine version first (the class's orderability depends on it), the zone's ID before the
+// Order: the offline checks (the major's lifecycle, the CA bundle's root for the region), then the engine version (the class's orderability depends on it), the zone's ID before the
 // offerings (which are by zone ID). A check whose input failed says so instead of guessing.
 // Run at the start of provisioning (provision.ts) and by `rig campaign start SPEC --dry-run --preflight`.
 import type { AwsSpec } from '../../protocol/aws-spec';
@@ -19,7 +19,21 @@ import { checkImagePlatform, type CampaignImage } from './preflight-image';
 import { checkOrderable } from './preflight-orderable';
 import type { RegistryOptions } from './image-platforms';
 import { checkVcpuQuota } from './preflight-quota';
-import { refuse, verdictLine, type Verdict } from './preflight-verdict';
+import { pass, refuse, verdictLine, type Verdict } from './preflight-verdict';
+import { checkCaCoverage } from './rds-ca-coverage';
+import { lifecycleProblem, pastStandardSupport } from '../../protocol/rds-lifecycle';
+import { engineMajor } from '../../protocol/aws-spec';
+
+/** The engine major's lifecycle at `now` (rds-lifecycle.ts): past standard support only with the opt-in. */
+export function checkLifecycle(aws: AwsSpec, now: Date): Verdict {
+  const problem = lifecycleProblem(aws.database.engineVersion, aws.database.extendedSupport, now);
+  if (problem) return refuse('engine-lifecycle', problem.line, problem.fix);
+  const major = engineMajor(aws.database.engineVersion);
+  const life = pastStandardSupport(major, now);
+  return pass('engine-lifecycle', life.past
+    ? `PostgreSQL ${major} is past standard support (${life.endedOn}); the spec opts in to Extended Support (aws.database.extendedSupport), priced in the cost`
+    : `PostgreSQL ${major} is in standard support${life.endedOn ? ` until ${life.endedOn}` : ''}; created with Extended Support disabled`);
+}
 
 export interface PreflightResult {
   verdicts: Verdict[];
@@ -37,7 +51,7 @@ export async function preflightAws(
   c: AwsClients,
   aws: AwsSpec,
   say: (line: string) => void = () => {},
-  opts: { makeServiceLinkedRole?: boolean; images?: readonly CampaignImage[]; registry?: RegistryOptions } = {},
+  opts: { makeServiceLinkedRole?: boolean; images?: readonly CampaignImage[]; registry?: RegistryOptions; now?: Date } = {},
 ): Promise<PreflightResult> {
   const verdicts: Verdict[] = [];
   const record = <V extends Verdict>(v: V): V => {
@@ -45,6 +59,9 @@ export async function preflightAws(
     say(verdictLine(v));
     return v;
   };
+  // Offline first (no call): the major's lifecycle and the CA bundle's root for the region.
+  record(checkLifecycle(aws, opts.now ?? new Date()));
+  record(checkCaCoverage(aws.region, process.env, opts.now ?? new Date()));
   const engine = record(await resolveEngineVersion(c.rds, aws.database.engineVersion, aws.region));
   record(engine.resolved ? await checkOrderable(c.rds, aws, engine.resolved.version) : refuse('db-instance-class', 'not checked: the engine version is not resolved', 'fix engine-version first'));
   const zone = record(await zoneIdOf(c.ec2, aws));

@@ -9,7 +9,6 @@
 // Insights (7 days, the free retention); the nodes launch with the instance profile and the user data
 // that install the project and start their workers (bootstrap.ts, user-data.ts).
 import {
-  AuthorizeSecurityGroupIngressCommand,
   CreateSecurityGroupCommand,
   DescribeImagesCommand,
   DescribeVpcsCommand,
@@ -29,6 +28,10 @@ import { whileIamPropagates } from './iam';
 import { CREATED_TAG, EXPIRES_TAG, rigNames, type RigResourceKind } from './names';
 import type { RigPackage } from './package';
 import { rdsParameters } from './parameters';
+import { engineLifecycleSupport } from '../../protocol/rds-lifecycle';
+import { caBundleInUse } from './rds-ca-coverage';
+import { authorizeIngress, GROUP_NOT_KNOWN_YET } from './security-group';
+import { eventually } from './wait';
 import { preflightAws } from './preflight';
 import { rdsWindows } from './rds-windows';
 import { MONITORING_INTERVAL_S, POSTGRES_PORT } from './plan';
@@ -127,22 +130,10 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
   };
   const nodesSg = await sg('nodes-security-group', n.nodesSecurityGroup, `rig ${campaignId}: app and load nodes`);
   const dbSg = await sg('db-security-group', n.dbSecurityGroup, `rig ${campaignId}: PostgreSQL from the nodes only`);
-  try {
-    await c.ec2.send(
-      new AuthorizeSecurityGroupIngressCommand({ GroupId: dbSg, IpPermissions: [{ IpProtocol: 'tcp', FromPort: POSTGRES_PORT, ToPort: POSTGRES_PORT, UserIdGroupPairs: [{ GroupId: nodesSg }] }] }),
-    );
-  } catch (err) {
-    if (!isNamed(err, 'InvalidPermission.Duplicate')) throw err;
-  }
-
+  // Both groups were just made: EC2 may not know them yet (security-group.ts).
+  await authorizeIngress(c.ec2, dbSg, { IpProtocol: 'tcp', FromPort: POSTGRES_PORT, ToPort: POSTGRES_PORT, UserIdGroupPairs: [{ GroupId: nodesSg }] }, onProgress);
   // The nodes reach each other's service port (the load node sends to the app node's service).
-  try {
-    await c.ec2.send(
-      new AuthorizeSecurityGroupIngressCommand({ GroupId: nodesSg, IpPermissions: [{ IpProtocol: 'tcp', FromPort: SERVICE_PORT, ToPort: SERVICE_PORT, UserIdGroupPairs: [{ GroupId: nodesSg }] }] }),
-    );
-  } catch (err) {
-    if (!isNamed(err, 'InvalidPermission.Duplicate')) throw err;
-  }
+  await authorizeIngress(c.ec2, nodesSg, { IpProtocol: 'tcp', FromPort: SERVICE_PORT, ToPort: SERVICE_PORT, UserIdGroupPairs: [{ GroupId: nodesSg }] }, onProgress);
 
   if (!have('rig-secret')) onProgress('creating the rig\'s secret (role passwords) in Secrets Manager');
   const rigSecretArn = await ensureRigSecret(c, campaignId, tags(campaignId, 'rig-secret', `rig ${campaignId} database`, expiresAt, now));
@@ -183,6 +174,8 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
           DBInstanceClass: aws.database.instanceClass,
           Engine: 'postgres',
           EngineVersion: pre.engine.version,
+          // Explicit: AWS's default enrols a past-support major in paid Extended Support (rds-lifecycle.ts).
+          EngineLifecycleSupport: engineLifecycleSupport(aws.database.extendedSupport),
           DBName: DB_NAME,
           MasterUsername: DB_MASTER_USER,
           ManageMasterUserPassword: true,
@@ -241,7 +234,9 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
     onProgress(`launching ${kind} ${name} (${instanceType}) in ${aws.zone}`);
     const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { docker, lifetimeMinutes, buildId }));
     const { imageId, rootDevice } = await latestAmazonLinux(c, architectureOf(instanceType));
-    const r = await whileIamPropagates(`launching ${kind} ${name}`, () => c.ec2.send(
+    // Retried while IAM has not spread the profile, and while EC2 does not know the nodes' group yet
+    // (the same ClientToken each time: one instance).
+    const r = await whileIamPropagates(`launching ${kind} ${name}`, () => eventually(`launching ${kind} ${name}`, () => c.ec2.send(
       new RunInstancesCommand({
         ImageId: imageId,
         InstanceType: instanceType as never,
@@ -263,7 +258,7 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
           { ResourceType: 'volume', Tags: launchTags(kind, name) },
         ],
       }),
-    ), onProgress);
+    ), [GROUP_NOT_KNOWN_YET], onProgress), onProgress);
     const id = r.Instances![0].InstanceId!;
     await stamp(id, true);
     return id;
@@ -285,7 +280,7 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
     dbEndpoint: '',
     appAddress: '',
     loadAddress: '',
-    hardwareLine: hardwareLineOf(aws, pre.engine.version),
+    hardwareLine: `${hardwareLineOf(aws, pre.engine.version)}; ${caBundleLine()}`,
     costPerHour: billed.perHour,
     priceSource: cost.source,
     costLines: billed.lines,
@@ -297,6 +292,12 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
     return { ...awsConnection(campaignId, '', '', POSTGRES_PORT), reused };
   }
   return { ...(await databaseReady(c, campaignId, DEFAULT_DATABASE_WAIT_MINUTES, onProgress)), reused };
+}
+
+/** The CA bundle the rig and the nodes verify RDS with, for the page: where it came from and its sha256. */
+export function caBundleLine(env: NodeJS.ProcessEnv = process.env): string {
+  const b = caBundleInUse(env);
+  return `RDS CA bundle ${b.from === 'vendored' ? 'vendored (lib/targets/aws/rds-global-bundle.pem)' : b.from === 'emulator' ? `the emulator's ${b.file}` : `from RIG_RDS_CA_BUNDLE`} sha256 ${b.sha256}`;
 }
 
 /** How long provisioning waits for RDS when the spec does not say (aws.database.availableWaitMinutes). */

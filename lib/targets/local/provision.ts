@@ -20,6 +20,7 @@ import { PgCluster } from './pg-cluster';
 import { clusterPlace, prepareClusterPlace } from './pg-data-root';
 import { pidMatches, scanMarkedProcesses } from './proc';
 import { refuseReservedSettings } from './rds-fidelity';
+import { withLocalDefaults } from './memory-defaults';
 import { readRigRecord, writeRigRecord, type RigRecord } from './rig-record';
 import { MARKER_CAMPAIGN, MARKER_RESOURCE, MARKER_RIG_DIR, rigPaths } from './rig-paths';
 import { newSecrets, readSecrets, writeSecrets } from './secrets';
@@ -30,9 +31,10 @@ import { teardownUnlocked } from './teardown';
 /** The RDS-fidelity cluster's admin: the name the AWS target gives RDS's master user (aws/connection.ts DB_MASTER_USER). */
 export const RDS_ADMIN = 'rig_admin';
 
-/** postgresql.conf settings for a campaign: its choices, plus the logging the evidence needs. */
+/** postgresql.conf settings for a campaign: its choices over the local defaults, plus the logging the evidence needs. */
 export function postgresParameters(params: RigParameters): Record<string, string | number | boolean> {
-  const db = params.db ?? {};
+  // A setting the spec leaves out takes the local default (memory-defaults.ts), scaled from this host.
+  const db = withLocalDefaults(params.db ?? {});
   const out: Record<string, string | number | boolean> = {};
   if (db.shared_buffers !== undefined) out.shared_buffers = db.shared_buffers;
   if (db.min_wal_size !== undefined) out.min_wal_size = db.min_wal_size;

@@ -3,7 +3,16 @@
 // and a closed port are each COULD NOT LOOK (2), never clean. moto's RDS is available at once and
 // deletes at once, and it ignores RunInstances' ClientToken (the tag lookup is what stops a second node).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
+import { DescribeDBParametersCommand } from '@aws-sdk/client-rds';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { awsClients } from '../../../lib/targets/aws/clients';
+import { rigNames } from '../../../lib/targets/aws/names';
 import { provisionAws } from '../../../lib/targets/aws/provision';
 import { readAwsRecord } from '../../../lib/targets/aws/record';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
@@ -12,12 +21,24 @@ import { freePort } from '../../../lib/tools/free-port';
 import { exampleAws as aws, exampleSpec as spec, useMoto, MADE_KINDS } from '../../harness/aws-env';
 import { startMoto } from '../../harness/moto';
 import { rig } from '../../harness/rig-cli';
+import { bundleWithRegionRoot } from '../../harness/rds-root';
 
 const CAMPAIGN = 'aws-moto-1';
 
 const env = useMoto({ prefix: 'rig-aws-state-' });
 const cliEnv = env.cliEnv;
 const params = () => ({ db: { ...spec.database }, aws: { spec: aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString() } });
+
+/** The parameters the rig set on its DB parameter group (Source user), as name=value, sorted. */
+async function userParameters(campaignId: string): Promise<string[]> {
+  const c = awsClients(aws.region);
+  try {
+    const r = await c.rds.send(new DescribeDBParametersCommand({ DBParameterGroupName: rigNames(campaignId).dbParameterGroup, Source: 'user' }));
+    return (r.Parameters ?? []).map((p) => `${p.ParameterName}=${p.ParameterValue}`).sort();
+  } finally {
+    c.destroy();
+  }
+}
 
 async function resources() {
   return (await env.rigResources(CAMPAIGN)).sort();
@@ -31,6 +52,8 @@ test('provision -> rig check dirty (exit 1) -> provision again makes nothing new
 
   const first = await provisionAws(CAMPAIGN, params());
   assert.equal(first.reused, false);
+  // The parameter group holds what examples/aws.json names, and the marker logging (parameters.ts).
+  assert.deepEqual(await userParameters(CAMPAIGN), ['autovacuum_vacuum_insert_scale_factor=0.02', 'log_autovacuum_min_duration=0', 'log_checkpoints=1', 'max_wal_size=32768', 'min_wal_size=16384', 'shared_buffers=1048576']);
   assert.equal(first.target, 'aws');
   assert.doesNotMatch(JSON.stringify(first), /password/i);
   const made = await resources();
@@ -100,4 +123,34 @@ test('provision with the database waited for apart: it returns once made and lau
   await targetFor('aws').awaitDatabase!(id, 10, () => {});
   assert.deepEqual(readAwsRecord(id), after);
   await teardownAws(id);
+});
+
+test('a spec naming no database setting, with RIG_RDS_CA_BUNDLE: the parameter group gets the logging set only, the nodes\' package holds the given bundle, and its sha256 is on the hardware line', async () => {
+  const id = 'aws-moto-stock';
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-ca-bundle-'));
+  const bundle = bundleWithRegionRoot(dir, 'il-central-1');
+  const before = process.env.RIG_RDS_CA_BUNDLE;
+  process.env.RIG_RDS_CA_BUNDLE = bundle;
+  try {
+    await provisionAws(id, { ...params(), db: {} });
+    assert.deepEqual(await userParameters(id), ['log_autovacuum_min_duration=0', 'log_checkpoints=1']);
+    const rec = readAwsRecord(id)!;
+    const sha = createHash('sha256').update(fs.readFileSync(bundle)).digest('hex');
+    assert.match(rec.hardwareLine, new RegExp(`RDS CA bundle from RIG_RDS_CA_BUNDLE sha256 ${sha}$`));
+    // What a node downloads: the tarball from the artifacts bucket, with the given bundle in the vendored one's place.
+    const c = awsClients(aws.region);
+    try {
+      const obj = await c.s3.send(new GetObjectCommand({ Bucket: rec.bootstrap!.bucket, Key: rec.bootstrap!.tarballKey }));
+      const tgz = Buffer.from(await obj.Body!.transformToByteArray());
+      const inPackage = execFileSync('tar', ['-xzOf', '-', 'package/lib/targets/aws/rds-global-bundle.pem'], { input: tgz });
+      assert.equal(createHash('sha256').update(inPackage).digest('hex'), sha);
+    } finally {
+      c.destroy();
+    }
+  } finally {
+    if (before === undefined) delete process.env.RIG_RDS_CA_BUNDLE;
+    else process.env.RIG_RDS_CA_BUNDLE = before;
+    fs.rmSync(dir, { recursive: true, force: true });
+    await teardownAws(id);
+  }
 });

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { resolveSpec } from '../../../activities/resolve-spec';
 import { freePort } from '../../../lib/tools/free-port';
 import { rig } from '../../harness/rig-cli';
+import { bundleWithRegionRoot } from '../../harness/rds-root';
 
 async function offlineEnv(): Promise<{ env: NodeJS.ProcessEnv; state: string }> {
   const closed = await freePort();
@@ -39,8 +40,8 @@ test('the AWS dry run prints resources named from the campaign id, the zone, par
   for (const name of ['rig-nightly-1-e9673773-nodes', 'rig-nightly-1-e9673773-db', 'rig-nightly-1-e9673773-pg', 'rig-nightly-1-e9673773-app', 'rig-nightly-1-e9673773-load']) {
     assert.match(out, new RegExp(`\\b${name}\\b`));
   }
-  assert.match(out, /RDS instance\s+rig-nightly-1-e9673773\s+db\.m7g\.2xlarge, PostgreSQL 16 \(its default minor, resolved by the preflight\), backups off, no auto minor upgrade, windows after the plan, gp3 100 GB 3000 IOPS 125 MiB\/s, single-AZ in us-east-1a, not publicly accessible/);
-  assert.match(out, /shared_buffers=1048576, min_wal_size=16384, max_wal_size=32768/);
+  assert.match(out, /RDS instance\s+rig-nightly-1-e9673773\s+db\.m7g\.2xlarge, PostgreSQL 16 \(its default minor, resolved by the preflight\), EngineLifecycleSupport open-source-rds-extended-support-disabled, backups off, no auto minor upgrade, windows after the plan, gp3 100 GB 3000 IOPS 125 MiB\/s, single-AZ in us-east-1a, not publicly accessible/);
+  assert.match(out, /sends log_autovacuum_min_duration=0, log_checkpoints=1, shared_buffers=1048576, min_wal_size=16384, max_wal_size=32768, autovacuum_vacuum_insert_scale_factor=0\.02 \(RDS units/);
   assert.match(out, /the whole rig: \$1\.2678\/hour/);
   assert.match(out, /prices: AWS on-demand price pages .* to be checked/);
   // What else the bill holds (lib/targets/aws/campaign-cost.ts): the addresses, the monitoring, the plan, the worst case, RDS's minimum.
@@ -80,4 +81,50 @@ test('a campaign on aws passes the spec checks like a local one: rig campaign st
   }
   const spec = JSON.parse(fs.readFileSync('examples/aws.json', 'utf8')) as Parameters<typeof resolveSpec>[0];
   assert.equal((await resolveSpec(spec)).target, 'aws');
+});
+
+/** examples/aws.json with `change` applied, written to a temporary file. */
+function awsSpecFile(change: (s: { database?: object; aws: { region: string; zone: string; database: { engineVersion: string; extendedSupport?: boolean; storage: object } } }) => void): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-dry-run-aws-'));
+  const ex = JSON.parse(fs.readFileSync('examples/aws.json', 'utf8')) as Parameters<typeof change>[0];
+  change(ex);
+  const file = path.join(dir, 'spec.json');
+  fs.writeFileSync(file, JSON.stringify(ex));
+  return file;
+}
+
+test('an AWS spec with no database settings: the parameter group gets the logging set only; one naming shared_buffers gets that too', async () => {
+  const { env } = await offlineEnv();
+  const none = await rig(['campaign', 'start', awsSpecFile((s) => delete s.database), '--id', 'stock-1', '--dry-run'], env);
+  assert.equal(none.code, 0, none.stderr);
+  assert.match(none.stdout, /DB parameter group .* sends log_autovacuum_min_duration=0, log_checkpoints=1 \(RDS units: the spec's database block and the marker logging; everything else the family's defaults\)/);
+  const one = await rig(['campaign', 'start', awsSpecFile((s) => (s.database = { shared_buffers: '8GB' })), '--id', 'stock-2', '--dry-run'], env);
+  assert.equal(one.code, 0, one.stderr);
+  assert.match(one.stdout, /sends log_autovacuum_min_duration=0, log_checkpoints=1, shared_buffers=1048576 \(RDS units/);
+});
+
+test('refused before anything is made (exit 2), naming the field and the fix: il-central-1 with the shipped CA bundle, engine 13 without the opt-in, wal_compression zstd on 14, gp3 above 0.25 MiB/s per IOPS', async () => {
+  const { env } = await offlineEnv();
+  const region = await rig(['campaign', 'start', awsSpecFile((s) => ((s.aws.region = 'il-central-1'), (s.aws.zone = 'il-central-1a'))), '--dry-run'], env);
+  assert.equal(region.code, 2, region.stdout + region.stderr);
+  assert.match(region.stderr, /rds-ca-bundle: the vendored bundle .* has no valid "Amazon RDS il-central-1 Root CA RSA2048 G1".*fix: download AWS's bundle \(https:\/\/truststore\.pki\.rds\.amazonaws\.com\/global\/global-bundle\.pem\) and set RIG_RDS_CA_BUNDLE=\/path\/to\/global-bundle\.pem/);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-dry-run-ca-'));
+  const covered = await rig(['campaign', 'start', awsSpecFile((s) => ((s.aws.region = 'il-central-1'), (s.aws.zone = 'il-central-1a'))), '--dry-run'], { ...env, RIG_RDS_CA_BUNDLE: bundleWithRegionRoot(dir, 'il-central-1') });
+  fs.rmSync(dir, { recursive: true, force: true });
+  assert.equal(covered.code, 0, covered.stderr);
+
+  const thirteen = await rig(['campaign', 'start', awsSpecFile((s) => (s.aws.database.engineVersion = '13')), '--dry-run'], env);
+  assert.equal(thirteen.code, 2, thirteen.stdout + thirteen.stderr);
+  assert.match(thirteen.stderr, /engine-lifecycle: RDS for PostgreSQL 13 is past its end of standard support \(2026-02-28\).*fix: set aws\.database\.engineVersion to a major in standard support .*, or aws\.database\.extendedSupport to true/);
+  const optedIn = await rig(['campaign', 'start', awsSpecFile((s) => ((s.aws.database.engineVersion = '13'), (s.aws.database.extendedSupport = true))), '--dry-run'], env);
+  assert.equal(optedIn.code, 0, optedIn.stderr);
+  assert.match(optedIn.stdout, /EngineLifecycleSupport open-source-rds-extended-support,/);
+  assert.match(optedIn.stdout, /RDS Extended Support, PostgreSQL 13 \(8 vCPU\)\s+\$0\.8000\/hour/);
+
+  const zstd = await rig(['campaign', 'start', awsSpecFile((s) => ((s.aws.database.engineVersion = '14'), (s.database = { wal_compression: 'zstd' }))), '--dry-run'], env);
+  assert.equal(zstd.code, 2);
+  assert.match(zstd.stderr, /database\.wal_compression: wal_compression "zstd" needs PostgreSQL 15 or later/);
+  const ratio = await rig(['campaign', 'start', awsSpecFile((s) => (s.aws.database.storage = { type: 'gp3', sizeGb: 400, iops: 12000, throughputMiBps: 4000 })), '--dry-run'], env);
+  assert.equal(ratio.code, 2);
+  assert.match(ratio.stderr, /aws\.database\.storage\.throughputMiBps: throughputMiBps 4000 at 12000 IOPS is 0\.333 MiB\/s per IOPS: RDS gp3 allows at most 0\.25/);
 });

@@ -60,17 +60,20 @@ test('a passing preflight prints each verdict and resolves the major to its defa
   assert.deepEqual(r.engine, { version: '16.9', family: 'postgres16' });
   assert.equal(r.zoneId, 'use1-az6', 'moto maps us-east-1a to use1-az6');
   assert.deepEqual(lines, [
+    'preflight engine-lifecycle: ok, PostgreSQL 16 is in standard support until 2029-02-28; created with Extended Support disabled',
+    lines[1],
     'preflight engine-version: ok, PostgreSQL 16 is 16.9 (the major\'s default minor), parameter group family postgres16',
     'preflight db-instance-class: ok, db.m7g.2xlarge PostgreSQL 16.9 with gp3 100 GB is orderable in us-east-1a',
     'preflight zone: ok, us-east-1a is zone ID use1-az6 in this account',
     'preflight instance-types: ok, c7g.2xlarge offered in us-east-1a (use1-az6)',
     'preflight vcpu-quota: ok, Running On-Demand Standard instances (L-1216C47A) in us-east-1 is 64 vCPUs, the nodes need 16 (app c7g.2xlarge 8 + load c7g.2xlarge 8); instances already running count against it too',
-    lines[5],
-    lines[6],
-    'preflight: all 7 checks passed',
+    lines[7],
+    lines[8],
+    'preflight: all 9 checks passed',
   ]);
-  assert.match(lines[5], /^preflight rds-service-linked-role: ok, AWSServiceRoleForRDS exists \(arn:aws:iam::\d+:role\/aws-service-role\/rds\.amazonaws\.com\/AWSServiceRoleForRDS\)$/);
-  assert.match(lines[6], /^preflight default-vpc: ok, default VPC vpc-\w+, subnet subnet-\w+ in us-east-1a with public addresses$/);
+  assert.match(lines[1], /^preflight rds-ca-bundle: ok, the vendored bundle \(.*rds-global-bundle\.pem\) holds "Amazon RDS us-east-1 Root CA RSA2048 G1" \(sha256 [0-9a-f]{12}\)$/);
+  assert.match(lines[7], /^preflight rds-service-linked-role: ok, AWSServiceRoleForRDS exists \(arn:aws:iam::\d+:role\/aws-service-role\/rds\.amazonaws\.com\/AWSServiceRoleForRDS\)$/);
+  assert.match(lines[8], /^preflight default-vpc: ok, default VPC vpc-\w+, subnet subnet-\w+ in us-east-1a with public addresses$/);
 });
 
 test('a class not orderable in the zone is refused before any create, naming the zones that have it', async () => {
@@ -118,8 +121,8 @@ test('rig campaign start --dry-run --preflight: the verdicts, exit 0; a refused 
   assert.equal(ok.code, 0, ok.stdout + ok.stderr);
   assert.match(ok.stdout, /^DRY RUN of campaign preflight-cli \(aws\): nothing is created, the account is only read \(--preflight\)$/m);
   assert.match(ok.stdout, /^PREFLIGHT against the AWS account in us-east-1 \(read-only\):$/m);
-  for (const check of ['engine-version', 'db-instance-class', 'zone', 'instance-types', 'vcpu-quota', 'rds-service-linked-role', 'default-vpc']) assert.match(ok.stdout, new RegExp(`^preflight ${check}: ok, `, 'm'));
-  assert.match(ok.stdout, /^preflight: all 7 checks passed$/m);
+  for (const check of ['engine-lifecycle', 'rds-ca-bundle', 'engine-version', 'db-instance-class', 'zone', 'instance-types', 'vcpu-quota', 'rds-service-linked-role', 'default-vpc']) assert.match(ok.stdout, new RegExp(`^preflight ${check}: ok, `, 'm'));
+  assert.match(ok.stdout, /^preflight: all 9 checks passed$/m);
   const small = await rig(['campaign', 'start', 'examples/aws.json', '--dry-run', '--preflight'], env.cliEnv({ RIG_AWS_REPLAY: [path.join(REPLAYED, 'small-quota'), path.join(REPLAYED, 'account')].join(path.delimiter) }));
   assert.equal(small.code, 1, small.stdout + small.stderr);
   assert.match(small.stdout, /^preflight vcpu-quota: REFUSED, /m);
