@@ -35,7 +35,7 @@ import { serviceBuild, serviceSettingsList } from '../../protocol/service-spec';
 import type { CampaignSpec } from '../../protocol/spec';
 import { DEFAULT_PROBE_P99_MS } from '../../protocol/verdicts';
 import { FREEZE_SLOW_FRACTION, FREEZE_SLOW_US, FREEZE_WORST_US, WINDOW_FACTOR, WINDOW_MIN_BUCKETS } from '../../protocol/detectors';
-import { dbCpu, summarizeDb, summarizeHost, topWaits, type Spread } from './db-summary';
+import { dbCpu, ownWorkOver, summarizeDb, summarizeHost, topWaits, type Spread } from './db-summary';
 import type { AttemptEvidence, Evidence } from './load';
 import { notShown } from './not-shown';
 import { summarizeAppNode } from './app-node';
@@ -378,6 +378,9 @@ function buildStops(basis: RepeatModel[], kind: 'passing' | 'failed'): StopsMode
     db_sampled: withDb.length,
     host_sampled: basis.filter((r) => r.host).length,
     top_waits: top,
+    request_samples: withDb.reduce((n, r) => n + r.db!.backend_samples, 0),
+    snapshots: withDb.reduce((n, r) => n + r.db!.rows, 0),
+    own_work: ownWorkOver(withDb.map((r) => r.db!)),
     wal_bytes_per_event: figure(withDb.map((r) => r.db!.wal?.bytes_per_event)),
     wal_records_per_event: figure(withDb.map((r) => r.db!.wal?.records_per_event)),
     wal_fpi_per_event: figure(withDb.map((r) => r.db!.wal?.fpi_per_event)),
