@@ -21,7 +21,7 @@ import { EXISTING_PAGE_NOTE } from '../../protocol/existing-spec';
 import { AFTER_LOAD } from '../../protocol/after-load';
 import { summarizeCloud, type CloudSummary } from '../../protocol/cloud-evidence';
 import { ATTRIBUTION_RULES } from '../../protocol/tail-attribution';
-import { tailsOf } from './tails';
+import { requestTablesOf, tailsOf } from './tails';
 import { REPORT_FORMAT, type CeilingModel, type Conditions, type ConfigurationModel, type DenominatorModel, type ReadFigures, type RepeatModel, type RepeatSeries, type ReportModel, type StopsModel } from './model-types';
 import { DEFAULT_DRIFT_LIMIT } from '../../protocol/drift';
 import { INSTRUMENT_LAG_NO_LIMIT_MS, INSTRUMENT_LAG_SHARE, MIN_SAMPLES, type Reconciliation } from '../../protocol/gates';
@@ -244,7 +244,7 @@ export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | nul
     }
   }
   const gateReasons = verdict.reasons;
-  const tails = tailsOf(a, report);
+  const tails = tailsOf(a, report, requestTablesOf(spec, a.config));
   const withTails = tails ? { tails } : {};
   if (why.length) {
     return { ...base, status: 'not-published', reasons: why, gate_reasons: gateReasons.filter((r) => !r.startsWith('rows:') && !r.startsWith('quantity:')), report, checks: gate.checks, db, host, series: seriesOf(report, a), ...withTails };
