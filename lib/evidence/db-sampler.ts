@@ -34,7 +34,10 @@ export interface WaitCount {
 
 /** pg_settings read back at the sampler's start (first row only). */
 export interface DbSettings {
-  /** Every setting whose source is not 'default': name, value (with its unit) and source. */
+  /**
+   * Every setting whose source is not 'default': name, value (as SHOW gives it, with its unit) and source; but for the
+   * sampler's own connection's ('client', 'session': its statement_timeout, its client encoding).
+   */
   changed: Array<{ name: string; value: string; source: string }>;
   /** The few the page always names, whatever their source. */
   named: Record<string, string>;
@@ -105,18 +108,15 @@ export const REQUEST_ROLE = 'hardcount_app';
 export async function readSettings(c: pg.ClientBase): Promise<DbSettings> {
   const rows = (
     await c.query<{ name: string; value: string; source: string }>(
-      `SELECT name, setting || coalesce(unit, '') AS value, source FROM pg_settings
-        WHERE source <> 'default' OR name = ANY($1) ORDER BY name`,
+      `SELECT name, current_setting(name) AS value, source FROM pg_settings
+        WHERE (source <> 'default' AND source NOT IN ('client', 'session')) OR name = ANY($1) ORDER BY name`,
       [[...NAMED_SETTINGS]],
     )
   ).rows;
+  // Values as SHOW has them, with their unit ('16MB', '128MB'), not pg_settings' bare count of units.
   const named: Record<string, string> = {};
   for (const r of rows) if ((NAMED_SETTINGS as readonly string[]).includes(r.name)) named[r.name] = r.value;
-  // A few are shown better as current_setting has them (wal_segment_size as '16MB', not 2048 x 8kB).
-  for (const k of ['wal_segment_size', 'log_timezone'] as const) {
-    named[k] = (await c.query<{ v: string }>('SELECT current_setting($1) AS v', [k])).rows[0].v;
-  }
-  return { changed: rows.filter((r) => r.source !== 'default').map((r) => ({ name: r.name, value: r.value, source: r.source })), named };
+  return { changed: rows.filter((r) => r.source !== 'default' && r.source !== 'client' && r.source !== 'session').map((r) => ({ name: r.name, value: r.value, source: r.source })), named };
 }
 
 /** The frequent part of a sample: whose backends wait on what, vacuum progress, WAL. */

@@ -31,7 +31,7 @@ test("the rig's cluster logs every pass and checkpoint in UTC; the settings are 
     const s = await readSettings(c);
     assert.equal(s.named.log_timezone, 'UTC');
     assert.equal(s.named.log_checkpoints, 'on');
-    assert.equal(s.named.log_autovacuum_min_duration, '0ms');
+    assert.equal(s.named.log_autovacuum_min_duration, '0');
     assert.equal(s.named.wal_segment_size, '16MB');
     assert.ok(['on', 'off'].includes(s.named.data_checksums) && s.named.wal_compression !== undefined);
     // Every setting not at its default is listed with its source (the rig's own lines are 'configuration file').

@@ -12,6 +12,8 @@ import pg from 'pg';
 import { startDbSampler, type DbSample } from '../../lib/evidence/db-sampler';
 import { readJsonl } from '../../lib/evidence/jsonl-writer';
 import { summarizeDb } from '../../lib/evidence/report/db-summary';
+import { settingsReadBack } from '../../lib/evidence/report/model';
+import type { RepeatModel } from '../../lib/evidence/report/model-types';
 import { throwAwayCluster } from '../harness/pg';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -83,6 +85,17 @@ test("a request's lock wait is the requests' and an autovacuum worker's delay th
     assert.ok(own.some((w) => w.who === 'autovacuum worker' && w.event === 'Timeout:VacuumDelay' && w.count > 0), JSON.stringify(own));
     assert.ok(own.some((w) => w.who === 'rig' && w.event === 'Timeout:PgSleep'), JSON.stringify(own));
     assert.ok(own.every((w) => w.who !== 'request'));
+
+    // The settings the page lists, as read back at the sampler's start: the named ones whatever their
+    // source, and every one not at its default (autovacuum_naptime set for this cluster), but none of
+    // the sampler's own connection's (its statement_timeout).
+    const back = settingsReadBack([{ id: 'single r1-a1', db } as RepeatModel]).settings_read_back!;
+    assert.equal(back.length, 1);
+    const named = Object.fromEntries(back[0].named);
+    assert.deepEqual(Object.keys(named).sort(), ['data_checksums', 'log_autovacuum_min_duration', 'log_checkpoints', 'log_timezone', 'server_version', 'wal_compression', 'wal_segment_size']);
+    assert.equal(named.wal_segment_size, '16MB');
+    assert.ok(back[0].changed.some((x) => x.name === 'autovacuum_naptime' && x.value === '1s' && x.source === 'configuration file'), JSON.stringify(back[0].changed));
+    assert.ok(!back[0].changed.some((x) => x.name === 'statement_timeout'), 'the sampler\'s own session settings are not the database\'s');
   } finally {
     for (const c of clients) await c.end().catch(() => undefined);
     fs.rmSync(file, { force: true });

@@ -180,6 +180,12 @@ export interface Conditions {
   total_cost: number | null;
   database: Array<[string, string]>;
   database_source: 'rig.json' | 'spec.json';
+  /**
+   * The settings the database ran with, as the DB sampler read them back from pg_settings at the start
+   * of a repeat (db-sampler.ts DbSettings): one entry per distinct set, naming the repeats that had it.
+   * Absent in evidence written before the sampler kept them.
+   */
+  settings_read_back?: Array<{ repeats: string[]; named: Array<[string, string]>; changed: Array<{ name: string; value: string; source: string }> }>;
   /** Which build was measured (issue 14): the reference service, or the spec's command or image. */
   service_build: string;
   /** Its settings as the spec asked them (the reference service's switches, then env). */

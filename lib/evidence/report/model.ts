@@ -114,7 +114,7 @@ export function buildReportModel(ev: Evidence): ReportModel {
     },
     dates,
     headline: headline(configurations, ceiling, denominator, ev),
-    conditions: { ...buildConditions(ev), warmup: warmupCondition(spec, warmups) },
+    conditions: { ...buildConditions(ev), warmup: warmupCondition(spec, warmups), ...settingsReadBack([...configurations.flatMap((c) => c.repeats), ...(ceiling?.attempts ?? [])]) },
     method: [...method(spec, configurations), warmupMethod(spec)],
     configurations,
     ...(spec.ladder && !spec.variants ? { ladder: buildLadder(configurations) } : {}),
@@ -449,6 +449,22 @@ function evidenceDates(ev: Evidence): ReportModel['dates'] {
   const days: string[] = [];
   for (let d = Date.parse(first.slice(0, 10)); d <= Date.parse(last.slice(0, 10)); d += 86_400_000) days.push(new Date(d).toISOString().slice(0, 10));
   return { first, last, days };
+}
+
+/** The settings read back at each repeat's start, one entry per distinct set (Conditions.settings_read_back). */
+export function settingsReadBack(repeats: readonly RepeatModel[]): Pick<Conditions, 'settings_read_back'> {
+  const sets = new Map<string, NonNullable<Conditions['settings_read_back']>[number]>();
+  for (const r of repeats) {
+    const s = r.db?.settings;
+    if (!s) continue;
+    const named = Object.entries(s.named).sort(([a], [b]) => a.localeCompare(b));
+    const changed = [...s.changed].sort((a, b) => a.name.localeCompare(b.name));
+    const key = JSON.stringify([named, changed]);
+    const set = sets.get(key);
+    if (set) set.repeats.push(r.id);
+    else sets.set(key, { repeats: [r.id], named, changed });
+  }
+  return sets.size ? { settings_read_back: [...sets.values()] } : {};
 }
 
 function buildConditions(ev: Evidence): Omit<Conditions, 'warmup'> {

@@ -372,6 +372,7 @@ export function conditionsTable(m: ReportModel): Table {
     },
     { cells: ['warm-up', c.warmup] },
     { cells: [`database parameters (${c.database_source})`, c.database.map(([k, v]) => `${k}=${v}`).join(', ') || DASH] },
+    ...settingsRows(c),
     { cells: ['cost', costText(m)] },
     {
       cells: [
@@ -388,6 +389,23 @@ export function conditionsTable(m: ReportModel): Table {
   if (floor) rows.push({ cells: ['instrument floor', floor] });
   rows.push({ cells: ['host CPU steal', stealText(m)] });
   return { header: ['condition', 'value'], rows };
+}
+
+/**
+ * The settings the database ran with, read back from pg_settings at each repeat's start: the ones every
+ * page names (checksums, wal_compression, the WAL segment size, the markers' logging), then every one
+ * not at its default with its source. A set that changed between repeats (a variant) is a row of its own.
+ */
+function settingsRows(c: ReportModel['conditions']): Row[] {
+  const sets = c.settings_read_back;
+  if (!sets) return [{ cells: ['database settings read back', 'not in the evidence (written before the DB sampler read pg_settings)'] }];
+  return sets.flatMap((s) => {
+    const which = sets.length > 1 ? ` (${s.repeats.length === 1 ? s.repeats[0] : `${s.repeats.length} repeats, ${s.repeats[0]} …`})` : '';
+    return [
+      { cells: [`database settings read back${which}`, s.named.map(([k, v]) => `${k}=${v}`).join(', ')] },
+      { cells: [`settings not at their default${which} (pg_settings source)`, s.changed.map((x) => `${x.name}=${x.value} (${x.source})`).join(', ') || 'none'] },
+    ];
+  });
 }
 
 /**
