@@ -19,7 +19,8 @@
 // - checkpoint: no request-path pass matches, a checkpoint does.
 // - wal-segment-pool: neither, and a backend was seen waiting to create a WAL segment (wait events
 //   IO:WALInitWrite / IO:WALInitSync: the pool of ready segments ran dry and a commit made one) within
-//   one sampling interval of it: ±5 s for the 5-s DB sampler's snapshot, ±1 s for Performance
+//   one sampling interval of it: the DB sampler's snapshot ± the larger gap to its neighbouring snapshots
+//   (5 s at the most: its snapshots are 100 ms-5 s apart), ±1 s for Performance
 //   Insights' 1-s db.load. The disk alone does not make this class: a zero-filled segment is a large
 //   sequential write, and so is ordinary WAL at a high commit rate; the two look alike per second.
 // - unexplained: nothing above. Said as it is, never folded into a class.
@@ -43,7 +44,7 @@ export const REQUEST_PATH_TABLES = ['usage_events'] as const;
 
 export const ATTRIBUTION_RULES = [
   `A freeze-second s is [start + s, start + s + 1), a window its 10-s buckets, start being the load's own start; a log marker matches when its activity comes within ${MARKER_TOLERANCE_MS / 1000} s of it. A vacuum or analyze pass's activity runs from its completion line minus its "elapsed" to that line, or, for a pass with no completion line yet, over the DB sampler's pg_stat_progress_vacuum snapshots that saw it; a checkpoint's is its sync phase ("sync=" before "checkpoint complete"), or all of it ("total=") when immediate.`,
-  'vacuum: an autovacuum or autoanalyze pass on a table the request path writes matches (a pass on any other table is listed beside it, not counted). checkpoint: no such pass does, a checkpoint does. wal-segment-pool: neither, and a backend was seen waiting to create a WAL segment (IO:WALInitWrite / WALInitSync) within one sampling interval (±5 s for the 5-s DB sampler, ±1 s for Performance Insights). unexplained: none of these.',
+  'vacuum: an autovacuum or autoanalyze pass on a table the request path writes matches (a pass on any other table is listed beside it, not counted). checkpoint: no such pass does, a checkpoint does. wal-segment-pool: neither, and a backend was seen waiting to create a WAL segment (IO:WALInitWrite / WALInitSync) within one sampling interval (the gap between the DB sampler snapshots, 5 s at the most; ±1 s for Performance Insights). unexplained: none of these.',
   'The disk figures are those of the second itself (of a window: its second with the deepest queue); they are shown for the reader, not used to classify: a segment being zero-filled and ordinary WAL at a high rate are both large sequential writes.',
 ];
 
@@ -193,8 +194,14 @@ export interface LoadSeries {
 export function walInitSightings(db: readonly SampledWaits[], load: readonly LoadSeries[] = []): WalInitSighting[] {
   const out: WalInitSighting[] = [];
   const isInit = (name: string | null) => name !== null && (WAL_INIT_WAITS as readonly string[]).includes(name);
+  const times = db.map((r) => Date.parse(r.t)).sort((a, b) => a - b);
+  const spanAt = (at: number) => {
+    const i = times.indexOf(at);
+    const gaps = [i > 0 ? at - times[i - 1] : 0, i < times.length - 1 ? times[i + 1] - at : 0].filter((g) => g > 0);
+    return gaps.length ? Math.min(DB_SAMPLER_SPAN_MS, Math.max(...gaps)) : DB_SAMPLER_SPAN_MS;
+  };
   for (const r of db) {
-    if (r.waits?.some((w) => isInit(w.wait_event) && w.count > 0)) out.push({ at_ms: Date.parse(r.t), span_ms: DB_SAMPLER_SPAN_MS, source: 'DB sampler' });
+    if (r.waits?.some((w) => isInit(w.wait_event) && w.count > 0)) out.push({ at_ms: Date.parse(r.t), span_ms: spanAt(Date.parse(r.t)), source: 'DB sampler' });
   }
   for (const s of load) {
     if (!isInit(s.event.split(':').pop() ?? null)) continue;
