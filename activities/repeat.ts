@@ -25,6 +25,7 @@ import path from 'node:path';
 import { CancelledFailure } from '@temporalio/common';
 import { isTempName } from '../lib/evidence/atomic';
 import { startDbSampler } from '../lib/evidence/db-sampler';
+import { dbSnapshotIntervalMs } from '../lib/protocol/db-sampling';
 import { startHostSampler } from '../lib/evidence/host-sampler';
 import { startFolderDiskSampler, type DiskSampler } from '../lib/evidence/disk-sampler';
 import { DB_SAMPLES, DISK_SAMPLES, HOST_SAMPLES, INTERRUPTED, LOAD, POSTGRES_LOG, SAMPLES, VERDICT, repeatDir } from '../lib/evidence/layout';
@@ -232,7 +233,8 @@ async function measure(target: Target, store: EvidenceStore, input: RepeatInput,
   const samplesTmp = store.tempPath(`${dir}/${SAMPLES}`);
   const dbTmp = store.tempPath(`${dir}/${DB_SAMPLES}`);
   const hostTmp = store.tempPath(`${dir}/${HOST_SAMPLES}`);
-  const dbSampler = await startDbSampler({ url: urls.superuserUrl, file: dbTmp });
+  // Dense enough for 100+ snapshots of who waits on what in this load (lib/protocol/db-sampling.ts).
+  const dbSampler = await startDbSampler({ url: urls.superuserUrl, file: dbTmp, intervalMs: dbSnapshotIntervalMs(input.seconds) });
   const hostSampler = startHostSampler({ file: hostTmp });
   // Per second, the disk under the database (local: the rig's own; aws has Enhanced Monitoring instead).
   const folders = target.databaseFolders?.(input.campaignId);

@@ -88,9 +88,11 @@ export const LoadSchema = z.looseObject({ started_at: iso, cut_short: z.boolean(
 
 /**
  * db-samples.jsonl: written by lib/evidence/db-sampler.ts (its DbSample type is the shape), one line
- * every ~5 s while the repeat runs, or a DbSampleError line ({t, seq, error}) when a sample failed: a
- * gap the report counts, never a reason to drop the file. Counters (wal, checkpointer, bgwriter) are
- * CUMULATIVE as Postgres reports them; the report takes differences.
+ * per snapshot while the repeat runs (every 100 ms-5 s: lib/protocol/db-sampling.ts; checkpointer,
+ * bgwriter, sizes and table statistics only every 5 s, settings on the first row), or a DbSampleError
+ * line ({t, seq, error}) when a sample failed: a gap the report counts, never a reason to drop the
+ * file. Counters (wal, checkpointer, bgwriter) are CUMULATIVE as Postgres reports them; the report
+ * takes differences.
  *
  * One optional field beyond DbSample: `cpu_pct`, the database server's own CPU busy %, for a target
  * whose sampler can see it (RDS Enhanced Monitoring). Locally the host sampler has no per-process

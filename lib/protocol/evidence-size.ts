@@ -2,6 +2,7 @@
 // (warm-ups, repeats or rungs, the ceiling at its bound) times what a request leaves on disk, measured.
 // The AWS target sizes its nodes' root volumes from it (lib/targets/aws/node-volume.ts): a node keeps
 // the streams until they ship. Pure.
+import { dbSamplerBytes } from './db-sampling';
 import type { CampaignSpec } from './spec';
 import { measuringOrder, measuringSeries, warmsUpBefore } from './variants';
 
@@ -37,7 +38,23 @@ export function plannedRequests(spec: SizedSpec): number {
   return Math.ceil(requests);
 }
 
+/**
+ * The DB sampler's rows of the plan's measured loads, at the most (lib/protocol/db-sampling.ts): its
+ * snapshots are taken per second of load whatever the rate, so they are not in the per-request figure.
+ */
+export function plannedDbSamplerBytes(spec: SizedSpec): number {
+  let bytes = 0;
+  const series = measuringSeries(spec);
+  if (series) {
+    const ladder = series.kind === 'rung';
+    const seconds = ladder ? spec.ladder!.rungSeconds : spec.sustained!.repeatSeconds;
+    bytes += measuringOrder(spec).length * dbSamplerBytes(seconds);
+  }
+  if (spec.ceiling) bytes += dbSamplerBytes(spec.ceiling.seconds);
+  return bytes;
+}
+
 /** Bytes of evidence the plan writes where the load runs, at the most. Pure. */
 export function plannedEvidenceBytes(spec: SizedSpec): number {
-  return plannedRequests(spec) * EVIDENCE_BYTES_PER_REQUEST + EVIDENCE_FIXED_BYTES;
+  return plannedRequests(spec) * EVIDENCE_BYTES_PER_REQUEST + plannedDbSamplerBytes(spec) + EVIDENCE_FIXED_BYTES;
 }

@@ -1,8 +1,8 @@
 // The markers a repeat's Postgres log slice carries, with the interval of activity each one stands
 // for, so a tail can be set beside them (tail-attribution.ts). Pure: text in, markers out.
 //
-// The rig's clusters log with `log_autovacuum_min_duration = 0` and `log_checkpoints = on`
-// (lib/targets/local/provision.ts; RDS is given the same). What PostgreSQL 15 writes for them
+// The rig's clusters log with `log_autovacuum_min_duration = 0`, `log_checkpoints = on` and
+// `log_timezone = UTC` (lib/targets/local/pg-cluster.ts; RDS's parameter group is given the same). What PostgreSQL 15 writes for them
 // (src/backend/access/heap/vacuumlazy.c, commands/analyze.c, access/transam/xlog.c):
 //
 //   <stamp> LOG:  automatic vacuum of table "db.public.t": index scans: 0
@@ -24,8 +24,12 @@
 //
 // Stamps: the local cluster's default prefix `%m [%p] ` ("2026-05-01 12:00:03.123 UTC [1234] ") and
 // RDS's `%t:%r:%u@%d:[%p]:` ("2026-05-01 12:00:03 UTC:10.0.1.5(40000):user@db:[4100]:") both start
-// with the time and its zone. Zones read: UTC, GMT, Z and numeric offsets; any other abbreviation
-// cannot be placed without a time zone database, so its line is counted in `unplaced`, never guessed.
+// with the time and its zone. Zones read from the stamp alone: UTC, GMT, Z and numeric offsets. Any
+// other abbreviation (CET, EST) is PostgreSQL's for the cluster's `log_timezone`, which abbreviations
+// alone do not name (CST is three zones): given that zone (pg_settings, read back into the evidence by
+// the DB sampler), the stamp's wall time is converted through the time zone database (Intl); without
+// it, or in the hour a zone repeats when its clocks go back and the abbreviation does not tell which,
+// the line is counted in `unplaced`, never guessed.
 
 export type MarkerKind = 'vacuum' | 'analyze' | 'checkpoint';
 
@@ -38,6 +42,13 @@ export interface LogMarker {
   to_ms: number;
   /** Short words for the page: `vacuum public.usage_events 3.20 s, 48,211 pages dirtied`. */
   detail: string;
+  /** A vacuum or analyze pass's table as the log names it (`public.usage_events`), or its relname. */
+  table?: string;
+}
+
+/** How a log is read: the cluster's log_timezone, for stamps in a named zone. */
+export interface LogReading {
+  timeZone?: string | null;
 }
 
 export interface LogEntry {
@@ -59,26 +70,71 @@ function zoneOffsetMs(zone: string): number | null {
   return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3] ?? 0)) * 60_000;
 }
 
-/** A log line's stamp as epoch ms; null for a continuation line or an unreadable zone. */
-export function stampOf(line: string): { at_ms: number | null } | null {
+const offsetFormats = new Map<string, Intl.DateTimeFormat | null>();
+function offsetFormat(timeZone: string, name: 'longOffset' | 'short'): Intl.DateTimeFormat | null {
+  const key = `${timeZone}\t${name}`;
+  if (!offsetFormats.has(key)) {
+    try {
+      offsetFormats.set(key, new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: name }));
+    } catch {
+      offsetFormats.set(key, null); // a zone the time zone database does not know ('localtime', a POSIX rule)
+    }
+  }
+  return offsetFormats.get(key)!;
+}
+
+const zoneName = (f: Intl.DateTimeFormat, at: number) => f.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value ?? '';
+
+/** The zone's offset from UTC at an instant, ms; null for a zone the time zone database does not know. */
+export function zoneOffsetAt(timeZone: string, atMs: number): number | null {
+  const f = offsetFormat(timeZone, 'longOffset');
+  if (!f) return null;
+  const m = /^GMT(?:([+-])(\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(zoneName(f, atMs));
+  if (!m) return null;
+  if (!m[1]) return 0;
+  return (m[1] === '-' ? -1 : 1) * ((Number(m[2]) * 60 + Number(m[3])) * 60 + Number(m[4] ?? 0)) * 1000;
+}
+
+/**
+ * The instant a wall-clock time in `timeZone` stands for (wall time given as if it were UTC, ms). In
+ * the hour a zone repeats, the abbreviation PostgreSQL wrote picks the one whose name it is; null when
+ * it does not (or for a time the zone skips, or a zone unknown).
+ */
+export function wallToEpoch(wallMs: number, timeZone: string, abbreviation = ''): number | null {
+  const offsets = [zoneOffsetAt(timeZone, wallMs - 14 * 3_600_000), zoneOffsetAt(timeZone, wallMs + 14 * 3_600_000), zoneOffsetAt(timeZone, wallMs)];
+  if (offsets.some((o) => o === null)) return null;
+  const candidates = [...new Set((offsets as number[]).map((o) => wallMs - o))].filter((t) => zoneOffsetAt(timeZone, t) === wallMs - t);
+  if (candidates.length === 1) return candidates[0];
+  if (candidates.length === 0) return null;
+  const short = offsetFormat(timeZone, 'short');
+  const named = short ? candidates.filter((t) => zoneName(short, t) === abbreviation) : [];
+  return named.length === 1 ? named[0] : null;
+}
+
+/**
+ * A log line's stamp as epoch ms; null for a continuation line or an unreadable zone. A stamp in a
+ * named zone (CET) is placed through `timeZone`, the cluster's log_timezone.
+ */
+export function stampOf(line: string, timeZone?: string | null): { at_ms: number | null } | null {
   const m = STAMP.exec(line);
   if (!m) return null;
-  // A zone abbreviation other than those above (CET, PDT): the regexp stops before it; say so.
+  // A zone abbreviation other than those above (CET, PDT): the regexp stops before it.
   const zone = m[3] ?? /^\s?([A-Za-z]{2,6})\b/.exec(line.slice(m[0].length))?.[1] ?? '';
-  const off = zoneOffsetMs(zone);
-  if (off === null) return { at_ms: null };
   const local = Date.parse(`${m[1]}T${m[2]}Z`);
-  return { at_ms: Number.isNaN(local) ? null : local - off };
+  if (Number.isNaN(local)) return { at_ms: null };
+  const off = zoneOffsetMs(zone);
+  if (off !== null) return { at_ms: local - off };
+  return { at_ms: timeZone ? wallToEpoch(local, timeZone, zone) : null };
 }
 
 /** The slice as entries: a stamped line and the tab-indented lines that continue it. */
-export function parseLogEntries(text: string): { entries: LogEntry[]; unplaced: number } {
+export function parseLogEntries(text: string, reading: LogReading = {}): { entries: LogEntry[]; unplaced: number } {
   const entries: LogEntry[] = [];
   let unplaced = 0;
   for (const raw of text.split('\n')) {
     const line = raw.replace(/\r$/, '');
     if (!line) continue;
-    const st = stampOf(line);
+    const st = stampOf(line, reading.timeZone);
     if (st) {
       const sev = SEVERITY.exec(line);
       entries.push({ at_ms: st.at_ms, line, message: sev ? line.slice(sev.index + sev[0].length) : line });
@@ -103,8 +159,8 @@ const thousands = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
  * starting" with no completion in the slice (still running when the window closed) is no marker: its
  * sync phase, the part that stalls, had not happened.
  */
-export function logMarkers(text: string): { markers: LogMarker[]; unplaced: number } {
-  const { entries, unplaced } = parseLogEntries(text);
+export function logMarkers(text: string, reading: LogReading = {}): { markers: LogMarker[]; unplaced: number } {
+  const { entries, unplaced } = parseLogEntries(text, reading);
   const markers: LogMarker[] = [];
   let startFlags: string | null = null;
   for (const e of entries) {
@@ -121,6 +177,7 @@ export function logMarkers(text: string): { markers: LogMarker[]; unplaced: numb
         from_ms: e.at_ms - Math.round(elapsed * 1000),
         to_ms: e.at_ms,
         detail: `${pass[1] ? 'aggressive ' : ''}${kind} ${pass[3]} ${elapsed.toFixed(2)} s${dirtied ? `, ${thousands(Number(dirtied))} pages dirtied` : ''}`,
+        table: pass[3],
       });
       continue;
     }

@@ -59,7 +59,7 @@ test('interleaved variants: settings read back from the database and the service
   assert.match(page, /## Variants: each treatment beside the control/);
   assert.match(page, /Control ctl and trt on one rig, interleaved\. Repeats in the order they ran: ctl trt ctl trt\./);
   assert.match(page, /\| single: trt \| p99 \|/);
-  assert.match(page, /\| single: trt \| top wait events \|/);
+  assert.match(page, /\| single: trt \| what requests waited on \|/);
   assert.match(page, /\| 2 \| trt \| .* \| .*shared_buffers=64MB.* \| .*insert=multi-row.* \| database \(shared_buffers\), service \|/);
   const log = fs.readFileSync(path.join(dir, 'campaign.log'), 'utf8');
   assert.match(log, /variant trt: .*autovacuum_vacuum_insert_scale_factor=0\.02.*; service .*insert=multi-row.*; database restarted \(shared_buffers\), service restarted/);

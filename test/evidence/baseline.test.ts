@@ -96,7 +96,7 @@ test('a configuration that lost a pass is flagged, the others are not; a faster 
   assert.match(md, /\| single \| passed \| 3\/3 \| 2\/3 \| — \| lost passes \| counts \|/);
   assert.match(md, /\| single \| p99 \| [^|]+, 3 repeats \| [^|]+, 2 repeats \|/, 'the failed repeat is in no median');
   // What each side waited on stands under its figures (the fixtures' DB samples: CPU and WAL waits).
-  assert.match(md, /\| single \| top wait events \| [^|]*%[^|]* \| [^|]*%[^|]* \| — \| — \| DB sampler, share of sampled backends \|/);
+  assert.match(md, /\| single \| what requests waited on \| [^|]*% \([\d,]+\)[^|]* \| [^|]*% \([\d,]+\)[^|]* \| — \| — \| DB sampler, share of the service's active client backends \(backend-samples\) \|/);
   assert.match(renderHtml(m), /<table id="baseline-figures">/);
   // Improvements are flagged but do not alert: the baseline against the slow week.
   const faster = compareWithBaseline(await buildReport(baseline5.dir), await buildReport(slower5.dir));

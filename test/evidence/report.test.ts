@@ -142,6 +142,22 @@ test('the page carries the spec\'s sections: conditions with cost, the ceiling b
   }
   assert.match(md, /\| cost \| \$0\.50\/hour × 0\.\d+ h \(provision start to teardown end\) = \$0\.\d\d \|/);
   assert.match(md, /\| database parameters \(rig\.json\) \| server_version=16\.4, autovacuum_vacuum_insert_scale_factor=0\.2/);
+  // The fixture's DB samples predate the settings read back: the page says so rather than show nothing.
+  assert.match(md, /\| database settings read back \| not in the evidence \(written before the DB sampler read pg_settings\) \|/);
+  const withSettings = {
+    ...model,
+    conditions: {
+      ...model.conditions,
+      settings_read_back: [
+        { repeats: ['single r1-a1'], named: [['data_checksums', 'off'], ['wal_compression', 'off'], ['wal_segment_size', '16MB']] as Array<[string, string]>, changed: [{ name: 'shared_buffers', value: '32768 8kB', source: 'configuration file' }] },
+        { repeats: ['single.trt r1-a1', 'single.trt r2-a1'], named: [['wal_compression', 'lz4']] as Array<[string, string]>, changed: [] },
+      ],
+    },
+  };
+  const settingsMd = renderMarkdown(withSettings);
+  assert.match(settingsMd, /\| database settings read back \(single r1-a1\) \| data_checksums=off, wal_compression=off, wal_segment_size=16MB \|/);
+  assert.match(settingsMd, /\| settings not at their default \(single r1-a1\) \(pg_settings source\) \| shared_buffers=32768 8kB \(configuration file\) \|/);
+  assert.match(settingsMd, /\| database settings read back \(2 repeats, single\.trt r1-a1 …\) \| wal_compression=lz4 \|/);
   assert.match(md, /\| pgbench owner-1row: one-row INSERTs per transaction, as the owner .* \| 52,700 rows\/s \(105 transactions\/s\) \| \d+ % \|/);
   assert.match(md, /\| pgbench rls-1row: .* \| 41,000 rows\/s .* \| \d+ % \|/);
   // The commit-rate leg beside the batch legs: "the database alone commits N/s".

@@ -61,7 +61,8 @@ test('a provoked autovacuum pass: the second it ran in is attributed to vacuum, 
     const second = Math.floor((seenAt - t0) / 1000);
     const rows = readJsonl<LocalDiskRow>(diskFile);
     assert.ok(rows.length >= 1, 'the disk sampler wrote rows (or the one row saying why it could not)');
-    const result = attributeTails({ startedAtMs: t0, freezeSeconds: [second], windows: [], markers, walInit: [], disk: diskSecondsFromLocal(rows) });
+    // The provoked table stands for the one the request path writes (only its passes classify).
+    const result = attributeTails({ startedAtMs: t0, freezeSeconds: [second], windows: [], markers, walInit: [], disk: diskSecondsFromLocal(rows), requestTables: ['provoked'] });
     const [item] = result.items;
     assert.equal(item.class, 'vacuum');
     assert.ok(item.markers.some((m) => m.line === pass.line), 'the pass\'s own line stands beside the second');

@@ -4,7 +4,7 @@
 // local cluster's prefix and RDS's; a zone that cannot be placed is counted, never guessed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { logMarkers, parseLogEntries, stampOf } from '../../lib/protocol/postgres-log';
+import { logMarkers, parseLogEntries, stampOf, wallToEpoch } from '../../lib/protocol/postgres-log';
 
 // As a PostgreSQL 15 cluster writes them with log_autovacuum_min_duration = 0 and log_checkpoints = on.
 const LOCAL = `2026-05-01 12:00:00.100 UTC [4242] LOG:  checkpoint starting: time
@@ -39,6 +39,32 @@ test('stamps: ms or whole seconds, UTC/GMT and numeric offsets; another abbrevia
   const { entries, unplaced } = parseLogEntries('2026-05-01 14:00:03 CEST [1] LOG:  a\n\tmore\n2026-05-01 12:00:03 UTC [1] LOG:  b\n');
   assert.equal(unplaced, 1);
   assert.deepEqual(entries.map((e) => e.message), ['a\nmore', 'b']);
+});
+
+test("a named zone is placed through the cluster's log_timezone: CET, CEST, EST, and the repeated hour only by its abbreviation", () => {
+  assert.deepEqual(stampOf('2026-05-01 14:00:03.500 CEST [1] LOG:  x', 'CET'), { at_ms: T('12:00:03.500') });
+  assert.deepEqual(stampOf('2026-05-01 14:00:03.500 CEST [1] LOG:  x', 'Europe/Berlin'), { at_ms: T('12:00:03.500') });
+  assert.deepEqual(stampOf('2026-12-05 05:30:00 CET [1] LOG:  x', 'CET'), { at_ms: Date.parse('2026-12-05T04:30:00Z') });
+  assert.deepEqual(stampOf('2026-12-05 05:30:00 EST [1] LOG:  x', 'America/New_York'), { at_ms: Date.parse('2026-12-05T10:30:00Z') });
+  // An explicit zone in the stamp wins over the setting.
+  assert.deepEqual(stampOf('2026-05-01 12:00:03 UTC [1] LOG:  x', 'CET'), { at_ms: T('12:00:03') });
+  // A zone the time zone database does not know: unplaced, never guessed.
+  assert.deepEqual(stampOf('2026-05-01 14:00:03 CEST [1] LOG:  x', 'localtime'), { at_ms: null });
+  // New York's clocks go back at 02:00 EDT on 2026-11-01: 01:30 happens twice, EDT then EST.
+  const wall = Date.parse('2026-11-01T01:30:00Z');
+  assert.equal(wallToEpoch(wall, 'America/New_York', 'EDT'), Date.parse('2026-11-01T05:30:00Z'));
+  assert.equal(wallToEpoch(wall, 'America/New_York', 'EST'), Date.parse('2026-11-01T06:30:00Z'));
+  assert.equal(wallToEpoch(wall, 'America/New_York', ''), null);
+  // A time the zone skips (02:30 on 2026-03-08 in New York) is no instant.
+  assert.equal(wallToEpoch(Date.parse('2026-03-08T02:30:00Z'), 'America/New_York', 'EST'), null);
+  const { markers, unplaced } = logMarkers(LOCAL.replace(/ UTC /g, ' CEST ').replace(/ (\d{2}):(\d{2}):/g, (_, h, m) => ` ${String(Number(h) + 2).padStart(2, '0')}:${m}:`), { timeZone: 'Europe/Berlin' });
+  assert.equal(unplaced, 0);
+  assert.deepEqual(markers.map((m) => [m.kind, m.to_ms - T('12:00:00'), m.table ?? null]), [
+    ['vacuum', 3500, 'public.usage_events'],
+    ['analyze', 4000, 'public.usage_events'],
+    ['checkpoint', 30100, null],
+    ['checkpoint', 41500, null],
+  ]);
 });
 
 test('markers: a vacuum and an analyze pass from their completion back by elapsed; a checkpoint by its sync phase, an immediate one whole; an open checkpoint is none', () => {

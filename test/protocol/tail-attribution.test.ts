@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DiskSecond } from '../../lib/protocol/disk-seconds';
 import type { LogMarker } from '../../lib/protocol/postgres-log';
-import { attributeTails, MARKER_TOLERANCE_MS, walInitSightings } from '../../lib/protocol/tail-attribution';
+import { attributeTails, MARKER_TOLERANCE_MS, progressMarkers, walInitSightings } from '../../lib/protocol/tail-attribution';
 
 const T0 = Date.parse('2026-05-01T12:00:00Z');
 const at = (s: number) => T0 + s * 1000;
@@ -66,4 +66,29 @@ test('Performance Insights seconds with db.load on IO:WALInitWrite are sightings
   assert.deepEqual(s, [{ at_ms: at(41), span_ms: 1000, source: 'Performance Insights' }]);
   const r = attributeTails({ startedAtMs: T0, freezeSeconds: [41, 44], windows: [], markers: [], walInit: s, disk: [] });
   assert.deepEqual(r.items.map((i) => i.class), ['wal-segment-pool', 'unexplained']);
+});
+
+test("only a pass on a table the request path writes makes vacuum; another is listed beside; a running pass comes from progress snapshots", () => {
+  const pass = (table: string, fromS: number, toS: number): LogMarker => ({ ...marker('vacuum', fromS, toS), table });
+  const base = { startedAtMs: T0, freezeSeconds: [10], windows: [] as Array<[number, number]>, walInit: [], disk: [] };
+  const side = pass('public.api_keys', 9.5, 10.2);
+  const side2 = attributeTails({ ...base, markers: [side, marker('checkpoint', 9, 10.5)] }).items[0];
+  assert.equal(side2.class, 'checkpoint');
+  assert.equal(side2.markers.length, 2, 'the side pass is listed beside it');
+  assert.equal(attributeTails({ ...base, markers: [side] }).items[0].class, 'unexplained');
+  assert.equal(attributeTails({ ...base, markers: [side], requestTables: ['usage_events', 'api_keys'] }).items[0].class, 'vacuum', 'every-request mode writes api_keys');
+  assert.equal(attributeTails({ ...base, markers: [pass('public.usage_events', 9.5, 10.2)] }).items[0].class, 'vacuum');
+  // Progress snapshots: pid 7 on usage_events from 9.0 to 11.0 s (no line), pid 8 on api_keys whose line the log has.
+  const snap = (s: number, vacuum: Array<{ pid: number; relname: string; phase: string }>) => ({ t: new Date(at(s)).toISOString(), vacuum });
+  const rows = [
+    snap(8.8, []),
+    snap(9, [{ pid: 7, relname: 'usage_events', phase: 'scanning heap' }, { pid: 8, relname: 'api_keys', phase: 'scanning heap' }]),
+    snap(10, [{ pid: 7, relname: 'usage_events', phase: 'vacuuming indexes' }]),
+    snap(11, [{ pid: 7, relname: 'usage_events', phase: 'vacuuming indexes' }]),
+  ];
+  const progress = progressMarkers(rows, [pass('public.api_keys', 8.9, 9.1)]);
+  assert.equal(progress.length, 1, 'the pass the log has a line for is the log\'s alone');
+  assert.deepEqual([progress[0].table, progress[0].from_ms, progress[0].to_ms], ['usage_events', at(9), at(11)]);
+  assert.match(progress[0].line, /pid 7 vacuuming usage_events, .*\(scanning heap → vacuuming indexes\)/);
+  assert.equal(attributeTails({ ...base, markers: progress }).items[0].class, 'vacuum');
 });

@@ -5,16 +5,17 @@ import { COMPARED_FIGURES, compareRepeats, methodWords, type CompareOptions, typ
 import type { RepeatFigures } from '../../protocol/reporting';
 import type { ConfigurationModel, RepeatModel } from './model-types';
 import { num, type Row, type Table } from './cells';
+import { shareText } from './db-summary';
 
-/** A configuration's top wait events (share of sampled backends), as the "what stops it" table has them. */
+/** What a configuration's requests waited on (top three, each with its backend-samples), as the "what stops it" table has them. */
 export function waitProfile(c: ConfigurationModel | undefined): string {
   if (!c || !c.stops.db_sampled) return 'not sampled';
-  return c.stops.top_waits.slice(0, 3).map((w) => `${w.event} ${num(w.share * 100, 0)} %`).join(', ') || 'none waiting';
+  return c.stops.top_waits.slice(0, 3).map(shareText).join(', ') || 'none active';
 }
 
 /** The wait-profile row a comparison table carries under a pair's figures. */
 export function waitsRow(config: string, control: string, variant: string): Row {
-  return { cells: [config, 'top wait events', control, variant, '—', '—', 'DB sampler, share of sampled backends'] };
+  return { cells: [config, 'what requests waited on', control, variant, '—', '—', "DB sampler, share of the service's active client backends (backend-samples)"] };
 }
 
 /** The figures of one repeat that a comparison reads (keys as COMPARED_FIGURES). */

@@ -54,7 +54,12 @@ function rungOf(c: ConfigurationModel): LadderRung {
     p99_ms: figure(finished.map((r) => r.report!.p99_ms)),
     dropped: finished.length ? finished.reduce((s, r) => s + r.report!.dropped, 0) : null,
     reasons: [...failed, ...late].sort((a, b) => a.repeat - b.repeat).map((r) => `r${r.repeat}: ${r.reasons.join('; ')}`),
-    waits: { sampled: withDb.length, top: topWaits(withDb.map((r) => r.db!)) },
+    waits: {
+      sampled: withDb.length,
+      top: topWaits(withDb.map((r) => r.db!)),
+      samples: withDb.reduce((n, r) => n + r.db!.backend_samples, 0),
+      snapshots: withDb.reduce((n, r) => n + r.db!.rows, 0),
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 // The page as Markdown (report.md, `rig report --format md`). Sections follow the spec's results
 // page: result, at a glance, method, conditions, runs, not published, what this does not show. Pure.
 import type { ReportModel } from './model-types';
-import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
+import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, ownWorkTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { laddersShown } from './ladder';
 import { baselineFiguresTable, baselineTable } from './baseline';
 import { baselineChoiceText } from './baseline-choice';
@@ -65,6 +65,8 @@ export function renderMarkdown(m: ReportModel): string {
   out.push(reads ? mdTable(reads) : 'No read probe ran (or no repeat passed with one).');
   out.push('### What stops it');
   out.push(mdTable(stopsTable(m)));
+  const own = ownWorkTable(m);
+  if (own) out.push(mdTable(own));
 
   if (m.variants) {
     out.push('## Variants: each treatment beside the control');

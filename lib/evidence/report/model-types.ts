@@ -12,7 +12,7 @@ import type { RunReport } from '../../protocol/run-report';
 import type { TailClass } from '../../protocol/tail-attribution';
 import type { BaselineChoice, DenominatorLeg } from '../records';
 import type { AppNodeSummary } from './app-node';
-import type { DbSummary, HostSummary, Spread, WaitShare } from './db-summary';
+import type { DbSummary, HostSummary, OwnWork, Spread, WaitShare } from './db-summary';
 import type { AttemptKind, VariantChange } from './load';
 
 /** The model's format tag: a reader of report.json knows what it holds. */
@@ -91,7 +91,12 @@ export interface StopsModel {
   repeats: number;
   db_sampled: number;
   host_sampled: number;
+  /** What requests waited on (the service's client backends, active), with the backend-samples and snapshots it rests on. */
   top_waits: WaitShare[];
+  request_samples?: number;
+  snapshots?: number;
+  /** The database's own work (background processes, other sessions), apart from the requests'. */
+  own_work?: OwnWork[];
   wal_bytes_per_event: FigureSummary | null;
   wal_records_per_event: FigureSummary | null;
   wal_fpi_per_event: FigureSummary | null;
@@ -175,6 +180,12 @@ export interface Conditions {
   total_cost: number | null;
   database: Array<[string, string]>;
   database_source: 'rig.json' | 'spec.json';
+  /**
+   * The settings the database ran with, as the DB sampler read them back from pg_settings at the start
+   * of a repeat (db-sampler.ts DbSettings): one entry per distinct set, naming the repeats that had it.
+   * Absent in evidence written before the sampler kept them.
+   */
+  settings_read_back?: Array<{ repeats: string[]; named: Array<[string, string]>; changed: Array<{ name: string; value: string; source: string }> }>;
   /** Which build was measured (issue 14): the reference service, or the spec's command or image. */
   service_build: string;
   /** Its settings as the spec asked them (the reference service's switches, then env). */
@@ -347,7 +358,7 @@ export interface LadderRung {
   /** Why it did not hold: each failed repeat's failed gates ("r2: dropped: 40 of 3000 ..."). */
   reasons: string[];
   /** The database's top wait events over those repeats, and how many of them had DB samples. */
-  waits: { sampled: number; top: WaitShare[] };
+  waits: { sampled: number; top: WaitShare[]; samples?: number; snapshots?: number };
 }
 
 export interface LadderKnee {

@@ -21,7 +21,7 @@ import { EXISTING_PAGE_NOTE } from '../../protocol/existing-spec';
 import { AFTER_LOAD } from '../../protocol/after-load';
 import { summarizeCloud, type CloudSummary } from '../../protocol/cloud-evidence';
 import { ATTRIBUTION_RULES } from '../../protocol/tail-attribution';
-import { tailsOf } from './tails';
+import { requestTablesOf, tailsOf } from './tails';
 import { REPORT_FORMAT, type CeilingModel, type Conditions, type ConfigurationModel, type DenominatorModel, type ReadFigures, type RepeatModel, type RepeatSeries, type ReportModel, type StopsModel } from './model-types';
 import { DEFAULT_DRIFT_LIMIT } from '../../protocol/drift';
 import { INSTRUMENT_LAG_NO_LIMIT_MS, INSTRUMENT_LAG_SHARE, MIN_SAMPLES, type Reconciliation } from '../../protocol/gates';
@@ -35,7 +35,7 @@ import { serviceBuild, serviceSettingsList } from '../../protocol/service-spec';
 import type { CampaignSpec } from '../../protocol/spec';
 import { DEFAULT_PROBE_P99_MS } from '../../protocol/verdicts';
 import { FREEZE_SLOW_FRACTION, FREEZE_SLOW_US, FREEZE_WORST_US, WINDOW_FACTOR, WINDOW_MIN_BUCKETS } from '../../protocol/detectors';
-import { dbCpu, summarizeDb, summarizeHost, topWaits, type Spread } from './db-summary';
+import { dbCpu, ownWorkOver, summarizeDb, summarizeHost, topWaits, type Spread } from './db-summary';
 import type { AttemptEvidence, Evidence } from './load';
 import { notShown } from './not-shown';
 import { summarizeAppNode } from './app-node';
@@ -114,7 +114,7 @@ export function buildReportModel(ev: Evidence): ReportModel {
     },
     dates,
     headline: headline(configurations, ceiling, denominator, ev),
-    conditions: { ...buildConditions(ev), warmup: warmupCondition(spec, warmups) },
+    conditions: { ...buildConditions(ev), warmup: warmupCondition(spec, warmups), ...settingsReadBack([...configurations.flatMap((c) => c.repeats), ...(ceiling?.attempts ?? [])]) },
     method: [...method(spec, configurations), warmupMethod(spec)],
     configurations,
     ...(spec.ladder && !spec.variants ? { ladder: buildLadder(configurations) } : {}),
@@ -244,7 +244,7 @@ export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | nul
     }
   }
   const gateReasons = verdict.reasons;
-  const tails = tailsOf(a, report);
+  const tails = tailsOf(a, report, requestTablesOf(spec, a.config));
   const withTails = tails ? { tails } : {};
   if (why.length) {
     return { ...base, status: 'not-published', reasons: why, gate_reasons: gateReasons.filter((r) => !r.startsWith('rows:') && !r.startsWith('quantity:')), report, checks: gate.checks, db, host, series: seriesOf(report, a), ...withTails };
@@ -378,6 +378,9 @@ function buildStops(basis: RepeatModel[], kind: 'passing' | 'failed'): StopsMode
     db_sampled: withDb.length,
     host_sampled: basis.filter((r) => r.host).length,
     top_waits: top,
+    request_samples: withDb.reduce((n, r) => n + r.db!.backend_samples, 0),
+    snapshots: withDb.reduce((n, r) => n + r.db!.rows, 0),
+    own_work: ownWorkOver(withDb.map((r) => r.db!)),
     wal_bytes_per_event: figure(withDb.map((r) => r.db!.wal?.bytes_per_event)),
     wal_records_per_event: figure(withDb.map((r) => r.db!.wal?.records_per_event)),
     wal_fpi_per_event: figure(withDb.map((r) => r.db!.wal?.fpi_per_event)),
@@ -446,6 +449,22 @@ function evidenceDates(ev: Evidence): ReportModel['dates'] {
   const days: string[] = [];
   for (let d = Date.parse(first.slice(0, 10)); d <= Date.parse(last.slice(0, 10)); d += 86_400_000) days.push(new Date(d).toISOString().slice(0, 10));
   return { first, last, days };
+}
+
+/** The settings read back at each repeat's start, one entry per distinct set (Conditions.settings_read_back). */
+export function settingsReadBack(repeats: readonly RepeatModel[]): Pick<Conditions, 'settings_read_back'> {
+  const sets = new Map<string, NonNullable<Conditions['settings_read_back']>[number]>();
+  for (const r of repeats) {
+    const s = r.db?.settings;
+    if (!s) continue;
+    const named = Object.entries(s.named).sort(([a], [b]) => a.localeCompare(b));
+    const changed = [...s.changed].sort((a, b) => a.name.localeCompare(b.name));
+    const key = JSON.stringify([named, changed]);
+    const set = sets.get(key);
+    if (set) set.repeats.push(r.id);
+    else sets.set(key, { repeats: [r.id], named, changed });
+  }
+  return sets.size ? { settings_read_back: [...sets.values()] } : {};
 }
 
 function buildConditions(ev: Evidence): Omit<Conditions, 'warmup'> {

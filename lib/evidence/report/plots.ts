@@ -81,7 +81,7 @@ export function throughputOption(owner: string, s: RepeatSeries): Record<string,
 
 export function waitsOption(owner: string, db: DbSummary, maxX: number | null): Record<string, unknown> {
   return {
-    ...base(`${owner}: wait events (backends, stacked)`, 'backends', maxX),
+    ...base(`${owner}: what requests waited on (active client backends of the service, stacked)`, 'backends', maxX),
     legend: { top: 0, right: 0, type: 'scroll', width: '55%' },
     series: db.series.waits.map((w) => ({
       name: w.event,

@@ -4,7 +4,7 @@
 // Number formatting is written out here rather than left to toLocaleString: the output must be the
 // same bytes on every machine, whatever its locale or ICU build.
 import type { FigureSummary } from '../../protocol/reporting';
-import type { Spread } from './db-summary';
+import { shareText, type Spread, type WaitShare } from './db-summary';
 import type { RunReport } from '../../protocol/run-report';
 import type { CloudSummary } from '../../protocol/cloud-evidence';
 import { STEAL_NOTE_PCT, stealNote } from '../../protocol/host-steal';
@@ -161,10 +161,10 @@ export function kneeWaitsTable(l: LadderModel): Table | null {
   const rows: Row[] = l.knee.around.map((name) => {
     const r = l.rungs.find((x) => x.name === name)!;
     const from = `${r.repeats} repeat${r.repeats === 1 ? '' : 's'}, ${r.waits.sampled} with DB samples`;
-    const waits = r.waits.sampled ? r.waits.top.map((w) => `${w.event} ${num(w.share * 100, 0)} %`).join(', ') || 'none waiting' : 'not sampled';
+    const waits = r.waits.sampled ? requestWaitsText(r.waits.top, r.waits.samples, r.waits.snapshots) : 'not sampled';
     return { cells: [`${name}${name === l.knee!.rung ? ' (the knee)' : ''}`, num(r.offered_evps, 0), RUNG_WORD[r.status], from, waits], cls: RUNG_CLASS[r.status] };
   });
-  return { header: ['rung', 'offered ev/s', 'status', 'from', 'top wait events (share of sampled backends)'], rows };
+  return { header: ['rung', 'offered ev/s', 'status', 'from', REQUEST_WAITS_HEADER], rows };
 }
 
 /** The closed-loop ceiling beside the database's own floor. */
@@ -210,6 +210,32 @@ export function readsTable(m: ReportModel): Table | null {
   return { header: ['configuration', 'endpoint', 'p50', 'p99', 'passing repeats'], rows };
 }
 
+/** The header of every column of requests' waits. */
+export const REQUEST_WAITS_HEADER = "what requests waited on (share of the service's active client backends sampled, with their count)";
+
+/**
+ * "Lock:transactionid 62 % (1,240), no wait event (on CPU or waiting to run) 30 % (600); 2,000 backend-samples in 450 snapshots":
+ * each share with the backend-samples it rests on, and the whole it is a share of.
+ */
+export function requestWaitsText(top: readonly WaitShare[], samples?: number, snapshots?: number): string {
+  const shares = top.map(shareText).join(', ') || 'none active';
+  const whole = samples !== undefined && snapshots !== undefined ? `; ${num(samples, 0)} backend-samples in ${num(snapshots, 0)} snapshots` : '';
+  return `${shares}${whole}`;
+}
+
+/** The database's own work beside the requests': background processes and other sessions, per configuration. */
+export function ownWorkTable(m: ReportModel): Table | null {
+  const rows: Row[] = [];
+  for (const c of m.configurations) {
+    const s = c.stops;
+    if (!s.db_sampled || !s.own_work) continue;
+    const work = s.own_work.map((w) => `${w.who}: ${w.event} ${num(w.mean, 2)} (${num(w.count, 0)})`).join(', ') || 'none at work';
+    rows.push({ cells: [c.name, `${num(s.snapshots ?? 0, 0)} snapshots`, work] });
+  }
+  if (!rows.length) return null;
+  return { header: ['configuration', 'from', "the database's own work and other sessions (processes at it on average per snapshot, with their backend-samples)"], rows };
+}
+
 /** What stops it: wait events, WAL per event, CPU. */
 export function stopsTable(m: ReportModel): Table {
   const appNode = m.configurations.some((c) => c.stops.app_node_cpu_pct !== undefined);
@@ -217,7 +243,7 @@ export function stopsTable(m: ReportModel): Table {
     const s = c.stops;
     if (s.basis === 'none') return { cells: [c.name, 'no finished repeat', DASH, DASH, DASH, DASH, DASH, ...(appNode ? [DASH] : [])] };
     const basis = `${s.repeats} ${s.basis} repeat${s.repeats === 1 ? '' : 's'}`;
-    const waits = s.db_sampled ? s.top_waits.map((w) => `${w.event} ${num(w.share * 100, 0)} %`).join(', ') || 'none waiting' : 'not sampled';
+    const waits = s.db_sampled ? requestWaitsText(s.top_waits, s.request_samples, s.snapshots) : 'not sampled';
     const wal = s.db_sampled && s.wal_bytes_per_event
       ? `${medianRange(s.wal_bytes_per_event, 'B', 0)}, ${medianRange(s.wal_records_per_event, 'records', 1)}, ${medianRange(s.wal_fpi_per_event, 'FPI', 2)}`
       : 'not sampled';
@@ -237,7 +263,7 @@ export function stopsTable(m: ReportModel): Table {
   // A rig with an app node (aws): the service's host beside the load host's, which is where the
   // generator runs there.
   const host = appNode ? 'load node CPU busy' : 'host CPU busy';
-  return { header: ['configuration', 'from', 'top wait events (share of sampled backends)', 'WAL per event', 'WAL rate', 'DB CPU', host, ...(appNode ? ['app node CPU busy'] : [])], rows };
+  return { header: ['configuration', 'from', REQUEST_WAITS_HEADER, 'WAL per event', 'WAL rate', 'DB CPU', host, ...(appNode ? ['app node CPU busy'] : [])], rows };
 }
 
 /** The hypervisor's share of the load host's CPU over the sustained repeats, and the repeats it disturbed. */
@@ -358,6 +384,7 @@ export function conditionsTable(m: ReportModel): Table {
     },
     { cells: ['warm-up', c.warmup] },
     { cells: [`database parameters (${c.database_source})`, c.database.map(([k, v]) => `${k}=${v}`).join(', ') || DASH] },
+    ...settingsRows(c),
     { cells: ['cost', costText(m)] },
     {
       cells: [
@@ -374,6 +401,23 @@ export function conditionsTable(m: ReportModel): Table {
   if (floor) rows.push({ cells: ['instrument floor', floor] });
   rows.push({ cells: ['host CPU steal', stealText(m)] });
   return { header: ['condition', 'value'], rows };
+}
+
+/**
+ * The settings the database ran with, read back from pg_settings at each repeat's start: the ones every
+ * page names (checksums, wal_compression, the WAL segment size, the markers' logging), then every one
+ * not at its default with its source. A set that changed between repeats (a variant) is a row of its own.
+ */
+function settingsRows(c: ReportModel['conditions']): Row[] {
+  const sets = c.settings_read_back;
+  if (!sets) return [{ cells: ['database settings read back', 'not in the evidence (written before the DB sampler read pg_settings)'] }];
+  return sets.flatMap((s) => {
+    const which = sets.length > 1 ? ` (${s.repeats.length === 1 ? s.repeats[0] : `${s.repeats.length} repeats, ${s.repeats[0]} …`})` : '';
+    return [
+      { cells: [`database settings read back${which}`, s.named.map(([k, v]) => `${k}=${v}`).join(', ')] },
+      { cells: [`settings not at their default${which} (pg_settings source)`, s.changed.map((x) => `${x.name}=${x.value} (${x.source})`).join(', ') || 'none'] },
+    ];
+  });
 }
 
 /**

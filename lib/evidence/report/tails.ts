@@ -7,7 +7,10 @@ import { isCloudError, type DbLoadFile, type OsMetricsFile } from '../../protoco
 import { diskSecondsFromLocal, diskSecondsFromOs, type DiskSecond, type LocalDiskRow } from '../../protocol/disk-seconds';
 import { logMarkers } from '../../protocol/postgres-log';
 import type { RunReport } from '../../protocol/run-report';
-import { attributeTails, TAIL_CLASSES, walInitSightings, type SampledWaits } from '../../protocol/tail-attribution';
+import { attributeTails, progressMarkers, REQUEST_PATH_TABLES, TAIL_CLASSES, walInitSightings, type SampledWaits } from '../../protocol/tail-attribution';
+import { usesRollup, type ServiceSpec } from '../../protocol/service-spec';
+import type { CampaignSpec } from '../../protocol/spec';
+import { measuredConfigurations, variantSettings } from '../../protocol/variants';
 import type { AttemptEvidence } from './load';
 import { num, type Table } from './cells';
 import type { TailsModel } from './model-types';
@@ -23,16 +26,45 @@ function diskOf(a: AttemptEvidence): DiskSecond[] {
 
 const clock = (ms: number) => new Date(ms).toISOString().slice(11, 23);
 
-/** The repeat's tails attributed; undefined when it has no freeze-second and no window (the page is unchanged). */
-export function tailsOf(a: AttemptEvidence, report: RunReport): TailsModel | undefined {
+/**
+ * The tables an attempt's request path writes (reference/request-tx.ts, ingest.ts): usage_events in
+ * every mode; api_keys when every request updates its key's row (lastUsed every-request; per-minute
+ * writes it at most once a minute a key, no load); usage_daily_rollup when the ingest path keeps the
+ * rollup (aggregate rollup). A variant's attempt is read with its own service settings.
+ */
+export function requestTablesOf(spec: CampaignSpec, config: string): string[] {
+  let service: Pick<ServiceSpec, 'run' | 'aggregate' | 'env' | 'lastUsed'> = spec.service;
+  const measured = spec.variants ? measuredConfigurations(spec).find((c) => c.name === config) : undefined;
+  if (measured?.variant) service = variantSettings(spec, measured.variant).service;
+  const lastUsed = service.run ? service.env?.HC_LAST_USED : service.lastUsed;
+  return [...REQUEST_PATH_TABLES, ...(lastUsed === 'every-request' ? ['api_keys'] : []), ...(usesRollup(service) ? ['usage_daily_rollup'] : [])];
+}
+
+/** The cluster's log_timezone as the DB sampler read it back (its first row), if it did. */
+export function logTimeZoneOf(a: Pick<AttemptEvidence, 'db'>): string | null {
+  for (const r of a.db ?? []) {
+    const z = (r as { settings?: { named?: Record<string, string> } }).settings?.named?.log_timezone;
+    if (z) return z;
+  }
+  return null;
+}
+
+/**
+ * The repeat's tails attributed; undefined when it has no freeze-second and no window (the page is
+ * unchanged). `requestTables`: the tables its request path writes (tail-attribution.ts REQUEST_PATH_TABLES by default).
+ */
+export function tailsOf(a: AttemptEvidence, report: RunReport, requestTables?: readonly string[]): TailsModel | undefined {
   if (!report.freeze_seconds.length && !report.windows.length) return undefined;
   const started = a.load?.started_at ? Date.parse(a.load.started_at) : NaN;
   if (Number.isNaN(started)) return undefined;
-  const { markers, unplaced } = a.postgresLog !== null ? logMarkers(a.postgresLog) : { markers: [], unplaced: 0 };
+  const logged = a.postgresLog !== null ? logMarkers(a.postgresLog, { timeZone: logTimeZoneOf(a) }) : { markers: [], unplaced: 0 };
+  const { unplaced } = logged;
+  // A pass still running when the log was read has no line: the sampler's progress snapshots have it.
+  const markers = [...logged.markers, ...progressMarkers((a.db ?? []) as SampledWaits[], logged.markers)];
   const load = a.cloud?.load && !isCloudError(a.cloud.load) ? (a.cloud.load as DbLoadFile).by_wait_event : [];
   const walInit = walInitSightings((a.db ?? []) as SampledWaits[], load);
   const disk = diskOf(a);
-  const r = attributeTails({ startedAtMs: started, freezeSeconds: report.freeze_seconds, windows: report.windows, markers, walInit, disk });
+  const r = attributeTails({ startedAtMs: started, freezeSeconds: report.freeze_seconds, windows: report.windows, markers, walInit, disk, requestTables });
   return {
     counts: r.counts,
     rows: r.items.map((it) => ({

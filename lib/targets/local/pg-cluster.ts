@@ -144,6 +144,12 @@ export class PgCluster {
       port: info.port,
       unix_socket_directories: dir,
       fsync: true,
+      // The markers tail attribution reads (lib/protocol/postgres-log.ts), the same on every target: each
+      // vacuum/analyze pass and checkpoint logged, stamped in UTC (initdb would take the host's zone,
+      // whose abbreviations a stamp alone cannot place). A caller's parameters may still say otherwise.
+      log_autovacuum_min_duration: 0,
+      log_checkpoints: 'on',
+      log_timezone: 'UTC',
       ...opts.parameters,
       ...(tls ? tlsParameters(tls) : {}),
     };

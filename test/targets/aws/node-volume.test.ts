@@ -5,7 +5,8 @@
 // attempt (a pure function of the spec: RunInstances' ClientToken needs the same parameters).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EVIDENCE_BYTES_PER_REQUEST, EVIDENCE_FIXED_BYTES, plannedEvidenceBytes, plannedRequests } from '../../../lib/protocol/evidence-size';
+import { DB_SNAPSHOT_BYTES } from '../../../lib/protocol/db-sampling';
+import { EVIDENCE_BYTES_PER_REQUEST, EVIDENCE_FIXED_BYTES, plannedDbSamplerBytes, plannedEvidenceBytes, plannedRequests } from '../../../lib/protocol/evidence-size';
 import { parseCampaignSpec, PROFILES } from '../../../lib/protocol/spec';
 import { nodeRootVolumeGb, ROOT_VOLUME_BASE_GB, ROOT_VOLUME_MIN_GB } from '../../../lib/targets/aws/node-volume';
 
@@ -18,7 +19,10 @@ test('planned requests: every repeat and each warm-up at its configuration\'s re
   });
   // single: 200 req/s x (3 x 30 s + a 10-s warm-up); batched: 100 req/s x (90 + 10); ceiling: 2 x 10 s x 2,000.
   assert.equal(plannedRequests(spec), 200 * 100 + 100 * 100 + 2 * 10 * 2_000);
-  assert.equal(plannedEvidenceBytes(spec), plannedRequests(spec) * EVIDENCE_BYTES_PER_REQUEST + EVIDENCE_FIXED_BYTES);
+  // The DB sampler's rows: 150 snapshots of each of the 6 repeats (30 s at 200 ms), 100 of the 10-s
+  // ceiling (at the 100-ms floor), each with the first row's settings.
+  assert.equal(plannedDbSamplerBytes(spec), 6 * (150 * DB_SNAPSHOT_BYTES + 4096) + (100 * DB_SNAPSHOT_BYTES + 4096));
+  assert.equal(plannedEvidenceBytes(spec), plannedRequests(spec) * EVIDENCE_BYTES_PER_REQUEST + plannedDbSamplerBytes(spec) + EVIDENCE_FIXED_BYTES);
 });
 
 test('a small plan gets the floor; a long, fast one gets the base and twice its evidence; the same spec, the same size', () => {
