@@ -29,6 +29,11 @@ import path from 'node:path';
 export const AL2023_PACKAGES = ['nodejs22', 'nodejs22-npm', 'tar', 'gzip', 'postgresql16', 'postgresql16-contrib', 'awscli-2', 'docker'];
 
 const OVERLAID = ['etc', 'usr', 'opt', 'var', 'root'];
+/** The stand-in for npm ci (DiskOptions.npmFrom): an earlier tree, overlaid on the node's node_modules. */
+const NM_TREE = '/usr/lib/rig-sandbox/npm-tree';
+const NM_LAYERS = '/usr/lib/rig-sandbox/nm';
+const NM_OVERLAY = `mount -t overlay overlay -o lowerdir=${NM_TREE},upperdir=${NM_LAYERS}/up,workdir=${NM_LAYERS}/work /opt/rig/app/node_modules`;
+
 /** Where the sandbox's own commands live, inside its /usr overlay (first on the boot's PATH). */
 const SHIM_DIR = '/usr/lib/rig-sandbox/bin';
 const CLOUD_INIT_PATH = `${SHIM_DIR}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`;
@@ -193,7 +198,7 @@ function awsCli(): string {
 
 export function nodeDisk(root: string, name: string, userData: string, o: DiskOptions = {}): NodeDisk {
   const dir = path.join(root, name);
-  for (const d of OVERLAID) fs.mkdirSync(path.join(dir, 'up', d), { recursive: true }), fs.mkdirSync(path.join(dir, 'work', d), { recursive: true });
+  for (const d of OVERLAID) for (const layer of ['up', 'work']) fs.mkdirSync(path.join(dir, layer, d), { recursive: true });
   fs.mkdirSync(path.join(dir, 'tmp'), { mode: 0o1777 });
   fs.chmodSync(path.join(dir, 'tmp'), 0o1777);
   const console = path.join(dir, 'console');
@@ -239,19 +244,20 @@ echo "Complete!"
   put('aws', `#!/bin/bash\nexec ${awsCli()} "$@"\n`);
   const binds: Array<[string, string]> = [];
   if (o.npmFrom) {
-    const tree = '/usr/lib/rig-sandbox/npm-tree';
-    fs.mkdirSync(written(tree), { recursive: true });
-    binds.push([o.npmFrom, tree]);
+    // The overlay's own layers are on this machine's disk (bound in), so the worker's later mount
+    // namespace mounts the same node_modules again (enterNode).
+    fs.mkdirSync(written(NM_TREE), { recursive: true });
+    fs.mkdirSync(written(NM_LAYERS), { recursive: true });
+    for (const layer of ['up', 'work']) fs.mkdirSync(path.join(dir, 'nm', layer), { recursive: true });
+    binds.push([o.npmFrom, NM_TREE], [path.join(dir, 'nm'), NM_LAYERS]);
     put(
       'npm-22',
       `#!/bin/bash
 # The sandbox's stand-in for npm ci: an earlier boot's node_modules (same package, same lock), overlaid.
 set -e
 [ "$1" = ci ] || exit 2
-mkdir -p node_modules /usr/lib/rig-sandbox/nm
-mount -t tmpfs tmpfs /usr/lib/rig-sandbox/nm
-mkdir /usr/lib/rig-sandbox/nm/up /usr/lib/rig-sandbox/nm/work
-mount -t overlay overlay -o lowerdir=${tree},upperdir=/usr/lib/rig-sandbox/nm/up,workdir=/usr/lib/rig-sandbox/nm/work "$PWD/node_modules"
+mkdir -p node_modules
+${NM_OVERLAY}
 ${o.unreadable ? `chmod 0600 node_modules/${o.unreadable}` : ''}
 echo "added packages (sandbox: an earlier boot's tree)"
 `,
@@ -264,7 +270,9 @@ echo "added packages (sandbox: an earlier boot's tree)"
 function enterNode(disk: NodeDisk, nn: NodeNet, cmd: string): string {
   const mounts = OVERLAID.map((d) => `mount -t overlay overlay -o lowerdir=/${d},upperdir=${disk.dir}/up/${d},workdir=${disk.dir}/work/${d} /${d}`);
   const binds = disk.binds.map(([from, to]) => `mount --bind ${from} ${to}`);
-  return ['set -e', ...mounts, ...binds, `mount --bind ${disk.console} /dev/console`, `mount --bind ${disk.dir}/tmp /tmp`, `exec nsenter --net=/run/netns/${nn.ns} -- ${cmd}`].join('\n');
+  // The npm stand-in's node_modules, once the boot has made it (the worker's run).
+  const nm = disk.binds.some(([, to]) => to === NM_TREE) ? [`if [ -d /opt/rig/app/node_modules ]; then ${NM_OVERLAY}; fi`] : [];
+  return ['set -e', ...mounts, ...binds, ...nm, `mount --bind ${disk.console} /dev/console`, `mount --bind ${disk.dir}/tmp /tmp`, `exec nsenter --net=/run/netns/${nn.ns} -- ${cmd}`].join('\n');
 }
 
 export interface BootResult {

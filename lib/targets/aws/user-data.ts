@@ -30,7 +30,9 @@
 // so an extend it never sees ends it at the older deadline (the watchdog's own teardown is at the
 // same time or earlier). The check needs the node's clock (chrony with Amazon Time Sync on AL2023).
 //
-// To be checked on a real AL2023 node (no test here reaches one): that pgbench comes with
+// Run whole, as root, in a sandbox shaped like an AL2023 node (test/targets/aws/node-boot.test.ts:
+// its own network namespace and IMDSv2, moto, dnf held to AL2023's package names, no systemd: the
+// unit's ExecStart run as its User=). To be checked on a real AL2023 node (no test here reaches one): that pgbench comes with
 // postgresql16-contrib (Fedora, which AL2023 follows, moved pgbench there; postgresql16 is installed
 // beside it for psql and the libraries). The script fails, naming it, if pgbench is still missing.
 

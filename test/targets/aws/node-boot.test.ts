@@ -21,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { temporal as temporalio } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import type { CampaignResult } from '../../../lib/protocol/campaign-result';
@@ -35,7 +36,7 @@ import { ensureTemporalSecret } from '../../../lib/targets/aws/temporal-secret';
 import { renderUserData } from '../../../lib/targets/aws/user-data';
 import { awsAppQueue, awsDataQueue } from '../../../lib/temporal/queues';
 import { activityDoubles, doubleWorker } from '../../campaign/doubles';
-import { waitOnCampaign } from '../../harness/campaign';
+import { waitFor, waitOnCampaign } from '../../harness/campaign';
 import { startMoto, type Moto } from '../../harness/moto';
 import { bootNode, nodeDisk, nodeNetwork, parseUnit, sandboxRoot, startImds, startUnit, type BootResult, type NodeDisk, type NodeNet } from '../../harness/node-sandbox';
 import { localDevEnv } from '../../harness/temporal';
@@ -136,15 +137,15 @@ test('the load node boots from its user data as AL2023 runs it: node_modules rea
   // The campaign first: it waits at prepare (up to workerWaitSeconds) for a worker on the node's queue.
   const control = await controlWorkers(() => ({ dataQueue: boot.dataQueue, console: '' }));
   const handle = await control.start('node-boot-prepare', 300);
-  const t0 = Date.now();
   const r = await bootNode(disk, nn, bootEnv);
-  console.log(`TIMING boot ${Date.now() - t0} ms`);
   assert.equal(r.code, 0, `the boot failed:\n${r.console}`);
+  // Under the script's umask 077, what npm wrote is still readable by the worker's user.
+  for (const p of ['opt/rig/app/node_modules', 'opt/rig/app/node_modules/tsx', 'opt/rig/app/node_modules/tsx/package.json']) {
+    const m = mode(disk.written(p));
+    assert.equal(m & 0o004, 0o004, `/${p} is ${m.toString(8).padStart(4, '0')}, owned by uid ${fs.statSync(disk.written(p)).uid}: the worker (User=rig) cannot read it`);
+  }
   assert.match(r.console, /^rig bootstrap: loading the worker's code as user rig$/m);
   assert.match(r.console, /^rig bootstrap: done, rig-worker\.service started /m);
-  // Under the script's umask 077, what npm wrote is still readable by the worker's user.
-  assert.equal(mode(disk.written('opt/rig/app/node_modules')) & 0o005, 0o005, 'node_modules: others may list and enter it');
-  assert.equal(mode(disk.written('opt/rig/app/node_modules/tsx/package.json')) & 0o004, 0o004);
   assert.equal(mode(disk.written('etc/rig/worker.env')), 0o600, 'the worker environment file stays root-only (systemd reads it)');
   const imdsLog = fs.readFileSync(imds.log, 'utf8');
   assert.match(imdsLog, /^PUT \/latest\/api\/token$/m, 'IMDSv2: a token first');
@@ -173,7 +174,6 @@ test('the load node boots from its user data as AL2023 runs it: node_modules rea
       exited.then((code) => assert.fail(`the node's worker exited (${code}) before it took prepare:\n${journal}`)),
     ]);
     assert.equal(taken.lastWorkerIdentity, `${worker.pid}@${os.hostname()}`, 'taken by the node\'s worker (its pid here: the sandbox shares this machine\'s pid and host name namespaces)');
-    console.log(`TIMING prepare taken ${Date.now() - t0} ms: ${taken.lastFailure!.message}`);
     assert.match(taken.lastFailure!.message!, /DBInstance|RDS instance/, taken.lastFailure!.message!);
     assert.match(journal, /^rig worker on 10\.200\.\d+\.1:\d+ .*build node-boot-test .*task queues: rig-aws-data-/m);
     assert.equal(fs.statSync(disk.written('var/lib/rig/state')).uid, Number(fs.readFileSync(disk.written('etc/passwd'), 'utf8').match(/^rig:x:(\d+):/m)![1]), 'the worker\'s state is rig\'s');
@@ -184,6 +184,32 @@ test('the load node boots from its user data as AL2023 runs it: node_modules rea
     await exited;
   }
   good = disk;
+});
+
+test('the app node boots from its user data too (npm ci\'s tree is the load node\'s: the same package and lock), and its worker, as rig, polls the app queue', { timeout: 180_000 }, async () => {
+  assert.ok(good, 'the load node booted first');
+  const disk = nodeDisk(root, 'app', userData('app'), { npmFrom: good.written('opt/rig/app/node_modules') });
+  const r = await bootNode(disk, nn, bootEnv);
+  assert.equal(r.code, 0, `the boot failed:\n${r.console}`);
+  assert.match(r.console, /^rig bootstrap: done, rig-worker\.service started /m);
+  assert.equal(fs.readFileSync(disk.written('var/log/rig-sandbox-dnf.log'), 'utf8').trim(), 'dnf install -y nodejs22 nodejs22-npm tar gzip', 'no pgbench on the app node');
+  const unit = parseUnit(fs.readFileSync(disk.written('etc/systemd/system/rig-worker.service'), 'utf8'));
+  assert.equal(unit.environment.RIG_AWS_NODE, 'app');
+  const worker = startUnit(disk, nn, unit, workerEnv);
+  children.push(worker);
+  let journal = '';
+  worker.stdout!.on('data', (d: Buffer) => (journal += d));
+  worker.stderr!.on('data', (d: Buffer) => (journal += d));
+  try {
+    const identity = `${worker.pid}@${os.hostname()}`;
+    await waitFor('the app node\'s worker to poll the app queue', async () => {
+      if (worker.exitCode !== null) throw Object.assign(new Error(`the app node's worker exited (${worker.exitCode}):\n${journal}`), { fatal: true });
+      const q = await temporal.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: boot.appQueue }, taskQueueType: temporalio.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY });
+      return (q.pollers ?? []).some((p) => p.identity === identity);
+    }, 150_000);
+  } finally {
+    worker.kill('SIGKILL');
+  }
 });
 
 test('three broken boots stop where they break, say it on the console, and the campaign\'s failure carries that tail', { timeout: 180_000 }, async () => {
