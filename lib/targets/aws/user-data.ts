@@ -30,7 +30,9 @@
 // so an extend it never sees ends it at the older deadline (the watchdog's own teardown is at the
 // same time or earlier). The check needs the node's clock (chrony with Amazon Time Sync on AL2023).
 //
-// To be checked on a real AL2023 node (no test here reaches one): that pgbench comes with
+// Run whole, as root, in a sandbox shaped like an AL2023 node (test/targets/aws/node-boot.test.ts:
+// its own network namespace and IMDSv2, moto, dnf held to AL2023's package names, no systemd: the
+// unit's ExecStart run as its User=). To be checked on a real AL2023 node (no test here reaches one): that pgbench comes with
 // postgresql16-contrib (Fedora, which AL2023 follows, moved pgbench there; postgresql16 is installed
 // beside it for psql and the libraries). The script fails, naming it, if pgbench is still missing.
 
@@ -223,8 +225,8 @@ tar -xzf "$tmp/rig.tgz" -C "$APP" --strip-components=1
 cp "$tmp/package-lock.json" "$APP/package-lock.json"
 rm -rf "$tmp"
 chmod -R go+rX "$APP"
-(cd "$APP" && retry "npm ci" npm-22 ci --omit=dev --ignore-scripts --no-audit --no-fund)
 
+# Before npm ci (the slow step), so a secret the role cannot read fails the boot in seconds.
 echo "rig bootstrap: writing the worker's environment from secret $SECRET_ID"
 install -d -m 0755 "$ETC"
 # In a variable, not a file or argv; printf is a builtin (no process sees it in its arguments).
@@ -232,6 +234,19 @@ secret=$(retry "reading secret $SECRET_ID" aws secretsmanager get-secret-value -
 printf '%s' "$secret" \\
   | node-22 "$APP/scripts/node-temporal-env.cjs" "$ETC" "$(id -u rig)" "$(id -g rig)"
 unset secret
+
+# umask 022 for npm: its tar extraction follows the process umask, and under this script's 077 it
+# would leave node_modules root-only, which the worker (User=rig) cannot load.
+(cd "$APP" && umask 022 && retry "npm ci" npm-22 ci --omit=dev --ignore-scripts --no-audit --no-fund)
+# The worker's code must load as its own user before the unit is started: otherwise systemd restarts
+# a worker that cannot start, and this log would still end in "done". A file rig cannot read makes
+# node say only "Cannot find module": the first few such paths are named.
+echo "rig bootstrap: loading the worker's code as user rig"
+if ! (cd "$APP" && runuser -u rig -- node-22 -e "require('tsx/cjs'); require('./client/commands/worker.ts')"); then
+  unreadable=$(runuser -u rig -- find "$APP" \\( ! -readable -o -type d ! -executable \\) -print -prune 2>/dev/null | head -n 3 | tr '\\n' ' ') || true
+  echo "rig bootstrap: the worker's code does not load as user rig\${unreadable:+ (rig cannot read: \${unreadable% })}: not starting ${WORKER_UNIT}"
+  exit 1
+fi
 
 cat >/etc/systemd/system/${WORKER_UNIT} <<'UNIT'
 [Unit]
