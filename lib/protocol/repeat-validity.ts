@@ -6,7 +6,8 @@
 //
 // Only failures such a hiccup explains make a repeat invalid: a late or starved generator sends in
 // bursts, so latency (threshold, drift), free slots (dropped) and per-second delivery suffer with the
-// lateness itself. A failed request, rows or quantity that do not reconcile, too few samples, a
+// lateness itself (and too few samples when requests were dropped: the drops' shortfall). A failed
+// request, rows or quantity that do not reconcile, too few samples with none dropped, a
 // DEGRADED probe or a run cut short are the target's (or the spec's), whatever the host did: such a
 // repeat stays FAIL.
 import type { RepeatSummary } from './campaign-result';
@@ -19,7 +20,7 @@ import type { VerdictState } from './verdicts';
 export const MAX_RERUNS_PER_CONFIGURATION = 1;
 
 /**
- * Host CPU steal (max over the repeat's one-second host samples, % of the host's CPU time) at or
+ * Host CPU steal (max over the repeat's host samples, one every 5 s, % of the host's CPU time) at or
  * over which a failed repeat is the host's, not the target's. A default of the protocol, passed by
  * the workflow in each repeat's input (so the history records the bound every repeat was judged
  * with). 5 %: the page names steal from 2 % (host-steal.ts STEAL_NOTE_PCT); bursts of 3.5-9 % on a
@@ -46,7 +47,10 @@ export interface ValidityInput {
 export function invalidReason(v: ValidityInput, steal: StealSpread | null, stealBoundPct: number = INVALID_STEAL_PCT): string | null {
   if (v.passed || v.state !== 'FAIL' || v.afterLoad > 0 || v.probeState === 'DEGRADED') return null;
   const failed = v.checks.filter((c) => c.passed === false);
-  if (failed.length === 0 || failed.some((c) => !EXPLAINED_BY_INSTRUMENT.includes(c.name))) return null;
+  // Too few samples because requests were dropped is the drops' shortfall, explained as they are.
+  const dropped = failed.some((c) => c.name === 'dropped');
+  const explained = (c: { name: CheckName }) => EXPLAINED_BY_INSTRUMENT.includes(c.name) || (c.name === 'samples' && dropped);
+  if (failed.length === 0 || !failed.every(explained)) return null;
   const late = failed.find((c) => c.name === 'instrument');
   if (late) return `instrument: ${late.detail}`;
   if (steal && steal.max >= stealBoundPct) {

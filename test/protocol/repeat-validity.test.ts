@@ -25,6 +25,7 @@ test('a repeat failed on the instrument gate (with the failures a late generator
 
 test("a failure the instrument does not explain stays the target's: failed requests, rows, quantity, samples, the probe, after the load, cut short", () => {
   for (const other of ['failed', 'rows', 'quantity', 'samples'] as CheckName[]) assert.equal(invalidReason(verdict(['instrument', other]), { max: 50, median: 40 }), null, other);
+  assert.match(invalidReason(verdict(['instrument', 'dropped', 'samples']), null)!, /^instrument:/, 'too few samples because requests were dropped: the drops\' shortfall');
   assert.equal(invalidReason(verdict(['instrument'], { probeState: 'DEGRADED' }), null), null);
   assert.equal(invalidReason(verdict(['instrument'], { afterLoad: 1 }), null), null);
   assert.equal(invalidReason(verdict(['instrument'], { state: 'CUT SHORT' }), null), null);

@@ -333,10 +333,11 @@ function buildConfiguration(c: PlannedConfig, attempts: AttemptEvidence[], spec:
   }));
   const summary = summarizeRepeats(figures);
   const notPublished = repeats.filter((r) => r.status === 'not-published');
-  const finished = repeats.filter((r) => r.status === 'passed' || r.status === 'failed' || r.status === 'not-published');
+  const finished = repeats.filter((r) => r.status === 'passed' || r.status === 'failed' || r.status === 'not-published' || r.status === 'invalid');
   const whyNot: string[] = [];
   if (unplanned) whyNot.push(`not in the spec: found in the evidence only (${repeats.length} attempt folder(s))`);
   if (finished.length === 0) whyNot.push('no repeat ran to its end');
+  for (const r of repeats) if (r.status === 'not-run' && r.reasons[0]?.startsWith('NOT JUDGED (instrument)')) whyNot.push(`r${r.repeat}: ${r.reasons[0]}`);
   for (const r of notPublished) whyNot.push(`r${r.repeat}: ${r.reasons.join('; ')}`);
 
   const passing = repeats.filter((r) => r.status === 'passed');
