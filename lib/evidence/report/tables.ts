@@ -61,7 +61,7 @@ export function passedLabel(c: ConfigurationModel): string {
   // What ran, as the campaign's closing lines say it (client/progress-view.ts): a configuration the
   // campaign stopped before reads "not run", never "0/3" (a count of passes of a service never loaded).
   const ran = c.repeats.filter((r) => r.status !== 'not-run' && r.status !== 'interrupted' && r.status !== 'invalid').length;
-  const unjudged = c.repeats.filter((r) => r.status === 'not-run' && r.reasons[0]?.startsWith('NOT JUDGED (instrument)')).length;
+  const unjudged = c.repeats.filter((r) => r.status === 'not-run' && r.reasons?.[0]?.startsWith('NOT JUDGED (instrument)')).length;
   if (unjudged) return `NOT JUDGED (instrument): ${unjudged} of ${c.planned} repeat(s) with no valid attempt; passed ${s.label}${extra}`;
   if (ran === 0 && c.planned > 0) return `not run (0/${c.planned} ran)${extra}`;
   if (ran < c.planned) return `${s.label}; only ${ran} of ${c.planned} ran${extra}`;
