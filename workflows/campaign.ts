@@ -588,6 +588,8 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
               }
               if (!aborting) {
                 progress.phase = 'repeat';
+                // The re-run is time the plan did not count (the invalid repeat is not counted): the watchdog follows.
+                await followPlan('measuring');
                 repeatEndsAtMs = Date.now() + m.seconds * 1000;
                 await record(await repeatActs(m.seconds).runRepeat({ ...repeatInput, attemptsBefore: out.summary.attempt }));
               }
