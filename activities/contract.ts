@@ -140,6 +140,17 @@ export interface RepeatInput extends RigInput {
   closedLoopWorkers?: number;
   /** `rig step` only: the attempt number to use (Temporal's own attempt counter otherwise). */
   attempt?: number;
+  /**
+   * A re-run of an invalid repeat: the attempts the repeat had before it (its folders rK-a1..aN are
+   * kept); this one's attempts are numbered from N + 1, so its folder and run tag are its own.
+   */
+  attemptsBefore?: number;
+  /**
+   * Judge whether a failed sustained repeat is invalid (the instrument's failure, lib/protocol/
+   * repeat-validity.ts), with the host CPU steal bound (%) it is judged with. Absent (histories from
+   * before it): a failure is the target's, as before.
+   */
+  validity?: { stealBoundPct: number };
 }
 
 export interface RepeatOutput {

@@ -37,6 +37,7 @@ import { runLoad, type ProgressLine } from '../lib/loadgen/run-load';
 import { afterLoadReason, failAfterLoad, unanalysedSummary, unanalysedVerdict } from '../lib/protocol/after-load';
 import type { InterruptedAttempt, RepeatSummary } from '../lib/protocol/campaign-result';
 import { summarizeRepeat } from '../lib/protocol/repeat-summary';
+import { invalidReason, stealSpread } from '../lib/protocol/repeat-validity';
 import { evaluateRun, type Evaluation } from '../lib/protocol/evaluate';
 import type { Target } from '../lib/targets/target';
 import { customersFile } from './bringup';
@@ -80,7 +81,8 @@ function loadEnded(store: EvidenceStore, dir: string): boolean {
  */
 function findInterrupted(store: EvidenceStore, input: RepeatInput, att: number): InterruptedAttempt[] {
   const found: InterruptedAttempt[] = [];
-  for (let a = 1; a < att; a++) {
+  // A re-run of an invalid repeat looks only at its own attempts: the ones before it were judged.
+  for (let a = (input.attemptsBefore ?? 0) + 1; a < att; a++) {
     const dir = attemptDir(input, a);
     if (!store.exists(dir) || store.exists(`${dir}/${VERDICT}`) || loadEnded(store, dir)) continue;
     const runTag = runTagFor(input.campaignId, input.configuration.name, input.index, a);
@@ -132,12 +134,12 @@ export const { runRepeat } = repeatActivities(defaultDeps);
 
 async function runRepeatWith(deps: ActivityDeps, input: RepeatInput): Promise<RepeatOutput> {
   const target = rigTarget(deps, input.rig);
-  const att = input.attempt ?? attempt();
+  const att = (input.attemptsBefore ?? 0) + (input.attempt ?? attempt());
   const store = EvidenceStore.forCampaign(input.campaignId);
   const interrupted = findInterrupted(store, input, att);
 
   // A retry of a repeat whose load already ran to its end judges that load; it never measures again.
-  for (let a = att - 1; a >= 1; a--) {
+  for (let a = att - 1; a > (input.attemptsBefore ?? 0); a--) {
     const dir = attemptDir(input, a);
     if (store.exists(`${dir}/${VERDICT}`) || !loadEnded(store, dir)) continue;
     store.appendLog('info', `${labelOf(input, a)}: its load ran to its end but its worker was lost before the verdict: judged now (attempt ${att}), not measured again`);
@@ -347,6 +349,14 @@ async function judge(target: Target, store: EvidenceStore, input: RepeatInput, a
       store.writeJson(`${dir}/${VERDICT}`, report);
       const reconciled = rec !== null && verdict.ingest.reconciled && rec.rows === report.events_claimed && rec.quantity === report.quantity_claimed;
       summary = summarizeRepeat(id, report, verdict, { probe: input.probe.rate > 0, reconciled });
+      if (input.validity && input.kind === 'sustained') {
+        const steal = stealSpread(hostSteal(store, `${dir}/${HOST_SAMPLES}`));
+        const why = invalidReason({ state: verdict.state, passed: verdict.passed, checks: verdict.ingest.checks, probeState: verdict.probe.state, afterLoad: after.length }, steal, input.validity.stealBoundPct);
+        if (why) {
+          summary.invalid = why;
+          store.logWarning(`${labelOf(input, att)} is INVALID (${why}): kept and shown, not counted`);
+        }
+      }
     } else {
       store.writeJson(`${dir}/${VERDICT}`, unanalysedVerdict(after));
       summary = unanalysedSummary(id, after, false);
@@ -356,6 +366,22 @@ async function judge(target: Target, store: EvidenceStore, input: RepeatInput, a
   } finally {
     clearInterval(beat);
   }
+}
+
+/** The CPU steal (%) of each host sample of an attempt (rows the sampler could not take are skipped). */
+function hostSteal(store: EvidenceStore, rel: string): number[] {
+  if (!store.exists(rel)) return [];
+  const out: number[] = [];
+  for (const line of fs.readFileSync(store.path(rel), 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const st = (JSON.parse(line) as { cpu?: { st?: unknown } }).cpu?.st;
+      if (typeof st === 'number') out.push(st);
+    } catch {
+      // a torn last line: the rows before it are the samples
+    }
+  }
+  return out;
 }
 
 /**

@@ -18,7 +18,11 @@ export const EXIT = {
   USAGE: 2,
   /** rig analyze/measure: every check that ran passed, but the rows were never counted (no --reconcile/--db). */
   UNRECONCILED: 3,
-  /** rig analyze/measure: every check that ran passed, but there is no threshold to judge by (NOT JUDGED). */
+  /**
+   * rig analyze/measure: every check that ran passed, but there is no threshold to judge by (NOT JUDGED);
+   * a campaign (and the rehearsal): no configuration failed, but one is NOT JUDGED (instrument): a
+   * repeat was invalid twice (the generator late, or the host's CPU stolen), never NOT HELD.
+   */
   UNJUDGED: 4,
   /** Could not reach Temporal or the target (nothing answered, TLS refused, an endpoint down): nothing was judged. */
   UNREACHABLE: 69,
@@ -37,7 +41,9 @@ export const EXIT_CODES_HELP = `exit codes (the same in every rig command; docs:
   2   usage, spec or set-up error: nothing was started (the field, flag or folder is named, with
       the fix)
   3   UNRECONCILED (analyze, measure): the rows were never counted, so not a PASS
-  4   NOT JUDGED (analyze, measure): no threshold to judge by, so not a PASS
+  4   NOT JUDGED (analyze, measure): no threshold to judge by, so not a PASS; a campaign or
+      rehearsal: a configuration NOT JUDGED (instrument): a repeat invalid twice (the generator
+      late or the host's CPU stolen), and no configuration NOT-HELD
   69  could not reach Temporal or the target: nothing was judged
   99  ran to its end, and the verdict is NOT-HELD (FAIL, a regression against the baseline)
   130 cut short by a signal`;
@@ -46,6 +52,7 @@ export const EXIT_CODES_HELP = `exit codes (the same in every rig command; docs:
 export function campaignExitCode(status: CampaignStatus): ExitCode {
   if (status === 'held') return EXIT.OK;
   if (status === 'not-held') return EXIT.NOT_HELD;
+  if (status === 'not-judged') return EXIT.UNJUDGED;
   return EXIT.FAILED;
 }
 

@@ -37,9 +37,13 @@ export function resultLines(r: CampaignResult): string[] {
         ? `not run (0/${c.total} repeats ran)`
         : c.state === 'not judged'
           ? `${c.passed} of ${c.ran} passed; only ${c.ran} of ${c.total} repeats ran: not judged`
-          : `${c.passed}/${c.total} passed${c.state === 'held' ? ', held' : ', NOT held'}`;
-    lines.push(`  ${c.name.padEnd(12)} ${c.eventsPerSecond} ev/s batch ${c.batch}: ${verdict}`);
+          : c.state === 'not judged (instrument)'
+            ? `${c.passed} of ${c.ran} valid repeats passed; NOT JUDGED (instrument): a repeat was invalid twice (the generator late or the host's CPU stolen), not the service's failure`
+            : `${c.passed}/${c.total} passed${c.state === 'held' ? ', held' : ', NOT held'}`;
+    lines.push(`  ${c.name.padEnd(12)} ${c.eventsPerSecond} ev/s batch ${c.batch}: ${verdict}${c.invalid ? ` (+${c.invalid} invalid, not counted)` : ''}`);
   }
+  // Invalid repeats (the instrument's failures): kept and named, never counted.
+  for (const x of r.repeats) if (x.invalid) lines.push(`  invalid: ${x.configuration} repeat ${x.index} attempt ${x.attempt} (${x.invalid}), not counted`);
   for (const i of r.interrupted) lines.push(`  interrupted: ${i.configuration} repeat ${i.index} attempt ${i.attempt ?? '?'} (${i.reason}), not counted`);
   lines.push(`  rig: ${r.rig}${r.cleanAfter ? `; clean-check after teardown: ${r.cleanAfter}` : ''}`);
   if (r.resultsDir) lines.push(`  evidence: ${r.resultsDir}`);

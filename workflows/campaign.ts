@@ -39,6 +39,8 @@ import type {
   StepOutcome,
 } from '../lib/protocol/campaign-result';
 import { CLOUD_EVIDENCE_BUDGET_S } from '../lib/protocol/cloud-evidence';
+import { campaignVerdict, configurationCounts } from '../lib/protocol/configuration-state';
+import { countedRepeats, INVALID_STEAL_PCT, mayRerun } from '../lib/protocol/repeat-validity';
 import { campaignIdOf } from '../lib/protocol/campaign-id';
 import { measuredConfigurations, measuringOrder, measuringSeries, variantSettings, warmsUpBefore } from '../lib/protocol/variants';
 import { EXISTING_SKIPPED } from '../lib/protocol/existing-spec';
@@ -128,6 +130,14 @@ const ANYWHERE_PATCH = 'teardown-from-any-worker';
  * campaigns plan as before and never ask.
  */
 const AWS_PLAN_PATCH = 'aws-plan-own-allowances';
+/**
+ * Active (patched): a sustained repeat that failed on the instrument's account (the generator late, or
+ * the host's CPU steal over its bound) is INVALID (lib/protocol/repeat-validity.ts): kept, shown, not
+ * counted, and run again once per configuration; invalid again, the configuration is NOT JUDGED
+ * (instrument). It adds activities (the re-run) and timers, so a campaign started before it keeps
+ * counting such a repeat as failed.
+ */
+const INVALID_RERUN_PATCH = 'instrument-invalid-rerun';
 /** Retries for steps that are safe to repeat; refusals are non-retryable and stop at once. */
 const retry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 };
 
@@ -220,7 +230,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
    */
   async function followPlan(from: PlanStep): Promise<void> {
     if (watchdogUntilMs === undefined) return;
-    const left = totalMinutes(planFrom(spec, from, repeats.length, planOptions));
+    const left = totalMinutes(planFrom(spec, from, countedRepeats(repeats).length, planOptions));
     const wantMs = Date.now() + (left + marginMinutes(left)) * 60_000;
     if (wantMs <= watchdogUntilMs) return;
     watchdogUntilMs = wantMs;
@@ -505,7 +515,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       repeats.push(out.summary);
       interrupted.push(...out.interrupted);
       progress.lastVerdicts = [...progress.lastVerdicts, pick(out.summary)].slice(-5);
-      progress.secondsLeft = measuringSecondsLeft(spec, repeats.length);
+      progress.secondsLeft = measuringSecondsLeft(spec, countedRepeats(repeats).length);
       await keepAppNode();
     };
 
@@ -516,6 +526,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     const series = measuringSeries(spec);
     if (series) {
       const ladder = series.kind === 'rung';
+      const judgeValidity = !ladder && patched(INVALID_RERUN_PATCH);
       const m = ladder
         ? { step: 'ladder' as const, seconds: spec.ladder!.rungSeconds, cooldownSeconds: spec.ladder!.cooldownSeconds, cooldownAfterLast: true, maxInFlight: spec.ladder!.maxInFlight, warmupSeconds: spec.ladder!.warmupSeconds, probe: { rate: 0, p99BudgetMs: 500 }, driftLimit: 1.5 }
         : { step: 'sustained' as const, seconds: spec.sustained!.repeatSeconds, cooldownSeconds: spec.sustained!.cooldownSeconds, cooldownAfterLast: false, maxInFlight: spec.sustained!.maxInFlight, warmupSeconds: spec.sustained!.warmupSeconds, probe: spec.sustained!.probe, driftLimit: spec.sustained!.driftLimit };
@@ -554,7 +565,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
             progress.phase = 'repeat';
             await followPlan('measuring');
             repeatEndsAtMs = Date.now() + m.seconds * 1000;
-            const out = await repeatActs(m.seconds).runRepeat({
+            const repeatInput = {
               campaignId,
               rig: theRig,
               kind: series.kind,
@@ -564,8 +575,25 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
               probe: m.probe,
               driftLimit: m.driftLimit,
               maxInFlight: m.maxInFlight,
-            });
+              ...(judgeValidity ? { validity: { stealBoundPct: INVALID_STEAL_PCT } } : {}),
+            };
+            const out = await repeatActs(m.seconds).runRepeat(repeatInput);
             await record(out);
+            // Invalid (the instrument's failure): after a cool-down, the same repeat once more, in
+            // folders of its own; the first attempt stays in the evidence and on the page.
+            if (judgeValidity && out.summary.invalid && mayRerun(repeats, c.name) && !aborting) {
+              if (m.cooldownSeconds > 0) {
+                progress.phase = 'cool-down';
+                await condition(() => aborting, m.cooldownSeconds * 1000);
+              }
+              if (!aborting) {
+                progress.phase = 'repeat';
+                // The re-run is time the plan did not count (the invalid repeat is not counted): the watchdog follows.
+                await followPlan('measuring');
+                repeatEndsAtMs = Date.now() + m.seconds * 1000;
+                await record(await repeatActs(m.seconds).runRepeat({ ...repeatInput, attemptsBefore: out.summary.attempt }));
+              }
+            }
             // Cool-down between repeats: a durable timer, cut short by an abort.
             if ((m.cooldownAfterLast || i < plan.length - 1) && m.cooldownSeconds > 0) {
               progress.phase = 'cool-down';
@@ -638,11 +666,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       ? 'failed'
       : aborting
         ? 'aborted'
-        : !spec.calibrate
-          ? 'uncalibrated'
-          : outcomes(spec, repeats).every((c) => c.held)
-            ? 'held'
-            : 'not-held';
+        : campaignVerdict(outcomes(spec, repeats), spec.calibrate);
   /**
    * After a clean teardown. A watchdog that has already closed (it fired first: the rig was gone before
    * the campaign's own teardown ran) cannot be disarmed, and need not be: the clean-check just said so.
@@ -816,13 +840,12 @@ function pick(s: RepeatSummary): CampaignProgress['lastVerdicts'][number] {
   return { configuration: s.configuration, index: s.index, attempt: s.attempt, passed: s.passed, p99Ms: s.p99Ms, reasons: s.reasons };
 }
 
-/** N/M per configuration, in spec order; held only when every repeat passed. */
+/** N/M per configuration, in spec order; held only when every repeat passed (invalid ones aside: lib/protocol/configuration-state.ts). */
 export function outcomes(spec: CampaignSpec, repeats: RepeatSummary[]): ConfigurationOutcome[] {
   const total = measuringSeries(spec)?.repeats ?? 0;
   const configs = measuredConfigurations(spec).map((c) => ({ name: c.name, eventsPerSecond: c.eventsPerSecond, batch: c.batch, total }));
   return configs.map((c) => {
-    const ran = repeats.filter((r) => r.configuration === c.name && r.kind !== 'ceiling');
-    const passed = ran.filter((r) => r.passed).length;
-    return { ...c, passed, held: ran.length === c.total && passed === c.total };
+    const { ran: _ran, ...counts } = configurationCounts(repeats, c.name, c.total);
+    return { ...c, ...counts };
   });
 }

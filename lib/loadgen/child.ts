@@ -48,7 +48,7 @@ async function start(options: ResolvedLoadOptions): Promise<void> {
   await warmUp(options, options.warmupSeconds);
   gen = new Generator(options, key, emit);
   if (stopReason) gen.stop(stopReason);
-  lateForTests();
+  lateForTests(options.runTag);
   const summary = await gen.run();
   emit(summary);
   process.exit(summary.interrupted ? 3 : 0);
@@ -56,12 +56,16 @@ async function start(options: ResolvedLoadOptions): Promise<void> {
 
 /**
  * TEST-ONLY: RIG_TEST_LATE_GENERATOR="blockMs:everyMs" blocks this event loop blockMs every everyMs
- * (a generator that is really late), so a test can check that calibration refuses it. Honoured only
- * when RIG_TESTING=1 (set by `npm test`); otherwise ignored.
+ * (a generator that is really late), so a test can check that calibration refuses it, or that a
+ * campaign's repeat is invalid. RIG_TEST_LATE_GENERATOR_TAG=<regex> limits it to runs whose run tag
+ * matches (a campaign's measured repeats, say, and not its warm-ups). Honoured only when
+ * RIG_TESTING=1 (set by `npm test`); otherwise ignored.
  */
-function lateForTests(): void {
+function lateForTests(runTag: string | undefined): void {
   const m = /^(\d+):(\d+)$/.exec(process.env.RIG_TEST_LATE_GENERATOR ?? '');
   if (!m || process.env.RIG_TESTING !== '1') return;
+  const only = process.env.RIG_TEST_LATE_GENERATOR_TAG;
+  if (only && !new RegExp(only).test(runTag ?? '')) return;
   const [blockMs, everyMs] = [Number(m[1]), Number(m[2])];
   setInterval(() => {
     const until = performance.now() + blockMs;

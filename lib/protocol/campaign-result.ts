@@ -98,6 +98,12 @@ export interface RepeatSummary {
   /** Evidence folder of this attempt, relative to the campaign's results folder. */
   dir: string;
   cutShort: boolean;
+  /**
+   * Set when the repeat is invalid (lib/protocol/repeat-validity.ts): it failed on the instrument's
+   * account (the generator late, or the host's CPU steal over its bound), so it is kept and shown
+   * but not counted; why, e.g. "instrument: schedule lag p99 ...". Absent on a valid repeat.
+   */
+  invalid?: string;
 }
 
 /** An attempt that a worker crash (or a cancellation) interrupted: recorded, never counted. */
@@ -119,14 +125,20 @@ export interface ConfigurationOutcome {
   total: number;
   /** Held only when every repeat passed. */
   held: boolean;
+  /** Invalid attempts (the instrument's failures, lib/protocol/repeat-validity.ts): shown, never counted. Absent when none. */
+  invalid?: number;
+  /** Set when a repeat has no valid attempt (invalid, and its re-run invalid or none left): NOT JUDGED (instrument). */
+  notJudged?: 'instrument';
 }
 
 /**
- * held / not-held: every configuration passed every repeat, or not. uncalibrated: it ran with
+ * held / not-held: every configuration passed every repeat, or not. not-judged: no configuration
+ * failed, but one has a repeat the instrument could not judge (invalid twice, or out of re-runs:
+ * lib/protocol/configuration-state.ts campaignVerdict). uncalibrated: it ran with
  * `calibrate: false`, so nothing it measured is a verdict, whatever passed. dirty: the clean-check
  * after teardown found leftovers, whatever was measured (the watchdog stays armed).
  */
-export type CampaignStatus = 'held' | 'not-held' | 'uncalibrated' | 'dirty' | 'failed' | 'aborted' | 'cancelled';
+export type CampaignStatus = 'held' | 'not-held' | 'not-judged' | 'uncalibrated' | 'dirty' | 'failed' | 'aborted' | 'cancelled';
 
 export interface CampaignResult {
   campaignId: string;

@@ -47,13 +47,16 @@ test('a completed measurement is a result, counted; only an interrupted one is r
     assert.equal(r1.passed, false);
     assert.ok(r1.reasons.some((r) => /^after the load: reconcile failed: test hook RIG_TEST_FAIL_RECONCILE_ONCE/.test(r)), r1.reasons.join('; '));
     assert.deepEqual(result.interrupted, [], 'nothing was interrupted');
-    assert.deepEqual(result.repeats.map((r) => [r.index, r.attempt]).sort(), [[1, 1], [2, 1], [3, 1]]);
+    // Counted repeats: one per index (a repeat the instrument made invalid on a busy host is re-run, not counted: issue 34).
+    const counted = result.repeats.filter((r) => !r.invalid);
+    assert.deepEqual(counted.map((r) => r.index).sort(), [1, 2, 3]);
+    assert.equal(r1.invalid, undefined, 'a failure after the load is never the instrument\'s');
     assert.ok(!fs.existsSync(evidence('repeats/single/r1-a2')), 'no second attempt folder');
     const verdict = JSON.parse(fs.readFileSync(evidence('repeats/single/r1-a1/verdict.json'), 'utf8')) as { verdict: { passed: boolean; reasons: string[] } };
     assert.equal(verdict.verdict.passed, false);
     assert.ok(verdict.verdict.reasons.some((r) => r.startsWith('after the load: reconcile failed')));
     // N/M: M is 3 whatever failed; N counts only repeats that passed, never the one whose reconcile failed.
-    const others = result.repeats.filter((r) => r.index !== 1);
+    const others = counted.filter((r) => r.index !== 1);
     const c = result.configurations[0];
     assert.equal(c.total, 3);
     assert.equal(c.passed, others.filter((r) => r.passed).length, JSON.stringify(others.map((r) => r.reasons)));

@@ -6,10 +6,11 @@ import { test } from 'node:test';
 import { rehearsalExitCode, rehearsalVerdictLine } from '../../client/rehearsal-exit';
 import type { CampaignStatus } from '../../lib/protocol/campaign-result';
 
-test('HELD and NOT-HELD exit 0 (the rig worked); everything else exits 1; --require-held exits 99 on NOT-HELD', () => {
-  const all: CampaignStatus[] = ['held', 'not-held', 'uncalibrated', 'dirty', 'failed', 'aborted', 'cancelled'];
-  assert.deepEqual(all.map((status) => rehearsalExitCode({ status })), [0, 0, 1, 1, 1, 1, 1]);
-  assert.deepEqual(all.map((status) => rehearsalExitCode({ status }, true)), [0, 99, 1, 1, 1, 1, 1]);
+test('HELD and NOT-HELD exit 0 (the rig worked); NOT JUDGED (instrument) 4; everything else exits 1; --require-held exits 99 on NOT-HELD', () => {
+  const all: CampaignStatus[] = ['held', 'not-held', 'not-judged', 'uncalibrated', 'dirty', 'failed', 'aborted', 'cancelled'];
+  assert.deepEqual(all.map((status) => rehearsalExitCode({ status })), [0, 0, 4, 1, 1, 1, 1, 1]);
+  assert.deepEqual(all.map((status) => rehearsalExitCode({ status }, true)), [0, 99, 4, 1, 1, 1, 1, 1]);
+  assert.match(rehearsalVerdictLine({ status: 'not-judged' }, true), /NOT JUDGED \(instrument\).*Exit 4: not a verdict on the service/);
 });
 
 test('the last line says what the exit code means, so 0 beside NOT-HELD is never read as HELD', () => {

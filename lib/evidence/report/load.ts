@@ -312,7 +312,9 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
   for (const [rel, f] of sorted) {
     const isCeiling = f.config === ceilingConfig && ceilingDirs.includes(rel);
     const kind: AttemptKind = isCeiling ? 'ceiling' : spec.ladder ? 'rung' : 'sustained';
-    const later = sorted.some(([, o]) => o.config === f.config && o.repeat === f.repeat && o.attempt > f.attempt);
+    // An invalid attempt (result.json's repeats: the instrument's failure) was judged; its re-run is a later attempt, not its replacement.
+    const judgedInvalid = (result?.repeats ?? []).some((x) => x.dir === rel && x.invalid);
+    const later = !judgedInvalid && sorted.some(([, o]) => o.config === f.config && o.repeat === f.repeat && o.attempt > f.attempt);
     const a = await readAttempt(rel, f.files, kind, f.config, f.repeat, f.attempt, later, interruptedList);
     (isCeiling ? ceiling : attempts).push(a);
   }

@@ -12,6 +12,10 @@
 //                     database differ from what the client had acknowledged, the recorded verdict
 //                     differs from the re-derived one, or the sample stream is missing/unreadable.
 //                     Counted in M (it ran), never in N nor in any median.
+//   invalid           failed on the instrument's account (the generator late, or the host's CPU
+//                     steal over its bound), as result.json's repeat records and the re-derived
+//                     verdict confirms (it failed): listed with why, never counted; its re-run is
+//                     the repeat's attempt that counts (lib/protocol/repeat-validity.ts)
 //   interrupted       cut short or replaced by a later attempt: listed, never counted
 //   not-run           planned but never started (the campaign stopped first): counted in M
 // A configuration is published when at least one repeat finished and none is not-published.
@@ -53,7 +57,9 @@ export function buildReportModel(ev: Evidence): ReportModel {
   const configs = plannedConfigurations(spec);
   const configurations: ConfigurationModel[] = [];
   const names = new Set(configs.map((c) => c.name));
-  for (const c of configs) configurations.push(buildConfiguration(c, ev.attempts.filter((a) => a.config === c.name), spec, false));
+  // The repeats the campaign judged invalid (the instrument's failures), by folder.
+  const invalid = new Map((ev.result?.repeats ?? []).filter((r) => r.invalid).map((r) => [r.dir, r.invalid as string]));
+  for (const c of configs) configurations.push(buildConfiguration(c, ev.attempts.filter((a) => a.config === c.name), spec, false, invalid));
   // Folders for configurations the spec does not plan: shown, never published.
   const extra = [...new Set(ev.attempts.map((a) => a.config))].filter((n) => !names.has(n)).sort();
   for (const name of extra) {
@@ -278,11 +284,12 @@ function figuresOf(r: RepeatModel): Record<string, number | null> {
   return f;
 }
 
-function buildConfiguration(c: PlannedConfig, attempts: AttemptEvidence[], spec: CampaignSpec, unplanned: boolean): ConfigurationModel {
+function buildConfiguration(c: PlannedConfig, attempts: AttemptEvidence[], spec: CampaignSpec, unplanned: boolean, invalid: ReadonlyMap<string, string> = new Map()): ConfigurationModel {
   const repeats: RepeatModel[] = attempts
     .slice()
     .sort((x, y) => x.repeat - y.repeat || x.attempt - y.attempt)
-    .map((a) => deriveRepeat(a, c, spec));
+    .map((a) => deriveRepeat(a, c, spec))
+    .map((r) => (r.status === 'failed' && invalid.has(r.dir) ? { ...r, status: 'invalid' as const, reasons: [`invalid (${invalid.get(r.dir)}): not counted`, ...r.reasons.map((g) => `also failed: ${g}`)] } : r));
   // Planned repeats with no attempt at all.
   for (let k = 1; k <= c.planned; k++) {
     if (repeats.some((r) => r.repeat === k)) continue;
@@ -312,21 +319,25 @@ function buildConfiguration(c: PlannedConfig, attempts: AttemptEvidence[], spec:
     const rs = repeats.filter((r) => r.repeat === k);
     if (rs.length && rs.every((r) => r.status === 'interrupted')) {
       repeats.push({ ...rs[rs.length - 1], id: `${c.name} r${k}`, attempt: 0, dir: '', status: 'not-run', reasons: ['every attempt was interrupted'], files: [], series: null, db: null, host: null, problems: [] });
+    } else if (rs.some((r) => r.status === 'invalid') && rs.every((r) => r.status === 'invalid' || r.status === 'interrupted')) {
+      // Invalid, and invalid again (or no re-run left): this repeat has no verdict, NOT JUDGED (instrument).
+      repeats.push({ ...rs[rs.length - 1], id: `${c.name} r${k}`, attempt: 0, dir: '', status: 'not-run', reasons: ['NOT JUDGED (instrument): every attempt was invalid'], gate_reasons: [], report: null, checks: [], files: [], series: null, db: null, host: null, problems: [] });
     }
   }
   repeats.sort((x, y) => x.repeat - y.repeat || (x.attempt || 1e9) - (y.attempt || 1e9));
 
   const figures: RepeatFigures[] = repeats.map((r) => ({
     passed: r.status === 'passed',
-    interrupted: r.status === 'interrupted',
+    interrupted: r.status === 'interrupted' || r.status === 'invalid',
     figures: r.status === 'not-run' ? {} : figuresOf(r),
   }));
   const summary = summarizeRepeats(figures);
   const notPublished = repeats.filter((r) => r.status === 'not-published');
-  const finished = repeats.filter((r) => r.status === 'passed' || r.status === 'failed' || r.status === 'not-published');
+  const finished = repeats.filter((r) => r.status === 'passed' || r.status === 'failed' || r.status === 'not-published' || r.status === 'invalid');
   const whyNot: string[] = [];
   if (unplanned) whyNot.push(`not in the spec: found in the evidence only (${repeats.length} attempt folder(s))`);
   if (finished.length === 0) whyNot.push('no repeat ran to its end');
+  for (const r of repeats) if (r.status === 'not-run' && r.reasons[0]?.startsWith('NOT JUDGED (instrument)')) whyNot.push(`r${r.repeat}: ${r.reasons[0]}`);
   for (const r of notPublished) whyNot.push(`r${r.repeat}: ${r.reasons.join('; ')}`);
 
   const passing = repeats.filter((r) => r.status === 'passed');

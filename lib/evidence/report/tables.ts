@@ -47,6 +47,7 @@ export function bytes(x: number | null | undefined): string {
 export const STATUS_WORD: Record<RepeatModel['status'], string> = {
   passed: 'PASS',
   failed: 'FAIL',
+  invalid: 'INVALID',
   'not-published': 'NOT PUBLISHED',
   interrupted: 'INTERRUPTED',
   'not-run': 'NOT RUN',
@@ -54,10 +55,14 @@ export const STATUS_WORD: Record<RepeatModel['status'], string> = {
 
 export function passedLabel(c: ConfigurationModel): string {
   const s = c.summary;
-  const extra = s.interrupted ? ` (+${s.interrupted} interrupted, not counted)` : '';
+  const invalid = c.repeats.filter((r) => r.status === 'invalid').length;
+  const interrupted = s.interrupted - invalid;
+  const extra = `${interrupted ? ` (+${interrupted} interrupted, not counted)` : ''}${invalid ? ` (+${invalid} invalid: the instrument's, not counted)` : ''}`;
   // What ran, as the campaign's closing lines say it (client/progress-view.ts): a configuration the
   // campaign stopped before reads "not run", never "0/3" (a count of passes of a service never loaded).
-  const ran = c.repeats.filter((r) => r.status !== 'not-run' && r.status !== 'interrupted').length;
+  const ran = c.repeats.filter((r) => r.status !== 'not-run' && r.status !== 'interrupted' && r.status !== 'invalid').length;
+  const unjudged = c.repeats.filter((r) => r.status === 'not-run' && r.reasons?.[0]?.startsWith('NOT JUDGED (instrument)')).length;
+  if (unjudged) return `NOT JUDGED (instrument): ${unjudged} of ${c.planned} repeat(s) with no valid attempt; passed ${s.label}${extra}`;
   if (ran === 0 && c.planned > 0) return `not run (0/${c.planned} ran)${extra}`;
   if (ran < c.planned) return `${s.label}; only ${ran} of ${c.planned} ran${extra}`;
   return `${s.label}${extra}`;

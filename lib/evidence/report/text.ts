@@ -21,6 +21,8 @@ export function renderAtAGlanceText(m: ReportModel): string {
       const steal = stealNote(r.host?.steal_pct);
       out.push(`  ${r.id} failed: ${[...r.reasons, ...(steal ? [steal] : [])].join('; ')}`);
     }
+    // An invalid repeat (the instrument's failure) is named with why, never as a failure of the target.
+    for (const r of c.repeats.filter((x) => x.status === 'invalid')) out.push(`  ${r.id} ${r.reasons[0]}`);
   }
   const ceil = ceilingTable(m);
   if (ceil) out.push('', textTable(ceil));
