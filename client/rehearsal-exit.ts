@@ -4,16 +4,15 @@
 // whose hypervisor steals CPU mid-repeat a NOT-HELD is a true reading of that host, not a broken rig
 // (docs/instrument.md, "A disturbed host"). So the rehearsal exits 0 on either verdict, 1 when the rig
 // did not do its job; --require-held makes HELD the only 0, as `rig campaign start --wait` always does
-// (NOT-HELD is then 99, the codes of client/exit-codes.ts). NOT JUDGED (instrument) exits 4 either
-// way: a repeat invalid twice is the instrument failing on this host, not a verdict.
+// (NOT-HELD is then 99, the codes of client/exit-codes.ts). NOT JUDGED (instrument), a repeat invalid
+// twice, is the instrument failing on this host, not a verdict: the rehearsal still ran end to end, so
+// exit 0 and say so on the last line; --require-held exits 4 on it, as `campaign start --wait` does.
 import type { CampaignResult } from '../lib/protocol/campaign-result';
 import { campaignExitCode, EXIT } from './exit-codes';
 
 export function rehearsalExitCode(result: Pick<CampaignResult, 'status'>, requireHeld = false): number {
   if (requireHeld) return campaignExitCode(result.status);
-  if (result.status === 'held' || result.status === 'not-held') return EXIT.OK;
-  // The instrument failed twice on one configuration: the rig did not judge it, whatever the flag.
-  if (result.status === 'not-judged') return EXIT.UNJUDGED;
+  if (result.status === 'held' || result.status === 'not-held' || result.status === 'not-judged') return EXIT.OK;
   // uncalibrated, dirty, failed, aborted, cancelled: the rehearsal did not show the rig working.
   return EXIT.FAILED;
 }
@@ -28,7 +27,7 @@ export function rehearsalVerdictLine(result: Pick<CampaignResult, 'status'>, req
       : 'rehearsal: the rig ran end to end; the verdict is NOT-HELD (reasons above, with the host\'s CPU steal where it was high). Exit 0: the rig worked; rig rehearse --require-held and rig campaign start --wait exit 99 on NOT-HELD';
   }
   if (result.status === 'not-judged') {
-    return `rehearsal: the rig ran end to end, but a configuration is NOT JUDGED (instrument): a repeat was invalid twice (the generator late, or the host's CPU stolen; reasons above). Exit ${code}: not a verdict on the service`;
+    return `rehearsal: the rig ran end to end, but a configuration is NOT JUDGED (instrument): a repeat was invalid twice (the generator late, or the host's CPU stolen; reasons above). Exit ${code}: not a verdict on the service${requireHeld ? '' : '; rig rehearse --require-held and rig campaign start --wait exit 4 on it'}`;
   }
   return `rehearsal: the rig did not run end to end (${result.status.toUpperCase()}; exit ${code})`;
 }

@@ -6,11 +6,12 @@ import { test } from 'node:test';
 import { rehearsalExitCode, rehearsalVerdictLine } from '../../client/rehearsal-exit';
 import type { CampaignStatus } from '../../lib/protocol/campaign-result';
 
-test('HELD and NOT-HELD exit 0 (the rig worked); NOT JUDGED (instrument) 4; everything else exits 1; --require-held exits 99 on NOT-HELD', () => {
+test('HELD, NOT-HELD and NOT JUDGED (instrument) exit 0 (the rig worked; --require-held: 4 on NOT JUDGED); everything else exits 1; --require-held exits 99 on NOT-HELD', () => {
   const all: CampaignStatus[] = ['held', 'not-held', 'not-judged', 'uncalibrated', 'dirty', 'failed', 'aborted', 'cancelled'];
-  assert.deepEqual(all.map((status) => rehearsalExitCode({ status })), [0, 0, 4, 1, 1, 1, 1, 1]);
+  assert.deepEqual(all.map((status) => rehearsalExitCode({ status })), [0, 0, 0, 1, 1, 1, 1, 1]);
   assert.deepEqual(all.map((status) => rehearsalExitCode({ status }, true)), [0, 99, 4, 1, 1, 1, 1, 1]);
   assert.match(rehearsalVerdictLine({ status: 'not-judged' }, true), /NOT JUDGED \(instrument\).*Exit 4: not a verdict on the service/);
+  assert.match(rehearsalVerdictLine({ status: 'not-judged' }), /NOT JUDGED \(instrument\).*Exit 0: not a verdict on the service; rig rehearse --require-held and rig campaign start --wait exit 4 on it/);
 });
 
 test('the last line says what the exit code means, so 0 beside NOT-HELD is never read as HELD', () => {
