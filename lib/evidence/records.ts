@@ -178,6 +178,14 @@ export interface DenominatorLeg {
   rows_expected?: number;
   rows_found?: number;
   livemode?: boolean;
+  /** 1-based place in the order the legs ran (absent before issue 31: they ran in the file's order). */
+  order?: number;
+  /** The VACUUM and CHECKPOINT the leg began after (absent before issue 31: it began after none). */
+  settled_before?: {
+    vacuum_s: number;
+    vacuum_error?: string;
+    checkpoint: { why: string; at: string; seconds: number; buffers_written: number | null; requested_before: number | null; requested_after: number | null; error?: string };
+  };
 }
 export interface DenominatorFile {
   legs: DenominatorLeg[];

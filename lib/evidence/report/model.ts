@@ -424,8 +424,10 @@ function buildDenominator(ev: Evidence, ceiling: CeilingModel | null): Denominat
   const legs = (ev.denominator?.legs ?? []).map((l) => ({
     ...l,
     description: l.description ?? l.leg,
-    // Only a leg of the ceiling's own row shape (rows per transaction = its batch) is its denominator.
-    ratio: l.rows_verified && evps !== null && l.rows_per_s > 0 && l.batch === ceiling?.batch ? Math.round((evps / l.rows_per_s) * 1000) / 1000 : null,
+    // A ratio only between figures of one unit: the ceiling's events/s over a leg's rows/s, for a leg of
+    // the ceiling's own row shape (rows per transaction = its batch); never over the commit leg, whose
+    // figure is commits/s.
+    ratio: l.rows_verified && evps !== null && l.rows_per_s > 0 && l.batch === ceiling?.batch && l.leg !== 'owner-commit' ? Math.round((evps / l.rows_per_s) * 1000) / 1000 : null,
   }));
   return { legs, ceiling_evps: evps };
 }
@@ -561,10 +563,11 @@ function headline(configs: ConfigurationModel[], ceiling: CeilingModel | null, d
     }
   }
   if (ceiling?.status === 'measured' && ceiling.report) {
-    const legs = denominator?.legs.filter((l) => l.ratio !== null) ?? [];
+    // At a glance, one ratio of one unit: events/s over the multi-row leg's rows/s (the table has the rest).
+    const legs = denominator?.legs.filter((l) => l.ratio !== null && l.leg === 'owner-multirow') ?? [];
     out.push(
       `Closed-loop ceiling (a ceiling, not a service level): ${fmtN(Math.round(ceiling.report.delivered_rate))} ev/s at batch ${ceiling.batch}${
-        legs.length ? `; ${legs.map((l) => `${Math.round((l.ratio ?? 0) * 100)} % of pgbench ${l.leg}`).join(', ')}` : ''
+        legs.length ? `; ${legs.map((l) => `${Math.round((l.ratio ?? 0) * 100)} % of pgbench ${l.leg}'s rows/s`).join(', ')}` : ''
       }.`,
     );
   }

@@ -170,7 +170,7 @@ export function kneeWaitsTable(l: LadderModel): Table | null {
 /** The closed-loop ceiling beside the database's own floor. */
 export function ceilingTable(m: ReportModel): Table | null {
   if (!m.ceiling && !m.denominator) return null;
-  const header = ['what', 'figure', 'ceiling as a share of it'];
+  const header = ['what (pgbench legs in the order they ran)', 'figure', "ceiling's events/s as a share of its rows/s"];
   const rows: Row[] = [];
   const c = m.ceiling;
   if (c) {
@@ -188,8 +188,12 @@ export function ceilingTable(m: ReportModel): Table | null {
   const d = m.denominator;
   if (d) {
     if (!d.legs.length) rows.push({ cells: ["the database's own floor (pgbench)", 'not measured: no denominator/legs.json', DASH], cls: 'not-run' });
-    for (const l of d.legs) {
-      const what = `pgbench ${l.leg}: ${l.description} (${l.clients} clients, ${l.batch} row${l.batch === 1 ? '' : 's'}/transaction)`;
+    for (const [i, l] of d.legs.entries()) {
+      // The order the legs ran in, and whether each began settled (VACUUM + CHECKPOINT; files written
+      // before issue 31 began after none, in the file's order).
+      const s = l.settled_before;
+      const start = !s ? 'began after no VACUUM or CHECKPOINT' : s.checkpoint.error || s.vacuum_error ? `began WITHOUT ${s.vacuum_error ? 'a VACUUM' : 'a CHECKPOINT'} (${s.vacuum_error ?? s.checkpoint.error})` : 'began after a VACUUM and a CHECKPOINT';
+      const what = `${l.order ?? i + 1}. pgbench ${l.leg}: ${l.description} (${l.clients} clients, ${l.batch} row${l.batch === 1 ? '' : 's'}/transaction; ${start})`;
       // One row per transaction: its transactions/s are the database's commits/s (the protocol's "one-row commits/s").
       const rate = l.batch === 1 ? `${num(l.tps, 0)} one-row commits/s` : `${num(l.rows_per_s, 0)} rows/s (${num(l.tps, 0)} transactions/s)`;
       const fig = `${rate}${l.rows_verified ? '' : ', rows NOT verified'}`;
