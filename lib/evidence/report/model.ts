@@ -36,6 +36,7 @@ import type { CampaignSpec } from '../../protocol/spec';
 import { DEFAULT_PROBE_P99_MS } from '../../protocol/verdicts';
 import { FREEZE_SLOW_FRACTION, FREEZE_SLOW_US, FREEZE_WORST_US, WINDOW_FACTOR, WINDOW_MIN_BUCKETS } from '../../protocol/detectors';
 import { dbCpu, summarizeDb, summarizeHost, topWaits, type Spread } from './db-summary';
+import { walFromBracket, type WalBasis } from './wal-figure';
 import type { AttemptEvidence, Evidence } from './load';
 import { notShown } from './not-shown';
 import { summarizeAppNode } from './app-node';
@@ -177,6 +178,20 @@ function seriesOf(report: RunReport, a: AttemptEvidence): RepeatSeries | null {
 
 /** One attempt, re-derived and judged. */
 export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | null } | null, spec: CampaignSpec): RepeatModel {
+  // WAL per event is divided by the rows the database holds for the run (else the events acknowledged).
+  const events = a.reconcile?.rows_written ?? a.analysis?.ingest.events_claimed ?? null;
+  const db = a.db && a.db.length ? summarizeDb(a.db, a.load?.started_at ?? null, events) : null;
+  // The readings that bracket the load, where the repeat has them; else the sampler rows, marked.
+  let walBasis: WalBasis | null = db?.wal ? 'sampler rows' : null;
+  const problems = [...a.problems];
+  if (db && a.walBracket) {
+    const fromBracket = walFromBracket(a.walBracket, events);
+    if (fromBracket.wal) {
+      db.wal = fromBracket.wal;
+      db.wal_problem = null;
+      walBasis = 'load bracket';
+    } else if (db.wal) problems.push(`wal-bracket.json: ${fromBracket.problem}; WAL per event from the sampler rows instead`);
+  }
   const base = {
     id: `${a.config} r${a.repeat}-a${a.attempt}`,
     config: a.config,
@@ -186,13 +201,11 @@ export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | nul
     dir: a.dir,
     files: a.files,
     started_at: a.load?.started_at ?? null,
-    problems: a.problems,
+    problems,
+    wal_basis: walBasis,
     ...cloudOf(a),
     ...(a.appNodeHost ? { app_node: a.load?.ended_at ? summarizeAppNode(a.appNodeHost, a.load.started_at, a.load.ended_at) : null } : {}),
   };
-  // WAL per event is divided by the rows the database holds for the run (else the events acknowledged).
-  const events = a.reconcile?.rows_written ?? a.analysis?.ingest.events_claimed ?? null;
-  const db = a.db && a.db.length ? summarizeDb(a.db, a.load?.started_at ?? null, events) : null;
   const host = a.host && a.host.length ? summarizeHost(a.host) : null;
   if (a.interrupted !== null) {
     return { ...base, status: 'interrupted', reasons: [a.interrupted], gate_reasons: [], report: null, checks: [], db, host, series: null };
@@ -382,6 +395,7 @@ function buildStops(basis: RepeatModel[], kind: 'passing' | 'failed'): StopsMode
     wal_records_per_event: figure(withDb.map((r) => r.db!.wal?.records_per_event)),
     wal_fpi_per_event: figure(withDb.map((r) => r.db!.wal?.fpi_per_event)),
     wal_mb_per_s: figure(withDb.map((r) => (r.db!.wal?.bytes_per_s == null ? null : r3(r.db!.wal.bytes_per_s / 1e6)))),
+    wal_from_sampler_rows: withDb.filter((r) => r.db!.wal && r.wal_basis !== 'load bracket').length,
     db_cpu_pct: spreadOf(dbCpus),
     host_cpu_pct: spreadOf(hostCpus),
     host_iowait_pct: spreadOf(hostIo),

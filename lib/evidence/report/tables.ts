@@ -3,6 +3,7 @@
 //
 // Number formatting is written out here rather than left to toLocaleString: the output must be the
 // same bytes on every machine, whatever its locale or ICU build.
+import { SAMPLER_ROWS_NOTE } from './wal-figure';
 import type { FigureSummary } from '../../protocol/reporting';
 import type { Spread } from './db-summary';
 import type { RunReport } from '../../protocol/run-report';
@@ -222,8 +223,12 @@ export function stopsTable(m: ReportModel): Table {
     if (s.basis === 'none') return { cells: [c.name, 'no finished repeat', DASH, DASH, DASH, DASH, DASH, ...(appNode ? [DASH] : [])] };
     const basis = `${s.repeats} ${s.basis} repeat${s.repeats === 1 ? '' : 's'}`;
     const waits = s.db_sampled ? s.top_waits.map((w) => `${w.event} ${num(w.share * 100, 0)} %`).join(', ') || 'none waiting' : 'not sampled';
+    // Repeats recorded before the load bracket keep the sampler-row window's figure, and say so.
+    const older = s.wal_from_sampler_rows ?? 0;
     const wal = s.db_sampled && s.wal_bytes_per_event
-      ? `${medianRange(s.wal_bytes_per_event, 'B', 0)}, ${medianRange(s.wal_records_per_event, 'records', 1)}, ${medianRange(s.wal_fpi_per_event, 'FPI', 2)}`
+      ? `${medianRange(s.wal_bytes_per_event, 'B', 0)}, ${medianRange(s.wal_records_per_event, 'records', 1)}, ${medianRange(s.wal_fpi_per_event, 'FPI', 2)}${
+          older ? ` (${older} of ${s.wal_bytes_per_event.n} from the ${SAMPLER_ROWS_NOTE})` : ''
+        }`
       : 'not sampled';
     return {
       cells: [
