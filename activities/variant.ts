@@ -69,8 +69,12 @@ export function variantActivities(deps: ActivityDeps) {
       heartbeat('rebuilding the daily rollup for aggregate=rollup');
       rollupRows = await rebuildRollup((await target.dbUrls(input.campaignId)).ownerUrl);
     }
+    // Heartbeats go on through it: the checkpoint of a large shared_buffers can take a while.
     heartbeat('CHECKPOINT after the change of variant');
-    const ckpt = await checkpoint((await target.dbUrls(input.campaignId)).superuserUrl, `after variant ${input.variant}${rollupRows !== undefined ? ' and the rollup rebuild' : ''}`);
+    const beat = setInterval(() => heartbeat('CHECKPOINT after the change of variant'), 10_000);
+    const ckpt = await checkpoint((await target.dbUrls(input.campaignId)).superuserUrl, `after variant ${input.variant}${rollupRows !== undefined ? ' and the rollup rebuild' : ''}`).finally(() =>
+      clearInterval(beat),
+    );
     const record: VariantRecord = { variant: input.variant, seq: input.seq, at: new Date().toISOString(), requested: input.settings, applied, ...(rollupRows !== undefined ? { rollupRows } : {}), checkpoint: ckpt };
     store.writeJson(rel, record);
     const summary = variantSummary(record);

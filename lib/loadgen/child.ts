@@ -62,8 +62,11 @@ async function start(options: ResolvedLoadOptions): Promise<void> {
 }
 
 function tell(msg: { type: string }): void {
+  // A closed channel (the parent died) must not become an 'error' on this process before the stream
+  // is flushed: with a callback the failure is the callback's.
+  if (!process.connected || !process.send) return;
   try {
-    process.send?.(msg);
+    process.send(msg, undefined, {}, () => undefined);
   } catch {
     // the parent is gone; the stream on disk is what matters
   }

@@ -52,6 +52,8 @@ export interface DenominatorOptions {
   protocol?: PgbenchProtocol;
   /** Who runs each leg's CHECKPOINT (a superuser, or pg_checkpoint's member); default the owner. */
   checkpointUrl?: string;
+  /** Awaited once the leg is settled, right before its pgbench starts (bench:target reads its WAL here). */
+  beforeLeg?: (leg: LegName) => Promise<void>;
   onProgress?: ProgressFn;
 }
 
@@ -122,7 +124,7 @@ export async function denominator(opts: DenominatorOptions): Promise<Denominator
     for (const [i, leg] of legs.entries()) {
       const tag = `${prefix}-${leg}`;
       say(`pgbench ${leg}: VACUUM usage_events and CHECKPOINT first, so the leg starts settled`);
-      const settledBefore = await settleLeg(owner, opts.checkpointUrl ?? opts.ownerUrl, leg);
+      const settledBefore = await settleLeg(owner, opts.checkpointUrl ?? opts.ownerUrl, leg, say);
       const script = path.join(opts.runner.scriptDir(), `${tag}.sql`);
       fs.writeFileSync(script, legScript(leg, { scope, tag, batch: opts.batch, keyHash, protocol }), { mode: 0o644 });
       // Host, port, role, database, password and TLS all through libpq's environment (lib/pg/connection.ts):
@@ -136,6 +138,7 @@ export async function denominator(opts: DenominatorOptions): Promise<Denominator
       if (leg !== 'rls-1row') env.PGOPTIONS = `-c app.livemode=${livemode}`;
       say(`pgbench ${leg} (-M ${protocol}): ${opts.clients} clients, ${opts.seconds} s, batch ${legBatch(leg, opts.batch)}`);
       let out: { stdout: string; stderr: string };
+      await opts.beforeLeg?.(leg);
       try {
         out = await opts.runner.run(args, env);
       } catch (err) {
@@ -182,8 +185,18 @@ export async function denominator(opts: DenominatorOptions): Promise<Denominator
 }
 
 /** VACUUM what the leg before wrote, then CHECKPOINT what that dirtied: the leg starts with no debt. */
-async function settleLeg(owner: pg.Client, checkpointUrl: string, leg: LegName): Promise<LegStart> {
+async function settleLeg(owner: pg.Client, checkpointUrl: string, leg: LegName, say: ProgressFn): Promise<LegStart> {
   const t0 = Date.now();
+  // A VACUUM after a long leg, or the CHECKPOINT of what it dirtied, can outlast a heartbeat timeout.
+  const beat = setInterval(() => say(`pgbench ${leg}: settling before it (${Math.round((Date.now() - t0) / 1000)} s)`), 10_000);
+  try {
+    return await settleLegNow(owner, checkpointUrl, leg, t0);
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+async function settleLegNow(owner: pg.Client, checkpointUrl: string, leg: LegName, t0: number): Promise<LegStart> {
   let vacuumError: string | undefined;
   try {
     await owner.query('VACUUM usage_events');
