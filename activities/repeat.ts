@@ -3,7 +3,9 @@
 // Safe to run twice: a retry judges a load that ran to its end instead of measuring again, and an
 // interrupted attempt keeps its own run tag and folder and is never counted (below).
 //
-// Order matters: samplers start, the generator runs (its stream written as it goes), samplers stop,
+// Order matters: samplers start, the generator runs (its stream written as it goes; the WAL position is
+// read right before its first request and right after its last reply, lib/evidence/wal-bracket.ts, and
+// pg_stat_wal once the statistics are flushed, into wal-bracket.json), samplers stop,
 // the Postgres log slice is kept, the target's cloud evidence of the window is kept (aws only, never
 // gating: keepCloudEvidence), the database is reconciled by run tag, and only then is the verdict
 // derived from the files: evidence is written before it is summarised.
@@ -26,9 +28,10 @@ import { CancelledFailure } from '@temporalio/common';
 import { isTempName } from '../lib/evidence/atomic';
 import { startDbSampler } from '../lib/evidence/db-sampler';
 import { dbSnapshotIntervalMs } from '../lib/protocol/db-sampling';
+import { WalBracket } from '../lib/evidence/wal-bracket';
 import { startHostSampler } from '../lib/evidence/host-sampler';
 import { startFolderDiskSampler, type DiskSampler } from '../lib/evidence/disk-sampler';
-import { DB_SAMPLES, DISK_SAMPLES, HOST_SAMPLES, INTERRUPTED, LOAD, POSTGRES_LOG, SAMPLES, VERDICT, repeatDir } from '../lib/evidence/layout';
+import { DB_SAMPLES, DISK_SAMPLES, HOST_SAMPLES, INTERRUPTED, LOAD, POSTGRES_LOG, SAMPLES, VERDICT, WAL_BRACKET, repeatDir } from '../lib/evidence/layout';
 import type { InterruptedFile, LoadFile } from '../lib/evidence/records';
 import { EvidenceStore } from '../lib/evidence/store';
 import { analyzeFile } from '../lib/loadgen/analyze-file';
@@ -242,6 +245,9 @@ async function measure(target: Target, store: EvidenceStore, input: RepeatInput,
   const folders = target.databaseFolders?.(input.campaignId);
   const diskTmp = store.tempPath(`${dir}/${DISK_SAMPLES}`);
   const diskSampler: DiskSampler | null = folders ? startFolderDiskSampler(folders, diskTmp) : null;
+  // Its own connection, opened now, so the readings at the load's edges cost one query each.
+  const wal = await WalBracket.open(urls.superuserUrl);
+  let walDone: Promise<unknown> | undefined;
   const startedAt = new Date().toISOString();
   let load: Awaited<ReturnType<typeof runLoad>>;
   try {
@@ -261,9 +267,16 @@ async function measure(target: Target, store: EvidenceStore, input: RepeatInput,
         out: samplesTmp,
       },
       (p: ProgressLine) => heartbeat({ runTag, second: p.second, sent: p.sent, dropped: p.dropped, failed: p.failed, p99_ms: p.p99_ms }),
-      { signal: cancellationSignal() },
+      { signal: cancellationSignal(), beforeFirstRequest: () => wal.atStart(), afterLastReply: () => wal.atEnd() },
     );
   } finally {
+    // pg_stat_wal is read once the backends have published it (WAL_STATS_LAG_MS after the last reply):
+    // the wait runs beside the wrap-up below, and is over before the activity returns (the next
+    // repeat's load would otherwise be in it).
+    walDone = wal.finish().then(
+      (file) => store.writeJson(`${dir}/${WAL_BRACKET}`, file),
+      (err: unknown) => wrapUp.push(afterLoadReason('the WAL bracket', err)),
+    );
     const names = ['the DB sampler', 'the host sampler', 'the disk sampler'];
     const stopped = await Promise.allSettled([dbSampler.stop(), hostSampler.stop(), diskSampler?.stop()]);
     stopped.forEach((r, i) => {
@@ -285,6 +298,7 @@ async function measure(target: Target, store: EvidenceStore, input: RepeatInput,
     } catch (err) {
       wrapUp.push(afterLoadReason('the Postgres log slice', err));
     }
+    await walDone;
   }
   store.commit(`${dir}/${SAMPLES}`, samplesTmp);
   const s = load.summary;

@@ -3,10 +3,13 @@
 // failed its gate on a 5-second stall).
 // Safe to run twice: the seed tag is derived from the campaign, so a retry counts what an earlier
 // attempt committed and copies only the rest (after a kill mid-settle: nothing, it just settles); the
-// rollup rebuild replaces the whole rollup in one transaction. On an existing deployment it first looks
+// rollup rebuild replaces the whole rollup in one transaction. Settling ends with a CHECKPOINT, and a
+// rollup rebuild is followed by another, so the first repeat meets no pages left dirty (a CHECKPOINT
+// repeated by a retry is harmless). On an existing deployment it first looks
 // for rows the rig did not write in the fixtures' partition (read-only), and refuses unless allowed.
 import { EvidenceStore } from '../lib/evidence/store';
 import { foreignRows, foreignRowsRefusal } from '../lib/targets/foreign-rows';
+import { checkpoint, checkpointLine } from '../lib/targets/checkpoint';
 import { emptyForFreshSeed, seed, seedTagFor, type SeedResult } from '../lib/targets/seed';
 import { SettleTimeoutError } from '../lib/targets/settle';
 import { rebuildRollup } from '../reference/rollup';
@@ -41,7 +44,7 @@ export const { seedHistory } = seedActivities(defaultDeps);
 async function seedHistoryWith(deps: ActivityDeps, input: SeedInput): Promise<StepSummary> {
   const store = EvidenceStore.forCampaign(input.campaignId);
   if (input.rows === 0) return { summary: 'no history rows asked for' };
-  const { ownerUrl } = await rigTarget(deps, input.rig).dbUrls(input.campaignId);
+  const { ownerUrl, superuserUrl } = await rigTarget(deps, input.rig).dbUrls(input.campaignId);
   const signal = cancellationSignal();
   let details: SeedHeartbeat = { phase: 'start', rows: 0, committed: 0, total: input.rows, attempt: attempt() };
   const beat = () => heartbeat(details);
@@ -69,6 +72,7 @@ async function seedHistoryWith(deps: ActivityDeps, input: SeedInput): Promise<St
           tag,
           signal,
           settle: { timeoutMs: input.settleTimeoutSeconds * 1000 },
+          checkpointUrl: superuserUrl,
           onProgress: (p) => {
             details = { phase: p.phase, rows: p.rows, committed: p.committed, total: p.total, attempt: details.attempt };
             beat();
@@ -86,16 +90,21 @@ async function seedHistoryWith(deps: ActivityDeps, input: SeedInput): Promise<St
     }
     const resumed = res.alreadyIn > 0 ? `; ${res.alreadyIn} were already in from an earlier attempt, ${res.copiedRows} copied` : '';
     store.appendLog('info', `seed: ${res.verifiedRows} rows under tag ${res.tag}${resumed}`);
+    if (res.checkpoint) store.appendLog(res.checkpoint.error ? 'warning' : 'info', `seed: ${checkpointLine(res.checkpoint)}`);
+    let last = res.checkpoint;
     if (input.rebuildRollup) {
       signal?.throwIfAborted();
       details = { ...details, phase: 'rollup' };
       beat();
       const n = await rebuildRollup(ownerUrl);
       store.appendLog('info', `seed: daily rollup rebuilt (${n} rows) for HC_AGGREGATE=rollup`);
+      last = await checkpoint(superuserUrl, 'after the rollup rebuild');
+      store.appendLog(last.error ? 'warning' : 'info', `seed: ${checkpointLine(last)}`);
     }
     const rate = res.copiedRows > 0 ? ` at ${Math.round(res.rowsPerSec)} rows/s` : '';
     const settle = res.settle ? `; autovacuum settled after ${res.settle.seconds.toFixed(1)} s` : '';
-    const summary = `${res.verifiedRows} rows (tag ${res.tag}) in livemode=${res.livemode}${rate}${resumed}${settle}`;
+    const ckpt = last ? (last.error ? '; no CHECKPOINT (refused)' : '; then a CHECKPOINT') : '';
+    const summary = `${res.verifiedRows} rows (tag ${res.tag}) in livemode=${res.livemode}${rate}${resumed}${settle}${ckpt}`;
     store.appendLog('info', `seed: ${summary}`);
     return { summary };
   } finally {

@@ -2,11 +2,15 @@
 // settings (Target.applySettings: database parameters, the service's switches, restarting what must
 // restart) and the evidence records what took effect, read back, as variants/NN-<variant>.json. It
 // returns the service's URL, which a restarted service may have changed.
-// Safe to run twice: the target's change is idempotent, and a change already recorded is not redone.
+// It ends with a CHECKPOINT (after the rollup rebuild, when there is one), so the variant's first
+// repeat does not pay for pages the change left dirty (issue 31); the record keeps what it wrote.
+// Safe to run twice: the target's change is idempotent, and a change already recorded is not redone
+// (a CHECKPOINT repeated by a retry is harmless).
 import fs from 'node:fs';
 import { variantFile } from '../lib/evidence/layout';
 import { settingsText } from '../lib/evidence/report/variants';
 import { rebuildRollup } from '../reference/rollup';
+import { checkpoint, checkpointLine, type CheckpointRecord } from '../lib/targets/checkpoint';
 import { EvidenceStore } from '../lib/evidence/store';
 import { serviceLaunch, usesRollup } from '../lib/protocol/service-spec';
 import type { VariantSettings } from '../lib/protocol/variants';
@@ -31,6 +35,8 @@ export interface VariantRecord {
   applied: AppliedSettings;
   /** Rows of the daily rollup recomputed before this variant (aggregate=rollup only). */
   rollupRows?: number;
+  /** The CHECKPOINT that ended the change (absent in records written before issue 31). */
+  checkpoint?: CheckpointRecord;
 }
 
 /** One line: the variant, what runs now, what restarted. */
@@ -63,10 +69,17 @@ export function variantActivities(deps: ActivityDeps) {
       heartbeat('rebuilding the daily rollup for aggregate=rollup');
       rollupRows = await rebuildRollup((await target.dbUrls(input.campaignId)).ownerUrl);
     }
-    const record: VariantRecord = { variant: input.variant, seq: input.seq, at: new Date().toISOString(), requested: input.settings, applied, ...(rollupRows !== undefined ? { rollupRows } : {}) };
+    // Heartbeats go on through it: the checkpoint of a large shared_buffers can take a while.
+    heartbeat('CHECKPOINT after the change of variant');
+    const beat = setInterval(() => heartbeat('CHECKPOINT after the change of variant'), 10_000);
+    const ckpt = await checkpoint((await target.dbUrls(input.campaignId)).superuserUrl, `after variant ${input.variant}${rollupRows !== undefined ? ' and the rollup rebuild' : ''}`).finally(() =>
+      clearInterval(beat),
+    );
+    const record: VariantRecord = { variant: input.variant, seq: input.seq, at: new Date().toISOString(), requested: input.settings, applied, ...(rollupRows !== undefined ? { rollupRows } : {}), checkpoint: ckpt };
     store.writeJson(rel, record);
     const summary = variantSummary(record);
     store.appendLog('info', summary);
+    store.appendLog(ckpt.error ? 'warning' : 'info', checkpointLine(ckpt));
     return { summary, serviceUrl: applied.serviceUrl };
   }
   return { applyVariant };

@@ -202,9 +202,15 @@ async function main(): Promise<void> {
       log(`pass ${pass}: closed loop ${mode}: ${fmt(c.eventsPerSec)} ev/s, ${c.wal.recordsPerEvent.toFixed(2)} WAL records/event, ${fmt(c.wal.bytesPerEvent)} B/event`);
     };
     const runLeg = async (leg: LegName, pass: number): Promise<void> => {
-      const start = await su(urls.superuserUrl, readWal);
-      const startLsn = await lsnNow(urls.superuserUrl);
+      // Read once the leg is settled (its VACUUM and CHECKPOINT are not the leg's WAL).
+      let start: WalCounters | undefined;
+      let startLsn = '';
       const d = await denominator({
+        checkpointUrl: urls.superuserUrl,
+        beforeLeg: async () => {
+          start = await su(urls.superuserUrl, readWal);
+          startLsn = await lsnNow(urls.superuserUrl);
+        },
         ownerUrl: urls.ownerUrl,
         appUrl: urls.appUrl,
         runner: localPgbenchRunner(urls.clusterDir),
@@ -220,7 +226,7 @@ async function main(): Promise<void> {
       await sleep(1500);
       const end = await su(urls.superuserUrl, readWal);
       const breakdown = await walBreakdown(urls.clusterDir, startLsn, await lsnNow(urls.superuserUrl));
-      legs.push({ ...d.legs[0], pass, wal: walPerEvent(start, end, d.legs[0].countedRows), breakdown });
+      legs.push({ ...d.legs[0], pass, wal: walPerEvent(start!, end, d.legs[0].countedRows), breakdown });
     };
     const phases: Array<(pass: number) => Promise<void>> = [
       (p) => runCeiling('per-event', p),

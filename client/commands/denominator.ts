@@ -49,6 +49,7 @@ export const { run, actions } = defineCommand({
       ownerUrl: urls.ownerUrl,
       appUrl: urls.appUrl,
       runner: localPgbenchRunner(urls.clusterDir),
+      checkpointUrl: urls.superuserUrl,
       clients: Number(values.clients),
       seconds: Number(values.seconds),
       batch: Number(values.batch),

@@ -5,6 +5,7 @@ import { UsageError } from '../parse-flags';
 import { rigDbUrls } from '../../lib/targets/local/connection';
 import { resolveCampaign } from '../../lib/targets/local/find-rig';
 import { seed } from '../../lib/targets/seed';
+import { checkpointLine } from '../../lib/targets/checkpoint';
 import { progressPrinter } from '../progress-line';
 
 export const summary = 'COPY history rows into the fixtures\' partition of a local rig, then settle autovacuum';
@@ -62,6 +63,7 @@ export const { run, actions } = defineCommand({
       tag: values.tag,
       livemode: values.livemode === undefined ? undefined : values.livemode === 'true',
       settle: values['no-settle'] ? false : { timeoutMs: settleTimeout * 1000 },
+      checkpointUrl: urls.superuserUrl,
       onProgress: (p) => {
         if (p.phase === 'count') return;
         if (p.phase === 'copy') bar.update(p.rows, p.total, `${fmt(p.rows)}/${fmt(p.total)} rows, ${fmt(p.rowsPerSec)} rows/s`);
@@ -83,7 +85,8 @@ export const { run, actions } = defineCommand({
       `seeded ${fmt(res.rows)} rows (tag ${res.tag}) into tenant ${res.tenantId}, livemode=${res.livemode}: ` +
         (res.alreadyIn > 0 ? `${fmt(res.alreadyIn)} already in, ${fmt(res.copiedRows)} copied in ` : '') +
         `${res.copySeconds.toFixed(1)} s, ${fmt(res.rowsPerSec)} rows/s; ${fmt(res.verifiedRows)} verified in the partition` +
-        (res.settle ? `; settled in ${res.settle.seconds.toFixed(0)} s` : '; not settled (--no-settle)'),
+        (res.settle ? `; settled in ${res.settle.seconds.toFixed(0)} s` : '; not settled (--no-settle)') +
+        (res.checkpoint ? `; ${checkpointLine(res.checkpoint)}` : ''),
     );
     return 0;
   },

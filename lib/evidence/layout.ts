@@ -51,6 +51,8 @@ export const SAMPLES = 'samples.csv.gz';
 export const LOAD = 'load.json';
 export const RECONCILE = 'reconcile.json';
 export const DB_SAMPLES = 'db-samples.jsonl';
+/** The WAL position and pg_stat_wal read at the load's edges (lib/evidence/wal-bracket.ts; absent before issue 31). */
+export const WAL_BRACKET = 'wal-bracket.json';
 export const HOST_SAMPLES = 'host-samples.jsonl';
 /**
  * 1-s disk rows of the block device(s) under the database's files (lib/evidence/disk-sampler.ts), local

@@ -99,6 +99,22 @@ export const LoadSchema = z.looseObject({ started_at: iso, cut_short: z.boolean(
  * split, so the report says "not sampled" for DB CPU rather than guess.
  */
 export type DbSampleRow = (DbSample & { cpu_pct?: number }) | DbSampleError;
+
+/**
+ * wal-bracket.json (issue 31): the WAL position and pg_stat_wal at the load's edges, written by
+ * lib/evidence/wal-bracket.ts (its WalBracketFile is the shape). Repeats recorded before it have none:
+ * their WAL figure is the first-to-last sampler-row window, marked as such on the page.
+ */
+export type { WalBracketFile } from './wal-bracket';
+const lsnReading = z.looseObject({ t: iso, lsn: z.string(), lsn_bytes: z.number().min(0) });
+const statsReading = z.looseObject({ t: iso, wal_records: z.number().min(0), wal_fpi: z.number().min(0), wal_bytes: z.number().min(0) });
+export const WalBracketSchema = z.looseObject({
+  start: z.union([z.looseObject({ ...lsnReading.shape, ...statsReading.shape }), z.null()]),
+  end: z.union([lsnReading, z.null()]),
+  end_stats: z.union([statsReading, z.null()]),
+  stats_waited_ms: z.union([z.number().min(0), z.null()]),
+  problems: z.array(z.string()),
+});
 export const DbSampleSchema = z.union([
   z.looseObject({ t: iso, seq: count, error: z.string() }),
   z.looseObject({
@@ -180,6 +196,14 @@ export interface DenominatorLeg {
   rows_expected?: number;
   rows_found?: number;
   livemode?: boolean;
+  /** 1-based place in the order the legs ran (absent before issue 31: they ran in the file's order). */
+  order?: number;
+  /** The VACUUM and CHECKPOINT the leg began after (absent before issue 31: it began after none). */
+  settled_before?: {
+    vacuum_s: number;
+    vacuum_error?: string;
+    checkpoint: { why: string; at: string; seconds: number; buffers_written: number | null; requested_before: number | null; requested_after: number | null; error?: string };
+  };
 }
 export interface DenominatorFile {
   legs: DenominatorLeg[];

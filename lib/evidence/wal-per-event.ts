@@ -16,8 +16,24 @@ export interface WalCounters {
   lsn_bytes?: number;
 }
 
-/** How long after a load stops pg_stat_wal can still be missing its WAL (see WalCounters). */
+/**
+ * How long after a load stops pg_stat_wal can still be missing its WAL (see WalCounters). PG 15's
+ * pgstat_report_stat flushes at most every PGSTAT_MIN_INTERVAL (1 s); a backend that goes idle less
+ * than that after its last flush is told to come back after PGSTAT_IDLE_INTERVAL (10 s). The one
+ * constant for every reader: the repeat's WAL bracket (wal-bracket.ts) and bench/target.ts.
+ */
 export const WAL_STATS_LAG_MS = 11_000;
+
+/**
+ * WAL_STATS_LAG_MS, except in the test suite (RIG_TESTING=1), where a repeat of a few seconds would
+ * spend more time waiting than loading: there RIG_TEST_WAL_STATS_LAG_MS, default 1500 ms (past
+ * PGSTAT_MIN_INTERVAL). The LSN figure has no lag either way; the wait it took is in wal-bracket.json.
+ */
+export function walStatsLagMs(): number {
+  if (process.env.RIG_TESTING !== '1') return WAL_STATS_LAG_MS;
+  const v = Number(process.env.RIG_TEST_WAL_STATS_LAG_MS ?? 1500);
+  return Number.isFinite(v) && v >= 0 ? v : WAL_STATS_LAG_MS;
+}
 
 export interface WalPerEvent {
   events: number;

@@ -4,6 +4,9 @@
 // In:  the resolved options as the first IPC message {type:'start', options}; the API key in env
 //      RIG_LOADGEN_API_KEY (never in argv, where `ps` would show it).
 // Out: one JSON line a second on stdout ({type:'progress',...}) and a last one ({type:'summary',...}).
+// The load's edges, over IPC: {type:'ready'} once its connections are warm, after which it waits for
+// {type:'go'} before the first request (the parent reads what brackets the load, e.g. the WAL position),
+// and {type:'drained'} once every reply is in.
 // It watches its parent: the IPC channel closing, or the parent pid changing, means the parent is
 // gone, and the child stops offering load at once (then flushes its stream and exits), so no orphan
 // keeps loading a server. SIGINT/SIGTERM: same, and the summary says the run was cut short.
@@ -26,8 +29,12 @@ let gen: Generator | null = null;
 let started = false;
 let stopReason: string | null = null;
 
+/** Resolves the wait for the parent's 'go' (also on a stop: a dead parent sends none). */
+let release: (() => void) | null = null;
+
 function stop(reason: string): void {
   stopReason ??= reason;
+  release?.();
   if (gen) gen.stop(reason);
   else if (!started) process.exit(3); // no options yet: nothing to flush
   // else: warming up; the generator is stopped as soon as it exists (see start)
@@ -46,12 +53,43 @@ async function start(options: ResolvedLoadOptions): Promise<void> {
   const key = process.env.RIG_LOADGEN_API_KEY ?? process.env.RIG_API_KEY ?? '';
   started = true;
   await warmUp(options, options.warmupSeconds);
-  gen = new Generator(options, key, emit);
+  gen = new Generator(options, key, emit, { beforeFirstRequest: askParentToStart, afterLastReply: () => tell({ type: 'drained' }) });
   if (stopReason) gen.stop(stopReason);
   lateForTests(options.runTag);
   const summary = await gen.run();
   emit(summary);
   process.exit(summary.interrupted ? 3 : 0);
+}
+
+function tell(msg: { type: string }): void {
+  // A closed channel (the parent died) must not become an 'error' on this process before the stream
+  // is flushed: with a callback the failure is the callback's.
+  if (!process.connected || !process.send) return;
+  try {
+    process.send(msg, undefined, {}, () => undefined);
+  } catch {
+    // the parent is gone; the stream on disk is what matters
+  }
+}
+
+/** 'ready' to the parent, then wait for its 'go' (or a stop). The channel holds the process alive meanwhile. */
+function askParentToStart(): Promise<void> {
+  if (stopReason) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      release = null;
+      process.off('message', onMessage);
+      process.channel?.unref();
+      resolve();
+    };
+    const onMessage = (m: unknown) => {
+      if ((m as { type?: string })?.type === 'go') done();
+    };
+    release = done;
+    process.channel?.ref();
+    process.on('message', onMessage);
+    tell({ type: 'ready' });
+  });
 }
 
 /**

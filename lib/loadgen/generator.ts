@@ -97,6 +97,14 @@ function histogram() {
   return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: MAX_TRACKED_US, numberOfSignificantValueDigits: 3 });
 }
 
+/** Moments the child reports to its parent: the load's edges, where the rig reads what brackets it. */
+export interface GeneratorBounds {
+  /** Awaited after the connections are warm, right before the first request is sent. */
+  beforeFirstRequest?: () => Promise<void>;
+  /** Called once every reply is in, before the stream is flushed (not awaited). */
+  afterLastReply?: () => void;
+}
+
 export class Generator implements ExchangeOwner {
   private readonly t0 = { ms: 0 };
   private readonly writer: SampleWriter;
@@ -160,6 +168,7 @@ export class Generator implements ExchangeOwner {
     private readonly o: ResolvedLoadOptions,
     apiKey: string,
     private readonly emit: Emit,
+    private readonly bounds: GeneratorBounds = {},
   ) {
     this.requestRate = o.requestRate;
     this.maxInFlight = o.maxInFlight;
@@ -218,6 +227,10 @@ export class Generator implements ExchangeOwner {
   private async runInner(): Promise<LoadSummary> {
     await this.warm();
     if (this.stopping) return this.finish();
+    // The rig's readings that bracket the load (its WAL) are taken here: after the connections are
+    // warm, before the first request.
+    await this.bounds.beforeFirstRequest?.();
+    if (this.stopping) return this.finish();
     // Start the measured run on a collected heap (the child runs with --expose-gc): the garbage of
     // the warm-up would otherwise be collected, in one long pause, in the first second of the run.
     (globalThis as { gc?: () => void }).gc?.();
@@ -230,6 +243,8 @@ export class Generator implements ExchangeOwner {
     if (this.probePool) this.probePump();
     this.endTimer = setTimeout(this.endCheck, Math.ceil(this.o.seconds * 1000));
     await drained;
+    // Every reply is in (or abandoned): the bracket's end, before the stream is flushed.
+    this.bounds.afterLastReply?.();
     return this.finish();
   }
 

@@ -30,6 +30,27 @@ export interface RunLoadControl {
   preflight?: boolean;
   /** Told the child's pid once it is spawned (diagnostics, tests of the parent-death watch). */
   onSpawn?: (pid: number) => void;
+  /**
+   * Awaited when the child's connections are warm, right before its first request: the child waits
+   * for it (at most EDGE_WAIT_MS; a failure is the caller's to record, the load goes on).
+   */
+  beforeFirstRequest?: () => Promise<void>;
+  /** Called as soon as the child has every reply in; awaited (at most EDGE_WAIT_MS) before runLoad resolves. */
+  afterLastReply?: () => Promise<void>;
+}
+
+/** The longest a load waits on a reading at its edges (a database that does not answer must not hold it). */
+export const EDGE_WAIT_MS = 10_000;
+
+function bounded(fn: (() => Promise<void>) | undefined): Promise<void> {
+  if (!fn) return Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    Promise.resolve()
+      .then(fn)
+      .catch(() => undefined),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, EDGE_WAIT_MS))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 const CHILD = path.join(__dirname, 'child.ts');
@@ -83,11 +104,24 @@ function spawnChild(o: ResolvedLoadOptions, apiKey: string, onProgress: ((p: Pro
       if (msg.type === 'summary') summary = msg;
       else if (msg.type === 'progress') onProgress?.(msg);
     });
+    // The load's edges (child.ts): the reading before the first request is awaited before 'go'; the one
+    // after the last reply before the result.
+    let afterLast: Promise<void> | undefined;
+    child.on('message', (m: unknown) => {
+      const type = (m as { type?: string })?.type;
+      if (type === 'ready') {
+        void bounded(ctl.beforeFirstRequest).then(() => {
+          // With a callback a closed channel is its error, not the child's 'error' event.
+          if (child.connected) child.send({ type: 'go' }, () => undefined);
+        });
+      } else if (type === 'drained') afterLast ??= bounded(ctl.afterLastReply);
+    });
     child.on('error', (err) => reject(new Error(`load generator: could not start (${err.message})`)));
     // 'close' (not 'exit'): every stdout line, the summary included, has been read by then.
     child.on('close', (code, sig) => {
       signal?.removeEventListener('abort', onAbort);
-      if (summary) resolve({ summary, stream: o.out, interrupted: summary.interrupted, options: o });
+      const done = summary;
+      if (done) void (afterLast ?? Promise.resolve()).then(() => resolve({ summary: done, stream: o.out, interrupted: done.interrupted, options: o }));
       else reject(new Error(`load generator exited (${sig ?? `code ${code}`}) without a summary${stderr ? `:\n${stderr.trim()}` : ''}`));
     });
     child.send({ type: 'start', options: o });

@@ -4,12 +4,17 @@
 // the campaign's batch. Each leg tags its rows and then checks that the table gained exactly the rows
 // pgbench says it committed, in the intended partition and none in the other; it refuses to run when
 // the fixtures are in the other mode. Passwords reach pgbench through PGPASSWORD, never its argv.
+// Each leg starts settled (issue 31, defect 7): a VACUUM of usage_events (what the leg before wrote)
+// and a CHECKPOINT (what that vacuum and the leg dirtied), so a later leg does not absorb the vacuum
+// and checkpoint an earlier one caused. What each took is in the leg's result, with its place in the
+// order the legs ran.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { libpqEnv, pgConfig } from '../pg/connection';
+import { checkpoint, type CheckpointRecord } from './checkpoint';
 import { assertMode, detectFixtures } from './fixtures-scope';
 import { parsePgbench, type PgbenchSummary } from './pgbench-output';
 import { LEGS, legBatch, legScript, rowsPerTransaction, type LegName, type PgbenchProtocol } from './pgbench-script';
@@ -45,11 +50,26 @@ export interface DenominatorOptions {
    * batch 500, ~2x at batch 1 on the 2-core machine).
    */
   protocol?: PgbenchProtocol;
+  /** Who runs each leg's CHECKPOINT (a superuser, or pg_checkpoint's member); default the owner. */
+  checkpointUrl?: string;
+  /** Awaited once the leg is settled, right before its pgbench starts (bench:target reads its WAL here). */
+  beforeLeg?: (leg: LegName) => Promise<void>;
   onProgress?: ProgressFn;
+}
+
+/** How a leg was made to start settled: the VACUUM and the CHECKPOINT before it. */
+export interface LegStart {
+  vacuum_s: number;
+  /** Set when the VACUUM failed (the leg then runs on what the leg before left). */
+  vacuum_error?: string;
+  checkpoint: CheckpointRecord;
 }
 
 export interface LegResult {
   leg: LegName;
+  /** 1-based place in the order the legs ran. */
+  order: number;
+  settledBefore: LegStart;
   tag: string;
   role: string;
   protocol: PgbenchProtocol;
@@ -101,8 +121,10 @@ export async function denominator(opts: DenominatorOptions): Promise<Denominator
     const prefix = opts.tag ?? `pgb-${crypto.randomBytes(4).toString('hex')}`;
     const protocol = opts.protocol ?? 'prepared';
     const results: LegResult[] = [];
-    for (const leg of legs) {
+    for (const [i, leg] of legs.entries()) {
       const tag = `${prefix}-${leg}`;
+      say(`pgbench ${leg}: VACUUM usage_events and CHECKPOINT first, so the leg starts settled`);
+      const settledBefore = await settleLeg(owner, opts.checkpointUrl ?? opts.ownerUrl, leg, say);
       const script = path.join(opts.runner.scriptDir(), `${tag}.sql`);
       fs.writeFileSync(script, legScript(leg, { scope, tag, batch: opts.batch, keyHash, protocol }), { mode: 0o644 });
       // Host, port, role, database, password and TLS all through libpq's environment (lib/pg/connection.ts):
@@ -116,6 +138,7 @@ export async function denominator(opts: DenominatorOptions): Promise<Denominator
       if (leg !== 'rls-1row') env.PGOPTIONS = `-c app.livemode=${livemode}`;
       say(`pgbench ${leg} (-M ${protocol}): ${opts.clients} clients, ${opts.seconds} s, batch ${legBatch(leg, opts.batch)}`);
       let out: { stdout: string; stderr: string };
+      await opts.beforeLeg?.(leg);
       try {
         out = await opts.runner.run(args, env);
       } catch (err) {
@@ -134,6 +157,8 @@ export async function denominator(opts: DenominatorOptions): Promise<Denominator
       }
       const result: LegResult = {
         leg,
+        order: i + 1,
+        settledBefore,
         tag,
         role: conn.PGUSER,
         protocol,
@@ -157,4 +182,28 @@ export async function denominator(opts: DenominatorOptions): Promise<Denominator
     await owner.end();
     opts.runner.cleanup();
   }
+}
+
+/** VACUUM what the leg before wrote, then CHECKPOINT what that dirtied: the leg starts with no debt. */
+async function settleLeg(owner: pg.Client, checkpointUrl: string, leg: LegName, say: ProgressFn): Promise<LegStart> {
+  const t0 = Date.now();
+  // A VACUUM after a long leg, or the CHECKPOINT of what it dirtied, can outlast a heartbeat timeout.
+  const beat = setInterval(() => say(`pgbench ${leg}: settling before it (${Math.round((Date.now() - t0) / 1000)} s)`), 10_000);
+  try {
+    return await settleLegNow(owner, checkpointUrl, leg, t0);
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+async function settleLegNow(owner: pg.Client, checkpointUrl: string, leg: LegName, t0: number): Promise<LegStart> {
+  let vacuumError: string | undefined;
+  try {
+    await owner.query('VACUUM usage_events');
+  } catch (err) {
+    vacuumError = (err as Error).message;
+  }
+  const vacuumS = Math.round(Date.now() - t0) / 1000;
+  const ckpt = await checkpoint(checkpointUrl, `before pgbench leg ${leg}`);
+  return { vacuum_s: vacuumS, ...(vacuumError ? { vacuum_error: vacuumError } : {}), checkpoint: ckpt };
 }

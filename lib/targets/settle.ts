@@ -7,6 +7,12 @@
 // so right after a short COPY the table can read "nothing inserted" for seconds. The seed passes the
 // cumulative n_tup_ins the load must have reached (its baseline plus the rows it copied), and no
 // poll counts as idle before the statistics show it.
+// Thresholds are the table's own where it sets them (pg_class.reloptions: autovacuum_vacuum_threshold,
+// _scale_factor, _insert_threshold, _insert_scale_factor, autovacuum_analyze_*), as autovacuum reads
+// them (relation_needs_vacanalyze); else the global settings. A table with autovacuum_enabled=false (or
+// autovacuum off) has nothing coming: only a pass already running keeps it from being idle. An insert
+// threshold of -1 turns insert-triggered vacuums off. The end of settling is the seed's CHECKPOINT
+// (lib/targets/checkpoint.ts), which writes the pages the passes dirtied.
 import type pg from 'pg';
 import { sleep } from './local/proc';
 
@@ -24,8 +30,22 @@ export interface SettleState {
   vacuumThreshold: number;
   lastAutovacuum: string | null;
   lastAutoanalyze: string | null;
+  /** The table's own autovacuum settings (pg_class.reloptions), which override the global ones above. */
+  reloptions: Record<string, string>;
+  /** autovacuum on globally and not turned off for the table: false means no pass is coming. */
+  autovacuumEnabled: boolean;
   idle: boolean;
 }
+
+/** The reloption that overrides each global setting (the global setting's own name). */
+const PER_TABLE = [
+  'autovacuum_vacuum_insert_threshold',
+  'autovacuum_vacuum_insert_scale_factor',
+  'autovacuum_analyze_threshold',
+  'autovacuum_analyze_scale_factor',
+  'autovacuum_vacuum_threshold',
+  'autovacuum_vacuum_scale_factor',
+] as const;
 
 export interface SettleOptions {
   table?: string;
@@ -50,12 +70,9 @@ export async function readSettleState(c: pg.ClientBase, table = 'usage_events'):
        s.n_ins_since_vacuum::text, s.n_mod_since_analyze::text, s.n_dead_tup::text, s.n_tup_ins::text,
        greatest(c.reltuples, 0)::text AS reltuples,
        s.last_autovacuum::text, s.last_autoanalyze::text,
-       current_setting('autovacuum_vacuum_insert_threshold') AS ins_base,
-       current_setting('autovacuum_vacuum_insert_scale_factor') AS ins_sf,
-       current_setting('autovacuum_analyze_threshold') AS an_base,
-       current_setting('autovacuum_analyze_scale_factor') AS an_sf,
-       current_setting('autovacuum_vacuum_threshold') AS vac_base,
-       current_setting('autovacuum_vacuum_scale_factor') AS vac_sf
+       current_setting('autovacuum') AS autovacuum,
+       ${PER_TABLE.map((k) => `current_setting('${k}') AS "${k}"`).join(', ')},
+       coalesce((SELECT json_object_agg(option_name, option_value) FROM pg_options_to_table(c.reloptions)), '{}')::text AS reloptions
      FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
      WHERE s.relid = $1::regclass`,
     [table],
@@ -63,7 +80,12 @@ export async function readSettleState(c: pg.ClientBase, table = 'usage_events'):
   const row = r.rows[0];
   if (!row) throw new Error(`table ${table} not found in pg_stat_user_tables`);
   const n = (k: string) => Number(row[k] ?? 0);
+  const reloptions = JSON.parse(row.reloptions ?? '{}') as Record<string, string>;
+  // The table's own value where it sets one, as autovacuum reads it; else the global setting.
+  const setting = (k: (typeof PER_TABLE)[number]) => Number(reloptions[k] ?? row[k] ?? 0);
   const reltuples = n('reltuples');
+  const insBase = setting('autovacuum_vacuum_insert_threshold');
+  const enabled = row.autovacuum === 'on' && !/^(false|off|no|0)$/i.test(reloptions.autovacuum_enabled ?? 'true');
   const state: SettleState = {
     vacuuming: n('vacuuming'),
     analyzing: n('analyzing'),
@@ -72,19 +94,19 @@ export async function readSettleState(c: pg.ClientBase, table = 'usage_events'):
     nDeadTup: n('n_dead_tup'),
     nTupIns: n('n_tup_ins'),
     reltuples,
-    insertThreshold: n('ins_base') + n('ins_sf') * reltuples,
-    analyzeThreshold: n('an_base') + n('an_sf') * reltuples,
-    vacuumThreshold: n('vac_base') + n('vac_sf') * reltuples,
+    insertThreshold: insBase < 0 ? Infinity : insBase + setting('autovacuum_vacuum_insert_scale_factor') * reltuples,
+    analyzeThreshold: setting('autovacuum_analyze_threshold') + setting('autovacuum_analyze_scale_factor') * reltuples,
+    vacuumThreshold: setting('autovacuum_vacuum_threshold') + setting('autovacuum_vacuum_scale_factor') * reltuples,
     lastAutovacuum: row.last_autovacuum,
     lastAutoanalyze: row.last_autoanalyze,
+    reloptions,
+    autovacuumEnabled: enabled,
     idle: false,
   };
   state.idle =
     state.vacuuming === 0 &&
     state.analyzing === 0 &&
-    state.nInsSinceVacuum <= state.insertThreshold &&
-    state.nModSinceAnalyze <= state.analyzeThreshold &&
-    state.nDeadTup <= state.vacuumThreshold;
+    (!enabled || (state.nInsSinceVacuum <= state.insertThreshold && state.nModSinceAnalyze <= state.analyzeThreshold && state.nDeadTup <= state.vacuumThreshold));
   return state;
 }
 

@@ -109,9 +109,13 @@ test('a ladder under variants: each variant climbs every rung, a rollup variant 
     .map((x) => x.c);
   assert.deepEqual(started, ['rung-100.scan', 'rung-200.scan', 'rung-100.rollup', 'rung-200.rollup']);
   // The rollup variant's rollup was recomputed after the scan variant's rungs wrote rows it never saw.
-  const rollup = JSON.parse(fs.readFileSync(path.join(result.resultsDir, 'variants', '02-rollup.json'), 'utf8')) as VariantFile & { rollupRows?: number };
+  const rollup = JSON.parse(fs.readFileSync(path.join(result.resultsDir, 'variants', '02-rollup.json'), 'utf8')) as VariantFile & { rollupRows?: number; checkpoint?: { why: string; error?: string; requested_before: number; requested_after: number } };
   assert.equal(rollup.applied.service.aggregate, 'rollup');
   assert.ok((rollup.rollupRows ?? 0) > 0, `rollup rows ${rollup.rollupRows}`);
+  // The change of variant (and its rollup rebuild) ended with a CHECKPOINT the statistics count.
+  assert.equal(rollup.checkpoint?.why, 'after variant rollup and the rollup rebuild');
+  assert.equal(rollup.checkpoint?.error, undefined, rollup.checkpoint?.error);
+  assert.ok(rollup.checkpoint!.requested_after > rollup.checkpoint!.requested_before);
   const page = fs.readFileSync(path.join(result.resultsDir, 'report.md'), 'utf8');
   assert.match(page, /### The ladder of scan: where it stops holding/);
   assert.match(page, /### The ladder of rollup: where it stops holding/);

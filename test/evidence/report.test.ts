@@ -158,10 +158,14 @@ test('the page carries the spec\'s sections: conditions with cost, the ceiling b
   assert.match(settingsMd, /\| database settings read back \(single r1-a1\) \| data_checksums=off, wal_compression=off, wal_segment_size=16MB \|/);
   assert.match(settingsMd, /\| settings not at their default \(single r1-a1\) \(pg_settings source\) \| shared_buffers=32768 8kB \(configuration file\) \|/);
   assert.match(settingsMd, /\| database settings read back \(2 repeats, single\.trt r1-a1 …\) \| wal_compression=lz4 \|/);
-  assert.match(md, /\| pgbench owner-1row: one-row INSERTs per transaction, as the owner .* \| 52,700 rows\/s \(105 transactions\/s\) \| \d+ % \|/);
-  assert.match(md, /\| pgbench rls-1row: .* \| 41,000 rows\/s .* \| \d+ % \|/);
-  // The commit-rate leg beside the batch legs: "the database alone commits N/s".
-  assert.match(md, /\| pgbench owner-commit: one-row transactions \(batch 1\), as the owner: the database's own commit rate \(\d+ clients, 1 row\/transaction\) \| 7,184 one-row commits\/s \| — \|/);
+  // The legs in the order they ran; a legs.json written before issue 31 says they began unsettled.
+  assert.match(md, /\| 2\. pgbench owner-1row: one-row INSERTs per transaction, as the owner .*; began after no VACUUM or CHECKPOINT\) \| 52,700 rows\/s \(105 transactions\/s\) \| \d+ % \|/);
+  assert.match(md, /\| 3\. pgbench rls-1row: .* \| 41,000 rows\/s .* \| \d+ % \|/);
+  // The commit-rate leg beside the batch legs: "the database alone commits N/s", with no ratio (another unit).
+  assert.match(md, /\| 1\. pgbench owner-commit: one-row transactions \(batch 1\), as the owner: the database's own commit rate \(\d+ clients, 1 row\/transaction; began after no VACUUM or CHECKPOINT\) \| 7,184 one-row commits\/s \| — \|/);
+  // At a glance, one ratio of one unit: events/s over the multi-row leg's rows/s.
+  assert.match(md, /Closed-loop ceiling \(a ceiling, not a service level\): [\d,]+ ev\/s at batch 500; \d+ % of pgbench owner-multirow's rows\/s\./);
+  assert.doesNotMatch(md, /% of pgbench owner-1row|% of pgbench owner-commit|% of pgbench rls-1row/);
   assert.match(md, /\| single \| aggregate \| [\d.]+ ms/);
   assert.match(md, /IO:WALSync \d+ %/);
   assert.match(md, /1,\d{3} B .*7\.\d records/);
@@ -189,6 +193,28 @@ test('the ceiling is set beside the legs of its own row shape only', async () =>
   assert.ok(m.unpublished.some((u) => u.what === 'denominator leg rls-1row'));
   assert.ok(m.ceiling!.report!.delivered_rate > 0);
   assert.equal(m.denominator!.legs[3].ratio, Math.round((m.ceiling!.report!.delivered_rate / 150_000) * 1000) / 1000);
+});
+
+test('a ratio only between figures of one unit: the commit leg (commits/s) gets none even at the ceiling\'s row shape; legs that began settled say so', async () => {
+  const copy = path.join(root, 'batch-one');
+  copyTree(fx.dir, copy);
+  const legsFile = path.join(copy, 'denominator/legs.json');
+  const legs = JSON.parse(fs.readFileSync(legsFile, 'utf8')) as { legs: Array<Record<string, unknown>> };
+  for (const [i, l] of legs.legs.entries()) {
+    l.batch = 500; // every leg of the ceiling's row shape, the commit leg too
+    l.order = i + 1;
+    l.settled_before = { vacuum_s: 0.1, checkpoint: { why: `before pgbench leg ${String(l.leg)}`, at: '2026-08-16T10:00:00Z', seconds: 0.2, buffers_written: 40, requested_before: 1, requested_after: 2, ...(i === 2 ? { error: 'permission denied' } : {}) } };
+  }
+  fs.writeFileSync(legsFile, JSON.stringify(legs));
+  fs.rmSync(path.join(copy, 'manifest.json'));
+  await buildManifest(copy);
+  const m = await buildReport(copy);
+  assert.equal(m.ceiling?.batch, 500);
+  assert.equal(m.denominator!.legs.find((l) => l.leg === 'owner-commit')!.ratio, null, 'commits/s are not rows/s of the ceiling');
+  assert.ok(m.denominator!.legs.filter((l) => l.leg !== 'owner-commit').every((l) => l.ratio !== null));
+  const md = renderMarkdown(m);
+  assert.match(md, /\| 1\. pgbench owner-commit: .*; began after a VACUUM and a CHECKPOINT\) \| [\d,]+ rows\/s \([\d,]+ transactions\/s\) \| — \|/);
+  assert.match(md, /\| 3\. pgbench rls-1row: .*; began WITHOUT a CHECKPOINT \(permission denied\)\)/);
 });
 
 test('a rig priced by its target: the cost line has its source and what else the bill holds (the plan, the worst case)', async () => {

@@ -1,5 +1,6 @@
 // The pgbench denominator on a real local rig: each leg verifies that the table gained exactly the rows
-// pgbench committed, in the fixtures' partition; a request for the other mode is refused before any
+// pgbench committed, in the fixtures' partition, and begins settled (a VACUUM and a CHECKPOINT the
+// statistics count: issue 31); a request for the other mode is refused before any
 // pgbench runs; the password never reaches pgbench's argv. Legs are kept short (2 s, 2 clients).
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
@@ -29,10 +30,39 @@ function recordingRunner(calls: Array<{ args: string[]; env: Record<string, stri
   return { ...inner, run: (args, env) => (calls.push({ args, env }), inner.run(args, env)) };
 }
 
-test('all four legs run, and each verifies exactly the rows pgbench committed in the fixtures\' partition', async () => {
+async function vacuumCount(): Promise<number> {
+  const c = new pg.Client({ connectionString: urls.ownerUrl });
+  await c.connect();
+  try {
+    return Number((await c.query<{ n: string }>("SELECT vacuum_count::text AS n FROM pg_stat_user_tables WHERE relname = 'usage_events'")).rows[0].n);
+  } finally {
+    await c.end();
+  }
+}
+
+test('all four legs run in order, each settled first (VACUUM + CHECKPOINT), and each verifies exactly the rows pgbench committed in the fixtures\' partition', async () => {
   const calls: Array<{ args: string[]; env: Record<string, string> }> = [];
-  const res = await denominator({ ownerUrl: urls.ownerUrl, appUrl: urls.appUrl, runner: recordingRunner(calls), clients: 2, seconds: 2, batch: 20 });
+  const vacuumsBefore = await vacuumCount();
+  const res = await denominator({ ownerUrl: urls.ownerUrl, appUrl: urls.appUrl, checkpointUrl: urls.superuserUrl, runner: recordingRunner(calls), clients: 2, seconds: 2, batch: 20 });
   assert.equal(res.livemode, false);
+  // Each leg began settled: a VACUUM of what the leg before wrote and a CHECKPOINT the statistics count.
+  assert.deepEqual(res.legs.map((l) => l.order), [1, 2, 3, 4]);
+  for (const l of res.legs) {
+    const ck = l.settledBefore.checkpoint;
+    assert.equal(l.settledBefore.vacuum_error, undefined, l.leg);
+    assert.equal(ck.error, undefined, `${l.leg}: ${ck.error}`);
+    assert.equal(ck.why, `before pgbench leg ${l.leg}`);
+    assert.ok(ck.requested_before !== null && ck.requested_after !== null && ck.requested_after > ck.requested_before, `${l.leg}: no checkpoint counted (${ck.requested_before} -> ${ck.requested_after})`);
+  }
+  // The legs after the first each began after a checkpoint that wrote what the leg before dirtied.
+  for (const l of res.legs.slice(1)) assert.ok((l.settledBefore.checkpoint.buffers_written ?? 0) > 0, `${l.leg}: its checkpoint wrote nothing`);
+  // the owner session publishes its VACUUM counts at most once a second (pgstat): read until they show
+  let vacuums = await vacuumCount();
+  for (let i = 0; i < 120 && vacuums < vacuumsBefore + 4; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    vacuums = await vacuumCount();
+  }
+  assert.ok(vacuums >= vacuumsBefore + 4, `4 VACUUMs of usage_events expected, the statistics count ${vacuums - vacuumsBefore}`);
   assert.deepEqual(
     res.legs.map((l) => [l.leg, l.role]),
     [

@@ -44,9 +44,9 @@ async function q<T extends pg.QueryResultRow>(sql: string, params: unknown[] = [
   }
 }
 
-test('seed COPYs exactly N rows into the fixtures\' partition, spread over 30 days and every customer, then settles', async () => {
+test('seed COPYs exactly N rows into the fixtures\' partition, spread over 30 days and every customer, then settles and ends with a CHECKPOINT', async () => {
   const progress: SeedProgress[] = [];
-  const res = await seed({ ownerUrl: urls.ownerUrl, rows: 30_000, onProgress: (p) => progress.push(p), progressEveryMs: 0, settle: { timeoutMs: 120_000, pollMs: 500 } });
+  const res = await seed({ ownerUrl: urls.ownerUrl, checkpointUrl: urls.superuserUrl, rows: 30_000, onProgress: (p) => progress.push(p), progressEveryMs: 0, settle: { timeoutMs: 120_000, pollMs: 500 } });
   assert.equal(res.rows, 30_000);
   assert.equal(res.verifiedRows, 30_000);
   assert.equal(res.livemode, true);
@@ -66,6 +66,12 @@ test('seed COPYs exactly N rows into the fixtures\' partition, spread over 30 da
   assert.ok(settles.length >= 2);
   assert.equal(settles.at(-1)!.settle!.idle, true);
   assert.equal(res.settle!.state.vacuuming, 0);
+  // Settling ended with a CHECKPOINT the statistics count, which wrote what the load and its vacuum dirtied.
+  const ck = res.checkpoint!;
+  assert.equal(ck.error, undefined, ck.error);
+  assert.equal(ck.why, 'after settle');
+  assert.ok(ck.requested_after! > ck.requested_before!, `checkpoints requested ${ck.requested_before} -> ${ck.requested_after}`);
+  assert.ok((ck.buffers_written ?? 0) > 0);
 });
 
 test('seed refuses a requested mode that is not the fixtures\' mode, and writes nothing', async () => {
@@ -175,6 +181,6 @@ test('the seed activity: a table that cannot settle is a SettleRefusal naming it
     await holder.end();
   }
   const again = await seedHistory({ ...input, settleTimeoutSeconds: 120 });
-  assert.match(again.summary, /^40000 rows \(tag seed-[0-9a-f]{10}\) in livemode=true; 40000 were already in from an earlier attempt, 0 copied; autovacuum settled after/);
+  assert.match(again.summary, /^40000 rows \(tag seed-[0-9a-f]{10}\) in livemode=true; 40000 were already in from an earlier attempt, 0 copied; autovacuum settled after [\d.]+ s; then a CHECKPOINT$/);
   assert.equal(await tagged(), 40_000);
 });

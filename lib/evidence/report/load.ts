@@ -29,6 +29,7 @@ import {
   CLOUD_OS_METRICS,
   CLOUD_RDS_METRICS,
   DB_SAMPLES,
+  WAL_BRACKET,
   DENOMINATOR_FILE,
   DISK_SAMPLES,
   HOST_SAMPLES,
@@ -59,6 +60,7 @@ import {
   CloudRdsSchema,
   DbSampleSchema,
   DenominatorSchema,
+  WalBracketSchema,
   DiskSampleSchema,
   HostSampleSchema,
   InterruptedSchema,
@@ -75,6 +77,7 @@ import {
   type CalibrationFile,
   type DbSampleRow,
   type DenominatorFile,
+  type WalBracketFile,
   type ServiceFile,
   type DiskSampleRow,
   type HostSampleRow,
@@ -118,6 +121,8 @@ export interface AttemptEvidence {
   postgresLogBytes: number | null;
   /** postgres.log's text (the markers tail attribution reads); null when not in the evidence. */
   postgresLog: string | null;
+  /** wal-bracket.json (the WAL at the load's edges); null when not in the evidence (repeats before issue 31). */
+  walBracket: WalBracketFile | null;
   /** disk-samples.jsonl (local target's per-second disk rows); null when not in the evidence. */
   disk: DiskSampleRow[] | null;
   /** The cloud's own evidence of the window (aws only); absent when the folder has none of its files. */
@@ -404,6 +409,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
       ...(appNodeHost ? { appNodeHost } : {}),
       postgresLogBytes: pg ? pg.size : null,
       postgresLog: pg ? fs.readFileSync(fileOf(at(POSTGRES_LOG)), 'utf8') : null,
+      walBracket: files.includes(WAL_BRACKET) ? take(readJson<WalBracketFile>(at(WAL_BRACKET), WalBracketSchema)) : null,
       disk,
       ...(cloud ? { cloud } : {}),
       analysis,

@@ -13,6 +13,7 @@ import type { TailClass } from '../../protocol/tail-attribution';
 import type { BaselineChoice, DenominatorLeg } from '../records';
 import type { AppNodeSummary } from './app-node';
 import type { DbSummary, HostSummary, OwnWork, Spread, WaitShare } from './db-summary';
+import type { WalBasis } from './wal-figure';
 import type { AttemptKind, VariantChange } from './load';
 
 /** The model's format tag: a reader of report.json knows what it holds. */
@@ -58,6 +59,8 @@ export interface RepeatModel {
   report: RunReport | null;
   checks: GateCheck[];
   db: DbSummary | null;
+  /** Where db.wal comes from: the readings at the load's edges, or (older evidence) the sampler rows. */
+  wal_basis?: WalBasis | null;
   host: HostSummary | null;
   /** The cloud's own figures of the window (aws only: lib/protocol/cloud-evidence.ts); absent on local repeats. */
   cloud?: CloudSummary;
@@ -102,6 +105,8 @@ export interface StopsModel {
   wal_records_per_event: FigureSummary | null;
   wal_fpi_per_event: FigureSummary | null;
   wal_mb_per_s: FigureSummary | null;
+  /** Repeats whose WAL figure is the first-to-last sampler row (recorded before the load bracket). */
+  wal_from_sampler_rows?: number;
   db_cpu_pct: Spread | null;
   host_cpu_pct: Spread | null;
   host_iowait_pct: Spread | null;

@@ -40,6 +40,7 @@ import type { CampaignSpec } from '../../protocol/spec';
 import { DEFAULT_PROBE_P99_MS } from '../../protocol/verdicts';
 import { FREEZE_SLOW_FRACTION, FREEZE_SLOW_US, FREEZE_WORST_US, WINDOW_FACTOR, WINDOW_MIN_BUCKETS } from '../../protocol/detectors';
 import { dbCpu, ownWorkOver, summarizeDb, summarizeHost, topWaits, type Spread } from './db-summary';
+import { walFromBracket, type WalBasis } from './wal-figure';
 import type { AttemptEvidence, Evidence } from './load';
 import { notShown } from './not-shown';
 import { summarizeAppNode } from './app-node';
@@ -183,6 +184,20 @@ function seriesOf(report: RunReport, a: AttemptEvidence): RepeatSeries | null {
 
 /** One attempt, re-derived and judged. */
 export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | null } | null, spec: CampaignSpec): RepeatModel {
+  // WAL per event is divided by the rows the database holds for the run (else the events acknowledged).
+  const events = a.reconcile?.rows_written ?? a.analysis?.ingest.events_claimed ?? null;
+  const db = a.db && a.db.length ? summarizeDb(a.db, a.load?.started_at ?? null, events) : null;
+  // The readings that bracket the load, where the repeat has them; else the sampler rows, marked.
+  let walBasis: WalBasis | null = db?.wal ? 'sampler rows' : null;
+  const problems = [...a.problems];
+  if (db && a.walBracket) {
+    const fromBracket = walFromBracket(a.walBracket, events);
+    if (fromBracket.wal) {
+      db.wal = fromBracket.wal;
+      db.wal_problem = null;
+      walBasis = 'load bracket';
+    } else if (db.wal) problems.push(`wal-bracket.json: ${fromBracket.problem}; WAL per event from the sampler rows instead`);
+  }
   const base = {
     id: `${a.config} r${a.repeat}-a${a.attempt}`,
     config: a.config,
@@ -192,13 +207,11 @@ export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | nul
     dir: a.dir,
     files: a.files,
     started_at: a.load?.started_at ?? null,
-    problems: a.problems,
+    problems,
+    wal_basis: walBasis,
     ...cloudOf(a),
     ...(a.appNodeHost ? { app_node: a.load?.ended_at ? summarizeAppNode(a.appNodeHost, a.load.started_at, a.load.ended_at) : null } : {}),
   };
-  // WAL per event is divided by the rows the database holds for the run (else the events acknowledged).
-  const events = a.reconcile?.rows_written ?? a.analysis?.ingest.events_claimed ?? null;
-  const db = a.db && a.db.length ? summarizeDb(a.db, a.load?.started_at ?? null, events) : null;
   const host = a.host && a.host.length ? summarizeHost(a.host) : null;
   if (a.interrupted !== null) {
     return { ...base, status: 'interrupted', reasons: [a.interrupted], gate_reasons: [], report: null, checks: [], db, host, series: null };
@@ -396,6 +409,7 @@ function buildStops(basis: RepeatModel[], kind: 'passing' | 'failed'): StopsMode
     wal_records_per_event: figure(withDb.map((r) => r.db!.wal?.records_per_event)),
     wal_fpi_per_event: figure(withDb.map((r) => r.db!.wal?.fpi_per_event)),
     wal_mb_per_s: figure(withDb.map((r) => (r.db!.wal?.bytes_per_s == null ? null : r3(r.db!.wal.bytes_per_s / 1e6)))),
+    wal_from_sampler_rows: withDb.filter((r) => r.db!.wal && r.wal_basis !== 'load bracket').length,
     db_cpu_pct: spreadOf(dbCpus),
     host_cpu_pct: spreadOf(hostCpus),
     host_iowait_pct: spreadOf(hostIo),
@@ -438,8 +452,10 @@ function buildDenominator(ev: Evidence, ceiling: CeilingModel | null): Denominat
   const legs = (ev.denominator?.legs ?? []).map((l) => ({
     ...l,
     description: l.description ?? l.leg,
-    // Only a leg of the ceiling's own row shape (rows per transaction = its batch) is its denominator.
-    ratio: l.rows_verified && evps !== null && l.rows_per_s > 0 && l.batch === ceiling?.batch ? Math.round((evps / l.rows_per_s) * 1000) / 1000 : null,
+    // A ratio only between figures of one unit: the ceiling's events/s over a leg's rows/s, for a leg of
+    // the ceiling's own row shape (rows per transaction = its batch); never over the commit leg, whose
+    // figure is commits/s.
+    ratio: l.rows_verified && evps !== null && l.rows_per_s > 0 && l.batch === ceiling?.batch && l.leg !== 'owner-commit' ? Math.round((evps / l.rows_per_s) * 1000) / 1000 : null,
   }));
   return { legs, ceiling_evps: evps };
 }
@@ -591,10 +607,11 @@ function headline(configs: ConfigurationModel[], ceiling: CeilingModel | null, d
     }
   }
   if (ceiling?.status === 'measured' && ceiling.report) {
-    const legs = denominator?.legs.filter((l) => l.ratio !== null) ?? [];
+    // At a glance, one ratio of one unit: events/s over the multi-row leg's rows/s (the table has the rest).
+    const legs = denominator?.legs.filter((l) => l.ratio !== null && l.leg === 'owner-multirow') ?? [];
     out.push(
       `Closed-loop ceiling (a ceiling, not a service level): ${fmtN(Math.round(ceiling.report.delivered_rate))} ev/s at batch ${ceiling.batch}${
-        legs.length ? `; ${legs.map((l) => `${Math.round((l.ratio ?? 0) * 100)} % of pgbench ${l.leg}`).join(', ')}` : ''
+        legs.length ? `; ${legs.map((l) => `${Math.round((l.ratio ?? 0) * 100)} % of pgbench ${l.leg}'s rows/s`).join(', ')}` : ''
       }.`,
     );
   }

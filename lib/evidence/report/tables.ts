@@ -3,6 +3,7 @@
 //
 // Number formatting is written out here rather than left to toLocaleString: the output must be the
 // same bytes on every machine, whatever its locale or ICU build.
+import { SAMPLER_ROWS_NOTE } from './wal-figure';
 import type { FigureSummary } from '../../protocol/reporting';
 import { shareText, type Spread, type WaitShare } from './db-summary';
 import type { RunReport } from '../../protocol/run-report';
@@ -175,7 +176,7 @@ export function kneeWaitsTable(l: LadderModel): Table | null {
 /** The closed-loop ceiling beside the database's own floor. */
 export function ceilingTable(m: ReportModel): Table | null {
   if (!m.ceiling && !m.denominator) return null;
-  const header = ['what', 'figure', 'ceiling as a share of it'];
+  const header = ['what (pgbench legs in the order they ran)', 'figure', "ceiling's events/s as a share of its rows/s"];
   const rows: Row[] = [];
   const c = m.ceiling;
   if (c) {
@@ -193,8 +194,12 @@ export function ceilingTable(m: ReportModel): Table | null {
   const d = m.denominator;
   if (d) {
     if (!d.legs.length) rows.push({ cells: ["the database's own floor (pgbench)", 'not measured: no denominator/legs.json', DASH], cls: 'not-run' });
-    for (const l of d.legs) {
-      const what = `pgbench ${l.leg}: ${l.description} (${l.clients} clients, ${l.batch} row${l.batch === 1 ? '' : 's'}/transaction)`;
+    for (const [i, l] of d.legs.entries()) {
+      // The order the legs ran in, and whether each began settled (VACUUM + CHECKPOINT; files written
+      // before issue 31 began after none, in the file's order).
+      const s = l.settled_before;
+      const start = !s ? 'began after no VACUUM or CHECKPOINT' : s.checkpoint.error || s.vacuum_error ? `began WITHOUT ${s.vacuum_error ? 'a VACUUM' : 'a CHECKPOINT'} (${s.vacuum_error ?? s.checkpoint.error})` : 'began after a VACUUM and a CHECKPOINT';
+      const what = `${l.order ?? i + 1}. pgbench ${l.leg}: ${l.description} (${l.clients} clients, ${l.batch} row${l.batch === 1 ? '' : 's'}/transaction; ${start})`;
       // One row per transaction: its transactions/s are the database's commits/s (the protocol's "one-row commits/s").
       const rate = l.batch === 1 ? `${num(l.tps, 0)} one-row commits/s` : `${num(l.rows_per_s, 0)} rows/s (${num(l.tps, 0)} transactions/s)`;
       const fig = `${rate}${l.rows_verified ? '' : ', rows NOT verified'}`;
@@ -249,8 +254,12 @@ export function stopsTable(m: ReportModel): Table {
     if (s.basis === 'none') return { cells: [c.name, 'no finished repeat', DASH, DASH, DASH, DASH, DASH, ...(appNode ? [DASH] : [])] };
     const basis = `${s.repeats} ${s.basis} repeat${s.repeats === 1 ? '' : 's'}`;
     const waits = s.db_sampled ? requestWaitsText(s.top_waits, s.request_samples, s.snapshots) : 'not sampled';
+    // Repeats recorded before the load bracket keep the sampler-row window's figure, and say so.
+    const older = s.wal_from_sampler_rows ?? 0;
     const wal = s.db_sampled && s.wal_bytes_per_event
-      ? `${medianRange(s.wal_bytes_per_event, 'B', 0)}, ${medianRange(s.wal_records_per_event, 'records', 1)}, ${medianRange(s.wal_fpi_per_event, 'FPI', 2)}`
+      ? `${medianRange(s.wal_bytes_per_event, 'B', 0)}, ${medianRange(s.wal_records_per_event, 'records', 1)}, ${medianRange(s.wal_fpi_per_event, 'FPI', 2)}${
+          older ? ` (${older} of ${s.wal_bytes_per_event.n} from the ${SAMPLER_ROWS_NOTE})` : ''
+        }`
       : 'not sampled';
     return {
       cells: [
