@@ -66,6 +66,10 @@ test('a local campaign in RDS-fidelity mode, its prepare killed and retried once
   // and the second run of the roles as the non-superuser admin was not refused.
   const log = fs.readFileSync(path.join(result.resultsDir, 'rig-logs', 'postgres.log'), 'utf8');
   assert.doesNotMatch(log, /no pg_hba\.conf entry/);
-  assert.doesNotMatch(log, /must be superuser|permission denied to alter role/i);
+  // The one superuser-only statement the rig sends on purpose is CHECKPOINT (settle, pgbench legs): a
+  // non-superuser without pg_checkpoint is refused, and the rig records that beside the figure instead
+  // of failing (test/targets/settle.test.ts). Every other refusal would be the rig overstepping.
+  const refusals = log.split('\n').filter((l) => /must be superuser|permission denied to alter role/i.test(l) && !/to do CHECKPOINT/.test(l));
+  assert.deepEqual(refusals, []);
   await env.assertClean();
 });
