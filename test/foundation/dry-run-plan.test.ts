@@ -29,7 +29,7 @@ test('the rehearsal: every step from calibration to the report, totals their sum
   const lines = dryRunLines('r-1', example('rehearsal'), now);
   const block = lines.slice(lines.findIndex((l) => l.startsWith('steps (')), lines.findIndex((l) => l.startsWith('  total')) + 1).join('\n');
   assert.ok(readme.includes(block), `README shows the dry run's steps as it prints them:\n${block}`);
-  assert.deepEqual(p.configurations.map((c) => [c.name, c.requestsPerRepeat, c.gates[0]]), [['single', 6000, 'p99 <= 50 ms'], ['batched', 3000, 'p99 <= 100 ms']]);
+  assert.deepEqual(p.configurations.map((c) => [c.name, c.requestsPerRepeat, c.gates[0]]), [['single', 10800, 'p99 <= 50 ms'], ['batched', 10800, 'p99 <= 100 ms']]);
   assert.equal(p.order.length, 6);
   assert.match(p.build.measured, /^the reference service/);
   assert.equal(p.cost.campaign, null, "the campaign's cost: the AWS cost computation's place");

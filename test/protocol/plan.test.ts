@@ -12,11 +12,11 @@ const rehearsal = parseCampaignSpec(PROFILES.rehearsal);
 const full = parseCampaignSpec(PROFILES.full);
 
 test('measuring time left: warm-ups, repeats, cool-downs between them, the ceiling and the four denominator legs', () => {
-  // rehearsal: 2 configurations x 3 x 30 s, 5-s cool-downs between the 6 repeats, a 10-s warm-up
+  // rehearsal: 2 configurations x 3 x 45 s, 5-s cool-downs between the 6 repeats, a 10-s warm-up
   // and its cool-down per configuration, a 20-s ceiling, 4 x 20-s denominator legs
-  assert.equal(measuringSecondsLeft(rehearsal, 0), 6 * 30 + 5 * 5 + 2 * (10 + 5) + 20 + 4 * 20);
+  assert.equal(measuringSecondsLeft(rehearsal, 0), 6 * 45 + 5 * 5 + 2 * (10 + 5) + 20 + 4 * 20);
   // after the first configuration: its warm-up is behind, the second's is not
-  assert.equal(measuringSecondsLeft(rehearsal, 3), 3 * 30 + 2 * 5 + (10 + 5) + 20 + 80);
+  assert.equal(measuringSecondsLeft(rehearsal, 3), 3 * 45 + 2 * 5 + (10 + 5) + 20 + 80);
   assert.equal(measuringSecondsLeft(rehearsal, 6), 20 + 80);
 });
 
@@ -41,10 +41,10 @@ test('a watchdog shorter than the plan plus its margin is refused, naming both; 
   const short = parseCampaignSpec({ ...PROFILES.rehearsal, watchdogMinutes: need.minutes - 1 });
   assert.equal(
     watchdogProblem(short),
-    `watchdogMinutes: ${need.minutes - 1} is shorter than the plan from provisioning on (${need.planMinutes} min: provision 5, bring-up 2, seed 2.3, measuring 5.6, teardown 5, report 1) plus its margin (15 min) = ${need.minutes} min; the watchdog would tear the rig down mid-series. Set watchdogMinutes to at least ${need.minutes}`,
+    `watchdogMinutes: ${need.minutes - 1} is shorter than the plan from provisioning on (${need.planMinutes} min: provision 5, bring-up 2, seed 2.3, measuring 7.1, teardown 5, report 1) plus its margin (15 min) = ${need.minutes} min; the watchdog would tear the rig down mid-series. Set watchdogMinutes to at least ${need.minutes}`,
   );
   assert.equal(watchdogProblem(parseCampaignSpec({ ...PROFILES.rehearsal, watchdogMinutes: need.minutes })), null, 'exactly the need holds');
-  assert.match(watchdogLine(rehearsal), /^watchdog 60 min; plan 20\.9 min \(provision 5, .*\) \+ margin 15 min = 36 min$/);
+  assert.match(watchdogLine(rehearsal), /^watchdog 60 min; plan 22\.4 min \(provision 5, .*\) \+ margin 15 min = 38 min$/);
 });
 
 test('a configuration whose repeats cannot reach the gate\'s sample count is warned about before anything runs', () => {
@@ -56,15 +56,17 @@ test('a configuration whose repeats cannot reach the gate\'s sample count is war
 });
 
 test('a configuration whose thirds cannot decide drift at its limit is warned about, naming the repeat length that would', () => {
-  // the rehearsal: thirds of 2,000 (single, 200 requests/s) and 1,000 (batched, 100 requests/s); a
-  // steady p99 is told from x1.5 under the reference tail from 3,373 samples a third (drift.ts)
-  const rehearsal = parseCampaignSpec(PROFILES.rehearsal);
-  assert.deepEqual(driftWarnings(rehearsal), [
+  // the rehearsal as it was before drift had an interval: 30-s repeats with thirds of 2,000 (single,
+  // 200 requests/s) and 1,000 (batched, 100 requests/s); a steady p99 is told from x1.5 under the
+  // reference tail from 3,373 samples a third (drift.ts). Today's rehearsal was sized by this warning.
+  const before = { ...PROFILES.rehearsal.sustained!, repeatSeconds: 30, configurations: [{ name: 'single', eventsPerSecond: 200, batch: 1, p99LimitMs: 50 }, { name: 'batched', eventsPerSecond: 1000, batch: 10, p99LimitMs: 100 }] };
+  assert.deepEqual(driftWarnings(parseCampaignSpec(PROFILES.rehearsal)), []);
+  assert.deepEqual(driftWarnings(parseCampaignSpec({ ...PROFILES.rehearsal, sustained: before })), [
     'WARNING configuration single: thirds of 2000 samples (200 requests/s for 10 s of a 30-s repeat) cannot tell a steady p99 (drift x1) from the drift limit x1.5 at 95 %: a third needs about 3373 samples (with a tail of index 2, p99.9 = 3.2 x p99), so a repeat that does not drift will likely read NOT JUDGED on drift; set sustained.repeatSeconds >= 51',
     'WARNING configuration batched: thirds of 1000 samples (100 requests/s for 10 s of a 30-s repeat) cannot tell a steady p99 (drift x1) from the drift limit x1.5 at 95 %: a third needs about 3373 samples (with a tail of index 2, p99.9 = 3.2 x p99), so a repeat that does not drift will likely read NOT JUDGED on drift; set sustained.repeatSeconds >= 102',
   ]);
   // the length it names is enough: no warning at it, one a third-second shorter
-  const at = (repeatSeconds: number, driftLimit = 1.5) => driftWarnings(parseCampaignSpec({ ...PROFILES.rehearsal, sustained: { ...PROFILES.rehearsal.sustained!, repeatSeconds, driftLimit } }));
+  const at = (repeatSeconds: number, driftLimit = 1.5) => driftWarnings(parseCampaignSpec({ ...PROFILES.rehearsal, sustained: { ...before, repeatSeconds, driftLimit } }));
   assert.deepEqual(at(102), []);
   assert.equal(at(99).length, 1);
   // a looser limit needs fewer samples; the protocol's 10 minutes are plenty

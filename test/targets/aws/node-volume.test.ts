@@ -11,10 +11,20 @@ import { parseCampaignSpec, PROFILES } from '../../../lib/protocol/spec';
 import { nodeRootVolumeGb, ROOT_VOLUME_BASE_GB, ROOT_VOLUME_MIN_GB } from '../../../lib/targets/aws/node-volume';
 
 test('planned requests: every repeat and each warm-up at its configuration\'s request rate, the ceiling at its bound', () => {
-  // The rehearsal's two configurations (single 200 ev/s at batch 1, batched 1,000 at batch 10), 3 x 30 s.
+  // Two configurations (single 200 ev/s at batch 1, batched 1,000 at batch 10), 3 x 30 s.
   const spec = parseCampaignSpec({
     ...PROFILES.rehearsal,
-    sustained: { ...PROFILES.rehearsal.sustained!, repeats: 3, repeatSeconds: 30, warmupSeconds: 10, cooldownSeconds: 5 },
+    sustained: {
+      ...PROFILES.rehearsal.sustained!,
+      repeats: 3,
+      repeatSeconds: 30,
+      warmupSeconds: 10,
+      cooldownSeconds: 5,
+      configurations: [
+        { name: 'single', eventsPerSecond: 200, batch: 1, p99LimitMs: 50 },
+        { name: 'batched', eventsPerSecond: 1000, batch: 10, p99LimitMs: 100 },
+      ],
+    },
     ceiling: { workers: 2, batch: 500, seconds: 10 },
   });
   // single: 200 req/s x (3 x 30 s + a 10-s warm-up); batched: 100 req/s x (90 + 10); ceiling: 2 x 10 s x 2,000.
