@@ -166,6 +166,8 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
     assert.ok(r.app_node && r.app_node.rows >= 1, `${r.id} has the app node's host samples of its window: ${JSON.stringify(r.app_node)}`);
   }
   assert.match(page, /app node CPU busy/);
+  // The nodes' AMI, from the SSM public parameter (moto's al2023-ami-kernel-default-arm64), by id and name on the page's hardware row.
+  assert.match(page, /node AMI ami-065b1b834d2a83a7a \(al2023-ami-2023\.[^)]*-kernel-[^)]*-arm64\)/);
   // The cost is the rig's as the price table gives it (the spec's hardware block names no price), with its source and what it covers.
   assert.match(page, /\$1\.30\/hour \(prices: AWS on-demand price pages .*as of \d{4}-\d{2}-\d{2}/);
   assert.match(page, /it covers the RDS instance, its gp3 storage, the app node and the load node, their public IPv4 addresses and root volumes, and Enhanced Monitoring's log ingestion/);
