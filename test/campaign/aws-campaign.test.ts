@@ -116,7 +116,7 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
   // launched; the database step waited for RDS and says what it became.
   assert.match(result.steps.find((s) => s.step === 'provision')!.summary, /; made and launched, the database waited for apart$/);
   const provision = result.steps.find((s) => s.step === 'database')!;
-  assert.match(provision.summary, /RDS db\.m7g\.2xlarge PostgreSQL 16\.9 .* us-east-1a; RDS set up for measuring: backups off \(retention 0\), auto minor version upgrade off, deletion protection off, /);
+  assert.match(provision.summary, /RDS db\.m7g\.2xlarge PostgreSQL 16\.9 .* us-east-1a; node AMI ami-065b1b834d2a83a7a \(al2023-ami-2023\.[^)]*-arm64\); RDS CA bundle .*; RDS set up for measuring: backups off \(retention 0\), auto minor version upgrade off, deletion protection off, /);
   assert.match(provision.summary, /rig-aws-whole-[0-9a-f]{8}\.aaaaaaaaaa\.us-east-1\.rds\.amazonaws\.com:5432\/hardcount/);
   const teardown = result.steps.find((s) => s.step === 'teardown')!;
   assert.match(teardown.summary, /the nodes' evidence: [1-9]\d* file\(s\) brought here/, teardown.summary);
