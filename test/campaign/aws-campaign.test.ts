@@ -116,7 +116,7 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
   // launched; the database step waited for RDS and says what it became.
   assert.match(result.steps.find((s) => s.step === 'provision')!.summary, /; made and launched, the database waited for apart$/);
   const provision = result.steps.find((s) => s.step === 'database')!;
-  assert.match(provision.summary, /RDS db\.m7g\.2xlarge PostgreSQL 16\.9 .* us-east-1a; RDS CA bundle .* sha256 [0-9a-f]{64}; RDS set up for measuring: backups off \(retention 0\), auto minor version upgrade off, deletion protection off, /);
+  assert.match(provision.summary, /RDS db\.m7g\.2xlarge PostgreSQL 16\.9 .* us-east-1a; node AMI ami-065b1b834d2a83a7a \(al2023-ami-2023\.[^)]*-arm64\); RDS CA bundle .* sha256 [0-9a-f]{64}; RDS set up for measuring: backups off \(retention 0\), auto minor version upgrade off, deletion protection off, /);
   assert.match(provision.summary, /rig-aws-whole-[0-9a-f]{8}\.aaaaaaaaaa\.us-east-1\.rds\.amazonaws\.com:5432\/hardcount/);
   const teardown = result.steps.find((s) => s.step === 'teardown')!;
   assert.match(teardown.summary, /the nodes' evidence: [1-9]\d* file\(s\) brought here/, teardown.summary);
@@ -166,6 +166,8 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
     assert.ok(r.app_node && r.app_node.rows >= 1, `${r.id} has the app node's host samples of its window: ${JSON.stringify(r.app_node)}`);
   }
   assert.match(page, /app node CPU busy/);
+  // The nodes' AMI, from the SSM public parameter (moto's al2023-ami-kernel-default-arm64), by id and name on the page's hardware row.
+  assert.match(page, /node AMI ami-065b1b834d2a83a7a \(al2023-ami-2023\.[^)]*-kernel-[^)]*-arm64\)/);
   // The cost is the rig's as the price table gives it (the spec's hardware block names no price), with its source and what it covers.
   assert.match(page, /\$1\.30\/hour \(prices: AWS on-demand price pages .*as of \d{4}-\d{2}-\d{2}/);
   assert.match(page, /it covers the RDS instance, its gp3 storage, the app node and the load node, their public IPv4 addresses and root volumes, and Enhanced Monitoring's log ingestion/);

@@ -12,6 +12,7 @@ import { RDSClient } from '@aws-sdk/client-rds';
 import { ResourceGroupsTaggingAPIClient } from '@aws-sdk/client-resource-groups-tagging-api';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { attachReplay, replayDir } from './replay';
 import { serviceQuotaReader, type ServiceQuotaFn } from './service-quotas';
 
@@ -23,6 +24,8 @@ export interface AwsClients {
   s3: S3Client;
   iam: IAMClient;
   secrets: SecretsManagerClient;
+  /** SSM: only the public parameter that names the nodes' AMI (node-image.ts). */
+  ssm: SSMClient;
   /** The Resource Groups Tagging API: the reaper's first look across services (reap.ts). */
   tagging: ResourceGroupsTaggingAPIClient;
   /** Service Quotas' read (service-quotas.ts): the one seam preflight's vCPU check goes through. */
@@ -48,11 +51,12 @@ export function awsClients(region: string, env: NodeJS.ProcessEnv = process.env,
   const s3 = new S3Client({ ...config, ...(endpoint ? { forcePathStyle: true } : {}) });
   const iam = new IAMClient(config);
   const secrets = new SecretsManagerClient(config);
+  const ssm = new SSMClient(config);
   const tagging = new ResourceGroupsTaggingAPIClient(config);
   const quotas = serviceQuotaReader(region, config, env);
   // Test-only: answers the emulator cannot give (replay.ts; refused without RIG_AWS_ENDPOINT).
   const replay = replayDir(env);
-  if (replay) for (const client of [ec2, rds, s3, iam, secrets, tagging]) attachReplay(client, replay);
+  if (replay) for (const client of [ec2, rds, s3, iam, secrets, ssm, tagging]) attachReplay(client, replay);
   return {
     region,
     endpoint,
@@ -61,10 +65,11 @@ export function awsClients(region: string, env: NodeJS.ProcessEnv = process.env,
     s3,
     iam,
     secrets,
+    ssm,
     tagging,
     serviceQuota: quotas.read,
     destroy() {
-      for (const client of [ec2, rds, s3, iam, secrets, tagging]) client.destroy();
+      for (const client of [ec2, rds, s3, iam, secrets, ssm, tagging]) client.destroy();
       quotas.destroy();
     },
   };

@@ -10,7 +10,6 @@
 // that install the project and start their workers (bootstrap.ts, user-data.ts).
 import {
   CreateSecurityGroupCommand,
-  DescribeImagesCommand,
   DescribeVpcsCommand,
   RunInstancesCommand,
 } from '@aws-sdk/client-ec2';
@@ -39,6 +38,7 @@ import { campaignImages } from '../../protocol/service-spec';
 import { architectureOf } from './instance-architecture';
 import type { RegistryOptions } from './image-platforms';
 import { nodeRootVolumeGb } from './node-volume';
+import { nodeImages, nodeImagesLine } from './node-image';
 
 export { MONITORING_INTERVAL_S };
 import { DB_NAME } from './data-plane';
@@ -66,15 +66,6 @@ export function rdsSettingsLine(db: { BackupRetentionPeriod?: number; AutoMinorV
     `backup window ${db.PreferredBackupWindow ?? 'not reported'} and maintenance window ${db.PreferredMaintenanceWindow ?? 'not reported'} UTC (placed after the plan)`,
     'deleted with no final snapshot and its automated backups',
   ].join(', ');
-}
-
-async function latestAmazonLinux(c: AwsClients, arch: string): Promise<{ imageId: string; rootDevice: string }> {
-  const r = await c.ec2.send(
-    new DescribeImagesCommand({ Owners: ['amazon'], Filters: [{ Name: 'name', Values: ['al2023-ami-2023*'] }, { Name: 'architecture', Values: [arch] }, { Name: 'state', Values: ['available'] }] }),
-  );
-  const best = (r.Images ?? []).filter((i) => i.ImageId).sort((a, b) => `${b.CreationDate}${b.Name}`.localeCompare(`${a.CreationDate}${a.Name}`))[0];
-  if (!best?.ImageId) throw new Error(`no Amazon Linux 2023 ${arch} image in ${c.region} (DescribeImages owner amazon, name al2023-ami-2023*)`);
-  return { imageId: best.ImageId, rootDevice: best.RootDeviceName ?? '/dev/xvda' };
 }
 
 /** `pkg`: the package the nodes run, for tests that give one; by default the project is packed (package.ts). */
@@ -224,6 +215,33 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
   const stamp = (id: string, created: boolean) => stampExpiry(c.ec2, id, { expiresAt, ...(created ? { createdAt: now.toISOString() } : {}) }, onProgress);
   // The nodes' workers poll as this worker's build: the campaign is pinned to it (lib/temporal/deployment.ts).
   const { buildId } = await resolveBuildId();
+  // The nodes' AMI: the recorded one when an earlier attempt resolved it, so every launch attempt sends
+  // the same ImageId (node-image.ts); else the SSM public parameter's, now, kept by the record below
+  // before the first launch.
+  const { images: amis } = await nodeImages(c, [architectureOf(aws.app.instanceType), architectureOf(aws.load.instanceType)], readAwsRecord(campaignId)?.nodeImages);
+  // Written before the launches (it holds the AMI they use): everything but what only an available
+  // instance tells (its endpoint, its version, its set-up), which databaseReady() adds, here or in its
+  // own activity (awaitRigDatabase).
+  const cost = rigCost(aws);
+  // Everything billed per hour (the IPv4 addresses, root volumes and Enhanced Monitoring too), and over the plan and the watchdog's deadline.
+  const billed = campaignCost({ aws, planMinutes: planMinutes ?? lifetimeMinutes, ...(expectedMinutes !== undefined ? { expectedMinutes } : {}), watchdogMinutes: lifetimeMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb });
+  writeAwsRecord({
+    campaignId,
+    region: aws.region,
+    zone: aws.zone,
+    createdAt: now.toISOString(),
+    resources: {},
+    dbEndpoint: '',
+    appAddress: '',
+    loadAddress: '',
+    hardwareLine: `${hardwareLineOf(aws, pre.engine.version)}; ${nodeImagesLine(amis)}; ${caBundleLine()}`,
+    costPerHour: billed.perHour,
+    priceSource: cost.source,
+    costLines: billed.lines,
+    parameters: Object.fromEntries(parameters.map((p) => [p.name, p.value])),
+    bootstrap: boot,
+    nodeImages: amis,
+  });
   const node = async (kind: 'app-node' | 'load-node', name: string, instanceType: string, clientToken: string): Promise<string> => {
     const found = have(kind);
     if (found) {
@@ -233,7 +251,7 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
     }
     onProgress(`launching ${kind} ${name} (${instanceType}) in ${aws.zone}`);
     const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { docker, lifetimeMinutes, buildId }));
-    const { imageId, rootDevice } = await latestAmazonLinux(c, architectureOf(instanceType));
+    const { imageId, rootDevice } = amis[architectureOf(instanceType)]!;
     // Retried while IAM has not spread the profile, and while EC2 does not know the nodes' group yet
     // (the same ClientToken each time: one instance).
     const r = await whileIamPropagates(`launching ${kind} ${name}`, () => eventually(`launching ${kind} ${name}`, () => c.ec2.send(
@@ -266,27 +284,6 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
   await node('app-node', n.appNode, aws.app.instanceType, n.appClientToken);
   await node('load-node', n.loadNode, aws.load.instanceType, n.loadClientToken);
 
-  // Everything but what only an available instance tells (its endpoint, its version, its set-up):
-  // databaseReady() adds those, here or in its own activity (awaitRigDatabase).
-  const cost = rigCost(aws);
-  // Everything billed per hour (the IPv4 addresses, root volumes and Enhanced Monitoring too), and over the plan and the watchdog's deadline.
-  const billed = campaignCost({ aws, planMinutes: planMinutes ?? lifetimeMinutes, ...(expectedMinutes !== undefined ? { expectedMinutes } : {}), watchdogMinutes: lifetimeMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb });
-  writeAwsRecord({
-    campaignId,
-    region: aws.region,
-    zone: aws.zone,
-    createdAt: now.toISOString(),
-    resources: {},
-    dbEndpoint: '',
-    appAddress: '',
-    loadAddress: '',
-    hardwareLine: `${hardwareLineOf(aws, pre.engine.version)}; ${caBundleLine()}`,
-    costPerHour: billed.perHour,
-    priceSource: cost.source,
-    costLines: billed.lines,
-    parameters: Object.fromEntries(parameters.map((p) => [p.name, p.value])),
-    bootstrap: boot,
-  });
   if (!waitForDatabase) {
     onProgress(`launched; RDS instance ${n.dbInstance} is waited for apart (awaitRigDatabase), the nodes boot meanwhile`);
     return { ...awsConnection(campaignId, '', '', POSTGRES_PORT), reused };

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { stateDir } from '../../tools/paths';
 import type { NodeBootstrap } from './bootstrap';
 import type { RigResourceKind } from './names';
+import type { NodeArchitecture, NodeImage } from './node-image';
 
 export interface AwsRigRecord {
   campaignId: string;
@@ -28,6 +29,8 @@ export interface AwsRigRecord {
   parameters: Record<string, string>;
   /** What the nodes were given: bucket, package keys, Temporal secret ARN, instance profile, queues. */
   bootstrap?: NodeBootstrap;
+  /** The nodes' AMI per architecture, resolved once per campaign (node-image.ts): every later launch attempt reuses it. */
+  nodeImages?: Partial<Record<NodeArchitecture, NodeImage>>;
 }
 
 export function awsRecordFile(campaignId: string): string {

@@ -9,12 +9,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { DescribeImagesCommand, DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { DescribeDBParametersCommand } from '@aws-sdk/client-rds';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { awsClients } from '../../../lib/targets/aws/clients';
-import { rigNames } from '../../../lib/targets/aws/names';
+import { CAMPAIGN_TAG, rigNames } from '../../../lib/targets/aws/names';
+import { al2023Parameter } from '../../../lib/targets/aws/node-image';
 import { provisionAws } from '../../../lib/targets/aws/provision';
-import { readAwsRecord } from '../../../lib/targets/aws/record';
+import { readAwsRecord, writeAwsRecord, type AwsRigRecord } from '../../../lib/targets/aws/record';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
 import { targetFor } from '../../../lib/targets/registry';
 import { freePort } from '../../../lib/tools/free-port';
@@ -40,6 +42,20 @@ async function userParameters(campaignId: string): Promise<string[]> {
   }
 }
 
+/** What moto 5.2.5's SSM public parameter al2023-ami-kernel-default-arm64 names (its DescribeImages knows it). */
+const SSM_ARM64_AMI = 'ami-065b1b834d2a83a7a';
+
+/** The ImageId each of the campaign's instances was launched with, sorted. */
+async function launchedImages(campaignId: string): Promise<string[]> {
+  const c = awsClients(aws.region);
+  try {
+    const r = await c.ec2.send(new DescribeInstancesCommand({ Filters: [{ Name: `tag:${CAMPAIGN_TAG}`, Values: [campaignId] }] }));
+    return (r.Reservations ?? []).flatMap((x) => x.Instances ?? []).map((i) => i.ImageId!).sort();
+  } finally {
+    c.destroy();
+  }
+}
+
 async function resources() {
   return (await env.rigResources(CAMPAIGN)).sort();
 }
@@ -58,6 +74,12 @@ test('provision -> rig check dirty (exit 1) -> provision again makes nothing new
   assert.doesNotMatch(JSON.stringify(first), /password/i);
   const made = await resources();
   assert.deepEqual(made.map((r) => r.split(' ')[0]), MADE_KINDS);
+  // The AMI is the SSM public parameter's (node-image.ts), kept in the record, named on the hardware line.
+  const rec = readAwsRecord(CAMPAIGN)!;
+  assert.equal(rec.nodeImages?.arm64?.imageId, SSM_ARM64_AMI);
+  assert.equal(rec.nodeImages?.arm64?.parameter, al2023Parameter('arm64'));
+  assert.match(rec.hardwareLine, new RegExp(`; node AMI ${SSM_ARM64_AMI} \\(al2023-ami-2023\\.[^)]*-kernel-[^)]*-arm64\\); `));
+  assert.deepEqual(await launchedImages(CAMPAIGN), [SSM_ARM64_AMI, SSM_ARM64_AMI]);
 
   const dirty = await rig(['check', '--target', 'aws'], cliEnv());
   assert.equal(dirty.code, 1, dirty.stdout + dirty.stderr);
@@ -107,7 +129,16 @@ test('an endpoint that does not answer: COULD NOT LOOK (exit 69); no region: COU
 
 test('provision with the database waited for apart: it returns once made and launched; awaitDatabase completes the record with the endpoint and the version', async () => {
   const id = 'aws-moto-apart';
+  // An earlier attempt resolved the AMI and recorded it, then died before its launches; since then the
+  // SSM parameter names another image (moto's cannot be changed: PutParameter on /aws/service is
+  // refused, so the recorded image is one the parameter does not name). The retried launch uses the
+  // recorded one: the record, not the parameter, decides once it has an AMI.
+  const older = await env.withClients(async (c) => (await c.ec2.send(new DescribeImagesCommand({ Owners: ['amazon'], Filters: [{ Name: 'architecture', Values: ['arm64'] }] }))).Images!.find((i) => i.ImageId !== SSM_ARM64_AMI && i.RootDeviceName)!);
+  const recorded = { imageId: older.ImageId!, name: older.Name!, rootDevice: older.RootDeviceName!, parameter: al2023Parameter('arm64') };
+  writeAwsRecord({ campaignId: id, region: aws.region, zone: aws.zone, nodeImages: { arm64: recorded } } as AwsRigRecord);
   const made = await provisionAws(id, { ...params(), aws: { ...params().aws, waitForDatabase: false } });
+  assert.deepEqual(await launchedImages(id), [recorded.imageId, recorded.imageId]);
+  assert.deepEqual(readAwsRecord(id)!.nodeImages, { arm64: recorded });
   assert.equal(made.reused, false);
   const before = readAwsRecord(id)!;
   assert.equal(before.dbEndpoint, '', 'no endpoint before the instance is available');
@@ -122,6 +153,9 @@ test('provision with the database waited for apart: it returns once made and lau
   // A second wait (a retried attempt) changes nothing.
   await targetFor('aws').awaitDatabase!(id, 10, () => {});
   assert.deepEqual(readAwsRecord(id), after);
+  // The page's hardware row names the AMI the nodes ran, by id and name.
+  const hw = targetFor('aws').hardware!(id, { description: 'AWS', costPerHour: 0 });
+  assert.ok(hw.line.includes(`node AMI ${recorded.imageId} (${recorded.name})`), hw.line);
   await teardownAws(id);
 });
 
