@@ -43,17 +43,8 @@
 // (./rank-interval.ts): the Hodges–Lehmann shift between the runs on either side (back to the
 // previous change point, on to the next) with its exact Mann–Whitney interval, and both medians.
 import { shiftInterval, type ShiftEstimate } from './rank-interval';
+import { seededRandom } from './seeded-random';
 
-/** mulberry32: a seeded generator for the permutations (the same seed gives the same draws). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface Split {
   /** The first index of the right-hand side, in the segment's own numbering (1..length−1). */

@@ -1,10 +1,2 @@
-// mulberry32: a small, fast, seeded generator for test fixtures (the same seed gives the same draws).
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The tests' seeded generator is the rig's own (lib/protocol/seeded-random.ts): the same seed gives the same draws.
+export { seededRandom as rng } from '../../lib/protocol/seeded-random';

@@ -1,7 +1,7 @@
 // Synthetic weekly series with known changes, seeded (the same seed draws the same weeks): the cases
 // lib/protocol/change-points.ts and Apache Otava are both given (change-points.test.ts,
 // change-points-otava.test.ts) and the history `rig history` is tested on (test/evidence/history.test.ts).
-import { seededRandom } from '../../lib/protocol/change-points';
+import { seededRandom } from '../../lib/protocol/seeded-random';
 
 /** A normal draw (Box–Muller) from a seeded generator. */
 export function normal(seed: number): () => number {
