@@ -45,7 +45,6 @@
 import { shiftInterval, type ShiftEstimate } from './rank-interval';
 import { seededRandom } from './seeded-random';
 
-
 export interface Split {
   /** The first index of the right-hand side, in the segment's own numbering (1..length−1). */
   tau: number;
