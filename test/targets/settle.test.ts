@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import pg from 'pg';
 import { checkpoint, checkpointLine } from '../../lib/targets/checkpoint';
+import { withClient } from '../../lib/targets/db';
 import { readSettleState, settle } from '../../lib/targets/settle';
 import type { PgCluster } from '../../lib/targets/local/pg-cluster';
 import { throwAwayCluster } from '../harness/pg';
@@ -18,17 +19,8 @@ before(async () => {
   cluster = await made;
 });
 
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
 
-const dirtyPages = (c: pg.Client, rel: string) =>
+const dirtyPages = (c: pg.ClientBase, rel: string) =>
   c.query<{ n: string }>(`SELECT count(*)::text AS n FROM pg_buffercache b JOIN pg_class c ON b.relfilenode = pg_relation_filenode(c.oid) WHERE c.relname = $1 AND b.isdirty`, [rel]).then((r) => Number(r.rows[0].n));
 
 test('the CHECKPOINT that ends settling writes every page the vacuum dirtied, and the statistics count it', async () => {
