@@ -431,7 +431,7 @@ export function parseCampaignSpec(input: unknown): CampaignSpec {
 
 /** The two built-in profiles. */
 export const PROFILES: Record<'rehearsal' | 'full', CampaignSpecInput> = {
-  // About 9 minutes end to end on a 2-core host (its dry run: 8.6 expected, 25.9 allowed): proves the
+  // About 10 minutes end to end on a 2-core host (its dry run: 10.1 expected, 27.4 allowed): proves the
   // whole pipeline, measures nothing to publish.
   rehearsal: {
     name: 'rehearsal',

@@ -45,7 +45,8 @@ test('a warm-up at the configuration\'s own rate and batch runs before each conf
   ]);
   const warm = doubles.calls.find((c) => c.name === 'warmUp')!.input as { seconds: number; configuration: { eventsPerSecond: number; batch: number } };
   assert.equal(warm.seconds, 10, 'the rehearsal profile warms for 10 s');
-  assert.deepEqual([warm.configuration.eventsPerSecond, warm.configuration.batch], [200, 1]);
+  const single = rehearsal.sustained!.configurations!.find((c) => c.name === 'single')!;
+  assert.deepEqual([warm.configuration.eventsPerSecond, warm.configuration.batch], [single.eventsPerSecond, single.batch ?? 1], 'the warm-up runs at the first configuration\'s own rate and batch');
   // A cool-down separates the warm-up from repeat 1.
   const first = doubles.calls.find((c) => c.name === 'runRepeat')!;
   const warmCall = doubles.calls.find((c) => c.name === 'warmUp')!;
