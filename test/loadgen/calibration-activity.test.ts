@@ -41,6 +41,9 @@ test('calibrateInstrument: a floor too coarse for the campaign smallest p99 limi
   assert.equal(file.floor.p99_ms, file.cases[0].truth?.excess_p99_ms);
   for (const c of file.cases) assert.ok(c.truth && c.truth.joined > 0 && c.truth.server_p50_ms !== null, `case ${c.id} has its truth`);
   assert.deepEqual(Object.keys(file.tolerances ?? {}).sort(), ['excessP50Ms', 'floorMinSamples', 'floorShareOfLimit', 'serverP50Ms']);
+  // The host's steal while the cases ran, and the bound it sets for the repeats (issue 34).
+  assert.ok(file.host_steal && file.host_steal.max >= file.host_steal.median && file.host_steal.median >= 0, JSON.stringify(file.host_steal));
+  assert.ok(file.steal_bound_pct !== undefined && file.steal_bound_pct >= 5 && file.steal_bound_pct >= file.host_steal.max, `bound ${file.steal_bound_pct}`);
   // the measurements behind it, per attempt
   const kept = fs.readdirSync(path.join(dir, 'calibration', 'a1')).sort();
   for (let id = 0; id <= 6; id++) {
