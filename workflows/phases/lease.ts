@@ -1,0 +1,86 @@
+// Before anything is measured: the host is claimed (its machine-bound steps go to its own queue), the
+// campaign's evidence folder is opened, and the host's measuring lease is taken (one measurement per
+// host at a time, workflows/host-lease.ts). The lease is given back after the teardown (releaseLease).
+import { condition, deprecatePatch, getExternalWorkflowHandle, log, proxyActivities, setHandler } from '@temporalio/workflow';
+import type * as activities from '../../activities';
+import { hostQueue as hostQueueOf, leaseWorkflowId } from '../../lib/temporal/queues';
+import { failureReason, namingQueue } from '../failures';
+import { leaseGrantedSignal, leaseReleaseSignal } from '../messages';
+import { RigCampaign, RigStatus, RigStep, RigTarget } from '../search-attributes';
+import { temporalCallOptions } from '../temporal-calls';
+import { control, retry, StopBeforeMeasuring, type Campaign } from './context';
+
+/**
+ * A campaign's first step claims the host of the worker that took it (activities/host.ts); its
+ * machine-bound steps (open, calibrate, clean-check, provision, teardown, report) and its watchdog's
+ * teardown go to that host's own queue, never to a worker on another machine.
+ */
+const HOST_PATCH = 'machine-bound-steps-on-host-queue';
+/**
+ * One measurement per host at a time: the campaign takes its host's lease (workflows/host-lease.ts)
+ * before it calibrates and gives it back after its teardown; a second campaign waits, saying for whom.
+ */
+const LEASE_PATCH = 'one-measurement-per-host';
+/** Search attributes are upserted each when registered, not all or none. */
+const SEARCH_ATTRIBUTES_PATCH = 'search-attributes-each-on-its-own';
+
+/** claimHost -> openCampaign -> the measuring lease of the claimed host. */
+export async function claimHostAndLease(cx: Campaign): Promise<void> {
+  const { spec, campaignId, workflowId, progress } = cx;
+  deprecatePatch(HOST_PATCH);
+  setHandler(leaseGrantedSignal, () => {
+    cx.leaseGranted = true;
+  });
+  // Pinned (the spec's host): the claim is taken from that host's own queue, so only its worker answers.
+  const claimed = spec.host
+    ? await namingQueue(
+        proxyActivities<typeof activities>({ taskQueue: hostQueueOf(spec.host), startToCloseTimeout: '1 minute', scheduleToStartTimeout: cx.workerWait, retry }),
+        hostQueueOf(spec.host),
+        cx.workerWait,
+      ).claimHost()
+    : await control({}).claimHost();
+  cx.hostQueue = claimed.hostQueue;
+  const host = claimed.host;
+  progress.host = host;
+  log.info('host claimed: its machine-bound steps go to its own queue', { host, queue: cx.hostQueue });
+  const opened = await cx.machine({}).openCampaign({ campaignId, spec });
+  cx.missingAttributes = opened.missingSearchAttributes;
+  deprecatePatch(SEARCH_ATTRIBUTES_PATCH);
+  cx.setSearchAttributes([
+    { key: RigCampaign, value: campaignId },
+    { key: RigTarget, value: spec.target },
+    { key: RigStep, value: 'start' },
+    { key: RigStatus, value: 'running' },
+  ]);
+  deprecatePatch(LEASE_PATCH);
+  cx.leaseHost = host;
+  /** The host's lease is asked through a failover of the cluster (workflows/temporal-calls.ts), for up to 10 minutes. */
+  const leaseActs = control(temporalCallOptions('10 minutes'));
+  // Before calibration: what the instrument and the repeats measure is this campaign's load alone.
+  await cx.step(
+    'lease',
+    async () => {
+      const askedMs = Date.now();
+      const now = await leaseActs.requestLease({ host, workflowId, ...(spec.watchdogCheckSeconds ? { holderCheckMs: spec.watchdogCheckSeconds * 1000 } : {}) });
+      if (!cx.leaseGranted) {
+        progress.waitingFor = `the measuring lease of host ${host}, held by ${now.heldBy ?? 'another campaign'}${now.since ? ` since ${now.since}` : ''}`;
+        log.info(`waiting for ${progress.waitingFor}`);
+      }
+      await condition(() => cx.leaseGranted || cx.aborting);
+      progress.waitingFor = undefined;
+      if (!cx.leaseGranted) throw new StopBeforeMeasuring('aborted while waiting for the lease');
+      return { waitedMs: Date.now() - askedMs, heldBy: now.heldBy };
+    },
+    (r) => (r.heldBy ? `host ${host}: granted after ${Math.round(r.waitedMs / 60_000)} min waiting for ${r.heldBy}` : `host ${host}: granted at once`),
+  );
+}
+
+/** The host is free for the next campaign once this one's rig is gone (its clean-check would see it). */
+export async function releaseLease(cx: Campaign): Promise<void> {
+  if (cx.leaseHost === undefined) return;
+  try {
+    await getExternalWorkflowHandle(leaseWorkflowId(cx.leaseHost)).signal(leaseReleaseSignal, cx.workflowId);
+  } catch (err) {
+    log.warn('the lease could not be given back: its workflow has closed', { error: failureReason(err) });
+  }
+}

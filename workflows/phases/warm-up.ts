@@ -1,0 +1,30 @@
+// Before a configuration's first repeat (a ladder's first rung): its own rate and batch against the
+// target, unmeasured, then a cool-down. A warm-up that shows a broken target refuses (WarmupRefusal)
+// and stops the campaign before any measured repeat.
+import { ActivityCancellationType, condition, deprecatePatch } from '@temporalio/workflow';
+import type { ConfigurationSpec } from '../../lib/protocol/spec';
+import type { Campaign } from './context';
+
+/** Each configuration's first repeat (a ladder's first rung) is preceded by an unmeasured warm-up and a cool-down. */
+const WARMUP_PATCH = 'warm-up-before-first-repeat';
+
+export async function warmUp(cx: Campaign, configuration: ConfigurationSpec, seconds: number, maxInFlight: number, cooldownSeconds: number): Promise<void> {
+  if (seconds <= 0) return;
+  deprecatePatch(WARMUP_PATCH);
+  const progress = cx.progress;
+  progress.configuration = configuration.name;
+  progress.repeat = undefined;
+  progress.phase = 'warm-up';
+  const acts = cx.data({
+    startToCloseTimeout: `${seconds + 300} seconds`,
+    heartbeatTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', maximumAttempts: 3 },
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  });
+  const rig = cx.theRig;
+  await cx.step('warm-up', () => acts.warmUp({ campaignId: cx.campaignId, rig, configuration, seconds, maxInFlight }), (r) => r.summary, true);
+  if (cooldownSeconds > 0 && !cx.aborting) {
+    progress.phase = 'cool-down';
+    await condition(() => cx.aborting, cooldownSeconds * 1000);
+  }
+}
