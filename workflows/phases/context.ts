@@ -3,6 +3,7 @@
 // uses: the step recorder and the activity proxies, by queue. A phase reads and writes it; the
 // commands the campaign issues are the phases' own, in the order the top level calls them.
 import {
+  condition,
   isCancellation,
   proxyActivities,
   upsertSearchAttributes,
@@ -157,6 +158,12 @@ export class Campaign {
       this.steps.push({ step: name, status, startedAt, endedAt: new Date().toISOString(), summary: failureReason(err) });
       throw err;
     }
+  }
+
+  /** A cool-down: a durable timer, cut short by an abort. */
+  async coolDown(seconds: number): Promise<void> {
+    this.progress.phase = 'cool-down';
+    await condition(() => this.aborting, seconds * 1000);
   }
 
   /** Records a step that did not run, and why. */

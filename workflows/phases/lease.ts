@@ -1,14 +1,13 @@
 // Before anything is measured: the host is claimed (its machine-bound steps go to its own queue), the
 // campaign's evidence folder is opened, and the host's measuring lease is taken (one measurement per
 // host at a time, workflows/host-lease.ts). The lease is given back after the teardown (releaseLease).
-import { condition, deprecatePatch, getExternalWorkflowHandle, log, proxyActivities, setHandler } from '@temporalio/workflow';
-import type * as activities from '../../activities';
+import { condition, deprecatePatch, getExternalWorkflowHandle, log, setHandler } from '@temporalio/workflow';
 import { hostQueue as hostQueueOf, leaseWorkflowId } from '../../lib/temporal/queues';
-import { failureReason, namingQueue } from '../failures';
+import { failureReason } from '../failures';
 import { leaseGrantedSignal, leaseReleaseSignal } from '../messages';
 import { RigCampaign, RigStatus, RigStep, RigTarget } from '../search-attributes';
 import { temporalCallOptions } from '../temporal-calls';
-import { control, retry, StopBeforeMeasuring, type Campaign } from './context';
+import { control, StopBeforeMeasuring, type Campaign } from './context';
 
 /**
  * A campaign's first step claims the host of the worker that took it (activities/host.ts); its
@@ -32,13 +31,7 @@ export async function claimHostAndLease(cx: Campaign): Promise<void> {
     cx.leaseGranted = true;
   });
   // Pinned (the spec's host): the claim is taken from that host's own queue, so only its worker answers.
-  const claimed = spec.host
-    ? await namingQueue(
-        proxyActivities<typeof activities>({ taskQueue: hostQueueOf(spec.host), startToCloseTimeout: '1 minute', scheduleToStartTimeout: cx.workerWait, retry }),
-        hostQueueOf(spec.host),
-        cx.workerWait,
-      ).claimHost()
-    : await control({}).claimHost();
+  const claimed = spec.host ? await cx.on(hostQueueOf(spec.host), { startToCloseTimeout: '1 minute' }).claimHost() : await control({}).claimHost();
   cx.hostQueue = claimed.hostQueue;
   const host = claimed.host;
   progress.host = host;

@@ -4,9 +4,10 @@
 // cool-down (a durable timer that an abort cuts short) between repeats. A ladder without variants
 // issues the commands it always did (warm-up at its first rung, a cool-down after every rung), so
 // that histories from before ladders took variants replay unchanged.
-import { condition, patched } from '@temporalio/workflow';
+import { patched } from '@temporalio/workflow';
 import { INVALID_STEAL_PCT, mayRerun } from '../../lib/protocol/repeat-validity';
-import { measuringOrder, measuringSeries, variantSettings, warmsUpBefore } from '../../lib/protocol/variants';
+import type { CampaignSpec } from '../../lib/protocol/spec';
+import { measuringOrder, measuringSeries, variantSettings, warmsUpBefore, type MeasuringSeries } from '../../lib/protocol/variants';
 import { outcomes, type Campaign } from './context';
 import { followPlan } from './watchdog';
 import { record, repeatActs } from './repeat';
@@ -26,11 +27,8 @@ export async function measure(cx: Campaign): Promise<void> {
   const { spec, campaignId, progress } = cx;
   const series = measuringSeries(spec);
   if (!series) return;
-  const ladder = series.kind === 'rung';
-  const judgeValidity = !ladder && patched(INVALID_RERUN_PATCH);
-  const m = ladder
-    ? { step: 'ladder' as const, seconds: spec.ladder!.rungSeconds, cooldownSeconds: spec.ladder!.cooldownSeconds, cooldownAfterLast: true, maxInFlight: spec.ladder!.maxInFlight, warmupSeconds: spec.ladder!.warmupSeconds, probe: { rate: 0, p99BudgetMs: 500 }, driftLimit: 1.5 }
-    : { step: 'sustained' as const, seconds: spec.sustained!.repeatSeconds, cooldownSeconds: spec.sustained!.cooldownSeconds, cooldownAfterLast: false, maxInFlight: spec.sustained!.maxInFlight, warmupSeconds: spec.sustained!.warmupSeconds, probe: spec.sustained!.probe, driftLimit: spec.sustained!.driftLimit };
+  const judgeValidity = series.kind !== 'rung' && patched(INVALID_RERUN_PATCH);
+  const m = seriesSettings(spec, series.kind);
   await cx.step(
     m.step,
     async () => {
@@ -81,10 +79,7 @@ export async function measure(cx: Campaign): Promise<void> {
         // Invalid (the instrument's failure): after a cool-down, the same repeat once more, in
         // folders of its own; the first attempt stays in the evidence and on the page.
         if (judgeValidity && out.summary.invalid && mayRerun(cx.repeats, c.name) && !cx.aborting) {
-          if (m.cooldownSeconds > 0) {
-            progress.phase = 'cool-down';
-            await condition(() => cx.aborting, m.cooldownSeconds * 1000);
-          }
+          if (m.cooldownSeconds > 0) await cx.coolDown(m.cooldownSeconds);
           if (!cx.aborting) {
             progress.phase = 'repeat';
             // The re-run is time the plan did not count (the invalid repeat is not counted): the watchdog follows.
@@ -93,14 +88,21 @@ export async function measure(cx: Campaign): Promise<void> {
             await record(cx, await repeatActs(cx, m.seconds).runRepeat({ ...repeatInput, attemptsBefore: out.summary.attempt }));
           }
         }
-        // Cool-down between repeats: a durable timer, cut short by an abort.
-        if ((m.cooldownAfterLast || i < plan.length - 1) && m.cooldownSeconds > 0) {
-          progress.phase = 'cool-down';
-          await condition(() => cx.aborting, m.cooldownSeconds * 1000);
-        }
+        // Cool-down between repeats (a ladder's after its last rung too).
+        if ((m.cooldownAfterLast || i < plan.length - 1) && m.cooldownSeconds > 0) await cx.coolDown(m.cooldownSeconds);
       }
       return outcomes(spec, cx.repeats);
     },
     (r) => r.map((c) => `${c.name} ${c.passed}/${c.total}`).join(', '),
   );
+}
+
+/** A ladder's rungs or the sustained repeats (as measuringSeries chose): their step, lengths, cool-downs, warm-up, probe and drift limit. */
+function seriesSettings(spec: CampaignSpec, kind: MeasuringSeries['kind']) {
+  if (kind === 'rung') {
+    const l = spec.ladder!;
+    return { step: 'ladder' as const, seconds: l.rungSeconds, cooldownSeconds: l.cooldownSeconds, cooldownAfterLast: true, maxInFlight: l.maxInFlight, warmupSeconds: l.warmupSeconds, probe: { rate: 0, p99BudgetMs: 500 }, driftLimit: 1.5 };
+  }
+  const s = spec.sustained!;
+  return { step: 'sustained' as const, seconds: s.repeatSeconds, cooldownSeconds: s.cooldownSeconds, cooldownAfterLast: false, maxInFlight: s.maxInFlight, warmupSeconds: s.warmupSeconds, probe: s.probe, driftLimit: s.driftLimit };
 }

@@ -1,7 +1,7 @@
 // Before a configuration's first repeat (a ladder's first rung): its own rate and batch against the
 // target, unmeasured, then a cool-down. A warm-up that shows a broken target refuses (WarmupRefusal)
 // and stops the campaign before any measured repeat.
-import { ActivityCancellationType, condition, deprecatePatch } from '@temporalio/workflow';
+import { ActivityCancellationType, deprecatePatch } from '@temporalio/workflow';
 import type { ConfigurationSpec } from '../../lib/protocol/spec';
 import type { Campaign } from './context';
 
@@ -23,8 +23,5 @@ export async function warmUp(cx: Campaign, configuration: ConfigurationSpec, sec
   });
   const rig = cx.theRig;
   await cx.step('warm-up', () => acts.warmUp({ campaignId: cx.campaignId, rig, configuration, seconds, maxInFlight }), (r) => r.summary, true);
-  if (cooldownSeconds > 0 && !cx.aborting) {
-    progress.phase = 'cool-down';
-    await condition(() => cx.aborting, cooldownSeconds * 1000);
-  }
+  if (cooldownSeconds > 0 && !cx.aborting) await cx.coolDown(cooldownSeconds);
 }
