@@ -9,11 +9,10 @@
 // files (activities return paths and small summaries); no secret is ever an argument or a result.
 //
 // Campaigns started by a versioned worker are PINNED (workflows/index.ts) and never run newer code.
-// The phases' deprecated patches (deprecatePatch, step one of the SDK's two-step retirement,
-// 2026-12-04, issue 24) kept only the path every campaign since has taken; a deprecated call writes
-// its marker (flagged deprecated) on a new run and matches a history that holds the marker, flagged
-// or not. The active patches: 'aws-plan-own-allowances' (phases/spec.ts) and 'instrument-invalid-rerun'
-// (phases/measure.ts).
+// Two patches are active: 'aws-plan-own-allowances' (phases/spec.ts) and 'instrument-invalid-rerun'
+// (phases/measure.ts). The thirteen deprecated in step one of issue 24's retirement are gone (step two,
+// issue 37; docs/architecture.md, "Retiring the campaign's patches"): a history that holds their
+// markers flagged deprecated replays without them.
 import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { CampaignResult, CampaignStatus } from '../lib/protocol/campaign-result';
 import { campaignVerdict } from '../lib/protocol/configuration-state';

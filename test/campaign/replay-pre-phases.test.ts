@@ -6,9 +6,11 @@
 // one warm-up (warmup-ladder), a refused warm-up (refused) and a cancellation (cancelled), an abort
 // by update (abort-update), a campaign whose watchdog fired first (fired-first) and one whose
 // teardown retried without a cap (teardown-uncapped), a kept rig on the claimed host's queues
-// (hosts-kept), a repeat resumed after a killed worker (crash-resume), a calibrated campaign that waited for another's lease (lease-second). Each holds the markers of
-// the campaign's deprecated patches, flagged deprecated: so they also replay once those calls are
-// gone (step two of issue 24's retirement, docs/architecture.md "Retiring the campaign's patches").
+// (hosts-kept), a repeat resumed after a killed worker (crash-resume), a calibrated campaign that
+// waited for another's lease (lease-second). Each holds the markers of the campaign's deprecated
+// patches, flagged deprecated, which the SDK skips once no code asks for them: so they replay after
+// step two of issue 24's retirement too, which removed those calls (docs/architecture.md "Retiring
+// the campaign's patches").
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';

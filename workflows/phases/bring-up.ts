@@ -2,27 +2,22 @@
 // An AWS rig is made whole on its own hosts first (prepareRigNodes: the database from the load node,
 // the service on the app node); then bring-up's fixtures and refusals (lib/targets/bringup). A step
 // that checks the database after bring-up goes at the end of bringUp.
-import { ApplicationFailure, deprecatePatch } from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
 import { serviceLaunch } from '../../lib/protocol/service-spec';
 import type { Campaign } from './context';
-
-/**
- * A step on the rig's own hosts (aws: prepare on the load node, the service on the app node) that no
- * worker took fails carrying what those hosts said on their serial consoles (nodeConsoleTail), so a
- * node that never came up says why in the campaign's own failure.
- */
-const NODE_CONSOLE_PATCH = 'no-worker-carries-node-console';
 
 /** A rig with an app node (aws): its database prepared from the load node, its service started on the app node. */
 export async function prepareRigNodes(cx: Campaign): Promise<void> {
   const appQueue = cx.theRig.appQueue;
   if (!appQueue) return;
   const { campaignId, spec } = cx;
-  /** No worker on the rig's hosts took `call`: the failure carries their consoles (NODE_CONSOLE_PATCH). */
+  /**
+   * No worker on the rig's hosts took `call`: the failure carries what those hosts said on their serial
+   * consoles (nodeConsoleTail), so a node that never came up says why in the campaign's own failure.
+   */
   const seeingNodes = <T>(call: () => Promise<T>) => () =>
     call().catch(async (err: unknown) => {
       if (!(err instanceof ApplicationFailure && err.type === 'NoWorker')) throw err;
-      deprecatePatch(NODE_CONSOLE_PATCH);
       const { tail } = await cx.machine({ startToCloseTimeout: '2 minutes' }).nodeConsoleTail({ campaignId, target: spec.target });
       if (!tail) throw err;
       // The queue is the node's own: its worker is started by its bootstrap, not by a person.

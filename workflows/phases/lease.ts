@@ -1,7 +1,7 @@
 // Before anything is measured: the host is claimed (its machine-bound steps go to its own queue), the
 // campaign's evidence folder is opened, and the host's measuring lease is taken (one measurement per
 // host at a time, workflows/host-lease.ts). The lease is given back after the teardown (releaseLease).
-import { condition, deprecatePatch, getExternalWorkflowHandle, log, setHandler } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, log, setHandler } from '@temporalio/workflow';
 import { hostQueue as hostQueueOf, leaseWorkflowId } from '../../lib/temporal/queues';
 import { failureReason } from '../failures';
 import { leaseGrantedSignal, leaseReleaseSignal } from '../messages';
@@ -10,23 +10,14 @@ import { temporalCallOptions } from '../temporal-calls';
 import { control, StopBeforeMeasuring, type Campaign } from './context';
 
 /**
- * A campaign's first step claims the host of the worker that took it (activities/host.ts); its
- * machine-bound steps (open, calibrate, clean-check, provision, teardown, report) and its watchdog's
- * teardown go to that host's own queue, never to a worker on another machine.
+ * claimHost -> openCampaign -> the measuring lease of the claimed host. The claim names the host of
+ * the worker that took it (activities/host.ts): the campaign's machine-bound steps (open, calibrate,
+ * clean-check, provision, teardown, report) and its watchdog's teardown go to that host's own queue,
+ * never to a worker on another machine. The lease is taken before calibration and given back after
+ * the teardown; a second campaign waits, saying for whom.
  */
-const HOST_PATCH = 'machine-bound-steps-on-host-queue';
-/**
- * One measurement per host at a time: the campaign takes its host's lease (workflows/host-lease.ts)
- * before it calibrates and gives it back after its teardown; a second campaign waits, saying for whom.
- */
-const LEASE_PATCH = 'one-measurement-per-host';
-/** Search attributes are upserted each when registered, not all or none. */
-const SEARCH_ATTRIBUTES_PATCH = 'search-attributes-each-on-its-own';
-
-/** claimHost -> openCampaign -> the measuring lease of the claimed host. */
 export async function claimHostAndLease(cx: Campaign): Promise<void> {
   const { spec, campaignId, workflowId, progress } = cx;
-  deprecatePatch(HOST_PATCH);
   setHandler(leaseGrantedSignal, () => {
     cx.leaseGranted = true;
   });
@@ -38,14 +29,12 @@ export async function claimHostAndLease(cx: Campaign): Promise<void> {
   log.info('host claimed: its machine-bound steps go to its own queue', { host, queue: cx.hostQueue });
   const opened = await cx.machine({}).openCampaign({ campaignId, spec });
   cx.missingAttributes = opened.missingSearchAttributes;
-  deprecatePatch(SEARCH_ATTRIBUTES_PATCH);
   cx.setSearchAttributes([
     { key: RigCampaign, value: campaignId },
     { key: RigTarget, value: spec.target },
     { key: RigStep, value: 'start' },
     { key: RigStatus, value: 'running' },
   ]);
-  deprecatePatch(LEASE_PATCH);
   cx.leaseHost = host;
   /** The host's lease is asked through a failover of the cluster (workflows/temporal-calls.ts), for up to 10 minutes. */
   const leaseActs = control(temporalCallOptions('10 minutes'));

@@ -1,22 +1,16 @@
 // Hardware: the rig is made (billing starts here), and an AWS rig's RDS instance is waited for in a
 // step of its own while the nodes boot.
-import { deprecatePatch } from '@temporalio/workflow';
 import { retry, type Campaign } from './context';
-
-/**
- * An AWS rig's RDS instance is waited for in an activity of its own (awaitRigDatabase: heartbeating,
- * bounded by the spec's aws.database.availableWaitMinutes) instead of inside provisioning, whose
- * 15-minute timeout RDS's creation can exceed (attempts would overlap, and three timeouts fail a
- * campaign whose database is already billing). The nodes boot meanwhile.
- */
-const DATABASE_APART_PATCH = 'rds-wait-own-activity';
 
 export async function provision(cx: Campaign): Promise<void> {
   const { spec, campaignId } = cx;
   cx.provisioned = true; // from here on, teardown runs whatever happens (it is idempotent)
   const provisionActs = cx.machine({ startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute' });
+  // An AWS rig's RDS instance is waited for in an activity of its own (awaitRigDatabase: heartbeating,
+  // bounded by the spec's aws.database.availableWaitMinutes) instead of inside provisioning, whose
+  // 15-minute timeout RDS's creation can exceed (attempts would overlap, and three timeouts fail a
+  // campaign whose database is already billing). The nodes boot meanwhile.
   const databaseApart = spec.target === 'aws';
-  if (databaseApart) deprecatePatch(DATABASE_APART_PATCH);
   cx.rig = await cx.step(
     'provision',
     () => provisionActs.provisionRig({ campaignId, spec, ...(databaseApart ? { databaseApart } : {}) }),

@@ -2,7 +2,7 @@
 // the heartbeat timeout and the repeat runs again (a fresh run tag); the interrupted attempt is
 // recorded by the next attempt. After each, its summary is kept and an AWS rig's app node sends its
 // host samples home.
-import { ActivityCancellationType, deprecatePatch, isCancellation } from '@temporalio/workflow';
+import { ActivityCancellationType, isCancellation } from '@temporalio/workflow';
 import type { InterruptedAttempt, RepeatSummary } from '../../lib/protocol/campaign-result';
 import { CLOUD_EVIDENCE_BUDGET_S } from '../../lib/protocol/cloud-evidence';
 import { measuringSecondsLeft } from '../../lib/protocol/plan';
@@ -10,12 +10,6 @@ import { countedRepeats } from '../../lib/protocol/repeat-validity';
 import { failureReason } from '../failures';
 import type { CampaignProgress } from '../messages';
 import type { Campaign } from './context';
-
-/**
- * After each repeat on a rig with an app node (aws), that node's worker checks its host sampler and
- * sends its samples home (activities/nodes.ts keepAppNodeEvidence).
- */
-const APP_NODE_PATCH = 'app-node-evidence-after-each-repeat';
 
 /** The repeat's activities, for a repeat of `seconds`. */
 export function repeatActs(cx: Campaign, seconds: number) {
@@ -30,14 +24,14 @@ export function repeatActs(cx: Campaign, seconds: number) {
 }
 
 /**
- * The app node's host samples, after every repeat. A failure is listed as a failed 'app-node' step
+ * The app node's host samples, after every repeat: that node's worker checks its host sampler and
+ * sends its samples home (activities/nodes.ts keepAppNodeEvidence). A failure is listed as a failed 'app-node' step
  * and the campaign goes on: the measurement is the load node's, and the page shows which repeats
  * have no app node samples.
  */
 export async function keepAppNode(cx: Campaign): Promise<void> {
   const appQueue = cx.theRig.appQueue;
   if (!appQueue) return;
-  deprecatePatch(APP_NODE_PATCH);
   const startedAt = new Date().toISOString();
   try {
     await cx.on(appQueue, { startToCloseTimeout: '5 minutes', retry: { initialInterval: '5 seconds', maximumAttempts: 3 } }).keepAppNodeEvidence({ campaignId: cx.campaignId, rig: cx.theRig });

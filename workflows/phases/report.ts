@@ -1,15 +1,11 @@
 // The report: result.json, step records, manifest, report.md/html (finishCampaign on the claimed host,
 // where the evidence is), the comparison with a baseline (RigRegressed), and the campaign's last
 // searchable status. Leftovers after teardown outrank whatever was measured.
-import { deprecatePatch } from '@temporalio/workflow';
 import type { CampaignResult, CampaignStatus } from '../../lib/protocol/campaign-result';
 import { failureReason } from '../failures';
 import { RigRegressed, RigStatus, RigStep } from '../search-attributes';
 import { outcomes, type Campaign } from './context';
 import type { RigEnd } from './teardown';
-
-/** The report step's comparison with a baseline sets RigRegressed. */
-const REGRESSED_PATCH = 'rig-regressed-search-attribute';
 
 export async function report(cx: Campaign, status: CampaignStatus, { rigState, cleanAfter, dirtyAfter }: RigEnd): Promise<CampaignResult> {
   const { spec, campaignId, progress, failure } = cx;
@@ -42,7 +38,6 @@ export async function report(cx: Campaign, status: CampaignStatus, { rigState, c
     res.reportPath = fin.reportPath;
     // Searchable: a weekly schedule's runs that regressed (`RigRegressed = 'yes'`), and `rig schedule list`.
     if (fin.regressed !== undefined) {
-      deprecatePatch(REGRESSED_PATCH);
       cx.setSearchAttributes([{ key: RigRegressed, value: fin.regressed ? 'yes' : 'no' }]);
     }
   } catch (err) {

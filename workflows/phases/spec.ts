@@ -1,7 +1,7 @@
 // The campaign's first step: the spec with its defaults, resolved by an activity whose result the
 // history keeps, then the plan's refusals (a watchdog shorter than the plan, a history past the
 // server's budget), before any step touches a machine.
-import { ActivityFailure, ApplicationFailure, deprecatePatch, patched, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
 import type * as activities from '../../activities';
 import { historyProblem } from '../../lib/protocol/history-budget';
 import { measuringSecondsLeft, watchdogProblem, type PlanOptions } from '../../lib/protocol/plan';
@@ -9,17 +9,6 @@ import type { CampaignSpec, CampaignSpecInput } from '../../lib/protocol/spec';
 import { CONTROL_QUEUE } from '../../lib/temporal/queues';
 import type { Campaign } from './context';
 
-/** The watchdog's deadline follows the plan: a watchdog shorter than the plan is refused; each step moves it to cover what is left. */
-const PLAN_PATCH = 'watchdog-follows-plan';
-/** A plan whose history would pass the server's 10,240-event warning is refused before any step (lib/protocol/history-budget.ts). */
-const HISTORY_BUDGET_PATCH = 'history-budget-refused';
-/**
- * The spec is resolved (defaults applied) once, by an ordinary activity on the control queue, whose
- * result the history keeps: a default changed in code later does not change a campaign in flight. (It
- * replaced 'spec-resolved-once-into-history', a local activity whose history the SDK could not always
- * replay after a worker restart, docs/benchmarks.md; that id is gone: no history on this path holds it.)
- */
-const SPEC_ACTIVITY_PATCH = 'spec-resolved-by-activity';
 /**
  * Active (patched, not deprecated): an AWS campaign plans with AWS's own allowances and a `database`
  * step (lib/protocol/plan.ts AWS_PLAN_STEPS: provisioning 15 min, RDS's creation up to the spec's
@@ -38,24 +27,24 @@ export async function resolveAndCheckSpec(cx: Campaign, input: CampaignSpecInput
   const spec = await resolvedSpec(input);
   cx.spec = spec;
   // A watchdog shorter than the plan would tear a healthy series down halfway: refused before anything runs.
-  deprecatePatch(PLAN_PATCH);
   const planOptions: PlanOptions = spec.target === 'aws' && !patched(AWS_PLAN_PATCH) ? { legacy: true } : {};
   cx.planOptions = planOptions;
   const shortWatchdog = watchdogProblem(spec, planOptions);
   if (shortWatchdog) throw ApplicationFailure.nonRetryable(shortWatchdog, 'InvalidSpec');
-  // Started without the client's check (a schedule, `temporal workflow start`): the same refusal here.
-  deprecatePatch(HISTORY_BUDGET_PATCH);
+  // Started without the client's check (a schedule, `temporal workflow start`): the same refusal here
+  // (lib/protocol/history-budget.ts: past the server's 10,240-event warning).
   const tooLong = historyProblem(spec);
   if (tooLong) throw ApplicationFailure.nonRetryable(tooLong, 'InvalidSpec');
   cx.progress.secondsLeft = measuringSecondsLeft(spec, 0);
 }
 
 /**
- * The spec with its defaults, resolved by an activity whose result the history keeps, so that a
- * default changed in code later does not change a campaign in flight.
+ * The spec with its defaults, resolved by an ordinary activity on the control queue whose result the
+ * history keeps, so that a default changed in code later does not change a campaign in flight. (Not a
+ * local activity: a first workflow task that closed with its marker alone, a worker slow to start,
+ * left a history the SDK could not replay after a worker restart, docs/benchmarks.md.)
  */
 async function resolvedSpec(input: CampaignSpecInput): Promise<CampaignSpec> {
-  deprecatePatch(SPEC_ACTIVITY_PATCH);
   const { resolveSpec } = proxyActivities<typeof activities>({ taskQueue: CONTROL_QUEUE, startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } });
   try {
     return await resolveSpec(input);

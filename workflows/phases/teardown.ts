@@ -2,7 +2,6 @@
 // runs after success, failure and cancellation, in a scope a cancellation cannot interrupt (the top
 // level's), unless `end` keeps the rig; then the clean-check after it. Clean: the watchdog is
 // disarmed. Left dirty: it stays armed and tries again at its deadline. Given up: it is told to fire now.
-import { deprecatePatch } from '@temporalio/workflow';
 import type { CampaignResult, CampaignStatus } from '../../lib/protocol/campaign-result';
 import { EXISTING_SKIPPED } from '../../lib/protocol/existing-spec';
 import { failureReason } from '../failures';
@@ -11,16 +10,6 @@ import { teardownFromAnywhere } from '../teardown';
 import { cleanCheckAfter } from './clean-check';
 import type { Campaign } from './context';
 import { disarmWatchdog, fireWatchdog } from './watchdog';
-
-/** Teardown retries for about 50 minutes with a heartbeat timeout; giving up tells the watchdog to fire now. */
-const TEARDOWN_PATCH = 'teardown-retries-then-fires-watchdog';
-/**
- * Teardown that no single machine can stop (workflows/teardown.ts): on the claimed host's queue with a
- * bounded wait for its worker (workerWaitSeconds), then retried without a cap (an AWS rig by any worker,
- * on the shared queue), RigStatus `teardown-failing` while it does; its watchdog is told the same.
- * The clean-check after an AWS teardown falls back to the shared queue too.
- */
-const ANYWHERE_PATCH = 'teardown-from-any-worker';
 
 /** What became of the rig: its state for the result, and what the clean-check after teardown said. */
 export interface RigEnd {
@@ -46,10 +35,11 @@ export async function teardown(cx: Campaign, status: CampaignStatus): Promise<Ri
     cx.skip('teardown', `kept (end: ${spec.end}); the watchdog tears it down at its deadline unless extended`);
     return end;
   }
-  deprecatePatch(TEARDOWN_PATCH);
-  deprecatePatch(ANYWHERE_PATCH);
   const teardownInput = { campaignId, target: spec.target, by: 'campaign' as const, ...(spec.aws ? { region: spec.aws.region } : {}) };
-  /** While the uncapped retries run: searchable (RigStatus), in the progress line, and the watchdog's. */
+  // Teardown that no single machine can stop (workflows/teardown.ts): on the claimed host's queue with a
+  // bounded wait for its worker (workerWaitSeconds), then retried without a cap (an AWS rig by any
+  // worker, on the shared queue). While the uncapped retries run: searchable (RigStatus), in the
+  // progress line, and the watchdog's.
   const failing = ({ reason, queue }: { reason: string; queue: string }) => {
     progress.waitingFor = `the teardown, failing (${reason}): retrying on ${queue} without a cap`;
     cx.setSearchAttributes([{ key: RigStatus, value: 'teardown-failing' }]);

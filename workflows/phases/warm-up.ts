@@ -1,16 +1,12 @@
 // Before a configuration's first repeat (a ladder's first rung): its own rate and batch against the
 // target, unmeasured, then a cool-down. A warm-up that shows a broken target refuses (WarmupRefusal)
 // and stops the campaign before any measured repeat.
-import { ActivityCancellationType, deprecatePatch } from '@temporalio/workflow';
+import { ActivityCancellationType } from '@temporalio/workflow';
 import type { ConfigurationSpec } from '../../lib/protocol/spec';
 import type { Campaign } from './context';
 
-/** Each configuration's first repeat (a ladder's first rung) is preceded by an unmeasured warm-up and a cool-down. */
-const WARMUP_PATCH = 'warm-up-before-first-repeat';
-
 export async function warmUp(cx: Campaign, configuration: ConfigurationSpec, seconds: number, maxInFlight: number, cooldownSeconds: number): Promise<void> {
   if (seconds <= 0) return;
-  deprecatePatch(WARMUP_PATCH);
   const progress = cx.progress;
   progress.configuration = configuration.name;
   progress.repeat = undefined;
