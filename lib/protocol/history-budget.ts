@@ -8,7 +8,7 @@
 // tear it down). So a plan past the warning is refused before anything is provisioned, naming how many
 // units fit; a longer study is several campaigns (a schedule, or one per variant).
 //
-// The count is an upper bound from how the workflow issues its commands (workflows/campaign.ts): every
+// The count is an upper bound from how the workflow issues its commands (workflows/campaign.ts, its phases): every
 // activity is 6 events (scheduled, started, completed, and the workflow task that takes its result:
 // scheduled, started, completed), a timer 5 (started, fired, and its task), a signal to another
 // workflow 5 (initiated, signaled, and its task). Retries of an activity add none (the server keeps

@@ -3,7 +3,7 @@
 //
 // The watchdog tears the rig down at its deadline. A deadline shorter than the plan tears a healthy
 // series down halfway, so the spec check refuses one shorter than the plan plus a margin, and the
-// campaign moves the deadline forward at each step when a step has run over (workflows/campaign.ts).
+// campaign moves the deadline forward at each step when a step has run over (workflows/phases/watchdog.ts followPlan).
 import { REFERENCE_TAIL_INDEX, referenceThirdSamples } from './drift';
 import { MIN_SAMPLES } from './gates';
 import type { CampaignSpec } from './spec';
@@ -40,7 +40,7 @@ export type PlanStep = (typeof AWS_PLAN_STEPS)[number];
 /**
  * Which plan: today's (the default), or `legacy`, the one every target followed before AWS had its own
  * (local allowances, no database step). A campaign started before that change keeps planning the way
- * it did (workflows/campaign.ts AWS_PLAN_PATCH): the watchdog signals it sends are in its history.
+ * it did (workflows/phases/spec.ts AWS_PLAN_PATCH): the watchdog signals it sends are in its history.
  */
 export interface PlanOptions {
   legacy?: boolean;

@@ -89,7 +89,7 @@ test("an AWS plan: provisioning, RDS's creation (availableWaitMinutes), calibrat
   const shortWait = parseCampaignSpec({ ...awsInput, aws: { ...aws.aws!, database: { ...aws.aws!.database, availableWaitMinutes: 20 } } });
   assert.equal(planFrom(shortWait, 'database')[0].minutes, 20, "the database step is the spec's bound");
   assert.deepEqual(planFrom(aws, 'calibrate').map((p) => p.step), ['calibrate', 'bring-up', 'seed', 'measuring', 'teardown', 'report']);
-  // The plan every target followed before (a campaign started then keeps it: workflows/campaign.ts AWS_PLAN_PATCH).
+  // The plan every target followed before (a campaign started then keeps it: workflows/phases/spec.ts AWS_PLAN_PATCH).
   assert.deepEqual(planFrom(aws, 'provision', 0, { legacy: true }).map((p) => p.step), ['provision', 'bring-up', 'seed', 'measuring', 'teardown', 'report']);
   assert.equal(planFrom(aws, 'provision', 0, { legacy: true })[0].minutes, 5);
   assert.throws(() => planFrom(rehearsal, 'database'), /step database is not in the local plan/);
