@@ -449,6 +449,10 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
       await step('calibrate', () => data({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' }).calibrateInstrument({ campaignId, p99LimitMs, rig: theRig }), (r) => r.summary);
     }
     await step('bring-up', () => data({ startToCloseTimeout: '5 minutes' }).bringUp({ campaignId, rig: theRig, customers: spec.seed.customers }), (r) => r.summary);
+    // The database side calibrated on the rig's own cluster (issue 31 item 6): a failed case marks the page, never stops the campaign.
+    if (spec.calibrate && spec.target === 'local' && patched('database-calibration')) {
+      await step('calibrate-database', () => data({ startToCloseTimeout: '10 minutes', heartbeatTimeout: '1 minute' }).calibrateDatabase({ campaignId, rig: theRig }), (r) => r.summary);
+    }
     const seedActs = () => data({ startToCloseTimeout: `${spec.seed.settleTimeoutSeconds + 3600 + Math.ceil(spec.seed.historyRows / 5000)} seconds`, heartbeatTimeout: '30 seconds' });
     await step(
       'seed',
