@@ -213,12 +213,12 @@ export function dbVerdictLine(f: Pick<DbCalibrationFile, 'calibrated' | 'passed'
 }
 
 /** The names of the cases that failed. */
-export function failedCases(f: Pick<DbCalibrationFile, 'cases'>): string[] {
+export function failedCases(f: { cases: ReadonlyArray<{ name: string; ok: boolean }> }): string[] {
   return f.cases.filter((c) => !c.ok).map((c) => c.name);
 }
 
 /** The page's mark beside every database figure: null when calibrated. */
-export function dbCalibrationMark(f: Pick<DbCalibrationFile, 'calibrated' | 'cases'> | null): string | null {
+export function dbCalibrationMark(f: { calibrated: boolean; cases: ReadonlyArray<{ name: string; ok: boolean }> } | null): string | null {
   if (!f || f.calibrated) return null;
   const failed = failedCases(f);
   return `database NOT CALIBRATED (${failed.length ? failed.join(', ') : 'no case ran'})`;
