@@ -32,8 +32,9 @@ const INSERT = `INSERT INTO usage_events (tenant_id, customer_id, meter_id, quan
 export function parseWaldumpTotal(out: string): { records: number; bytes: number } | null {
   const line = out.split('\n').find((l) => /^Total\s/.test(l));
   if (!line) return null;
-  // Total  N [100.00%]  record-size [x%]  fpi-size [x%]  combined-size [100%]
-  const nums = [...line.matchAll(/(\d+)(?:\s+\[[\d.]+%\])/g)].map((m) => Number(m[1]));
+  // PostgreSQL 15: "Total  101  5934 [100.00%]  0 [0.00%]  5934 [100%]": records, record bytes, full-page
+  // image bytes, combined bytes (the shares in brackets dropped).
+  const nums = line.replace(/\[[^\]]*\]/g, ' ').split(/\s+/).slice(1).filter((t) => /^\d+$/.test(t)).map(Number);
   if (nums.length < 4) return null;
   return { records: nums[0], bytes: nums[3] };
 }
