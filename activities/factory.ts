@@ -9,6 +9,7 @@ import { campaignRunState } from './campaign-state';
 import { bringUpActivities } from './bringup';
 import { nodeActivities } from './nodes';
 import type { ActivityDeps } from './deps';
+import { dbCalibrationActivities } from './db-calibrate';
 import { denominatorActivities } from './denominator';
 import { finishActivities } from './finish';
 import { claimHost } from './host';
@@ -25,7 +26,7 @@ import type * as boundActivities from './index';
 export function createActivities(deps: ActivityDeps) {
   const { cleanCheck, provisionRig, awaitRigDatabase, teardownRig, retagRigExpiry, nodeConsoleTail } = rigLifecycleActivities(deps);
   // Steps that may run on a rig's own node ship what they wrote before they report done (./ship.ts).
-  const onNode = { ...nodeActivities(deps), ...bringUpActivities(deps), ...seedActivities(deps), ...warmUpActivities(deps), ...repeatActivities(deps), ...denominatorActivities(deps) };
+  const onNode = { ...nodeActivities(deps), ...bringUpActivities(deps), ...seedActivities(deps), ...warmUpActivities(deps), ...repeatActivities(deps), ...denominatorActivities(deps), ...dbCalibrationActivities(deps) };
   return {
     claimHost,
     requestLease,
@@ -43,6 +44,7 @@ export function createActivities(deps: ActivityDeps) {
     startRigService: withShipping(deps, onNode.startRigService),
     keepAppNodeEvidence: withShipping(deps, onNode.keepAppNodeEvidence),
     bringUp: withShipping(deps, onNode.bringUp),
+    calibrateDatabase: withShipping(deps, onNode.calibrateDatabase),
     seedHistory: withShipping(deps, onNode.seedHistory),
     warmUp: withShipping(deps, onNode.warmUp),
     runRepeat: withShipping(deps, onNode.runRepeat),

@@ -273,6 +273,14 @@ const CalibrationTruthSchema = z.looseObject({
   // absent from calibrations recorded before the generator's schedule was judged there
   schedule_lag_p99_ms: msOrNull.optional(),
 });
+/** calibration/database.json (issue 31 item 6; lib/protocol/db-calibration.ts DbCalibrationFile): read for its verdict and its cases' names. */
+export const DbCalibrationSchema = z.looseObject({
+  calibrated: z.boolean(),
+  passed: z.number().int().min(0),
+  total: z.number().int().min(0),
+  cases: z.array(z.looseObject({ name: z.string(), ok: z.boolean() })),
+});
+
 export const CalibrationSchema = z.looseObject({
   calibrated: z.boolean(),
   cases: z.array(z.looseObject({ name: z.string(), passed: z.boolean(), detail: z.string().optional(), truth: CalibrationTruthSchema.optional() })),

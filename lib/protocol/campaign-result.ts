@@ -21,6 +21,8 @@ export type StepName =
    */
   | 'app-node'
   | 'bring-up'
+  /** The database side calibrated on the rig's own cluster after bring-up (issue 31 item 6; calibration/database.json). */
+  | 'calibrate-database'
   | 'seed'
   | 'warm-up'
   /** The rig took another variant's settings (issue 13): variants/NN-<variant>.json says what ran. */

@@ -11,7 +11,7 @@ import { comparisonMethod } from '../../protocol/compare';
 import { variantChangesTable, variantsTable, variantsText } from './variants';
 import type { ConfigurationModel, ReportModel, RepeatModel } from './model-types';
 import { pageCharts, type Chart } from './plots';
-import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, ownWorkTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
+import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, dbMarked, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, ownWorkTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { laddersShown } from './ladder';
 import { tailCountsText, tailsTable } from './tails';
 import { warmupTable } from './warmups';
@@ -123,14 +123,14 @@ export function renderHtml(m: ReportModel): string {
     s.push(table(ladderTable(l), 'ladder-table'));
     s.push(`<p class="note">${esc(LADDER_NOTE)}</p>`);
     const waits = kneeWaitsTable(l);
-    if (waits) s.push(`<h4 id="knee-waits${esc(id)}">The database around the knee</h4>` + table(waits, 'knee-waits-table'));
+    if (waits) s.push(`<h4 id="knee-waits${esc(id)}">${esc(dbMarked(m, 'The database around the knee'))}</h4>` + table(waits, 'knee-waits-table'));
   }
   const ceil = ceilingTable(m);
-  if (ceil) s.push("<h3>Closed-loop ceiling and the database's own floor</h3>" + table(ceil, 'ceiling'));
+  if (ceil) s.push(`<h3>${esc(dbMarked(m, "Closed-loop ceiling and the database's own floor"))}</h3>` + table(ceil, 'ceiling'));
   const reads = readsTable(m);
   s.push('<h3>Reads under load</h3>' + (reads ? table(reads, 'reads') : '<p>No read probe ran (or no repeat passed with one).</p>'));
   const own = ownWorkTable(m);
-  s.push('<h3>What stops it</h3>' + table(stopsTable(m), 'stops') + (own ? table(own, 'own-work') : ''));
+  s.push(`<h3>${esc(dbMarked(m, 'What stops it'))}</h3>` + table(stopsTable(m), 'stops') + (own ? table(own, 'own-work') : ''));
   s.push('</section>');
 
   if (m.variants) {

@@ -17,6 +17,7 @@ import { evidencePlan } from '../../protocol/stream-plan';
 import type { RunAnalysis } from '../../protocol/analysis';
 import type { CampaignResult, InterruptedAttempt } from '../../protocol/campaign-result';
 import { parseCampaignSpec, SpecError, type CampaignSpec } from '../../protocol/spec';
+import type { DbCalibrationFile } from '../../protocol/db-calibration';
 import type { CloudEvidence } from '../../protocol/cloud-evidence';
 import { parseLogLine, type LogLine } from '../campaign-log';
 import {
@@ -31,6 +32,7 @@ import {
   DB_SAMPLES,
   WAL_BRACKET,
   DENOMINATOR_FILE,
+  DB_CALIBRATION_FILE,
   DISK_SAMPLES,
   HOST_SAMPLES,
   INTERRUPTED,
@@ -60,6 +62,7 @@ import {
   CloudRdsSchema,
   DbSampleSchema,
   DenominatorSchema,
+  DbCalibrationSchema,
   WalBracketSchema,
   DiskSampleSchema,
   HostSampleSchema,
@@ -98,6 +101,9 @@ export interface VariantChange {
 }
 
 export type AttemptKind = 'sustained' | 'rung' | 'ceiling';
+
+/** What the page reads of calibration/database.json. */
+export type DbCalibrationVerdict = Pick<DbCalibrationFile, 'calibrated' | 'passed' | 'total'> & { cases: Array<{ name: string; ok: boolean }> };
 
 export interface AttemptEvidence {
   kind: AttemptKind;
@@ -166,6 +172,8 @@ export interface Evidence {
   /** service.json: the service's own /healthz settings at bring-up; null in campaigns from before it. */
   service: ServiceFile | null;
   calibration: CalibrationFile | null;
+  /** calibration/database.json: the database side's calibration; null when it did not run (campaigns before it, aws, calibrate: false). */
+  dbCalibration: DbCalibrationVerdict | null;
   denominator: DenominatorFile | null;
   /** baseline.json: the campaign this one is compared with (or why none), when the report step chose one. */
   baselineChoice: BaselineChoice | null;
@@ -258,6 +266,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
   const rig = optional(readJson<RigFile>(RIG_FILE, RigSchema));
   const service = has(SERVICE_FILE) ? optional(readJson<ServiceFile>(SERVICE_FILE, ServiceFileSchema)) : null;
   const calibration = spec.calibrate ? optional(readJson<CalibrationFile>(CALIBRATION_FILE, CalibrationSchema)) : null;
+  const dbCalibration = has(DB_CALIBRATION_FILE) ? optional(readJson<DbCalibrationVerdict>(DB_CALIBRATION_FILE, DbCalibrationSchema)) : null;
   const denominator = spec.denominator ? optional(readJson<DenominatorFile>(DENOMINATOR_FILE, DenominatorSchema)) : null;
   const baselineChoice = has(BASELINE_FILE) ? optional(readJson<BaselineChoice>(BASELINE_FILE, BaselineChoiceSchema)) : null;
   const variantChanges = manifest.files
@@ -464,6 +473,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
     rig,
     service,
     calibration,
+    dbCalibration,
     denominator,
     baselineChoice,
     variantChanges,

@@ -1,7 +1,7 @@
 // The page as Markdown (report.md, `rig report --format md`). Sections follow the spec's results
 // page: result, at a glance, method, conditions, runs, not published, what this does not show. Pure.
 import type { ReportModel } from './model-types';
-import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, ownWorkTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
+import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, dbMarked, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, ownWorkTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { laddersShown } from './ladder';
 import { baselineFiguresTable, baselineTable } from './baseline';
 import { baselineChoiceText } from './baseline-choice';
@@ -51,19 +51,19 @@ export function renderMarkdown(m: ReportModel): string {
     out.push(`${LADDER_NOTE} The HTML page charts these rungs (offered vs delivered, p50 and p99).`);
     const waits = kneeWaitsTable(ladder);
     if (waits) {
-      out.push('#### The database around the knee');
+      out.push(`#### ${dbMarked(m, 'The database around the knee')}`);
       out.push(mdTable(waits));
     }
   }
   const ceil = ceilingTable(m);
   if (ceil) {
-    out.push('### Closed-loop ceiling and the database\'s own floor');
+    out.push(`### ${dbMarked(m, "Closed-loop ceiling and the database's own floor")}`);
     out.push(mdTable(ceil));
   }
   const reads = readsTable(m);
   out.push('### Reads under load');
   out.push(reads ? mdTable(reads) : 'No read probe ran (or no repeat passed with one).');
-  out.push('### What stops it');
+  out.push(`### ${dbMarked(m, 'What stops it')}`);
   out.push(mdTable(stopsTable(m)));
   const own = ownWorkTable(m);
   if (own) out.push(mdTable(own));

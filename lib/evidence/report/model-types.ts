@@ -249,6 +249,11 @@ export interface ReportModel {
   unpublished: Array<{ what: string; why: string[] }>;
   warnings: string[];
   not_shown: string[];
+  /**
+   * The database side's calibration (calibration/database.json): its n/n and, when a case failed, the
+   * mark set beside every database figure (`database NOT CALIBRATED (lock wait)`). Absent: it did not run.
+   */
+  db_calibration?: { passed: number; total: number; failed: string[]; mark: string | null };
   /** Set by compareWithBaseline (report/baseline.ts) when a baseline was given. */
   baseline?: BaselineComparison;
   /**

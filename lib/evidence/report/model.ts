@@ -21,6 +21,7 @@
 // A configuration is published when at least one repeat finished and none is not-published.
 // Across repeats, lib/protocol/reporting's summarizeRepeats applies the rules (median over passing
 // repeats, min–max range, N/M).
+import { dbCalibrationMark, failedCases } from '../../protocol/db-calibration';
 import { EXISTING_PAGE_NOTE } from '../../protocol/existing-spec';
 import { AFTER_LOAD } from '../../protocol/after-load';
 import { summarizeCloud, type CloudSummary } from '../../protocol/cloud-evidence';
@@ -134,6 +135,7 @@ export function buildReportModel(ev: Evidence): ReportModel {
     unpublished,
     warnings,
     not_shown: notShown(spec, ev.rig),
+    ...(ev.dbCalibration ? { db_calibration: { passed: ev.dbCalibration.passed, total: ev.dbCalibration.total, failed: failedCases(ev.dbCalibration), mark: dbCalibrationMark(ev.dbCalibration) } } : {}),
   };
 }
 

@@ -221,6 +221,12 @@ export function readsTable(m: ReportModel): Table | null {
 }
 
 /** The header of every column of requests' waits. */
+/** A database figure's header or heading, with the database calibration's mark when a case failed. */
+export function dbMarked(m: Pick<ReportModel, 'db_calibration'>, heading: string): string {
+  const mark = m.db_calibration?.mark;
+  return mark ? `${heading} [${mark}]` : heading;
+}
+
 export const REQUEST_WAITS_HEADER = "what requests waited on (share of the service's active client backends sampled, with their count)";
 
 /**
@@ -277,7 +283,8 @@ export function stopsTable(m: ReportModel): Table {
   // A rig with an app node (aws): the service's host beside the load host's, which is where the
   // generator runs there.
   const host = appNode ? 'load node CPU busy' : 'host CPU busy';
-  return { header: ['configuration', 'from', REQUEST_WAITS_HEADER, 'WAL per event', 'WAL rate', 'DB CPU', host, ...(appNode ? ['app node CPU busy'] : [])], rows };
+  const db = (h: string) => dbMarked(m, h);
+  return { header: ['configuration', 'from', db(REQUEST_WAITS_HEADER), db('WAL per event'), db('WAL rate'), db('DB CPU'), host, ...(appNode ? ['app node CPU busy'] : [])], rows };
 }
 
 /** The hypervisor's share of the load host's CPU over the sustained repeats, and the repeats it disturbed. */
