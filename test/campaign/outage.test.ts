@@ -25,7 +25,7 @@ test('a 90-s Temporal outage in the middle of a repeat: the CLI waits and exits 
   const id = 'outage-drill';
   const specFile = path.join(env.dir, 'outage.json');
   // 15-s repeats: the load is surely in flight when the server goes, and surely over before it returns.
-  fs.writeFileSync(specFile, JSON.stringify(tinySpec({ sustained: { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 15, warmupSeconds: 0, cooldownSeconds: 1 } })));
+  fs.writeFileSync(specFile, JSON.stringify(tinySpec({ calibrate: true, sustained: { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 15, warmupSeconds: 0, cooldownSeconds: 1 } })));
   // The instrument's calibration is recorded beforehand, as an earlier attempt of the step would have
   // left it (activities/calibrate.ts returns a recorded judgement): a real one takes 1-2 min and needs
   // the host to itself, and without one the campaign ends UNCALIBRATED (exit 1) whatever it measured.
