@@ -15,7 +15,12 @@
 // - Its load ran to its end: the verdict is always written, and the repeat counts in M. If what follows
 //   the load fails (a sampler's wrap-up, reconcile, the analysis) the verdict is FAIL with that reason.
 //   If its worker died after the load but before the verdict, the next attempt judges THAT attempt
-//   (its stream, its run tag) instead of measuring again.
+//   (its stream, its run tag) instead of measuring again. If it was judged but its result never reached
+//   Temporal (an outage: the completion is dropped and the heartbeat timeout runs the next attempt),
+//   the next attempt returns that judgement, its verdict.json kept as written (issue 33).
+// - Still running in this worker when the next attempt starts (the server timed it out during an
+//   outage and answered its next heartbeat NotFound): it runs to its end, and the next attempt waits
+//   for it before looking at the files (activities/attempt-outage.ts), so two loads never overlap.
 // - Its load was cut short (the load threw, it was cancelled, its worker died mid-load): interrupted,
 //   never counted, run again with a fresh run tag. interrupted.json says what happened: the error
 //   text, "cancelled", or, written by the next attempt when the dead one left no word, a heartbeat
@@ -31,13 +36,13 @@ import { dbSnapshotIntervalMs } from '../lib/protocol/db-sampling';
 import { WalBracket } from '../lib/evidence/wal-bracket';
 import { startHostSampler } from '../lib/evidence/host-sampler';
 import { startFolderDiskSampler, type DiskSampler } from '../lib/evidence/disk-sampler';
-import { DB_SAMPLES, DISK_SAMPLES, HOST_SAMPLES, INTERRUPTED, LOAD, POSTGRES_LOG, SAMPLES, VERDICT, WAL_BRACKET, repeatDir } from '../lib/evidence/layout';
+import { DB_SAMPLES, DISK_SAMPLES, HOST_SAMPLES, INTERRUPTED, LOAD, POSTGRES_LOG, RECONCILE, SAMPLES, VERDICT, WAL_BRACKET, repeatDir } from '../lib/evidence/layout';
 import type { InterruptedFile, LoadFile } from '../lib/evidence/records';
 import { EvidenceStore } from '../lib/evidence/store';
 import { analyzeFile } from '../lib/loadgen/analyze-file';
 import { readCustomersFile } from '../lib/loadgen/customers';
 import { runLoad, type ProgressLine } from '../lib/loadgen/run-load';
-import { afterLoadReason, failAfterLoad, unanalysedSummary, unanalysedVerdict } from '../lib/protocol/after-load';
+import { AFTER_LOAD, afterLoadReason, failAfterLoad, unanalysedSummary, unanalysedVerdict } from '../lib/protocol/after-load';
 import type { InterruptedAttempt, RepeatSummary } from '../lib/protocol/campaign-result';
 import { summarizeRepeat } from '../lib/protocol/repeat-summary';
 import { invalidReason, stealSpread } from '../lib/protocol/repeat-validity';
@@ -46,7 +51,8 @@ import type { Target } from '../lib/targets/target';
 import { customersFile } from './bringup';
 import { reconcileAttempt } from './reconcile-attempt';
 import type { RepeatInput, RepeatOutput } from './contract';
-import { attempt, cancellationSignal, heartbeat } from './context';
+import { attempt, heartbeat } from './context';
+import { awaitEarlierAttempts, loadSignal, trackAttempt } from './attempt-outage';
 import { defaultDeps } from './default-deps';
 import { rigTarget, type ActivityDeps } from './deps';
 
@@ -135,17 +141,39 @@ export function repeatActivities(deps: ActivityDeps) {
 /** Bound to the real targets, for in-process callers (`rig step`, tests). */
 export const { runRepeat } = repeatActivities(defaultDeps);
 
+/** Which attempt of which repeat, for the in-process registry of running attempts. */
+function attemptKey(input: RepeatInput, att: number): string {
+  return `${input.campaignId}/${attemptDir(input, att)}`;
+}
+
 async function runRepeatWith(deps: ActivityDeps, input: RepeatInput): Promise<RepeatOutput> {
-  const target = rigTarget(deps, input.rig);
   const att = (input.attemptsBefore ?? 0) + (input.attempt ?? attempt());
+  // An earlier attempt still running in this worker (timed out by the server during an outage) is
+  // waited for: its load is not measured twice, nor beside this one.
+  const earlier: string[] = [];
+  for (let a = att - 1; a > (input.attemptsBefore ?? 0); a--) earlier.push(attemptKey(input, a));
+  const waited = await awaitEarlierAttempts(earlier, (key) => ({ waitingFor: key.slice(key.indexOf('/') + 1), phase: 'an earlier attempt still running here' }));
+  if (waited.length > 0) {
+    EvidenceStore.forCampaign(input.campaignId).appendLog('info', `${labelOf(input, att)}: waited for ${waited.map((k) => k.slice(k.indexOf('/') + 1)).join(', ')}, still running in this worker (Temporal had timed it out while it could not hear its heartbeats)`);
+  }
+  return trackAttempt(attemptKey(input, att), attemptOnce(deps, input, att));
+}
+
+async function attemptOnce(deps: ActivityDeps, input: RepeatInput, att: number): Promise<RepeatOutput> {
+  const target = rigTarget(deps, input.rig);
   const store = EvidenceStore.forCampaign(input.campaignId);
   const interrupted = findInterrupted(store, input, att);
 
-  // A retry of a repeat whose load already ran to its end judges that load; it never measures again.
+  // A retry of a repeat whose load already ran to its end judges that load, or returns the judgement
+  // it already has; it never measures again.
   for (let a = att - 1; a > (input.attemptsBefore ?? 0); a--) {
     const dir = attemptDir(input, a);
-    if (store.exists(`${dir}/${VERDICT}`) || !loadEnded(store, dir)) continue;
-    store.appendLog('info', `${labelOf(input, a)}: its load ran to its end but its worker was lost before the verdict: judged now (attempt ${att}), not measured again`);
+    if (!loadEnded(store, dir)) continue;
+    if (store.exists(`${dir}/${VERDICT}`)) {
+      store.appendLog('info', `${labelOf(input, a)}: judged, but its result never reached Temporal (an outage, say): counted as judged (attempt ${att}), not measured again`);
+    } else {
+      store.appendLog('info', `${labelOf(input, a)}: its load ran to its end but its worker was lost before the verdict: judged now (attempt ${att}), not measured again`);
+    }
     await keepCloudEvidence(target, store, input, a);
     return { summary: await judge(target, store, input, a, []), interrupted };
   }
@@ -160,8 +188,9 @@ async function runRepeatWith(deps: ActivityDeps, input: RepeatInput): Promise<Re
   // repeat again with a fresh run tag.
   let load: Awaited<ReturnType<typeof runLoad>>;
   const wrapUp: string[] = [];
+  const signal = loadSignal();
   try {
-    load = await measure(target, store, input, dir, runTag, wrapUp);
+    load = await measure(target, store, input, dir, runTag, wrapUp, signal);
   } catch (err) {
     // Nothing to record when it failed before its folder existed (no secrets yet, say): nothing ran.
     if (store.exists(dir)) {
@@ -177,7 +206,7 @@ async function runRepeatWith(deps: ActivityDeps, input: RepeatInput): Promise<Re
   if (load.interrupted) {
     // Cut short: evidence, never a result. Count the rows it wrote all the same (what the database holds).
     await reconcileAttempt(target, store, input.campaignId, dir, runTag).catch(() => undefined);
-    const cancelled = cancellationSignal()?.aborted === true;
+    const cancelled = signal?.aborted === true;
     const reason = cancelled ? 'cancelled' : `cut short: ${load.summary.reason ?? 'the generator stopped before its end'}`;
     store.writeJson(`${dir}/${INTERRUPTED}`, { reason, detected_by_attempt: att, detected_at: new Date().toISOString() } satisfies InterruptedFile);
     store.logWarning(`${label} was ${reason}; recorded as interrupted, not counted`);
@@ -229,7 +258,7 @@ function messageOf(err: unknown): string {
  * A failure of the wrap-up (a sampler, the log slice) is not the load's: it goes to `wrapUp` and fails
  * the verdict of a load that ran to its end.
  */
-async function measure(target: Target, store: EvidenceStore, input: RepeatInput, dir: string, runTag: string, wrapUp: string[]): Promise<Awaited<ReturnType<typeof runLoad>>> {
+async function measure(target: Target, store: EvidenceStore, input: RepeatInput, dir: string, runTag: string, wrapUp: string[], signal: AbortSignal | undefined): Promise<Awaited<ReturnType<typeof runLoad>>> {
   const apiKey = await target.apiKeys.read(input.campaignId);
   if (!apiKey) throw new Error(`rig ${input.campaignId} has no API key yet: bring-up has not run`);
   const urls = await target.dbUrls(input.campaignId);
@@ -267,7 +296,7 @@ async function measure(target: Target, store: EvidenceStore, input: RepeatInput,
         out: samplesTmp,
       },
       (p: ProgressLine) => heartbeat({ runTag, second: p.second, sent: p.sent, dropped: p.dropped, failed: p.failed, p99_ms: p.p99_ms }),
-      { signal: cancellationSignal(), beforeFirstRequest: () => wal.atStart(), afterLastReply: () => wal.atEnd() },
+      { signal, beforeFirstRequest: () => wal.atStart(), afterLastReply: () => wal.atEnd() },
     );
   } finally {
     // pg_stat_wal is read once the backends have published it (WAL_STATS_LAG_MS after the last reply):
@@ -327,18 +356,25 @@ async function measure(target: Target, store: EvidenceStore, input: RepeatInput,
  * The verdict of attempt `att`, whose load ran to its end: reconcile, analyse, judge, write verdict.json.
  * Nothing here re-runs the load: a step that fails makes the verdict FAIL with its reason (beside the
  * wrap-up's), and the repeat still counts in M.
+ * A verdict.json already written (judged by an attempt whose result never reached Temporal) is kept as
+ * it is: its after-the-load reasons are carried into the summary, the database is not counted again
+ * (reconcile.json, or none when that count failed), and the summary is the one that attempt returned.
  */
 async function judge(target: Target, store: EvidenceStore, input: RepeatInput, att: number, wrapUp: string[]): Promise<RepeatSummary> {
   const dir = attemptDir(input, att);
   const runTag = runTagFor(input.campaignId, input.configuration.name, input.index, att);
-  const after = [...wrapUp];
+  const kept = readJsonFile<{ verdict?: { reasons?: string[] } }>(store, `${dir}/${VERDICT}`);
+  const after = [...wrapUp, ...(kept?.verdict?.reasons ?? []).filter((r) => r.startsWith(AFTER_LOAD))];
+  const writeVerdict = (report: unknown) => {
+    if (!kept) store.writeJson(`${dir}/${VERDICT}`, report);
+  };
   // Heartbeats go on while it judges: counting a large partition can outlast the heartbeat timeout.
   const beat = setInterval(() => heartbeat({ runTag, phase: 'judging' }), 5_000);
   try {
     let rec: { rows: number; quantity: number } | null = null;
     try {
       failReconcileOnceForTest();
-      rec = await reconcileAttempt(target, store, input.campaignId, dir, runTag);
+      if (!kept || store.exists(`${dir}/${RECONCILE}`)) rec = await reconcileAttempt(target, store, input.campaignId, dir, runTag);
     } catch (err) {
       after.push(afterLoadReason('reconcile', err));
     }
@@ -360,7 +396,7 @@ async function judge(target: Target, store: EvidenceStore, input: RepeatInput, a
     let summary: RepeatSummary;
     if (evaluation) {
       const { verdict, report } = failAfterLoad(evaluation, after);
-      store.writeJson(`${dir}/${VERDICT}`, report);
+      writeVerdict(report);
       const reconciled = rec !== null && verdict.ingest.reconciled && rec.rows === report.events_claimed && rec.quantity === report.quantity_claimed;
       summary = summarizeRepeat(id, report, verdict, { probe: input.probe.rate > 0, reconciled });
       if (input.validity && input.kind === 'sustained') {
@@ -372,10 +408,10 @@ async function judge(target: Target, store: EvidenceStore, input: RepeatInput, a
         }
       }
     } else {
-      store.writeJson(`${dir}/${VERDICT}`, unanalysedVerdict(after));
+      writeVerdict(unanalysedVerdict(after));
       summary = unanalysedSummary(id, after, false);
     }
-    store.logVerdict(summary);
+    if (!kept) store.logVerdict(summary); // logged once, by the attempt that judged it
     return summary;
   } finally {
     clearInterval(beat);

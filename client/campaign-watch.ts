@@ -4,15 +4,46 @@
 // and live p99; client/activity-detail.ts), read every few seconds. A terminal redraws the line; a log
 // gets a line when the step changes and at least every 15 s while it runs, so a long step is never
 // silent.
+// Through a Temporal outage it keeps waiting (client/temporal-outage.ts): the result is asked for again
+// until the server answers, and the command exits with the campaign's own verdict.
 import { defaultPayloadConverter } from '@temporalio/common';
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { CampaignResult } from '../lib/protocol/campaign-result';
 import { progressQuery } from '../workflows/messages';
 import { activityDetail, type DetailMemory, type PendingActivity } from './activity-detail';
 import { progressLine } from './progress-view';
+import { OutageReporter } from './temporal-outage';
 
 const DETAIL_EVERY_MS = 5_000;
 const LOG_AT_LEAST_EVERY_MS = 15_000;
+/** Between two asks for the result while Temporal does not answer. */
+const RESULT_RETRY_MS = 2_000;
+
+/** The campaign's result once it closes; a failed campaign carries its result as the failure's details (workflows/campaign.ts). */
+async function resultOnce(handle: WorkflowHandle): Promise<CampaignResult> {
+  try {
+    return (await handle.result()) as CampaignResult;
+  } catch (err) {
+    const details = err instanceof WorkflowFailedError ? (err.cause as { details?: unknown[] } | undefined)?.details : undefined;
+    if (details && details[0] && typeof details[0] === 'object') return details[0] as CampaignResult;
+    throw err;
+  }
+}
+
+/** The result, asked for again for as long as Temporal does not answer (any other error ends the wait). */
+async function resultThroughOutages(handle: WorkflowHandle, outage: OutageReporter): Promise<CampaignResult> {
+  for (;;) {
+    const startedAt = new Date();
+    try {
+      const r = await resultOnce(handle);
+      outage.answered();
+      return r;
+    } catch (err) {
+      if (!outage.failed(err, startedAt)) throw err;
+    }
+    await new Promise((r) => setTimeout(r, RESULT_RETRY_MS));
+  }
+}
 
 /** The running activities' last heartbeats (none when the server cannot be asked right now). */
 async function pendingActivities(handle: WorkflowHandle): Promise<PendingActivity[]> {
@@ -42,19 +73,18 @@ export async function watchCampaign(client: Client, campaignId: string, out: Nod
   let lastStep = '';
   const memory: DetailMemory = {};
   let closed = false;
-  const result = handle.result().then(
-    (r) => r as CampaignResult,
-    (err: unknown) => {
-      // A failed campaign carries its result as the failure's details (see workflows/campaign.ts).
-      const details = err instanceof WorkflowFailedError ? (err.cause as { details?: unknown[] } | undefined)?.details : undefined;
-      if (details && details[0] && typeof details[0] === 'object') return details[0] as CampaignResult;
-      throw err;
-    },
-  );
+  const outage = new OutageReporter((line) => {
+    // Its own line, whatever the progress line was doing (a terminal's is redrawn in place).
+    out.write(tty && last ? `\n${line}\n` : `${line}\n`);
+    lastKey = '';
+  });
+  const result = resultThroughOutages(handle, outage);
   void result.finally(() => (closed = true)).catch(() => {});
   while (!closed) {
+    const askedAt = new Date();
     try {
       const p = await handle.query(progressQuery);
+      outage.answered();
       const now = Date.now();
       const stepKey = progressLine(p);
       // A new step: its activity's detail, not the last step's.
@@ -77,8 +107,10 @@ export async function watchCampaign(client: Client, campaignId: string, out: Nod
         lastKey = key;
         lastWriteMs = now;
       }
-    } catch {
-      // no worker to answer the query right now (a restart, say): keep waiting for the result
+    } catch (err) {
+      // Temporal away: said once (and now and then); no worker to answer the query right now (a
+      // restart, say): keep waiting for the result either way.
+      outage.failed(err, askedAt);
     }
     await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, 1000))]);
   }

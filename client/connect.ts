@@ -10,8 +10,15 @@ export interface RigClient {
   close(): Promise<void>;
 }
 
+/**
+ * gRPC's reconnect backoff, capped: grpc-js grows it to 120 s, so a command that waits through a
+ * Temporal outage (client/temporal-outage.ts) would go on failing for up to two minutes after the
+ * server is back. Capped at 5 s it notices within seconds; one connect attempt per 5 s costs nothing.
+ */
+const RECONNECT = { 'grpc.initial_reconnect_backoff_ms': 1_000, 'grpc.max_reconnect_backoff_ms': 5_000 };
+
 export async function connectClient(env: TemporalEnv = temporalEnv()): Promise<RigClient> {
-  const connection = await connectWithin(env, () => Connection.connect({ ...connectionOptions(env), connectTimeout: '5 seconds' }));
+  const connection = await connectWithin(env, () => Connection.connect({ ...connectionOptions(env), connectTimeout: '5 seconds', channelArgs: RECONNECT }));
   return { client: new Client({ connection, namespace: env.namespace }), env, close: () => connection.close() };
 }
 

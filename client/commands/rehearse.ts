@@ -83,11 +83,16 @@ export const { run, actions } = defineCommand({
     const workers = await rehearsalWorkers(env, hostName());
     if (workers.reused) console.log(`using the rig worker already running on this machine (pid ${workers.reused.pid}, since ${workers.reused.startedAt}); not starting a second one`);
     const rc = await connectClient(env);
+    let running = false;
     try {
       await warnMissingSearchAttributes(rc);
       await rc.client.workflow.start('benchCampaign', { taskQueue: TASK_QUEUE, workflowId: id, args: [spec] });
+      running = true;
       console.log(`campaign ${id} started (Web UI: workflow ${id}); following it:`);
+      // Waits through a Temporal outage (client/temporal-outage.ts): the workers below must stay up
+      // until the campaign ends, so only a result, or an error that is no outage, gets past here.
       const result = await watchCampaign(rc.client, id);
+      running = false;
       console.log('');
       await printAtAGlance(result);
       resultLines(result).forEach((l) => console.log(l));
@@ -97,6 +102,8 @@ export const { run, actions } = defineCommand({
       return code;
     } finally {
       await rc.close();
+      // Stopping without a result leaves the campaign without this process's worker: say what finishes it.
+      if (running && !workers.reused) console.error(`rig rehearse: stopped before campaign ${id} ended; it waits for a worker: \`rig worker\` lets it finish (or \`rig campaign cancel ${id}\`)`);
       await workers.stop();
     }
   },

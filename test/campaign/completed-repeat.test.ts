@@ -7,6 +7,9 @@
 // 2. On the rig it kept, runRepeat called directly as `rig step` does:
 //    - a worker lost after the load ended and before the verdict: the next attempt judges that
 //      attempt's stream, under its run tag, and measures nothing;
+//    - judged but never delivered (a Temporal outage): the next attempt returns that judgement;
+//    - still running in this worker when the next attempt comes (the server timed it out in an
+//      outage): the next attempt waits for it and counts it, no second load;
 //    - a load that throws is interrupted with the error text; a folder left without a word is a
 //      heartbeat timeout; the attempt after them measures and lists both.
 import assert from 'node:assert/strict';
@@ -96,6 +99,36 @@ test('a completed measurement is a result, counted; only an interrupted one is r
     assert.ok(fs.existsSync(path.join(dir, 'verdict.json')) && fs.existsSync(path.join(dir, 'reconcile.json')));
     assert.ok(!fs.existsSync(evidence(attemptDir(input, 2))), 'attempt 2 measured nothing');
     assert.match(fs.readFileSync(evidence('campaign.log'), 'utf8'), /single repeat 4: its load ran to its end .* judged now \(attempt 2\)/);
+  });
+
+  await t.test('judged, but the result never reached Temporal (an outage): the next attempt returns that judgement and measures nothing', async () => {
+    const six = { ...input, index: 6 };
+    const first = await runRepeat({ ...six, attempt: 1 });
+    const verdictFile = evidence(`${attemptDir(six, 1)}/verdict.json`);
+    const verdictBytes = fs.readFileSync(verdictFile, 'utf8');
+    const again = await runRepeat({ ...six, attempt: 2 });
+    assert.deepEqual(again.summary, first.summary, 'the same judgement, counted once');
+    assert.deepEqual(again.interrupted, []);
+    assert.equal(fs.readFileSync(verdictFile, 'utf8'), verdictBytes, 'verdict.json kept as written');
+    assert.ok(!fs.existsSync(evidence(attemptDir(six, 2))), 'attempt 2 measured nothing');
+    const log = fs.readFileSync(evidence('campaign.log'), 'utf8');
+    assert.match(log, /single repeat 6: judged, but its result never reached Temporal .* counted as judged \(attempt 2\), not measured again/);
+    assert.equal(log.match(/verdict +sustained single r6-a1 /g)?.length, 1, 'logged once, by the attempt that judged it');
+  });
+
+  await t.test('an earlier attempt still running in this worker (timed out by the server in an outage): the next one waits for it and counts it', async () => {
+    const seven = { ...input, index: 7 };
+    const first = runRepeat({ ...seven, attempt: 1 });
+    // Attempt 2 arrives while attempt 1's load runs (its folder is there, nothing judged yet).
+    while (!fs.existsSync(evidence(attemptDir(seven, 1)))) await new Promise((r) => setTimeout(r, 50));
+    const again = await runRepeat({ ...seven, attempt: 2 });
+    const one = await first;
+    assert.equal(again.summary.attempt, 1, 'attempt 1 counted');
+    assert.deepEqual(again.summary, one.summary);
+    assert.deepEqual(again.interrupted, [], 'attempt 1 was not taken for dead');
+    assert.ok(!fs.existsSync(evidence(`${attemptDir(seven, 1)}/interrupted.json`)));
+    assert.ok(!fs.existsSync(evidence(attemptDir(seven, 2))), 'no second load, beside it or after it');
+    assert.match(fs.readFileSync(evidence('campaign.log'), 'utf8'), /single repeat 7 \(attempt 2\): waited for repeats\/single\/r7-a1, still running in this worker/);
   });
 
   await t.test('a load that throws and a worker that died silently are interrupted, each with what happened', async () => {

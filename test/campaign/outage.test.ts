@@ -1,0 +1,86 @@
+// The outage drill (issue 33): the Temporal server killed in the middle of a repeat's load and
+// brought back on the same state 90 s later, while `rig campaign start --wait` (bin/rig.cjs, as a
+// user runs it) follows the campaign. The load ends, and is judged, while the server is away; its
+// result cannot be delivered (the SDK drops a completion it cannot send), so when the server returns
+// the heartbeat timeout runs attempt 2. Attempt 2 must count attempt 1's judgement, not measure again.
+// Shown: the CLI says "Temporal unreachable since T, retrying" and exits with the campaign's verdict
+// code (not 1); every repeat is reconciled and counted once; r1-a1 is the counted attempt and
+// nothing measured r1 a second time. One 90-s wait, the outage itself; two 15-s repeats around it.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { campaignExitCode } from '../../client/exit-codes';
+import { devDown, devUp } from '../../client/dev-server';
+import type { CampaignResult } from '../../lib/protocol/campaign-result';
+import { campaignEnv, tinySpec, waitOnCampaign } from '../harness/campaign';
+import { rig } from '../harness/rig-cli';
+
+const OUTAGE_MS = 90_000;
+
+test('a 90-s Temporal outage in the middle of a repeat: the CLI waits and exits with the verdict; r1 counted once, never re-measured', async () => {
+  const env = await campaignEnv();
+  await env.inProcessWorker();
+  const id = 'outage-drill';
+  const specFile = path.join(env.dir, 'outage.json');
+  // 15-s repeats: the load is surely in flight when the server goes, and surely over before it returns.
+  fs.writeFileSync(specFile, JSON.stringify(tinySpec({ calibrate: true, sustained: { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 15, warmupSeconds: 0, cooldownSeconds: 1 } })));
+  // The instrument's calibration is recorded beforehand, as an earlier attempt of the step would have
+  // left it (activities/calibrate.ts returns a recorded judgement): a real one takes 1-2 min and needs
+  // the host to itself, and without one the campaign ends UNCALIBRATED (exit 1) whatever it measured.
+  // The drill is about Temporal going away, not the instrument.
+  const calibration = path.join(process.env.RIG_RESULTS!, id, 'calibration', 'calibration.json');
+  fs.mkdirSync(path.dirname(calibration), { recursive: true });
+  fs.writeFileSync(calibration, JSON.stringify({ calibrated: true, cases: [{ name: 'recorded by test/campaign/outage.test.ts', passed: true, detail: 'not measured: the outage drill is about Temporal, not the instrument' }] }));
+  const cli = rig(['campaign', 'start', specFile, '--id', id, '--wait'], env.childEnv, 900_000);
+  const handle = env.client.workflow.getHandle(id);
+
+  // Repeat 1's load is running: its activity has sent a heartbeat from the generator (throttled by the
+  // SDK to one per 24 s after the first, so the first one, a second into the load, is what is seen).
+  await waitOnCampaign(handle, 'repeat 1 under load', async () => {
+    const desc = await handle.describe();
+    return (desc.raw.pendingActivities ?? []).some((a) => {
+      const p = a.heartbeatDetails?.payloads?.[0];
+      const d = p ? (defaultPayloadConverter.fromPayload(p) as { runTag?: string; second?: number }) : undefined;
+      return a.activityType?.name === 'runRepeat' && /\.r1\.a1$/.test(d?.runTag ?? '') && typeof d?.second === 'number';
+    });
+  }, 300_000, 500);
+  await devDown(env.dev);
+  await new Promise((r) => setTimeout(r, OUTAGE_MS));
+  await devUp(env.dev);
+
+  const out = await cli;
+  const result = (await handle.result()) as CampaignResult;
+  const said = `exit ${out.code}\n${out.stdout}\n${out.stderr}\n${JSON.stringify({ status: result.status, repeats: result.repeats.map((r) => [r.dir, r.passed, r.reconciled, r.invalid, r.reasons]), interrupted: result.interrupted }, null, 1)}`;
+
+  // The CLI waited through it, and ends with the campaign's own verdict.
+  assert.match(out.stdout, /Temporal unreachable since \d{4}-\d\d-\d\dT[\d:.]+Z, retrying/, said);
+  assert.match(out.stdout, /Temporal answers again/, said);
+  assert.doesNotMatch(out.stderr, /Failed to get Workflow execution history/, said);
+  assert.ok(['held', 'not-held', 'not-judged'].includes(result.status), `the campaign ended with a verdict: ${said}`);
+  assert.equal(out.code, campaignExitCode(result.status), said);
+  assert.notEqual(out.code, 1, said);
+
+  // Every repeat reconciled and counted once; nothing hidden.
+  const counted = result.repeats.filter((r) => !r.invalid);
+  assert.deepEqual(counted.map((r) => r.index).sort(), [1, 2], said);
+  const dirs = result.repeats.map((r) => r.dir);
+  assert.equal(new Set(dirs).size, dirs.length, `no attempt listed twice: ${said}`);
+  for (const r of result.repeats) assert.ok(r.reconciled, `${r.dir} reconciled: ${said}`);
+  assert.deepEqual(result.interrupted, [], said);
+
+  // r1-a1, judged during the outage, is the attempt that counts; attempt 2 measured nothing.
+  const r1 = result.repeats.find((r) => r.index === 1 && r.attempt === 1);
+  assert.ok(r1, said);
+  assert.equal(r1.dir, 'repeats/single/r1-a1');
+  const evidence = (rel: string) => path.join(result.resultsDir, rel);
+  assert.ok(fs.existsSync(evidence('repeats/single/r1-a1/verdict.json')));
+  const log = fs.readFileSync(evidence('campaign.log'), 'utf8');
+  assert.match(log, /single repeat 1: judged, but its result never reached Temporal .* counted as judged \(attempt 2\), not measured again/, log);
+  assert.equal(log.match(/verdict +sustained single r1-a1 /g)?.length, 1, `r1-a1 judged once: ${log}`);
+  // A second r1 folder only as the instrument's own re-run of an INVALID r1-a1 (issue 34), never as a re-measurement.
+  if (!r1.invalid) assert.ok(!fs.existsSync(evidence('repeats/single/r1-a2')), `r1 measured once: ${said}`);
+  assert.equal(result.rig, 'destroyed');
+  await env.assertClean();
+});
