@@ -201,11 +201,12 @@ test('the app node boots from its user data too (npm ci\'s tree is the load node
   worker.stdout!.on('data', (d: Buffer) => (journal += d));
   worker.stderr!.on('data', (d: Buffer) => (journal += d));
   try {
-    const identity = `${worker.pid}@${os.hostname()}`;
+    // A rig worker's identity starts with the SDK's `<pid>@<hostname>` (lib/temporal/worker-identity.ts).
+    const identity = `${worker.pid}@${os.hostname()} `;
     await waitFor('the app node\'s worker to poll the app queue', async () => {
       if (worker.exitCode !== null) throw Object.assign(new Error(`the app node's worker exited (${worker.exitCode}):\n${journal}`), { fatal: true });
       const q = await temporal.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: boot.appQueue }, taskQueueType: temporalio.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY });
-      return (q.pollers ?? []).some((p) => p.identity === identity);
+      return (q.pollers ?? []).some((p) => p.identity?.startsWith(identity));
     }, 150_000);
   } finally {
     worker.kill('SIGKILL');
