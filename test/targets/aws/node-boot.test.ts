@@ -173,7 +173,7 @@ test('the load node boots from its user data as AL2023 runs it: node_modules rea
       }, 150_000),
       exited.then((code) => assert.fail(`the node's worker exited (${code}) before it took prepare:\n${journal}`)),
     ]);
-    assert.ok(taken.lastWorkerIdentity?.startsWith(`${worker.pid}@${os.hostname()} `), `${taken.lastWorkerIdentity}: taken by the node's worker (its pid here: the sandbox shares this machine\'s pid and host name namespaces)`);
+    assert.ok(taken.lastWorkerIdentity?.startsWith(`${worker.pid}@${os.hostname()} `), `${taken.lastWorkerIdentity}: taken by the node's worker (its pid here: the sandbox shares this machine's pid and host name namespaces)`);
     assert.match(taken.lastFailure!.message!, /DBInstance|RDS instance/, taken.lastFailure!.message!);
     assert.match(journal, /^rig worker on 10\.200\.\d+\.1:\d+ .*build node-boot-test .*task queues: rig-aws-data-/m);
     assert.equal(fs.statSync(disk.written('var/lib/rig/state')).uid, Number(fs.readFileSync(disk.written('etc/passwd'), 'utf8').match(/^rig:x:(\d+):/m)![1]), 'the worker\'s state is rig\'s');
