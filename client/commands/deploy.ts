@@ -30,7 +30,8 @@ const ACTIONS = ['check', 'set-current'] as const;
 export const { run, actions } = defineCommand({
   summary,
   help: HELP,
-  actionHelp: Object.fromEntries(ACTIONS.map((a) => [a, HELP])),
+  // Each action's help starts with its own usage line, then the whole text (the two share their flags).
+  actionHelp: Object.fromEntries(ACTIONS.map((a) => [a, `usage: rig deploy ${a} [--build-id B] [--wait SECONDS]\n\n${HELP.split('\n').slice(2).join('\n')}`])),
   options: { 'build-id': { type: 'string' }, wait: { type: 'string' } },
   positionals: true,
   async run({ values, positionals }) {
