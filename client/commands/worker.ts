@@ -145,6 +145,9 @@ export const { run, actions } = defineCommand({
   },
 });
 
+/** gRPC status PERMISSION_DENIED. */
+const PERMISSION_DENIED = 7;
+
 /**
  * One machine per host queue: the refusal when another machine's worker polls this host's queues
  * (the server's poller list; lib/temporal/host-queue-owner.ts), else undefined.
@@ -163,6 +166,11 @@ async function refuseIfAnotherMachinePolls(env: Parameters<typeof connectNative>
       log: (line) => console.log(`rig worker: ${line}`),
     });
     return others.length ? otherMachineRefusal(host, identity, others) : undefined;
+  } catch (err) {
+    // A role that may not describe task queues: the worker still serves, and says what it could not check.
+    if ((err as { code?: number }).code !== PERMISSION_DENIED) throw err;
+    console.log(`rig worker: could not ask the server which machines poll ${own.join(', ')} (${(err as Error).message}): not checked`);
+    return undefined;
   } finally {
     await connection.close();
   }
