@@ -11,6 +11,8 @@
 // So an identity of another machine in that list is either live or died within the last 5 minutes.
 // To tell which, a starting worker waits for it to poll again: a live one refreshes its entry within a
 // long poll; one whose time stays put is gone (a crashed machine, this machine's previous boot).
+// (temporal service/matching/poller_history.go, task_queue_partition_manager.go: the entry is put at
+// the start and the end of a poll, and a put renews its time.)
 import type { temporal } from '@temporalio/proto';
 import { isOtherMachine, type PollerMachine } from './worker-identity';
 
@@ -51,8 +53,8 @@ export interface OwnerCheck {
   queues: string[];
   me: PollerMachine;
   /**
-   * How long an identity may go without polling and still be live: the server's long poll (1 minute)
-   * plus slack. An identity seen earlier than that is gone; one seen within it is watched this long.
+   * How long to watch an identity for a new poll before calling it gone: the server's long poll
+   * (1 minute) plus slack.
    */
   livePollMs?: number;
   /** Between two looks at the poller list while one is watched. */
@@ -61,30 +63,30 @@ export interface OwnerCheck {
 }
 
 /**
- * The pollers of other machines that still poll this host's queues: empty when none does. An identity
- * last seen within `livePollMs` is watched until it polls again (live: returned) or until `livePollMs`
- * has passed since it was last seen (gone: left out, and said).
+ * The pollers of other machines that still poll this host's queues: empty when none does. Each one in
+ * the list is watched for up to `livePollMs` (this machine's clock, from the first look): live once
+ * its last-poll time moves (returned at once), gone if it has not moved by then (left out, and said).
+ * Only the server's own times are compared with each other, so a clock that differs from the
+ * server's misjudges nothing; the price is that a gone identity costs a wait of `livePollMs`.
  */
 export async function otherMachinesPolling(c: OwnerCheck): Promise<ForeignPoller[]> {
   const livePollMs = c.livePollMs ?? 75_000;
   const everyMs = c.everyMs ?? 1_000;
-  const first = await foreign(c.service, c.namespace, c.queues, c.me);
-  let watched = first.filter((p) => Date.now() - p.lastAccessTime.getTime() < livePollMs);
-  for (const gone of first.filter((p) => !watched.includes(p))) {
-    c.log?.(`${gone.identity} polled ${gone.queue} last at ${gone.lastAccessTime.toISOString()}, over ${livePollMs / 1000} s ago: gone`);
-  }
+  const until = Date.now() + livePollMs;
+  let watched = await foreign(c.service, c.namespace, c.queues, c.me);
+  if (watched.length) c.log?.(`${watched.map((w) => `${w.identity} (${w.queue}, last poll ${w.lastAccessTime.toISOString()})`).join('; ')}: another machine; watching up to ${livePollMs / 1000} s for a new poll`);
   const live: ForeignPoller[] = [];
-  while (watched.length) {
+  while (watched.length && live.length === 0) {
     await new Promise((r) => setTimeout(r, everyMs));
     const now = await foreign(c.service, c.namespace, c.queues, c.me);
-    const still: ForeignPoller[] = [];
     for (const w of watched) {
       const again = now.find((p) => p.queue === w.queue && p.identity === w.identity);
       if (again && again.lastAccessTime > w.lastAccessTime) live.push(again);
-      else if (Date.now() - w.lastAccessTime.getTime() < livePollMs) still.push(w);
-      else c.log?.(`${w.identity} has not polled ${w.queue} since ${w.lastAccessTime.toISOString()}: gone`);
     }
-    watched = still;
+    if (Date.now() >= until && live.length === 0) {
+      for (const w of watched) c.log?.(`${w.identity} has not polled ${w.queue} since ${w.lastAccessTime.toISOString()}: gone`);
+      watched = [];
+    }
   }
   return live;
 }
