@@ -22,6 +22,7 @@ export const commands: Record<string, () => Command> = {
   check: () => require('./commands/check'),
   denominator: () => require('./commands/denominator'),
   campaign: () => require('./commands/campaign'),
+  deploy: () => require('./commands/deploy'),
   dev: () => require('./commands/dev'),
   doctor: () => require('./commands/doctor'),
   history: () => require('./commands/history'),

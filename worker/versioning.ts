@@ -6,7 +6,8 @@
 //  - once it is no longer current and the server reports it DRAINED (no open campaign pinned to it),
 //    it stops: an old build's worker exits by itself when its last campaign has finished.
 import type { NativeConnection } from '@temporalio/worker';
-import { drainage, makeCurrent, routing, type DeploymentVersion } from '../lib/temporal/deployment';
+import { drainage, routing, type DeploymentVersion } from '../lib/temporal/deployment';
+import { makeCurrentChecked } from '../lib/temporal/set-current-check';
 
 export interface VersionPolicy {
   connection: NativeConnection;
@@ -38,7 +39,8 @@ export async function takeCurrentVersion(p: VersionPolicy): Promise<boolean> {
     );
     return false;
   }
-  const previous = await makeCurrent(p.connection.workflowService, p.namespace, p.version, p.identity);
+  // Checked first: every host queue the current build polls must have a poller of this one (set-current-check.ts).
+  const previous = await makeCurrentChecked(p.connection.workflowService, p.namespace, p.version, p.identity);
   p.log(`build ${p.version.buildId} is now the current version of deployment ${p.version.deploymentName}${previous ? ` (was ${previous}, which drains: its campaigns finish on it)` : ''}`);
   return true;
 }

@@ -1,11 +1,15 @@
 // rig worker: runs the control-plane and data-plane workers until SIGINT/SIGTERM.
+import os from 'node:os';
 import { Runtime } from '@temporalio/worker';
 import { defineCommand } from '../command';
-import { CONTROL_QUEUE, createRigWorkers, dataQueue, hostQueue } from '../../worker/run-worker';
+import { CONTROL_QUEUE, connectNative, createRigWorkers, dataQueue, hostQueue } from '../../worker/run-worker';
 import { loadConnection } from '../../lib/temporal/connection-env';
 import { describeConnection } from '../../lib/temporal/connection-sources';
 import { hostName, workerHostIdentity } from '../../lib/tools/host-name';
-import { claimWorker } from '../../lib/tools/worker-lock';
+import { bootId, claimWorker } from '../../lib/tools/worker-lock';
+import { hostOfQueue } from '../../lib/temporal/queues';
+import { machineOf, rigWorkerIdentity } from '../../lib/temporal/worker-identity';
+import { otherMachineRefusal, otherMachinesPolling } from '../../lib/temporal/host-queue-owner';
 import { resolveBuildId } from '../../lib/tools/build-id';
 import { deploymentName, type DeploymentVersion } from '../../lib/temporal/deployment';
 import { takeCurrentVersion, whenDrained } from '../../worker/versioning';
@@ -15,6 +19,16 @@ import { takeCurrentVersion, whenDrained } from '../../worker/versioning';
  * a repeat's length (10 minutes on the full profile), so a deploy does not cut a repeat short.
  */
 export const SHUTDOWN_GRACE = '11 minutes';
+
+/**
+ * How long another machine's poller may go without polling and still count as live (RIG_POLLER_LIVE_SECONDS,
+ * default 75: the server's long poll of 1 minute, plus slack). Shorter only against a server whose
+ * matching.longPollExpirationInterval is shorter.
+ */
+function pollerLiveMs(): number {
+  const s = Number(process.env.RIG_POLLER_LIVE_SECONDS ?? 75);
+  return (Number.isFinite(s) && s > 0 ? s : 75) * 1000;
+}
 
 /** How often a worker whose build is no longer current asks whether its last pinned campaign has closed (RIG_DRAIN_CHECK_SECONDS). */
 function drainCheckMs(): number {
@@ -94,7 +108,15 @@ export const { run, actions } = defineCommand({
     try {
       // Before anything makes the SDK's runtime: its telemetry is fixed when it is made.
       if (metrics) Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: metrics }, globalTags: { rig_build: version.buildId, rig_host: host } } } });
-      const { connection, workers } = await createRigWorkers({ env, host, taskQueues: queues, version, workerOptions: { shutdownGraceTime: SHUTDOWN_GRACE } });
+      // Who this worker is to the server: the SDK's `<pid>@<hostname>`, this boot and the host it serves
+      // (lib/temporal/worker-identity.ts), so that another machine on the same host queues is told apart.
+      const identity = rigWorkerIdentity({ pid: process.pid, osHost: os.hostname(), bootId: bootId(), host });
+      const refusal = await refuseIfAnotherMachinePolls(env, host, queues, identity);
+      if (refusal) {
+        console.error(`rig worker: ${refusal}`);
+        return 2;
+      }
+      const { connection, workers } = await createRigWorkers({ env, host, taskQueues: queues, version, workerOptions: { shutdownGraceTime: SHUTDOWN_GRACE, identity } });
       console.log(
         `rig worker on ${env.address} (from ${addressFrom}; rig doctor shows every setting) namespace ${env.namespace}, host ${host} (from ${hostFrom}), ` +
           `deployment ${version.deploymentName} build ${version.buildId} (from ${build.from}), task queues: ${workers.map((w) => w.options.taskQueue).join(', ')}` +
@@ -104,7 +126,7 @@ export const { run, actions } = defineCommand({
       let stopWatch = () => {};
       try {
         const running = Promise.all(workers.map((w) => w.run()));
-        const policy = { connection, namespace: env.namespace, version, makeCurrent: values['make-current'] === true, identity: `rig worker ${host} pid ${process.pid}`, log };
+        const policy = { connection, namespace: env.namespace, version, makeCurrent: values['make-current'] === true, identity, log };
         // Once its pollers are registered (the server refuses to make a version it has not seen current).
         const current = takeCurrentVersion(policy).catch((err: Error) => log(`${err.message}; it serves only campaigns pinned to its build`));
         stopWatch = whenDrained(policy, drainCheckMs(), () => {
@@ -122,3 +144,34 @@ export const { run, actions } = defineCommand({
     return 0;
   },
 });
+
+/** gRPC status PERMISSION_DENIED. */
+const PERMISSION_DENIED = 7;
+
+/**
+ * One machine per host queue: the refusal when another machine's worker polls this host's queues
+ * (the server's poller list; lib/temporal/host-queue-owner.ts), else undefined.
+ */
+async function refuseIfAnotherMachinePolls(env: Parameters<typeof connectNative>[0], host: string, queues: string[], identity: string): Promise<string | undefined> {
+  const own = queues.filter((q) => hostOfQueue(q) !== undefined);
+  if (own.length === 0) return undefined;
+  const connection = await connectNative(env);
+  try {
+    const others = await otherMachinesPolling({
+      service: connection.workflowService,
+      namespace: env.namespace,
+      queues: own,
+      me: machineOf(identity)!,
+      livePollMs: pollerLiveMs(),
+      log: (line) => console.log(`rig worker: ${line}`),
+    });
+    return others.length ? otherMachineRefusal(host, identity, others) : undefined;
+  } catch (err) {
+    // A role that may not describe task queues: the worker still serves, and says what it could not check.
+    if ((err as { code?: number }).code !== PERMISSION_DENIED) throw err;
+    console.log(`rig worker: could not ask the server which machines poll ${own.join(', ')} (${(err as Error).message}): not checked`);
+    return undefined;
+  } finally {
+    await connection.close();
+  }
+}

@@ -65,7 +65,8 @@ function procStat(pid: number): { state: string; startTime: string } | undefined
   }
 }
 
-function bootId(): string | undefined {
+/** This boot's id (random per boot): undefined off Linux. */
+export function bootId(): string | undefined {
   try {
     return fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
   } catch {

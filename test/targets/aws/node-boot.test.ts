@@ -173,7 +173,7 @@ test('the load node boots from its user data as AL2023 runs it: node_modules rea
       }, 150_000),
       exited.then((code) => assert.fail(`the node's worker exited (${code}) before it took prepare:\n${journal}`)),
     ]);
-    assert.equal(taken.lastWorkerIdentity, `${worker.pid}@${os.hostname()}`, 'taken by the node\'s worker (its pid here: the sandbox shares this machine\'s pid and host name namespaces)');
+    assert.ok(taken.lastWorkerIdentity?.startsWith(`${worker.pid}@${os.hostname()} `), `${taken.lastWorkerIdentity}: taken by the node's worker (its pid here: the sandbox shares this machine's pid and host name namespaces)`);
     assert.match(taken.lastFailure!.message!, /DBInstance|RDS instance/, taken.lastFailure!.message!);
     assert.match(journal, /^rig worker on 10\.200\.\d+\.1:\d+ .*build node-boot-test .*task queues: rig-aws-data-/m);
     assert.equal(fs.statSync(disk.written('var/lib/rig/state')).uid, Number(fs.readFileSync(disk.written('etc/passwd'), 'utf8').match(/^rig:x:(\d+):/m)![1]), 'the worker\'s state is rig\'s');
@@ -201,11 +201,12 @@ test('the app node boots from its user data too (npm ci\'s tree is the load node
   worker.stdout!.on('data', (d: Buffer) => (journal += d));
   worker.stderr!.on('data', (d: Buffer) => (journal += d));
   try {
-    const identity = `${worker.pid}@${os.hostname()}`;
+    // A rig worker's identity starts with the SDK's `<pid>@<hostname>` (lib/temporal/worker-identity.ts).
+    const identity = `${worker.pid}@${os.hostname()} `;
     await waitFor('the app node\'s worker to poll the app queue', async () => {
       if (worker.exitCode !== null) throw Object.assign(new Error(`the app node's worker exited (${worker.exitCode}):\n${journal}`), { fatal: true });
       const q = await temporal.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: boot.appQueue }, taskQueueType: temporalio.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY });
-      return (q.pollers ?? []).some((p) => p.identity === identity);
+      return (q.pollers ?? []).some((p) => p.identity?.startsWith(identity));
     }, 150_000);
   } finally {
     worker.kill('SIGKILL');
