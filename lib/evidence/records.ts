@@ -292,6 +292,8 @@ export interface RigFile {
   service?: Record<string, string | number | boolean>;
   /** Which build was measured: the reference service, or the spec's command or image (issue 14). */
   serviceBuild?: string;
+  /** The build id of the rig worker that provisioned it (lib/tools/worker-build.ts): an unversioned worker's campaigns have none in visibility. */
+  rigBuild?: string;
   /** The rig's $/hour as its target priced it (the spec's hardware.costPerHour for a local rig). */
   costPerHour?: number;
   priceSource?: string;
@@ -313,10 +315,13 @@ export interface ServiceFile {
   serviceUrl: string;
   /** null: its /healthz has no `settings`. */
   reported: Record<string, string> | null;
+  /** The build the service says it is (its /healthz `build`), when it says. */
+  build?: string;
 }
 export const ServiceFileSchema = z.looseObject({
   serviceUrl: z.string(),
   reported: z.record(z.string(), z.string()).nullable(),
+  build: z.string().optional(),
 });
 
 /** interrupted.json: an attempt that did not finish, and why. It is listed and never counted. */
