@@ -414,6 +414,15 @@ export const BaselineChoiceSchema = z.looseObject({
   why: z.string(),
 });
 
+/** history-alert.json (lib/evidence/history-alert.ts): the spec's history as the report step read it. */
+export const HistoryAlertSchema = z.looseObject({
+  runs: z.number(),
+  regressed: z.boolean(),
+  changes: z.array(z.looseObject({ series: z.string(), figure: z.string(), run: z.string() })),
+  summary: z.string(),
+  series: z.array(z.looseObject({ series: z.string(), figures: z.array(z.looseObject({ key: z.string() })), rows: z.array(z.looseObject({ campaignId: z.string() })), changePoints: z.array(z.looseObject({ figure: z.string(), row: z.number() })) })).optional(),
+});
+
 /** variants/NN-<variant>.json (activities/variant.ts): a change of variant, as it took effect. */
 export const VariantChangeSchema = z.looseObject({
   seq: count,

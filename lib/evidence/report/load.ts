@@ -22,6 +22,7 @@ import { parseLogLine, type LogLine } from '../campaign-log';
 import {
   APP_NODE_HOST_FILE,
   BASELINE_FILE,
+  HISTORY_ALERT_FILE,
   CALIBRATION_FILE,
   CEILING_DIR,
   CLOUD_DB_LOAD,
@@ -52,8 +53,10 @@ import {
   parseWarmupPath,
 } from '../layout';
 import { assertManifest, type Manifest } from '../manifest';
+import type { HistoryAlert } from '../history-alert';
 import {
   BaselineChoiceSchema,
+  HistoryAlertSchema,
   CalibrationSchema,
   CloudDbLoadSchema,
   CloudOsSchema,
@@ -169,6 +172,8 @@ export interface Evidence {
   denominator: DenominatorFile | null;
   /** baseline.json: the campaign this one is compared with (or why none), when the report step chose one. */
   baselineChoice: BaselineChoice | null;
+  /** history-alert.json: the spec's history on this hardware up to this run, as the report step read it. */
+  historyAlert: HistoryAlert | null;
   /** variants/NN-<variant>.json: each change of variant, in order (issue 13). */
   variantChanges: VariantChange[];
   attempts: AttemptEvidence[];
@@ -260,6 +265,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
   const calibration = spec.calibrate ? optional(readJson<CalibrationFile>(CALIBRATION_FILE, CalibrationSchema)) : null;
   const denominator = spec.denominator ? optional(readJson<DenominatorFile>(DENOMINATOR_FILE, DenominatorSchema)) : null;
   const baselineChoice = has(BASELINE_FILE) ? optional(readJson<BaselineChoice>(BASELINE_FILE, BaselineChoiceSchema)) : null;
+  const historyAlert = has(HISTORY_ALERT_FILE) ? optional(readJson<HistoryAlert>(HISTORY_ALERT_FILE, HistoryAlertSchema)) : null;
   const variantChanges = manifest.files
     .map((e) => e.path)
     .filter((p) => p.startsWith(`${VARIANTS_DIR}/`))
@@ -466,6 +472,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
     calibration,
     denominator,
     baselineChoice,
+    historyAlert,
     variantChanges,
     attempts,
     ceiling,

@@ -134,6 +134,7 @@ export function buildReportModel(ev: Evidence): ReportModel {
     unpublished,
     warnings,
     not_shown: notShown(spec, ev.rig),
+    ...(ev.historyAlert ? { history: ev.historyAlert } : {}),
   };
 }
 
