@@ -22,13 +22,14 @@ export function customersFile(target: Target, campaignId: string): string {
   return path.join(target.workDir(campaignId), 'customers.txt');
 }
 
-/** GET /healthz's `settings` (string values only), or null when it has none. */
-async function reportedSettings(serviceUrl: string, apiKey: string): Promise<Record<string, string> | null> {
+/** GET /healthz's `settings` (string values only; null when it has none) and `build` (when a one-line string). */
+async function reportedSettings(serviceUrl: string, apiKey: string): Promise<{ settings: Record<string, string> | null; build?: string }> {
   const res = await fetch(new URL(HEALTH_PATH, serviceUrl), { headers: { authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(10_000) });
   const body = (await res.json()) as HealthResponse;
+  const build = typeof body.build === 'string' && body.build.trim() && body.build.length <= 200 && !/[\u0000-\u001f]/.test(body.build) ? { build: body.build.trim() } : {};
   const s = body.settings as Record<string, unknown> | undefined;
-  if (!s || typeof s !== 'object') return null;
-  return Object.fromEntries(Object.entries(s).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v)).map(([k, v]) => [k, String(v)]));
+  if (!s || typeof s !== 'object') return { settings: null, ...build };
+  return { settings: Object.fromEntries(Object.entries(s).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v)).map(([k, v]) => [k, String(v)])), ...build };
 }
 
 export function bringUpActivities(deps: ActivityDeps) {
@@ -49,13 +50,15 @@ export function bringUpActivities(deps: ActivityDeps) {
     await target.apiKeys.store(input.campaignId, res.fixtures.apiKey.reveal());
     // The settings the service says it runs with, beside the numbers: the spec says what was asked,
     // this is what the build that answered reports (null when its /healthz has no `settings`).
-    const reported = await reportedSettings(input.rig.serviceUrl, res.fixtures.apiKey.reveal()).catch((err: unknown) => {
+    // Its build too, when it names one (`rig history` names the run by it: issue 36).
+    const said = await reportedSettings(input.rig.serviceUrl, res.fixtures.apiKey.reveal()).catch((err: unknown) => {
       store.logWarning(`could not read the service's settings from its /healthz: ${(err as Error).message}`);
-      return null;
+      return { settings: null } as { settings: null; build?: string };
     });
+    const reported = said.settings;
     // Write-once evidence: a retried bring-up (whose service may have been restarted elsewhere) keeps the first.
-    if (!store.exists(SERVICE_FILE)) store.writeJson(SERVICE_FILE, { serviceUrl: input.rig.serviceUrl, reported });
-    store.appendLog('info', `the service at ${input.rig.serviceUrl} reports settings: ${reported ? Object.entries(reported).map(([k, v]) => `${k}=${v}`).join(', ') : 'none (its /healthz has no "settings")'}`);
+    if (!store.exists(SERVICE_FILE)) store.writeJson(SERVICE_FILE, { serviceUrl: input.rig.serviceUrl, reported, ...(said.build ? { build: said.build } : {}) });
+    store.appendLog('info', `the service at ${input.rig.serviceUrl} reports settings: ${reported ? Object.entries(reported).map(([k, v]) => `${k}=${v}`).join(', ') : 'none (its /healthz has no "settings")'}${said.build ? `; build ${said.build}` : ''}`);
     fs.writeFileSync(customersFile(target, input.campaignId), res.fixtures.customers.join('\n') + '\n');
     for (const c of res.checks) store.appendLog('info', `bring-up check ${c.check}: ${c.detail}`);
     return {

@@ -3,6 +3,7 @@
 // target comes from the spec (or the rig handle) through the registry the worker passes in.
 // Safe to run twice: the clean-check only reads; provision finds a rig the ledger already lists and
 // reuses it; teardown removes what the ledger lists and is still there, and reports the rest as gone.
+import fs from 'node:fs';
 import { plannedEvidenceBytes } from '../lib/protocol/evidence-size';
 import { EvidenceStore } from '../lib/evidence/store';
 import { RIG_FILE } from '../lib/evidence/layout';
@@ -19,6 +20,8 @@ import { defaultDeps } from './default-deps';
 import type { ActivityDeps } from './deps';
 import { dataQueue, hostOfQueue } from '../lib/temporal/queues';
 import { hostName } from '../lib/tools/host-name';
+import { workerBuild } from '../lib/tools/worker-build';
+import type { RigFile } from '../lib/evidence/records';
 import { refusal, refusing } from './refusal';
 
 /**
@@ -91,14 +94,23 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
     // Waited for apart (awaitRigDatabase): the rig is not whole yet, and rig.json is the wait's to write.
     if (input.databaseApart && target.awaitDatabase) return rigHandle(campaignId, spec);
     const handle = rigHandle(campaignId, spec);
-    writeRigFile(store, campaignId, spec, res.serviceUrl, handle);
+    writeRigFile(store, campaignId, spec, res.serviceUrl, handle, await rigBuildFor(store));
     if (target.name === 'existing') store.appendLog('info', `connected to the existing deployment, nothing made: service ${res.serviceUrl}, database ${handle.database}`);
     else store.appendLog('info', `provisioned: service ${res.serviceUrl}, database ${handle.database}${res.reused ? ' (an existing rig was found and reused)' : ''}`);
     return handle;
   }
 
+  /**
+   * The worker build rig.json names: the first attempt's (a retry on a worker of another build writes
+   * the same bytes again; a rig.json from before the field has none, and keeps none), else this one's.
+   */
+  async function rigBuildFor(store: EvidenceStore): Promise<string | null> {
+    if (store.exists(RIG_FILE)) return (JSON.parse(fs.readFileSync(store.path(RIG_FILE), 'utf8')) as RigFile).rigBuild ?? null;
+    return workerBuild();
+  }
+
   /** rig.json: written once; a retried step that reused the rig writes the same bytes again. */
-  function writeRigFile(store: EvidenceStore, campaignId: string, spec: CampaignSpec, serviceUrl: string, handle: RigHandle): void {
+  function writeRigFile(store: EvidenceStore, campaignId: string, spec: CampaignSpec, serviceUrl: string, handle: RigHandle, rigBuild: string | null): void {
     const target = targetFor(spec.target);
     store.writeJson(RIG_FILE, {
       target: target.name,
@@ -108,6 +120,7 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
       postgresParameters: handle.parameters,
       // Which build is measured and its settings, beside the numbers (the page's conditions).
       serviceBuild: serviceBuild(spec.service.run),
+      ...(rigBuild ? { rigBuild } : {}),
       service: Object.fromEntries(serviceSettingsList(spec.service)),
       ...costOf(target.hardware(campaignId, spec.hardware)),
     });
@@ -134,7 +147,7 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
         throw databaseWaitFailure(err);
       });
     const handle = rigHandle(campaignId, spec);
-    writeRigFile(store, campaignId, spec, res.serviceUrl, handle);
+    writeRigFile(store, campaignId, spec, res.serviceUrl, handle, await rigBuildFor(store));
     store.appendLog('info', `provisioned: service ${res.serviceUrl}, database ${handle.database} (available)`);
     return handle;
   }

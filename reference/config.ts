@@ -30,6 +30,14 @@ export interface ServiceConfig {
    * maintains the rollup in the same transaction.
    */
   aggregate?: AggregateMode;
+  /**
+   * Milliseconds every data request (ingest, aggregate, the lists; not /healthz) waits before its
+   * work. Default 0. A slowed build with a known cost: what a history's change point must find and
+   * name (issue 36), with the delay it added known exactly.
+   */
+  addedDelayMs?: number;
+  /** The build this service says it is (its /healthz `build`), e.g. a CI-stamped commit; default none. */
+  build?: string;
 }
 
 export type ResolvedConfig = Required<ServiceConfig>;
@@ -43,9 +51,13 @@ export function resolveConfig(c: ServiceConfig): ResolvedConfig {
     lastUsed: c.lastUsed ?? 'per-minute',
     insert: c.insert ?? 'per-event',
     aggregate: c.aggregate ?? 'scan',
+    addedDelayMs: c.addedDelayMs ?? 0,
+    build: c.build ?? '',
   };
   if (!r.databaseUrl) throw new Error('databaseUrl (HC_DATABASE_URL) is required');
   if (!Number.isInteger(r.port) || r.port < 0 || r.port > 65535) throw new Error(`port ${r.port} is not a TCP port`);
+  if (!Number.isInteger(r.addedDelayMs) || r.addedDelayMs < 0 || r.addedDelayMs > 60_000) throw new Error(`added delay ${r.addedDelayMs} (HC_ADDED_DELAY_MS) is not a whole number of milliseconds from 0 to 60000`);
+  if (r.build.length > 200 || /[\u0000-\u001f]/.test(r.build)) throw new Error('build (HC_BUILD) must be one line of at most 200 characters');
   if (!Number.isInteger(r.poolSize) || r.poolSize < 1) throw new Error(`pool size ${r.poolSize} is not a positive integer`);
   oneOf('lastUsed (HC_LAST_USED)', r.lastUsed, ['per-minute', 'every-request']);
   oneOf('insert (HC_INSERT)', r.insert, ['per-event', 'multi-row']);
@@ -73,5 +85,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ResolvedCon
     lastUsed: (env.HC_LAST_USED || undefined) as LastUsedMode | undefined,
     insert: (env.HC_INSERT || undefined) as InsertMode | undefined,
     aggregate: (env.HC_AGGREGATE || undefined) as AggregateMode | undefined,
+    addedDelayMs: int('HC_ADDED_DELAY_MS'),
+    build: env.HC_BUILD || undefined,
   });
 }

@@ -63,44 +63,54 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
     return hashApiKey(key);
   };
 
+  // The slowed build's switch (HC_ADDED_DELAY_MS): the wait comes before any work, so each request
+  // takes exactly that much longer and holds no connection or lock meanwhile.
+  const delayed = (h: Handler): Handler =>
+    cfg.addedDelayMs > 0 ? async (req, res, params) => {
+      await new Promise((r) => setTimeout(r, cfg.addedDelayMs));
+      await h(req, res, params);
+    } : h;
+
   const routes: Record<string, Partial<Record<string, Handler>>> = {
     [INGEST_PATH]: {
-      POST: async (req, res) => {
+      POST: delayed(async (req, res) => {
         const keyHash = auth(req);
         // Validation needs no database: a bad batch is refused before a connection is taken.
         const events = parseIngestBody(await readBody(req, MAX_BODY_BYTES));
         const out = await ingestRequest(path, keyHash, events, { insert: cfg.insert, rollup: cfg.aggregate === 'rollup' });
         sendJson(res, 201, out);
-      },
+      }),
     },
     [AGGREGATE_PATH]: {
-      GET: async (req, res, params) => {
+      GET: delayed(async (req, res, params) => {
         const keyHash = auth(req);
         const q = parseAggregateQuery(params);
         sendJson(res, 200, await path.run(keyHash, (client) => aggregate(client, q, cfg.aggregate)));
-      },
+      }),
     },
     [CUSTOMERS_PATH]: {
-      GET: async (req, res, params) => {
+      GET: delayed(async (req, res, params) => {
         const keyHash = auth(req);
         const limit = parseLimit(params);
         sendJson(res, 200, await path.run(keyHash, (client) => listCustomers(client, limit)));
-      },
+      }),
     },
     [INVOICES_PATH]: {
-      GET: async (req, res, params) => {
+      GET: delayed(async (req, res, params) => {
         const keyHash = auth(req);
         const limit = parseLimit(params);
         sendJson(res, 200, await path.run(keyHash, (client) => listInvoices(client, limit)));
-      },
+      }),
     },
     [HEALTH_PATH]: {
       // A key is optional here: with one, the answer comes from inside that key's request transaction.
       GET: async (req, res) => {
         const key = bearerKey(req.headers.authorization);
         const out = key ? await path.run(hashApiKey(key), (client) => health(client)) : await health(pool);
-        // The switches it runs with, so a rig that changes them (variants) can read them back.
-        sendJson(res, 200, { ...out, settings: { lastUsed: cfg.lastUsed, insert: cfg.insert, aggregate: cfg.aggregate } });
+        // The switches it runs with, so a rig that changes them (variants) can read them back; the
+        // added delay and the build only when set (a default build's answer is as it always was).
+        const settings = { lastUsed: cfg.lastUsed, insert: cfg.insert, aggregate: cfg.aggregate, ...(cfg.addedDelayMs > 0 ? { addedDelayMs: String(cfg.addedDelayMs) } : {}) };
+        sendJson(res, 200, { ...out, settings, ...(cfg.build ? { build: cfg.build } : {}) });
       },
     },
   };

@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { findHistoryRuns, readHistoryRun } from './history';
-import { historySeries } from '../protocol/history-series';
+import { historySeries, type HistorySeries } from '../protocol/history-series';
 
 /** Change points among the newest this-many runs alert (when new). */
 export const ALERT_WINDOW = 8;
@@ -42,6 +42,12 @@ export interface HistoryAlert {
   changes: AlertedChange[];
   /** The whole judgement in a line, for the campaign log. */
   summary: string;
+  /**
+   * The series it was read from (this run's hardware, up to this run), with their change points: what
+   * the page plots, so a reader sees when a figure moved and which build did it. Absent in alerts
+   * written before the page drew them.
+   */
+  series?: HistorySeries[];
 }
 
 /** The alert for the campaign in `dir`; null when it has no result yet or too short a history. */
@@ -59,7 +65,8 @@ export function historyAlert(dir: string, opts: { tolerancePct?: number } = {}):
   if (earlier.length < MIN_HISTORY_RUNS) return null;
   const changes: AlertedChange[] = [];
   const before = historySeries(earlier.slice(0, -1));
-  for (const s of historySeries(earlier)) {
+  const series = historySeries(earlier);
+  for (const s of series) {
     if (s.rows[s.rows.length - 1]?.campaignId !== own.campaignId) continue;
     const known = before.find((p) => p.series === s.series)?.changePoints ?? [];
     for (const c of s.changePoints) {
@@ -77,6 +84,7 @@ export function historyAlert(dir: string, opts: { tolerancePct?: number } = {}):
     summary: changes.length
       ? `history of ${earlier.length} runs: a new change point among the newest ${ALERT_WINDOW} runs: ${words.join('; ')}`
       : `history of ${earlier.length} runs: no new change point among the newest ${ALERT_WINDOW} runs moved a figure the wrong way`,
+    series: series.filter((s) => s.rows[s.rows.length - 1]?.campaignId === own.campaignId),
   };
 }
 

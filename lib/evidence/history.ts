@@ -7,8 +7,8 @@
 // thirty runs reads in well under a second.
 import fs from 'node:fs';
 import path from 'node:path';
-import { DENOMINATOR_FILE, RESULT_FILE, RIG_FILE } from './layout';
-import type { DbSampleRow, DenominatorFile, LoadFile, ReconcileFile, RigFile } from './records';
+import { DENOMINATOR_FILE, RESULT_FILE, RIG_FILE, SERVICE_FILE } from './layout';
+import type { DbSampleRow, DenominatorFile, LoadFile, ReconcileFile, RigFile, ServiceFile } from './records';
 import { summarizeDb } from './report/db-summary';
 import type { CampaignResult, RepeatSummary } from '../protocol/campaign-result';
 import { campaignIdOf } from '../protocol/campaign-id';
@@ -59,8 +59,12 @@ function walPerEventOf(dir: string, r: RepeatSummary): number | null {
   return summarizeDb(rows, load?.started_at ?? null, events).wal?.bytes_per_event ?? null;
 }
 
-/** One campaign folder as a run of its history; null when it holds no result.json (still running, or not a campaign). */
-export function readHistoryRun(dir: string, rigBuild: string | null = null): HistoryRun | null {
+/**
+ * One campaign folder as a run of its history; null when it holds no result.json (still running, or
+ * not a campaign). `visibleBuild` is the worker build visibility names; without one (an unversioned
+ * worker), rig.json's.
+ */
+export function readHistoryRun(dir: string, visibleBuild: string | null = null): HistoryRun | null {
   const result = readJson<CampaignResult>(path.join(dir, RESULT_FILE));
   if (!result || !Array.isArray(result.repeats) || !Array.isArray(result.configurations)) return null;
   const rig = readJson<RigFile>(path.join(dir, RIG_FILE));
@@ -95,14 +99,17 @@ export function readHistoryRun(dir: string, rigBuild: string | null = null): His
   const host = firstRepeat ? (readJson<LoadFile>(path.join(dir, firstRepeat.dir, 'load.json'))?.host ?? null) : null;
   const started = result.steps?.[0]?.startedAt ?? '';
   const serviceBuild = rig?.serviceBuild ?? null;
+  const rigBuild = visibleBuild ?? rig?.rigBuild ?? null;
+  const reportedBuild = readJson<ServiceFile>(path.join(dir, SERVICE_FILE))?.build ?? null;
   return {
     campaignId: result.campaignId,
     started,
     status: result.status,
     target: result.target,
-    build: buildLabel(serviceBuild, rigBuild),
+    build: buildLabel(serviceBuild, rigBuild, reportedBuild),
     rigBuild,
     serviceBuild,
+    reportedBuild,
     host,
     hardware: rig?.hardware ?? null,
     ceiling_evps,

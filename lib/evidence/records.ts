@@ -308,6 +308,8 @@ export interface RigFile {
   service?: Record<string, string | number | boolean>;
   /** Which build was measured: the reference service, or the spec's command or image (issue 14). */
   serviceBuild?: string;
+  /** The build id of the rig worker that provisioned it (lib/tools/worker-build.ts): an unversioned worker's campaigns have none in visibility. */
+  rigBuild?: string;
   /** The rig's $/hour as its target priced it (the spec's hardware.costPerHour for a local rig). */
   costPerHour?: number;
   priceSource?: string;
@@ -329,10 +331,13 @@ export interface ServiceFile {
   serviceUrl: string;
   /** null: its /healthz has no `settings`. */
   reported: Record<string, string> | null;
+  /** The build the service says it is (its /healthz `build`), when it says. */
+  build?: string;
 }
 export const ServiceFileSchema = z.looseObject({
   serviceUrl: z.string(),
   reported: z.record(z.string(), z.string()).nullable(),
+  build: z.string().optional(),
 });
 
 /** interrupted.json: an attempt that did not finish, and why. It is listed and never counted. */
@@ -423,6 +428,15 @@ export const BaselineChoiceSchema = z.looseObject({
   schedule_id: z.string().optional(),
   baseline_id: z.string().nullable(),
   why: z.string(),
+});
+
+/** history-alert.json (lib/evidence/history-alert.ts): the spec's history as the report step read it. */
+export const HistoryAlertSchema = z.looseObject({
+  runs: z.number(),
+  regressed: z.boolean(),
+  changes: z.array(z.looseObject({ series: z.string(), figure: z.string(), run: z.string() })),
+  summary: z.string(),
+  series: z.array(z.looseObject({ series: z.string(), figures: z.array(z.looseObject({ key: z.string() })), rows: z.array(z.looseObject({ campaignId: z.string() })), changePoints: z.array(z.looseObject({ figure: z.string(), row: z.number() })) })).optional(),
 });
 
 /** variants/NN-<variant>.json (activities/variant.ts): a change of variant, as it took effect. */

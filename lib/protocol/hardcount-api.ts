@@ -64,4 +64,6 @@ export interface HealthResponse {
    * service: its switches lastUsed, insert, aggregate). Optional for any other service; string values.
    */
   settings?: Record<string, string | undefined>;
+  /** The build the service says it is (a commit, an image tag), when it says: `rig history` names runs by it. */
+  build?: string;
 }

@@ -28,12 +28,18 @@ export interface HistoryRun {
   started: string;
   status: string;
   target: string;
-  /** The build measured: the worker's build id for the reference service (visibility), else rig.json's words (an image, a command). */
+  /**
+   * The build measured: the build the service named itself (its /healthz `build`), else for the
+   * reference service the worker's build id (visibility, or rig.json's for an unversioned worker),
+   * else rig.json's words (an image, a command).
+   */
   build: string | null;
-  /** The worker build id that ran the campaign (Temporal visibility), when known; `build` is buildLabel of the two. */
+  /** The worker build id that ran the campaign (Temporal visibility, else rig.json), when known; `build` is buildLabel of these. */
   rigBuild: string | null;
   /** The words rig.json gives for the service under test. */
   serviceBuild: string | null;
+  /** The build the service reported of itself at bring-up (service.json), when it did. */
+  reportedBuild?: string | null;
   /** The host whose data worker ran the load (load.json). */
   host: string | null;
   /** rig.json's hardware line: runs on other hardware are other series. */
@@ -102,11 +108,15 @@ export function namesBuild(label: string | null, build: string): boolean {
   return label !== null && build !== '' && label.includes(build);
 }
 
-/** The build label of a run: the worker's build id for the reference service, else the service's words (and the worker's). */
-export function buildLabel(serviceBuild: string | null, rigBuild: string | null): string | null {
+/**
+ * The build label of a run: the build the service named itself, when it did; else the worker's build
+ * id for the reference service (whose code is the worker's); else the service's words (and the worker's).
+ */
+export function buildLabel(serviceBuild: string | null, rigBuild: string | null, reportedBuild: string | null = null): string | null {
   const reference = serviceBuild === null || serviceBuild.startsWith('the reference service');
-  if (reference) return rigBuild ?? serviceBuild;
-  return rigBuild ? `${serviceBuild} (rig ${rigBuild})` : serviceBuild;
+  if (reference) return reportedBuild ?? rigBuild ?? serviceBuild;
+  const own = reportedBuild ? `${serviceBuild}, build ${reportedBuild}` : serviceBuild;
+  return rigBuild ? `${own} (rig ${rigBuild})` : own;
 }
 
 /** The runs whose build names BUILD (a commit prefix, an image tag), in order. */

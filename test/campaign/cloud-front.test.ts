@@ -6,7 +6,9 @@
 // - the campaign finds its search attributes without the OperatorService, so it sets RigStatus,
 //   RigStep and RigCampaign, and the second scheduled run finds the first as its baseline (the
 //   `RigStatus = 'held'`-style visibility query) and sets RigRegressed;
-// - a trigger while a run is still going is dropped by the SKIP overlap policy, and says so.
+// - a trigger while a run is still going is dropped by the SKIP overlap policy, and says so;
+// - `rig history weekly -o json` (issue 36) finds the schedule's runs by visibility through the front,
+//   each named by the build of the unversioned worker that ran it (rig.json: visibility has none).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -63,6 +65,21 @@ test('a scheduled campaign through a Cloud-shaped front sets its search attribut
     assert.equal(listed.code, 0, listed.stderr);
     const rows = JSON.parse(listed.stdout) as Array<{ id: string; status: string }>;
     assert.deepEqual(runs.map((id) => rows.find((r) => r.id === id)?.status), [first.status, second.status], listed.stdout);
+
+    // rig history -o json through the front: the runs from visibility (a ListWorkflowExecutions the
+    // front forwarded), their figures from the folders, each with its worker's build.
+    const callsBefore = front.calls.length;
+    const history = await rig(['history', 'weekly', '-o', 'json'], cli);
+    assert.equal(history.code, 0, history.stderr);
+    const h = JSON.parse(history.stdout) as { notes: string[]; missing: string[]; series: Array<{ series: string; rows: Array<{ campaignId: string; build: string | null }> }> };
+    assert.ok(h.notes.includes(`visibility on ${front.address}: 2 run(s) of schedule weekly`), h.notes.join('\n'));
+    assert.deepEqual(h.missing, []);
+    const series = h.series.find((x) => x.series.startsWith('single'))!;
+    assert.deepEqual(series.rows.map((r) => r.campaignId), results.map((r) => path.basename(r.resultsDir)));
+    const rigBuilds = results.map((r) => (JSON.parse(fs.readFileSync(path.join(r.resultsDir, 'rig.json'), 'utf8')) as { rigBuild?: string }).rigBuild);
+    assert.ok(rigBuilds.every((b) => typeof b === 'string' && /^[A-Za-z0-9._+-]+$/.test(b)), `rig.json names the worker's build: ${rigBuilds.join(', ')}`);
+    assert.deepEqual(series.rows.map((r) => r.build), rigBuilds);
+    assert.ok(front.calls.slice(callsBefore).some((c) => c.path.endsWith('/ListWorkflowExecutions') && c.refused === undefined && c.apiKey === 'valid'), 'the history asked visibility through the front');
   } finally {
     workers.forEach((w) => w.getState() === 'RUNNING' && w.shutdown());
     await running.catch(() => undefined);

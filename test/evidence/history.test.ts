@@ -4,7 +4,8 @@
 // lands at run 20, and the history finds it there, with the builds either side. Three runs on other
 // hardware are a series of their own; a run the schedule did not start is in the spec's history only.
 // Visibility is not reachable here (a closed port): the lookup falls back to the evidence folders and
-// says so; the other calls take --evidence-only.
+// says so; the other calls take --evidence-only. The page of the run that first alerts plots the series
+// with their change points and builds.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -13,6 +14,8 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { campaignIdOf } from '../../lib/protocol/campaign-id';
 import { historyAlert } from '../../lib/evidence/history-alert';
+import { buildManifest } from '../../lib/evidence/manifest';
+import { buildReport, renderHtml, renderMarkdown } from '../../lib/evidence/report';
 import { captureRig } from '../harness/capture-cli';
 import { makeFixtureCampaign } from './fixture-campaign';
 
@@ -172,3 +175,56 @@ test('the report step’s alert: a new change point among the newest runs that m
   // Once known, it alerts no more: the last run of the series is quiet.
   assert.equal(at(WEEKS)!.regressed, false, at(WEEKS)!.summary);
 });
+
+test('the page plots each figure’s series with its change points and the builds (history-alert.json, as the report step writes it)', async () => {
+  // The first run whose alert names the step: its page is the one a reader opens that week.
+  const run = Array.from({ length: WEEKS - STEP }, (_, k) => STEP + 1 + k).find((r) => historyAlert(path.join(root, runId(week(r - 1))))!.regressed)!;
+  const dir = path.join(root, runId(week(run - 1)));
+  const alert = historyAlert(dir)!;
+  // Written before the seal, as activities/finish.ts does: unseal, write, seal again.
+  fs.rmSync(path.join(dir, 'manifest.json'));
+  fs.writeFileSync(path.join(dir, 'history-alert.json'), JSON.stringify(alert, null, 2) + '\n');
+  await buildManifest(dir);
+  const model = await buildReport(dir);
+  // The spec's history (the ad-hoc run of week 4 is the spec's too): where the step is in it.
+  const series = alert.series!.find((x) => x.series === 'only (200 ev/s, batch 1)')!;
+  const at = series.rows.findIndex((r) => r.campaignId === runId(week(STEP - 1)));
+  assert.equal(at, STEP, 'run 20 of the schedule, after the ad-hoc run');
+  const html = renderHtml(model);
+  assert.match(html, /<section id="history"><h2>History: this spec's runs on this hardware<\/h2><p class="failed">history of \d+ runs: a new change point/);
+  // The change points as a table: the step at run 20, between the builds, alerted by this run.
+  const table = /<table id="history-changes">([\s\S]*?)<\/table>/.exec(html)![1];
+  const p99Row = table.split('</tr>').find((r) => r.includes('<td>p99</td>'))!;
+  assert.ok(p99Row.includes(`<td>${at + 1}: ${runId(week(STEP - 1))}</td>`) && p99Row.includes(`image hardcount:b${STEP - 1} -&gt; image hardcount:b${STEP}`) && p99Row.includes('<td>worse</td>'), p99Row);
+  // The charts: one per figure with values, each a chart div of kind history and its option in the page's JSON.
+  const divs = [...html.matchAll(/<div class="chart" id="(chart-\d+)" data-kind="history" data-owner="([^"]+)"><\/div>/g)].map((m) => ({ id: m[1], owner: m[2] }));
+  assert.deepEqual(divs.map((d) => d.owner).filter((o) => o.startsWith('only')), ['p50_ms', 'p99_ms', 'worst_10s_p99_ms', 'pass_share', 'wal_bytes_per_event'].map((f) => `only (200 ev/s, batch 1): ${f}`));
+  assert.ok(divs.some((d) => d.owner === 'ceiling: ceiling_evps'));
+  const specs = JSON.parse(/<script type="application\/json" id="rig-charts">([\s\S]*?)<\/script>/.exec(html)![1]) as Array<{ id: string; option: HistoryOption }>;
+  const p99 = specs.find((s) => s.id === divs.find((d) => d.owner === 'only (200 ev/s, batch 1): p99_ms')!.id)!.option;
+  // Every run up to this one is a point, labelled with its build.
+  assert.equal(p99.xAxis.data.length, run + 1);
+  assert.deepEqual(p99.xAxis.data.slice(0, 2), ['1: image hardcount:b1', '2: image hardcount:b2']);
+  assert.equal(p99.series[0].data.length, run + 1);
+  assert.ok(p99.series[0].data.every((v) => typeof v === 'number' && v > 0));
+  // The change point: a line at run 20, worse (red), naming the builds either side.
+  const marks = p99.series[0].markLine.data;
+  assert.equal(marks.length, 1);
+  assert.equal(marks[0].xAxis, `${at + 1}: image hardcount:b${STEP}`);
+  assert.match(marks[0].label.formatter, new RegExp(`^image hardcount:b${STEP - 1} -> image hardcount:b${STEP} \\+\\d+(\\.\\d)? %, p = 0\\.0\\d+$`));
+  assert.equal(marks[0].lineStyle.color, '#d62728');
+  // This run, marked.
+  assert.equal(p99.series[1].data[0][0], `${run + 1}: image hardcount:b${run}`);
+  // The Markdown page: the same table.
+  const md = renderMarkdown(model);
+  assert.match(md, /## History: this spec's runs on this hardware\n/);
+  assert.match(md, new RegExp(`\\| only \\(200 ev/s, batch 1\\) \\| p99 \\| ${at + 1}: ${runId(week(STEP - 1))} \\| image hardcount:b${STEP - 1} -> image hardcount:b${STEP} \\|`));
+});
+
+interface HistoryOption {
+  xAxis: { data: string[] };
+  series: [
+    { data: Array<number | null>; markLine: { data: Array<{ xAxis: string; label: { formatter: string }; lineStyle: { color: string } }> } },
+    { data: Array<[string, number]> },
+  ];
+}

@@ -60,4 +60,8 @@ test('a runâ€™s build: the worker build for the reference service, the serviceâ€
   assert.equal(buildLabel('the reference service (reference/main.ts)', null), 'the reference service (reference/main.ts)');
   assert.equal(buildLabel('image x:1', '0.1.0+abc'), 'image x:1 (rig 0.1.0+abc)');
   assert.equal(buildLabel(null, null), null);
+  // The build the service named itself (its /healthz `build`) comes first: a deployment the rig did not build.
+  assert.equal(buildLabel('the reference service (reference/main.ts)', '0.1.0+abc', 'svc-b2'), 'svc-b2');
+  assert.equal(buildLabel('image x:1', '0.1.0+abc', 'deadbeef'), 'image x:1, build deadbeef (rig 0.1.0+abc)');
+  assert.equal(buildLabel('image x:1', null, 'deadbeef'), 'image x:1, build deadbeef');
 });

@@ -16,6 +16,8 @@ test('configFromEnv: defaults are the measured configuration (per-event, per-min
     lastUsed: 'per-minute',
     insert: 'per-event',
     aggregate: 'scan',
+    addedDelayMs: 0,
+    build: '',
   });
   const all = configFromEnv({
     HC_DATABASE_URL: 'postgres://x',
@@ -25,10 +27,12 @@ test('configFromEnv: defaults are the measured configuration (per-event, per-min
     HC_LAST_USED: 'every-request',
     HC_INSERT: 'multi-row',
     HC_AGGREGATE: 'rollup',
+    HC_ADDED_DELAY_MS: '25',
+    HC_BUILD: 'abc1234',
   });
   assert.deepEqual(
-    [all.port, all.host, all.poolSize, all.lastUsed, all.insert, all.aggregate],
-    [8080, '0.0.0.0', 60, 'every-request', 'multi-row', 'rollup'],
+    [all.port, all.host, all.poolSize, all.lastUsed, all.insert, all.aggregate, all.addedDelayMs, all.build],
+    [8080, '0.0.0.0', 60, 'every-request', 'multi-row', 'rollup', 25, 'abc1234'],
   );
 });
 
@@ -42,6 +46,9 @@ test('configFromEnv refuses bad values, naming the variable and never echoing th
     [{ HC_DATABASE_URL: url, HC_LAST_USED: 'sometimes' }, /HC_LAST_USED/],
     [{ HC_DATABASE_URL: url, HC_INSERT: 'bulk' }, /HC_INSERT/],
     [{ HC_DATABASE_URL: url, HC_AGGREGATE: 'cache' }, /HC_AGGREGATE/],
+    [{ HC_DATABASE_URL: url, HC_ADDED_DELAY_MS: '-5' }, /HC_ADDED_DELAY_MS/],
+    [{ HC_DATABASE_URL: url, HC_ADDED_DELAY_MS: '60001' }, /HC_ADDED_DELAY_MS/],
+    [{ HC_DATABASE_URL: url, HC_BUILD: 'two\nlines' }, /HC_BUILD/],
   ];
   for (const [env, re] of cases) {
     assert.throws(

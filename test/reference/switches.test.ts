@@ -1,6 +1,7 @@
 // The service's three switches, each measured against its other side on a real database:
 // HC_LAST_USED (#818's hot row and its fix), HC_INSERT (per-event statements vs one multi-row INSERT,
-// #823) and HC_AGGREGATE (the linear scan vs the daily rollup, #819).
+// #823) and HC_AGGREGATE (the linear scan vs the daily rollup, #819). And the slowed build
+// (HC_ADDED_DELAY_MS, issue 36): every data request takes at least its delay, and /healthz says so.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import pg from 'pg';
@@ -273,4 +274,32 @@ test('HC_AGGREGATE=rollup over seeded history: equal to the scan for every windo
   await rebuildRollup(db.ownerUrl, rollupFx.tenantId);
   const [s4, r4] = await bothAnswers('customer_id=cus_0001');
   assert.deepEqual(r4, s4);
+});
+
+test('HC_ADDED_DELAY_MS: every data request waits the delay before its work; /healthz reports it and the build', async () => {
+  const fx = await createFixtures(db.ownerUrl, { tenantName: 'slowed', customers: 1 });
+  const DELAY = 120;
+  const svc = await service({ addedDelayMs: DELAY, build: 'slowed-build-1' });
+  const c = api(svc.url, fx.apiKey.reveal());
+  const health = await c.get<{ settings: Record<string, string>; build: string }>('/healthz');
+  assert.equal(health.status, 200);
+  assert.deepEqual([health.body.settings.addedDelayMs, health.body.build], [String(DELAY), 'slowed-build-1']);
+  // A lower bound only: a sleep never ends early, whatever the host's load (an upper bound would be timing).
+  const timed = async (f: () => Promise<{ status: number }>, status: number) => {
+    const t0 = performance.now();
+    const res = await f();
+    assert.equal(res.status, status);
+    return performance.now() - t0;
+  };
+  const took = [
+    await timed(() => c.post('/v1/usage-events', { events: [ev('cus_0001', 1, 'slowed-0')] }), 201),
+    await timed(() => c.get('/v1/customers'), 200),
+    await timed(() => c.get('/v1/invoices'), 200),
+    await timed(() => c.get('/v1/usage-events/aggregate?customer_id=cus_0001'), 200),
+  ];
+  for (const ms of took) assert.ok(ms >= DELAY - 1, `a request took ${ms.toFixed(1)} ms, under the added ${DELAY} ms: ${took.map((t) => t.toFixed(1)).join(', ')}`);
+  // The default build says nothing of either (its answer is as before the switch existed).
+  const plain = await service({});
+  const h = await api(plain.url).get<{ settings: Record<string, string>; build?: string }>('/healthz');
+  assert.deepEqual([h.body.settings.addedDelayMs, h.body.build], [undefined, undefined]);
 });

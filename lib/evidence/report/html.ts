@@ -15,6 +15,7 @@ import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, c
 import { laddersShown } from './ladder';
 import { tailCountsText, tailsTable } from './tails';
 import { warmupTable } from './warmups';
+import { historyTable, historyText } from './history-chart';
 
 export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -46,6 +47,9 @@ function table(t: Table, id?: string): string {
 }
 
 const ul = (xs: string[]) => `<ul>${xs.map((x) => `<li>${esc(x)}</li>`).join('')}</ul>`;
+
+const HISTORY_NOTE =
+  'Change points: E-divisive means on ranks with a seeded permutation test (lib/protocol/change-points.ts); a step is found some runs after it, and alerts (sets RigRegressed) once, on the first run whose history shows it. `rig history` prints the same series.';
 
 function chartDivs(charts: Chart[]): string {
   return `<div class="charts">${charts.map((c) => `<div class="chart" id="${c.id}" data-kind="${c.kind}" data-owner="${esc(c.owner)}"></div>`).join('')}</div>`;
@@ -151,6 +155,13 @@ export function renderHtml(m: ReportModel): string {
       b ? `<p class="${b.regression ? 'failed' : 'passed'}">${esc(b.summary)}</p>${table(baselineTable(b), 'baseline-table')}${figures ? table(figures, 'baseline-figures') : ''}<p class="note">${esc(b.method)}</p>` : '',
     ];
     s.push(`<section id="baseline"><h2>Compared with the baseline</h2>${parts.join('')}</section>`);
+  }
+  if (m.history) {
+    // Beside the pairwise comparison: the whole series, where each figure moved and which build did it.
+    const t = historyTable(m.history);
+    s.push(
+      `<section id="history"><h2>History: this spec's runs on this hardware</h2><p class="${m.history.regressed ? 'failed' : 'passed'}">${esc(historyText(m.history))}</p>${t && t.rows.length ? table(t, 'history-changes') : ''}${chartDivs(charts.get('history') ?? [])}<p class="note">${esc(HISTORY_NOTE)}</p></section>`,
+    );
   }
   s.push('<section id="method"><h2>Method</h2>' + ul(m.method) + '</section>');
   s.push('<section id="conditions"><h2>Conditions</h2>' + table(conditionsTable(m), 'conditions-table') + '</section>');

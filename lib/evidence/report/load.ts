@@ -23,6 +23,7 @@ import { parseLogLine, type LogLine } from '../campaign-log';
 import {
   APP_NODE_HOST_FILE,
   BASELINE_FILE,
+  HISTORY_ALERT_FILE,
   CALIBRATION_FILE,
   CEILING_DIR,
   CLOUD_DB_LOAD,
@@ -54,8 +55,10 @@ import {
   parseWarmupPath,
 } from '../layout';
 import { assertManifest, type Manifest } from '../manifest';
+import type { HistoryAlert } from '../history-alert';
 import {
   BaselineChoiceSchema,
+  HistoryAlertSchema,
   CalibrationSchema,
   CloudDbLoadSchema,
   CloudOsSchema,
@@ -177,6 +180,8 @@ export interface Evidence {
   denominator: DenominatorFile | null;
   /** baseline.json: the campaign this one is compared with (or why none), when the report step chose one. */
   baselineChoice: BaselineChoice | null;
+  /** history-alert.json: the spec's history on this hardware up to this run, as the report step read it. */
+  historyAlert: HistoryAlert | null;
   /** variants/NN-<variant>.json: each change of variant, in order (issue 13). */
   variantChanges: VariantChange[];
   attempts: AttemptEvidence[];
@@ -269,6 +274,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
   const dbCalibration = has(DB_CALIBRATION_FILE) ? optional(readJson<DbCalibrationVerdict>(DB_CALIBRATION_FILE, DbCalibrationSchema)) : null;
   const denominator = spec.denominator ? optional(readJson<DenominatorFile>(DENOMINATOR_FILE, DenominatorSchema)) : null;
   const baselineChoice = has(BASELINE_FILE) ? optional(readJson<BaselineChoice>(BASELINE_FILE, BaselineChoiceSchema)) : null;
+  const historyAlert = has(HISTORY_ALERT_FILE) ? optional(readJson<HistoryAlert>(HISTORY_ALERT_FILE, HistoryAlertSchema)) : null;
   const variantChanges = manifest.files
     .map((e) => e.path)
     .filter((p) => p.startsWith(`${VARIANTS_DIR}/`))
@@ -476,6 +482,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
     dbCalibration,
     denominator,
     baselineChoice,
+    historyAlert,
     variantChanges,
     attempts,
     ceiling,

@@ -5,6 +5,7 @@ import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, c
 import { laddersShown } from './ladder';
 import { baselineFiguresTable, baselineTable } from './baseline';
 import { baselineChoiceText } from './baseline-choice';
+import { historyTable, historyText } from './history-chart';
 import { comparisonMethod } from '../../protocol/compare';
 import { variantChangesTable, variantsTable, variantsText } from './variants';
 import { tailCountsText, tailsTable } from './tails';
@@ -90,6 +91,12 @@ export function renderMarkdown(m: ReportModel): string {
     const figures = baselineFiguresTable(m.baseline);
     if (figures) out.push(mdTable(figures));
     out.push(m.baseline.method);
+  }
+  if (m.history) {
+    out.push("## History: this spec's runs on this hardware");
+    out.push(historyText(m.history) + ' (the charts are on report.html)');
+    const t = historyTable(m.history);
+    if (t && t.rows.length) out.push(mdTable(t));
   }
 
   out.push('## Method');

@@ -3,6 +3,7 @@
 // this folder but its leaves (the evidence's shapes in load.ts, db-summary.ts, app-node.ts), so the
 // report reads top-down: load -> the section builders -> model -> tables -> markdown / html / text,
 // and every one of them imports its types from here rather than from the file that builds them.
+import type { HistoryAlert } from '../history-alert';
 import type { CloudSummary } from '../../protocol/cloud-evidence';
 import type { RepeatComparison } from '../../protocol/compare';
 import type { DiskSecond } from '../../protocol/disk-seconds';
@@ -263,6 +264,11 @@ export interface ReportModel {
   baseline_choice?: BaselineChoice & { compared: boolean; problem?: string };
   /** Control beside each treatment (spec.variants only; ./variants.ts). */
   variants?: VariantsModel;
+  /**
+   * The spec's history on this hardware up to this run, as the report step read it (history-alert.json,
+   * issue 36): each figure's series with its change points, and the ones that alerted. Absent without one.
+   */
+  history?: HistoryAlert;
 }
 
 // ---- tails ----

@@ -136,6 +136,7 @@ export function buildReportModel(ev: Evidence): ReportModel {
     warnings,
     not_shown: notShown(spec, ev.rig),
     ...(ev.dbCalibration ? { db_calibration: { passed: ev.dbCalibration.passed, total: ev.dbCalibration.total, failed: failedCases(ev.dbCalibration), mark: dbCalibrationMark(ev.dbCalibration) } } : {}),
+    ...(ev.historyAlert ? { history: ev.historyAlert } : {}),
   };
 }
 

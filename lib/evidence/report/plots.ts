@@ -13,10 +13,14 @@
 //   ladder-throughput  delivered against offered (the dashed line is delivered = offered)
 //   ladder-latency     p50 and p99 (log scale: a knee is orders of magnitude)
 // Rungs that did not hold are drawn and marked (red diamonds), and the first of them by a line.
+//
+// The spec's history (issue 36: history-alert.json), between At a glance and the runs: each figure of
+// each series across the runs, with its change points and the builds (./history-chart.ts).
 import type { DbSummary } from './db-summary';
+import { drawnFigures, historyOption } from './history-chart';
 import { laddersShown } from './ladder';
 import type { LadderModel, LadderRung, RepeatModel, RepeatSeries, ReportModel } from './model-types';
-export type ChartKind = 'latency' | 'throughput' | 'waits' | 'wal' | 'ladder-throughput' | 'ladder-latency';
+export type ChartKind = 'latency' | 'throughput' | 'waits' | 'wal' | 'ladder-throughput' | 'ladder-latency' | 'history';
 
 export interface Chart {
   /** DOM id of its container: chart-<n>, in page order. */
@@ -185,6 +189,9 @@ export function pageCharts(m: ReportModel): Map<string, Chart[]> {
       { id: next(), kind: 'ladder-latency', owner: key, option: ladderLatencyOption(ladder, variant === null ? 'ladder' : `ladder of ${variant}`) },
     ]);
   }
+  // The history's, under the key 'history' (its section stands before the runs).
+  const history = (m.history?.series ?? []).flatMap((hs) => drawnFigures(hs).map((f): Chart => ({ id: next(), kind: 'history', owner: `${hs.series}: ${f.key}`, option: historyOption(hs, f, m.campaign.id) })));
+  if (history.length) out.set('history', history);
   for (const c of m.configurations) for (const r of c.repeats) if (r.series) out.set(r.id, repeatCharts(r, r.id, next));
   const last = m.ceiling?.attempts[m.ceiling.attempts.length - 1];
   if (last?.series) out.set('ceiling', repeatCharts(last, 'ceiling', next));
