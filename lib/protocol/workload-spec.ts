@@ -8,7 +8,7 @@
 // start` (refused there, before anything runs, when it cannot be read) and by the worker that sends
 // the load; its instants ride in the stream's plan.
 import { z } from 'zod';
-import { arrivalsProblem, type Arrivals } from './arrivals';
+import { arrivalSchedule, arrivalsProblem, describeArrivals, type Arrivals } from './arrivals';
 import { TRACE_FORMATS } from './arrival-trace';
 
 const num = (what: string) =>
@@ -65,6 +65,8 @@ export function workloadArrivals(w: WorkloadSpec | undefined): Exclude<ArrivalsS
 export function workloadProblems(c: { eventsPerSecond: number; batch: number; workload?: WorkloadSpec }, repeatSeconds: number): Array<{ message: string; path: string[] }> {
   const a = workloadArrivals(c.workload);
   if (!a || a.shape === 'trace') return [];
+  // A field the schema refused already (zod runs this refinement anyway) is not refused twice.
+  if (Object.values(a).some((v) => typeof v === 'number' && !(Number.isFinite(v) && v > 0) && !(a.shape === 'poisson' && v === 0))) return [];
   const plan: Arrivals = a.shape === 'poisson' ? { shape: 'poisson', seed: a.seed ?? 0 } : a;
   const why = arrivalsProblem(plan, c.eventsPerSecond, c.batch, repeatSeconds);
   if (!why) return [];
@@ -72,4 +74,18 @@ export function workloadProblems(c: { eventsPerSecond: number; batch: number; wo
   const field = m ? m[1] : 'shape';
   const message = m ? why.slice(m[0].length) : why;
   return [{ message: `${field} ${message}${/repeat/.test(message) ? ' (sustained.repeatSeconds)' : ''}`, path: ['workload', 'arrivals', field] }];
+}
+
+/**
+ * What a dry run says of a configuration's workload: its arrivals in words and the requests a repeat
+ * of `seconds` holds (null: a trace, counted once its file is read; a Poisson without a seed: its
+ * expected count).
+ */
+export function workloadSummary(c: { eventsPerSecond: number; batch: number; workload?: WorkloadSpec }, seconds: number): { arrivals: string; requests: number | null } | null {
+  const a = workloadArrivals(c.workload);
+  if (!a) return null;
+  if (a.shape === 'trace') return { arrivals: `trace ${a.file} (${a.format}) at speed ${a.speed}`, requests: null };
+  if (a.shape === 'poisson' && a.seed === undefined) return { arrivals: `poisson, mean ${c.eventsPerSecond} ev/s (seed from each run tag)`, requests: Math.floor((c.eventsPerSecond / c.batch) * seconds) };
+  const plan: Arrivals = a.shape === 'poisson' ? { shape: 'poisson', seed: a.seed ?? 0 } : a;
+  return { arrivals: describeArrivals(plan, c.eventsPerSecond), requests: arrivalSchedule({ rate: c.eventsPerSecond, batch: c.batch, seconds, arrivals: plan }).count };
 }
