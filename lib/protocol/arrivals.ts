@@ -274,12 +274,14 @@ export function diurnalCurve(lo: number, hi: number, period: number): CountCurve
       let t = k / m;
       for (let i = 0; i < 100; i++) {
         const f = countS(t) - k;
+        if (f === 0) return t * 1e6;
         if (f > 0) hi_ = t;
         else lo_ = t;
         const next = t - f / (m - a * Math.cos(w * t));
         // A Newton step that leaves the bracket is replaced by bisection.
-        const t2 = next > lo_ && next < hi_ ? next : (lo_ + hi_) / 2;
-        if (Math.abs(t2 - t) < 1e-12 || hi_ - lo_ < 1e-12) return t2 * 1e6;
+        const t2 = next >= lo_ && next <= hi_ ? next : (lo_ + hi_) / 2;
+        // 0.1 ns: far below the µs a time is floored to (the same steps give the same bits on every host).
+        if (Math.abs(t2 - t) < 1e-10 || hi_ - lo_ < 1e-10) return t2 * 1e6;
         t = t2;
       }
       return t * 1e6;

@@ -35,7 +35,7 @@ test('calibrateInstrument: a floor too coarse for the campaign smallest p99 limi
   assert.ok(CalibrationSchema.safeParse(file).success, 'the report reads it');
   assert.equal(file.calibrated, false);
   assert.equal(file.p99_limit_ms, 0.01);
-  assert.deepEqual(file.cases.map((c) => c.id), [0, 1, 2, 3, 4, 5, 6]);
+  assert.deepEqual(file.cases.map((c) => c.id), [0, 1, 2, 3, 4, 5, 6, 7, 8]);
   assert.ok(file.floor && file.floor.samples >= 2000 && file.floor.p99_limit_ms === 0.01);
   assert.equal(file.floor.p99_ms, file.cases[0].truth?.excess_p99_ms);
   for (const c of file.cases) assert.ok(c.truth && c.truth.joined > 0 && c.truth.server_p50_ms !== null, `case ${c.id} has its truth`);
