@@ -41,6 +41,7 @@ import type { InterruptedFile, LoadFile } from '../lib/evidence/records';
 import { EvidenceStore } from '../lib/evidence/store';
 import { analyzeFile } from '../lib/loadgen/analyze-file';
 import { readCustomersFile } from '../lib/loadgen/customers';
+import { loadArrivals } from '../lib/loadgen/trace-file';
 import { runLoad, type ProgressLine } from '../lib/loadgen/run-load';
 import { AFTER_LOAD, afterLoadReason, failAfterLoad, unanalysedSummary, unanalysedVerdict } from '../lib/protocol/after-load';
 import type { InterruptedAttempt, RepeatSummary } from '../lib/protocol/campaign-result';
@@ -291,6 +292,8 @@ async function measure(target: Target, store: EvidenceStore, input: RepeatInput,
         seconds: input.seconds,
         maxInFlight: input.closedLoopWorkers ? undefined : input.maxInFlight,
         probeRate: input.probe.rate,
+        // The configuration's workload (issue 35): its schedule's shape, written into the stream's plan.
+        arrivals: input.closedLoopWorkers ? null : loadArrivals(input.configuration.workload),
         customers: readCustomersFile(customersFile(target, input.campaignId)),
         runTag,
         out: samplesTmp,

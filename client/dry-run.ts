@@ -9,7 +9,8 @@
 import { MIN_SAMPLES } from '../lib/protocol/gates';
 import { driftWarnings, fullPlan, sampleWarnings, totalMinutes, watchdogLine, watchdogNeed } from '../lib/protocol/plan';
 import { campaignImages, serviceBuild, serviceSettingsList, variantRuns } from '../lib/protocol/service-spec';
-import type { CampaignSpec } from '../lib/protocol/spec';
+import type { CampaignSpec, ConfigurationSpec } from '../lib/protocol/spec';
+import { workloadSummary } from '../lib/protocol/workload-spec';
 import { measuringOrder, measuringSeries, variantNames, variantSettings } from '../lib/protocol/variants';
 import { awsCampaignCost } from '../lib/targets/aws/campaign-cost';
 import { formatPerHour, rigCost } from '../lib/targets/aws/cost';
@@ -40,6 +41,8 @@ export interface DryRunPlan {
     seconds: number;
     requestsPerRepeat: number;
     gates: string[];
+    /** The workload's arrivals in words (issue 35); absent for the protocol's constant arrivals. */
+    arrivals?: string;
   }>;
   probe: { rate: number; p99BudgetMs: number } | null;
   ceiling: CampaignSpec['ceiling'] | null;
@@ -81,15 +84,20 @@ export function dryRunPlan(campaignId: string, spec: CampaignSpec, now = new Dat
   const parts = fullPlan(spec);
   const series = measuringSeries(spec);
   const seconds = spec.sustained ? spec.sustained.repeatSeconds : (spec.ladder?.rungSeconds ?? 0);
-  const configurations = (series?.configurations ?? []).map((c) => ({
-    name: c.name,
-    eventsPerSecond: c.eventsPerSecond,
-    batch: c.batch,
-    repeats: series!.repeats,
-    seconds,
-    requestsPerRepeat: Math.floor((c.eventsPerSecond / c.batch) * seconds),
-    gates: gatesOf(spec, c.p99LimitMs, series!.kind),
-  }));
+  const configurations = (series?.configurations ?? []).map((c) => {
+    // Only a configuration with a workload gains the key: without one the plan is today's to the byte.
+    const w = 'workload' in c ? workloadSummary(c as ConfigurationSpec, seconds) : null;
+    return {
+      name: c.name,
+      eventsPerSecond: c.eventsPerSecond,
+      batch: c.batch,
+      repeats: series!.repeats,
+      seconds,
+      requestsPerRepeat: w?.requests ?? Math.floor((c.eventsPerSecond / c.batch) * seconds),
+      gates: gatesOf(spec, c.p99LimitMs, series!.kind),
+      ...(w ? { arrivals: w.arrivals } : {}),
+    };
+  });
   const names = variantNames(spec);
   const variants = spec.variants
     ? {
@@ -197,6 +205,7 @@ export function dryRunLines(campaignId: string, spec: CampaignSpec, now = new Da
   out.push(`${kind} (each repeat judged by its gates):`);
   for (const c of p.configurations) {
     out.push(`  ${c.name}: ${c.eventsPerSecond} ev/s, batch ${c.batch}, ${c.repeats} x ${c.seconds} s (${c.requestsPerRepeat} requests a repeat)`);
+    if (c.arrivals) out.push(`    arrivals: ${c.arrivals}`);
     out.push(`    gates: ${c.gates.join('; ')}`);
   }
   if (p.probe) out.push(`  probe: ${p.probe.rate} reads/s beside the load, p99 <= ${p.probe.p99BudgetMs} ms`);

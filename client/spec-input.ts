@@ -1,6 +1,7 @@
 // Reading a campaign spec from a file or a built-in profile, with errors that name the file and field.
 import fs from 'node:fs';
 import path from 'node:path';
+import { traceFileProblem } from '../lib/loadgen/trace-file';
 import { stateDir } from '../lib/tools/paths';
 import { historyProblem } from '../lib/protocol/history-budget';
 import { seedDiskProblem, unjudgeableProblem, watchdogProblem } from '../lib/protocol/plan';
@@ -34,7 +35,23 @@ export function loadSpec(source: { file?: string; profile?: string; baseline?: s
   if (disk) throw new SpecInputError(`${where}: ${disk.path.join('.')}: ${disk.message}`);
   const unjudgeable = source.allowUnjudgeable ? null : unjudgeableProblem(spec);
   if (unjudgeable) throw new SpecInputError(`${where}: ${unjudgeable.path.join('.')}: ${unjudgeable.message}`);
+  checkTraces(spec, source.file ? path.dirname(path.resolve(source.file)) : process.cwd(), where);
   return spec;
+}
+
+/**
+ * A trace workload's file is read here, before anything runs (refused naming the configuration and
+ * what is wrong with the file), and its path made absolute: the worker that sends the load reads the
+ * same file, whatever its working folder.
+ */
+function checkTraces(spec: CampaignSpec, specDir: string, where: string): void {
+  spec.sustained?.configurations.forEach((c, i) => {
+    const a = c.workload?.arrivals;
+    if (a?.shape !== 'trace') return;
+    const problem = traceFileProblem(c.workload, specDir);
+    if (problem) throw new SpecInputError(`${where}: sustained.configurations[${i}].workload.arrivals.file: ${problem}`);
+    a.file = path.resolve(specDir, a.file);
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 // `rig calibrate`: the instrument measures a calibration server of known behaviour (its own process)
-// in seven cases: the floor (what the instrument adds on this host) and six behaviours. Prints one
+// in nine cases: the floor (what the instrument adds on this host) and eight behaviours. Prints one
 // line per case and, under it, the server's own figures beside the client's; then the floor and
-// CALIBRATED (7/7), exit 0; otherwise names each case that was off and exits 1. A rig whose
+// CALIBRATED (9/9), exit 0; otherwise names each case that was off and exits 1. A rig whose
 // instrument is not calibrated measures nothing.
 import { defineCommand } from '../command';
 import { UsageError } from '../parse-flags';
@@ -15,17 +15,19 @@ import { dbCaseLine, dbVerdictLine } from '../../lib/protocol/db-calibration';
 import { DB_CALIBRATION_PARTS, type DbCalibrationPart } from '../../lib/targets/db-calibration/run';
 import { calibrateDatabase } from '../database-calibration';
 
-export const summary = 'calibrate the instrument against a server of known behaviour (floor + six cases), or with --database the database side';
+export const summary = 'calibrate the instrument against a server of known behaviour (floor + eight cases), or with --database the database side';
 
 const IDS = CALIBRATION_CASES.map((c) => c.id);
 
 const HELP = `usage: rig calibrate [--out DIR] [--case N ...] [--p99-limit-ms MS] [--json]
 
 Runs the load generator against a local calibration server (a process of its own, which records
-each request's arrival and answer times) in seven cases: 0 the instrument's floor (a 0-ms server:
+each request's arrival and answer times) in nine cases: 0 the instrument's floor (a 0-ms server:
 what the client adds over the server's own time); 1 constant 5 ms, judged against the server's own
 times and the floor; 2 one 1-second freeze; 3 capacity below the offered rate; 4 1 % answered 500;
-5 one event in 1,000 not stored; 6 service time rising. Each report is checked against the truth.
+5 one event in 1,000 not stored; 6 service time rising; 7 Poisson arrivals (the gaps the server saw
+pass a KS test); 8 a spike to 5x (its edges seen by the server within 1 ms). Each report is checked
+against the truth.
 
   --out DIR          keep the sample streams and the server's per-request times there
                      (default: a temporary folder, removed)

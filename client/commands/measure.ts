@@ -10,7 +10,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { analyzeFile } from '../../lib/loadgen/analyze-file';
 import { readCustomersFile } from '../../lib/loadgen/customers';
-import { LoadOptionsError, type LoadOptions } from '../../lib/loadgen/options';
+import { LoadOptionsError, type ArrivalsInput, type LoadOptions } from '../../lib/loadgen/options';
+import { loadArrivals } from '../../lib/loadgen/trace-file';
+import { TraceError } from '../../lib/protocol/arrival-trace';
+import { ArrivalsSpec } from '../../lib/protocol/workload-spec';
 import { PreflightError } from '../../lib/loadgen/preflight';
 import { runLoad, type ProgressLine } from '../../lib/loadgen/run-load';
 import { evaluateRun } from '../../lib/protocol/evaluate';
@@ -39,6 +42,9 @@ The API key is read from env RIG_API_KEY.
   --out DIR               where samples.csv.gz and verdict.json go
   --max-in-flight N       request slots; a request due with none free is dropped (default: 1 s of requests, 32..2000)
   --probe-rate R          probe requests/s reading aggregate, invoices, customers (default 0 = off)
+  --arrivals JSON         the schedule's shape, a spec's workload.arrivals (RATE is its base), e.g.
+                          '{"shape":"spike","peak":5000,"at":30,"for":30}' or '{"shape":"poisson"}';
+                          a trace's file is relative to this folder (default: constant)
   --probe-p99-ms MS       the probe's p99 budget (default ${DEFAULT_PROBE_P99_MS})
   --customers FILE        customer external ids, one per line (default: the target's GET /v1/customers)
   --meter KEY             meter of every event (default api_calls)
@@ -70,6 +76,7 @@ export const { run, actions } = defineCommand({
       out: { type: 'string' },
       'max-in-flight': { type: 'string' },
       'probe-rate': { type: 'string' },
+      arrivals: { type: 'string' },
       'probe-p99-ms': { type: 'string' },
       customers: { type: 'string' },
       meter: { type: 'string' },
@@ -112,6 +119,7 @@ export const { run, actions } = defineCommand({
         meter: str('meter'),
         runTag: str('run-tag'),
         out: path.resolve(str('out') as string, 'samples.csv.gz'),
+        arrivals: arrivalsFlag(str('arrivals')),
       };
       p99Limit = numberFlag(str('p99-limit-ms'), '--p99-limit-ms', '50');
       driftLimit = numberFlag(str('drift-limit'), '--drift-limit', '1.5');
@@ -211,4 +219,24 @@ async function countRunTag(db: DbFlag, scope: FixtureScope, runTag: string, outD
     }`,
   );
   return { rows_written: rec.rows, quantity_gained: rec.quantity };
+}
+
+/** `--arrivals JSON`: a spec's workload.arrivals (workload-spec.ts), a trace's file read here. */
+function arrivalsFlag(v: string | undefined): ArrivalsInput | null {
+  if (v === undefined) return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(v);
+  } catch {
+    throw new UsageError(`--arrivals must be JSON, e.g. --arrivals '{"shape":"poisson"}', got ${v}`);
+  }
+  const parsed = ArrivalsSpec.safeParse(json);
+  if (!parsed.success) throw new UsageError(`--arrivals: ${parsed.error.issues.map((i) => `${['arrivals', ...i.path].join('.')}: ${i.message}`).join('; ')}`);
+  const a = parsed.data;
+  try {
+    return loadArrivals({ arrivals: a.shape === 'trace' ? { ...a, file: path.resolve(a.file) } : a });
+  } catch (err) {
+    if (err instanceof TraceError) throw new UsageError(`--arrivals: ${err.message}`);
+    throw err;
+  }
 }

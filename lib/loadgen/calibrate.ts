@@ -17,6 +17,7 @@ import {
   type TruthFigures,
 } from '../protocol/calibration-truth';
 import { evaluateRun } from '../protocol/evaluate';
+import { shapedSchedule } from '../protocol/stream-plan';
 import type { RunReport } from '../protocol/run-report';
 import { analyzeFile } from './analyze-file';
 import { CALIBRATION_CASES, FLOOR_CASE, type CalibrationCase } from './calibration-cases';
@@ -143,6 +144,7 @@ async function runCase(
       seconds: c.load.seconds,
       maxInFlight: c.load.maxInFlight,
       probeRate: c.load.probeRate ?? 0,
+      arrivals: c.load.arrivals ?? null,
       runTag,
       out: stream,
       warmupSeconds: 0.5,
@@ -157,13 +159,15 @@ async function runCase(
   const serverTruth = path.join(outDir, `case-${c.id}.server-truth.csv`);
   fs.writeFileSync(serverTruth, truthCsv(rows));
   const { analysis, columns } = await analyzeFile(stream, { durationS: c.load.seconds });
-  const truth = joinTruth(columns, res.options.requestRate, rows);
+  // A shaped schedule (a Poisson or spike case) names each request by its own times; the constant one by its rate.
+  const schedule = analysis.plan ? shapedSchedule(analysis.plan) : null;
+  const truth = joinTruth(columns, schedule ?? res.options.requestRate, rows);
   const { verdict, report } = evaluateRun(analysis, {
     kind: 'sustained',
     p99LimitMs: c.p99LimitMs,
     reconciliation: { rows_written: tally.rows, quantity_gained: tally.quantity },
   });
-  const out = c.check({ analysis, gate: verdict.ingest, probe: verdict.probe, tally, summary: res.summary, truth, floor, p99LimitMs });
+  const out = c.check({ analysis, gate: verdict.ingest, probe: verdict.probe, tally, summary: res.summary, truth, floor, p99LimitMs, serverTruth: rows, schedule });
   if (res.interrupted) out.problems.push(`the run was cut short (${res.summary.reason})`);
   const ok = out.problems.length === 0;
   const result: CaseResult = {

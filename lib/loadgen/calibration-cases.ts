@@ -7,11 +7,14 @@
 // Case 0 (the floor) measures what the instrument itself adds on this host, against a 0-ms server;
 // case 1 is judged against it. The other cases are judged on counts, as before.
 import type { RunAnalysis } from '../protocol/analysis';
+import { EDGE_TOLERANCE_US, serverEdges, serverGapTest, serverPhaseCounts } from '../protocol/arrival-truth';
+import type { ArrivalSchedule } from '../protocol/arrivals';
 import { CALIBRATION_TOLERANCES as TOL, fmtMs, judgeAgainstFloor, judgeFloor, type FloorFigures, type TruthFigures } from '../protocol/calibration-truth';
 import { checkReason, type GateVerdict } from '../protocol/gates';
 import type { ProbeVerdict } from '../protocol/verdicts';
-import type { Behaviour, Tally } from './calibration-server';
+import type { Behaviour, Tally, TruthRow } from './calibration-server';
 import type { LoadSummary } from './generator';
+import type { ArrivalsInput } from './options';
 
 export interface CaseContext {
   analysis: RunAnalysis;
@@ -25,6 +28,10 @@ export interface CaseContext {
   floor: FloorFigures | null;
   /** The smallest p99 limit the instrument must be fine enough for (ms). */
   p99LimitMs: number;
+  /** The server's own record of each ingest request (its clock). */
+  serverTruth: readonly TruthRow[];
+  /** The stream plan's shaped schedule (a case with arrivals), else null. */
+  schedule: ArrivalSchedule | null;
 }
 
 export interface CaseOutcome {
@@ -40,7 +47,7 @@ export interface CalibrationCase {
   id: number;
   name: string;
   behaviour: Behaviour;
-  load: { rate: number; batch: number; seconds: number; maxInFlight: number; probeRate?: number };
+  load: { rate: number; batch: number; seconds: number; maxInFlight: number; probeRate?: number; arrivals?: ArrivalsInput };
   /** The p99 limit of the sustained gate applied (the case's "configuration"). */
   p99LimitMs: number | null;
   /** Judged against the floor: case 0 runs first whenever this case is chosen. */
@@ -197,6 +204,60 @@ export const CALIBRATION_CASES: readonly CalibrationCase[] = [
       if (d.ratio === null || d.ratio <= 1.5) problems.push(`drift ${d.ratio === null ? '—' : `x${d.ratio.toFixed(2)}`}, expected over x1.5`);
       if (!failedChecks(gate).includes('drift')) problems.push('the gate did not fail on drift');
       return { facts: `drift x${d.ratio?.toFixed(2) ?? '—'} (first-third p99 ${ms(d.first_p99_us)}, last-third ${ms(d.last_p99_us)}); gate fails on: ${failedChecks(gate).join(', ')}`, problems };
+    },
+  },
+  {
+    id: 7,
+    name: 'Poisson arrivals',
+    // 100 requests/s for 6 s, mean gap 10 ms: ~600 gaps, so the KS test's critical D at 0.001 is ~0.08
+    // against a constant schedule's ~0.63, while a 2-ms band (arrival-truth.ts) is a fifth of a gap.
+    behaviour: { serviceMs: 2 },
+    load: { rate: 100 * 5, batch: 5, seconds: 6, maxInFlight: 64, arrivals: { shape: 'poisson' } },
+    p99LimitMs: null,
+    check({ analysis: a, serverTruth, schedule }) {
+      const i = a.ingest;
+      const problems: string[] = [];
+      if (!schedule || a.plan?.arrivals?.shape !== 'poisson') return { facts: 'no Poisson plan in the stream', problems: ['the stream does not carry its Poisson plan'] };
+      const ks = serverGapTest(serverTruth, schedule, 100);
+      if (!ks.passed) problems.push(`the gaps the server saw are not exponential: KS D ${ks.d_tolerant.toFixed(3)} (p ${ks.p_value.toExponential(1)} < ${ks.alpha})`);
+      if (i.dropped !== 0 || i.failed !== 0) problems.push(`${i.dropped} dropped and ${i.failed} failed, expected 0`);
+      if (i.delivery === null || i.delivery.short_seconds.length) problems.push(`delivery against the Poisson schedule: short seconds [${i.delivery?.short_seconds.join(', ') ?? '—'}]`);
+      if (serverTruth.length !== schedule.count) problems.push(`the server saw ${serverTruth.length} requests, the schedule held ${schedule.count}`);
+      return { facts: `${schedule.count} requests on a Poisson schedule (seed ${a.plan.arrivals.seed}); the server's gaps: KS D ${ks.d.toFixed(3)}, within a ${ks.tolerance_us / 1000}-ms band ${ks.d_tolerant.toFixed(3)}, p ${ks.p_value.toFixed(3)} (n ${ks.n})`, problems };
+    },
+  },
+  {
+    id: 8,
+    name: 'a spike to 5x',
+    // 100 requests/s, 500 from 2 s to 4 s, 6 s in all: 1,400 requests, the spike's two edges judged
+    // where the server saw them.
+    behaviour: { serviceMs: 2 },
+    load: { rate: 100 * 5, batch: 5, seconds: 6, maxInFlight: 128, arrivals: { shape: 'spike', peak: 500 * 5, at: 2, for: 2 } },
+    p99LimitMs: null,
+    check({ analysis: a, serverTruth, schedule }) {
+      const i = a.ingest;
+      const problems: string[] = [];
+      if (!schedule || a.plan?.arrivals?.shape !== 'spike') return { facts: 'no spike plan in the stream', problems: ['the stream does not carry its spike plan'] };
+      const edges = serverEdges(serverTruth, schedule, [2e6, 4e6]);
+      for (const e of edges) {
+        if (!e.ok) problems.push(`the edge at ${e.edge_us / 1e6} s was seen ${(e.before_us / 1000).toFixed(2)} ms / ${(e.after_us / 1000).toFixed(2)} ms off (before / after), more than ${EDGE_TOLERANCE_US / 1000} ms`);
+      }
+      const phases = serverPhaseCounts(serverTruth, schedule, [
+        [0, 2e6],
+        [2e6, 4e6],
+        [4e6, 6e6],
+      ]);
+      for (const p of phases) {
+        // A request within a tick of an edge may be seen on its other side: a few, never a phase's share.
+        if (Math.abs(p.seen - p.scheduled) > 5) problems.push(`the server saw ${p.seen} requests in [${p.from_us / 1e6}, ${p.to_us / 1e6}) s, the schedule put ${p.scheduled} there`);
+      }
+      if (i.dropped !== 0 || i.failed !== 0) problems.push(`${i.dropped} dropped and ${i.failed} failed, expected 0`);
+      if (i.delivery === null || i.delivery.short_seconds.length) problems.push(`delivery against the spike's schedule: short seconds [${i.delivery?.short_seconds.join(', ') ?? '—'}]`);
+      const fmt = (us: number) => `${(us / 1000).toFixed(2)} ms`;
+      return {
+        facts: `edges seen at ${edges.map((e) => `${e.edge_us / 1e6} s ${fmt(e.before_us)}/${fmt(e.after_us)}`).join(', ')} (before/after, within ${EDGE_TOLERANCE_US / 1000} ms); requests seen per phase ${phases.map((p) => `${p.seen}/${p.scheduled}`).join(', ')}`,
+        problems,
+      };
     },
   },
 ];

@@ -2,7 +2,9 @@
 // nothing but the schedule and the replies.
 //
 // Open loop: request n's intended time is start + n x interval, from a monotonic clock, never "last
-// send + interval", so a 10-minute run does not drift. A timer wakes the scheduler when the next
+// send + interval", so a 10-minute run does not drift. With arrivals (poisson, ramp, spike, diurnal,
+// trace: lib/protocol/arrivals.ts) it is start + the shape's time of request n, fixed before the first
+// request and written into the stream's plan; the constant schedule keeps its own one-line formula. A timer wakes the scheduler when the next
 // request is due (Node timers have 1-ms granularity); each wake-up sends every request whose time has
 // come, catching up by intended time after any delay. A request whose time comes while all request
 // slots are busy is DROPPED: never sent, written to the stream with status -1. There is no busy spin:
@@ -27,6 +29,7 @@
 import * as hdr from 'hdr-histogram-js';
 import { AGGREGATE_PATH, CUSTOMERS_PATH, HEALTH_PATH, INGEST_PATH, INVOICES_PATH } from '../protocol/hardcount-api';
 import { isOk } from '../protocol/sample-row';
+import { arrivalSchedule, type ArrivalSchedule } from '../protocol/arrivals';
 import { countBefore } from '../protocol/stream-plan';
 import { BodyMaker } from './body';
 import { Exchange, type ExchangeOwner } from './http1/exchange';
@@ -129,6 +132,8 @@ export class Generator implements ExchangeOwner {
   private readonly durationUs: number;
   private readonly total: number;
   private readonly probeTotal: number;
+  /** The shaped schedule (arrivals), or null for the constant one: intendedUs's one branch. */
+  private readonly shaped: ArrivalSchedule | null;
   private next = 0;
   private probeNext = 0;
   private inFlight = 0;
@@ -192,7 +197,8 @@ export class Generator implements ExchangeOwner {
     this.requests = new IngestRequests(prefix + INGEST_PATH, this.host, apiKey, bodies);
     this.probeFixed = [getRequest(prefix + INVOICES_PATH, this.host, apiKey), getRequest(prefix + CUSTOMERS_PATH, this.host, apiKey)];
     this.durationUs = Math.round(o.seconds * 1e6);
-    this.total = o.mode === 'open' ? countBefore(o.requestRate, this.durationUs) : 0;
+    this.shaped = o.mode === 'open' && o.arrivals ? arrivalSchedule({ rate: o.rate, batch: o.batch, seconds: o.seconds, arrivals: o.arrivals }) : null;
+    this.total = o.mode === 'open' ? (this.shaped ? this.shaped.count : countBefore(o.requestRate, this.durationUs)) : 0;
     this.probeTotal = o.probeRate > 0 ? countBefore(o.probeRate, this.durationUs) : 0;
     // The stream carries its plan: what was offered, so a reader judges delivery against it.
     this.writer = new SampleWriter(o.out, {
@@ -202,6 +208,8 @@ export class Generator implements ExchangeOwner {
       seconds: o.seconds,
       probe_rate: o.probeRate,
       run_tag: o.runTag,
+      // Left out, not null, without arrivals: the constant plan's record is today's to the byte.
+      ...(o.mode === 'open' && o.arrivals ? { arrivals: o.arrivals } : {}),
     });
   }
 
@@ -257,7 +265,8 @@ export class Generator implements ExchangeOwner {
   // ---- open loop ----
 
   private intendedUs(n: number): number {
-    return Math.floor((n * 1e6) / this.requestRate);
+    const s = this.shaped;
+    return s === null ? Math.floor((n * 1e6) / this.requestRate) : s.at(n);
   }
 
   /**

@@ -1,7 +1,11 @@
 // The load generator's options, checked before anything is sent. Each error names the field (with
 // its `rig measure` flag) and the fix, so a bad configuration never costs a run.
+import { ArrivalsError, arrivalsProblem, type Arrivals } from '../protocol/arrivals';
 import { MAX_BATCH } from '../protocol/hardcount-api';
 import { seedFromString } from './prng';
+
+/** Arrivals as a caller gives them: Poisson's seed may be left out (then it comes from the run tag). */
+export type ArrivalsInput = Exclude<Arrivals, { shape: 'poisson' }> | { shape: 'poisson'; seed?: number };
 
 export interface LoadOptions {
   /** Root URL of a Hardcount-compatible API, e.g. http://127.0.0.1:8080 */
@@ -48,10 +52,17 @@ export interface LoadOptions {
   warmupSeconds?: number;
   /** Connections opened before the first request (default: enough for ~20 ms of requests, at most maxInFlight). */
   warmConnections?: number;
+  /**
+   * Open loop: the schedule's shape (lib/protocol/arrivals.ts), `rate` being its base rate; absent or
+   * null: the protocol's constant schedule, exactly as before.
+   */
+  arrivals?: ArrivalsInput | null;
 }
 
 /** Options with every default resolved, as the child receives them (minus the key, which goes by env). */
-export interface ResolvedLoadOptions extends Required<Omit<LoadOptions, 'apiKey' | 'rate' | 'maxInFlight' | 'workers'>> {
+export interface ResolvedLoadOptions extends Required<Omit<LoadOptions, 'apiKey' | 'rate' | 'maxInFlight' | 'workers' | 'arrivals'>> {
+  /** The schedule's shape with every field resolved (Poisson's seed), or null: constant. */
+  arrivals: Arrivals | null;
   rate: number;
   maxInFlight: number;
   workers: number;
@@ -133,6 +144,7 @@ export function resolveLoadOptions(o: LoadOptions): ResolvedLoadOptions {
     return x;
   };
   const warm = o.warmConnections ?? Math.min(maxInFlight, Math.max(2, Math.ceil(requestRate * 0.02)), 256);
+  const arrivals = resolveArrivals(o.arrivals ?? null, mode, rate, batch, o.seconds, runTag);
   return {
     url: url.origin + url.pathname.replace(/\/+$/, ''),
     mode,
@@ -155,7 +167,20 @@ export function resolveLoadOptions(o: LoadOptions): ResolvedLoadOptions {
     warmConnections: Math.min(warm, maxInFlight),
     warmupSeconds: seconds(o.warmupSeconds, 1, 'warmupSeconds', '--warmup-seconds'),
     requestRate,
+    arrivals,
   };
+}
+
+/** Salt of a Poisson seed derived from the run tag (so it differs from the quantities' seed). */
+const ARRIVALS_SALT = ':arrivals';
+
+function resolveArrivals(a: ArrivalsInput | null, mode: 'open' | 'closed', rate: number, batch: number, seconds: number, runTag: string): Arrivals | null {
+  if (a === null) return null;
+  if (mode !== 'open') throw new LoadOptionsError('arrivals', 'arrivals (--arrivals) shape an open loop\'s schedule: a closed loop has none; drop them or the closed loop');
+  const resolved: Arrivals = a.shape === 'poisson' ? { shape: 'poisson', seed: a.seed ?? seedFromString(runTag + ARRIVALS_SALT) } : a;
+  const why = arrivalsProblem(resolved, rate, batch, seconds);
+  if (why) throw new LoadOptionsError('arrivals', new ArrivalsError(why).message);
+  return resolved;
 }
 
 export function checkCustomers(customers: unknown): asserts customers is string[] {

@@ -43,6 +43,11 @@ function startsWith(buf: Buffer, start: number, end: number, prefix: string): bo
 }
 /** No valid row is near this long (7 fields of at most 16 characters); a longer line is refused as it grows. */
 export const MAX_LINE_BYTES = 4096;
+/**
+ * Line 1 may be a `#plan` record, which for a trace carries the trace's gaps (lib/protocol/arrivals.ts:
+ * up to a million requests, a few bytes each): it alone may be this long.
+ */
+export const MAX_PLAN_LINE_BYTES = 16 * 1024 * 1024;
 /** The columns are first sized from the file (~8 compressed bytes per row), at most this many rows. */
 const MAX_INITIAL_ROWS = 1 << 22;
 
@@ -145,14 +150,19 @@ class LineReader {
     if (start < chunk.length) {
       this.pending.push(chunk.subarray(start));
       this.pendingBytes += chunk.length - start;
-      if (this.pendingBytes > MAX_LINE_BYTES) {
-        throw new SampleFormatError(this.line + 1, `line is longer than ${MAX_LINE_BYTES} bytes without a newline: not a sample row`);
+      if (this.pendingBytes > this.maxLine()) {
+        throw new SampleFormatError(this.line + 1, `line is longer than ${this.maxLine()} bytes without a newline: not a sample row`);
       }
     }
   }
 
+  /** The longest the next line may be: only line 1 (a `#plan` record) may exceed a row's bound. */
+  private maxLine(): number {
+    return this.line === 0 ? MAX_PLAN_LINE_BYTES : MAX_LINE_BYTES;
+  }
+
   private one(buf: Buffer, start: number, end: number): void {
-    if (end - start > MAX_LINE_BYTES) throw new SampleFormatError(this.line + 1, `line is longer than ${MAX_LINE_BYTES} bytes: not a sample row`);
+    if (end - start > this.maxLine()) throw new SampleFormatError(this.line + 1, `line is longer than ${this.maxLine()} bytes: not a sample row`);
     this.line++;
     if (this.ended) throw new SampleFormatError(this.line, 'a line after the #end record: the stream ends with it');
     if (this.line === 1 && startsWith(buf, start, end, PLAN_RECORD)) {

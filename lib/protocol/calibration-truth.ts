@@ -11,6 +11,7 @@
 //
 // Pure: no I/O. Percentiles are lib/protocol/percentile.ts's nearest rank (a value some request had).
 // Every tolerance is here, with its reason; docs/instrument.md (Calibration) repeats them.
+import type { ArrivalSchedule } from './arrivals';
 import { percentiles } from './percentile';
 import { INGEST, STATUS_DROPPED, type SampleColumns } from './sample-row';
 
@@ -109,8 +110,11 @@ export function requestOfIntended(intendedUs: number, requestRate: number): numb
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 const msOf = (us: number) => (Number.isNaN(us) ? null : r3(us / 1000));
 
-/** Joins the stream's sent ingest rows to the server's records by request number. */
-export function joinTruth(cols: SampleColumns, requestRate: number, truth: readonly ServerTruthRow[]): TruthFigures {
+/**
+ * Joins the stream's sent ingest rows to the server's records by request number: of the constant
+ * schedule at `schedule` requests/s, or of a shaped one (arrivals.ts), whose indexOf names the request.
+ */
+export function joinTruth(cols: SampleColumns, schedule: number | ArrivalSchedule, truth: readonly ServerTruthRow[]): TruthFigures {
   const serverUs = new Map<number, number>();
   for (const t of truth) if (t.request >= 0) serverUs.set(t.request, (t.written - t.arrival) * 1000);
   const client: number[] = [];
@@ -121,7 +125,7 @@ export function joinTruth(cols: SampleColumns, requestRate: number, truth: reado
   const seen = new Set<number>();
   for (let i = 0; i < cols.length; i++) {
     if (cols.scenario[i] !== INGEST || cols.status[i] === STATUS_DROPPED) continue;
-    const n = requestOfIntended(cols.intended[i], requestRate);
+    const n = typeof schedule === 'number' ? requestOfIntended(cols.intended[i], schedule) : schedule.indexOf(cols.intended[i]);
     const s = n < 0 ? undefined : serverUs.get(n);
     if (s === undefined) {
       clientOnly++;

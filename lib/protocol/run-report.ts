@@ -3,6 +3,7 @@
 // verdict. Also its human-readable rendering. Pure.
 import type { RunAnalysis } from './analysis';
 import { secondRanges } from './second-ranges';
+import { describeArrivals } from './arrivals';
 import type { StreamPlan } from './stream-plan';
 import { checkReason, driftInterval, type GateVerdict } from './gates';
 import { notJudged, type ProbeVerdict, type RepeatVerdict, type VerdictState } from './verdicts';
@@ -125,7 +126,7 @@ export function formatRunReport(r: RunReport): string {
     `duration ${r.duration_s} s: offered ${r.offered} requests (${r.offered_rate} ev/s), sent ${r.sent}, ok ${r.ok}, failed ${r.failed}, dropped ${r.dropped}`,
     `delivered ${r.delivered_rate} ev/s (${r.delivered_rate_rps} req/s); claimed ${r.events_claimed} events, quantity ${r.quantity_claimed}`,
     r.plan
-      ? `plan: ${r.plan.mode} loop${r.plan.rate === null ? '' : `, ${r.plan.rate} ev/s`}, batch ${r.plan.batch}, ${r.plan.seconds} s${r.plan.probe_rate ? `, probe ${r.plan.probe_rate}/s` : ''}${r.plan.source === 'flags' ? ' (from the flags)' : ''}${r.plan.cut_short ? `; CUT SHORT${r.plan.cut_reason ? ` (${r.plan.cut_reason})` : ''}` : ''}${
+      ? `plan: ${r.plan.mode} loop${r.plan.rate === null ? '' : `, ${r.plan.arrivals ? describeArrivals(r.plan.arrivals, r.plan.rate) : `${r.plan.rate} ev/s`}`}, batch ${r.plan.batch}, ${r.plan.seconds} s${r.plan.probe_rate ? `, probe ${r.plan.probe_rate}/s` : ''}${r.plan.source === 'flags' ? ' (from the flags)' : ''}${r.plan.cut_short ? `; CUT SHORT${r.plan.cut_reason ? ` (${r.plan.cut_reason})` : ''}` : ''}${
           r.delivery ? `; delivered ${r.delivery.delivered} of ${r.delivery.scheduled} scheduled requests${r.delivery.short_seconds.length ? `, short seconds ${secondRanges(r.delivery.short_seconds)}` : ''}` : ''
         }`
       : 'plan: none in the stream: delivery not judged: no plan',

@@ -7,6 +7,7 @@ import { AwsSpec, awsDatabaseProblems } from './aws-spec';
 import { ExistingSpec, existingProblems, inlineSecretProblems } from './existing-spec';
 import { LocalSpec, localProblems } from './local-spec';
 import { ServiceOverridesSpec, ServiceSpec, serviceSpecProblems } from './service-spec';
+import { WorkloadSpec, workloadProblems } from './workload-spec';
 
 /**
  * A number whose refusals say the limit and what was given: "repeats must be <= 100 (got 101)". The
@@ -46,6 +47,11 @@ export const ConfigurationSpec = z.strictObject({
   eventsPerSecond: positiveInt('eventsPerSecond'),
   batch: positiveInt('batch').max(1000, 'batch must be <= 1000 (the service limit)'),
   p99LimitMs: numberOf('p99LimitMs').positive(),
+  /**
+   * The shape of the arrivals (lib/protocol/workload-spec.ts: poisson, ramp, spike, diurnal, trace),
+   * eventsPerSecond being its base. Absent: the protocol's constant arrivals, exactly as before.
+   */
+  workload: WorkloadSpec.optional(),
 });
 
 export const ProbeSpec = z.strictObject({
@@ -280,6 +286,10 @@ export const CampaignSpec = z
     // What the RDS engine's major does not take (aws-spec.ts), before anything is made.
     if (s.target === 'aws' && s.aws) for (const p of awsDatabaseProblems(s.aws.database.engineVersion, s.database)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
     for (const p of duplicateConfigurations(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
+    // A workload's times and rates against the repeat's length and the configuration's rate.
+    s.sustained?.configurations.forEach((c, i) => {
+      for (const p of workloadProblems(c, s.sustained!.repeatSeconds)) ctx.addIssue({ code: 'custom', message: p.message, path: ['sustained', 'configurations', i, ...p.path] });
+    });
   });
 
 /** Configurations are told apart by name (evidence folders, the page's rows): each name once. */

@@ -3,6 +3,7 @@
 // read with) and the plan's own code (stream-plan.ts: parsing, the schedule) can import it without
 // importing each other: the import-circle test (test/foundation/import-circles.test.ts) holds
 // lib/protocol to that.
+import type { Arrivals } from './arrivals';
 
 export interface StreamPlan {
   /** open: a fixed schedule; closed: workers that send as replies come (a ceiling: no ingest schedule). */
@@ -25,4 +26,9 @@ export interface StreamPlan {
    * the caller for a foreign stream (its rate and window only).
    */
   source: 'stream' | 'evidence' | 'flags';
+  /**
+   * The ingest schedule's shape (arrivals.ts), absent for the protocol's constant schedule: a plan
+   * without it is today's to the byte (its record, its report), so the key is left out, never null.
+   */
+  arrivals?: Arrivals;
 }

@@ -19,6 +19,13 @@
 // the flags (`rig analyze --rate --seconds`) is held to the same schedule as the stream's own, or a
 // stream of 3,000 requests judged against a flags plan of 300 would read "delivered 330 of 300" and
 // pass; only its probe rate is unknown (null), so probe rows are held to its window alone.
+//
+// A plan may carry `arrivals` (issue 35: poisson, ramp, spike, diurnal, trace; arrivals.ts): then its
+// record is version 2, `{"v":2,...,"arrivals":{...}}`, and ingest request n is at the shape's time
+// instead. A plan without arrivals is written as version 1, exactly as before, so a stream of the
+// protocol's constant schedule is byte-identical to today's; a reader that knows only version 1
+// refuses a version-2 stream rather than judge its rows against the wrong schedule.
+import { arrivalSchedule, arrivalsProblem, schedulePerSecond, type ArrivalSchedule, type Arrivals } from './arrivals';
 import { PROBE_SCENARIOS, SCENARIOS, SampleFormatError, type SampleColumns, INGEST } from './sample-row';
 import type { StreamPlan } from './stream-plan-types';
 
@@ -29,6 +36,8 @@ export type { StreamPlan } from './stream-plan-types';
 export const PLAN_RECORD = '#plan ';
 export const END_RECORD = '#end ';
 export const PLAN_VERSION = 1;
+/** The record's version when the plan carries arrivals (a shape other than constant). */
+export const PLAN_VERSION_ARRIVALS = 2;
 
 export class PlanError extends Error {
   constructor(message: string) {
@@ -38,7 +47,11 @@ export class PlanError extends Error {
 }
 
 /** The `#plan` line (with its newline) the writer puts before the CSV header. */
-export function formatPlanRecord(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'run_tag'>): string {
+export function formatPlanRecord(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'run_tag' | 'arrivals'>): string {
+  if (p.arrivals) {
+    const rec = { v: PLAN_VERSION_ARRIVALS, mode: p.mode, rate: p.rate, batch: p.batch, seconds: p.seconds, probe_rate: p.probe_rate, run_tag: p.run_tag, arrivals: p.arrivals };
+    return `${PLAN_RECORD}${JSON.stringify(rec)}\n`;
+  }
   return `${PLAN_RECORD}${JSON.stringify({ v: PLAN_VERSION, mode: p.mode, rate: p.rate, batch: p.batch, seconds: p.seconds, probe_rate: p.probe_rate, run_tag: p.run_tag })}\n`;
 }
 
@@ -60,7 +73,8 @@ export function parsePlanRecord(json: string): StreamPlan {
     throw new PlanError('the #plan record is not JSON');
   }
   if (typeof o !== 'object' || o === null) throw new PlanError('the #plan record is not a JSON object');
-  if (o.v !== PLAN_VERSION) throw new PlanError(`the #plan record has version ${String(o.v)}; this reader knows version ${PLAN_VERSION}`);
+  if (o.v !== PLAN_VERSION && o.v !== PLAN_VERSION_ARRIVALS) throw new PlanError(`the #plan record has version ${String(o.v)}; this reader knows versions ${PLAN_VERSION} and ${PLAN_VERSION_ARRIVALS}`);
+  if ((o.v === PLAN_VERSION_ARRIVALS) !== (o.arrivals !== undefined)) throw new PlanError(`the #plan record's version ${String(o.v)} ${o.v === PLAN_VERSION ? 'carries no' : 'must carry its'} arrivals`);
   const mode = o.mode;
   if (mode !== 'open' && mode !== 'closed') throw new PlanError(`the #plan record's mode must be 'open' or 'closed', got ${JSON.stringify(mode)}`);
   const plan: StreamPlan = {
@@ -74,6 +88,10 @@ export function parsePlanRecord(json: string): StreamPlan {
     cut_reason: null,
     source: 'stream',
   };
+  if (o.arrivals !== undefined) {
+    if (typeof o.arrivals !== 'object' || o.arrivals === null) throw new PlanError("the #plan record's arrivals must be an object");
+    plan.arrivals = o.arrivals as Arrivals;
+  }
   const why = planProblem(plan);
   if (why) throw new PlanError(`the #plan record's ${why}`);
   return plan;
@@ -92,7 +110,7 @@ export function parseEndRecord(json: string): { cut_short: boolean; reason: stri
 }
 
 /** What is wrong with a plan's fields (naming the field), or null. */
-export function planProblem(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate'>): string | null {
+export function planProblem(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'arrivals'>): string | null {
   if (!Number.isInteger(p.batch) || p.batch < 1 || p.batch > 1000) return `batch must be a whole number of events within 1..1000, got ${p.batch}`;
   if (!(typeof p.seconds === 'number' && Number.isFinite(p.seconds) && p.seconds > 0 && p.seconds <= 7 * 86_400)) return `seconds must be > 0 (at most 7 days), got ${p.seconds}`;
   if (p.mode === 'open' && !(typeof p.rate === 'number' && Number.isFinite(p.rate) && p.rate > 0 && p.rate / p.batch <= 100_000)) {
@@ -100,6 +118,10 @@ export function planProblem(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'sec
   }
   if (p.probe_rate !== null && !(typeof p.probe_rate === 'number' && Number.isFinite(p.probe_rate) && p.probe_rate >= 0 && p.probe_rate <= 1000)) {
     return `probe_rate must be within 0..1000, got ${p.probe_rate}`;
+  }
+  if (p.arrivals) {
+    if (p.mode !== 'open') return 'arrivals are a schedule: a closed loop has none';
+    return arrivalsProblem(p.arrivals, p.rate as number, p.batch, p.seconds);
   }
   return null;
 }
@@ -173,9 +195,20 @@ export function scheduleIndex(rate: number, t: number): number {
   return -1;
 }
 
+/**
+ * The plan's ingest schedule (arrivals.ts) when it carries arrivals; null for the constant schedule
+ * (read through scheduledUs/countBefore/scheduleIndex, as always) and for a closed loop.
+ */
+export function shapedSchedule(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'arrivals'>): ArrivalSchedule | null {
+  if (p.mode !== 'open' || !p.arrivals || p.rate === null) return null;
+  return arrivalSchedule({ rate: p.rate, batch: p.batch, seconds: p.seconds, arrivals: p.arrivals });
+}
+
 /** Ingest requests the plan schedules in each second [0, planSeconds): what must be delivered there. */
 export function scheduledPerSecond(p: StreamPlan): Int32Array {
   const d = planSeconds(p);
+  const shaped = shapedSchedule(p);
+  if (shaped) return schedulePerSecond(shaped, d);
   const out = new Int32Array(d);
   const rate = requestRate(p);
   if (rate === 0) return out;
@@ -201,6 +234,7 @@ export function scheduledPerSecond(p: StreamPlan): Int32Array {
 export function refuseOffSchedule(cols: SampleColumns, p: StreamPlan): void {
   const end = windowUs(p);
   const rr = requestRate(p);
+  const shaped = shapedSchedule(p);
   const from = p.source === 'flags' ? ' (from the flags)' : '';
   for (let i = 0; i < cols.length; i++) {
     const t = cols.intended[i];
@@ -209,7 +243,9 @@ export function refuseOffSchedule(cols: SampleColumns, p: StreamPlan): void {
     const name = SCENARIOS[code];
     if (t >= end) throw new SampleFormatError(line, `${name} row intended at ${t} µs, after the plan's ${p.seconds} s: a row outside the schedule`);
     if (code === INGEST) {
-      if (p.mode === 'open' && scheduleIndex(rr, t) < 0) {
+      if (shaped) {
+        if (shaped.indexOf(t) < 0) throw new SampleFormatError(line, `ingest row intended at ${t} µs is not on the plan's ${p.arrivals?.shape} schedule: a row outside the schedule`);
+      } else if (p.mode === 'open' && scheduleIndex(rr, t) < 0) {
         throw new SampleFormatError(line, `ingest row intended at ${t} µs is not on the plan's schedule${from} (${rr} requests/s: request n at floor(n x 1e6 / ${rr}) µs): a row outside the schedule`);
       }
     } else if (p.probe_rate !== null) {

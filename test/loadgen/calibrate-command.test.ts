@@ -1,7 +1,7 @@
 // test-mode: alone
 // `rig calibrate` as a user runs it (node bin/rig.cjs calibrate): the generator against the
-// calibration server (its own process) in all seven cases, one line per case and under it the
-// server's own figures beside the client's, then the instrument's floor and CALIBRATED (7/7), exit 0.
+// calibration server (its own process) in all nine cases, one line per case and under it the
+// server's own figures beside the client's, then the instrument's floor and CALIBRATED (9/9), exit 0.
 // Its --json results are then checked case by case against the server's own counts and times.
 // Alone: CALIBRATED judges this host's timing. The refusals a user meets (a floor too coarse for the
 // p99 limit given, bad input) judge nothing of the host: test/loadgen/calibrate-refusals.test.ts.
@@ -23,7 +23,7 @@ async function rig(args: string[]): Promise<{ code: number | null; out: string; 
   return { code, out, err };
 }
 
-test('rig calibrate: the floor and six cases, each judged against the truth, then CALIBRATED (7/7)', async () => {
+test('rig calibrate: the floor and eight cases, each judged against the truth, then CALIBRATED (9/9)', async () => {
   const { code, out, err } = await rig(['calibrate', '--json']);
   const lines = out.trim().split('\n');
   const start = lines.indexOf('[');
@@ -31,7 +31,7 @@ test('rig calibrate: the floor and six cases, each judged against the truth, the
   assert.ok(start > 0 && end > start, `JSON results in the output:\n${out}\n${err}`);
   const cases = JSON.parse(lines.slice(start, end + 1).join('\n')) as CaseResult[];
   const byId = new Map(cases.map((c) => [c.id, c]));
-  assert.deepEqual([...byId.keys()], [0, 1, 2, 3, 4, 5, 6]);
+  assert.deepEqual([...byId.keys()], [0, 1, 2, 3, 4, 5, 6, 7, 8]);
   for (const [k, c] of cases.entries()) {
     assert.equal(lines[2 * k], c.line, 'one line per case, in order');
     assert.equal(lines[2 * k + 1], c.truthLine, '... and under it the truth');
@@ -88,8 +88,19 @@ test('rig calibrate: the floor and six cases, each judged against the truth, the
   assert.ok((byId.get(6)!.report.drift ?? 0) > 1.5, `case 6 drift ${byId.get(6)!.report.drift}`);
   assert.ok(byId.get(6)!.report.gate.reasons.some((r) => r.startsWith('drift: ')), byId.get(6)!.report.gate.reasons.join('; '));
 
+  // 7. Poisson arrivals: the gaps the server saw pass the KS test; every request delivered
+  const c7 = byId.get(7)!;
+  assert.match(c7.line, /^case 7 Poisson arrivals: \d+ requests on a Poisson schedule \(seed \d+\); the server's gaps: KS D [\d.]+, within a 2-ms band [\d.]+, p [\d.]+ \(n \d+\) -> ok$/);
+  assert.equal(c7.report.dropped, 0);
+  assert.equal(c7.truth.joined, c7.report.offered, 'every request of the Poisson schedule joined to the server\'s record');
+
+  // 8. a spike to 5x: both edges seen by the server within 1 ms, each phase's requests where the schedule put them
+  const c8 = byId.get(8)!;
+  assert.match(c8.line, /^case 8 a spike to 5x: edges seen at 2 s -?[\d.]+ ms\/-?[\d.]+ ms, 4 s -?[\d.]+ ms\/-?[\d.]+ ms \(before\/after, within 1 ms\); requests seen per phase \d+\/200, \d+\/1000, \d+\/200 -> ok$/);
+  assert.equal(c8.report.offered, 1400);
+
   // and the command's own verdict
   assert.equal(code, 0, `exit ${code}\n${out}\n${err}`);
-  assert.equal(lines.at(-1), 'CALIBRATED (7/7)');
+  assert.equal(lines.at(-1), 'CALIBRATED (9/9)');
   assert.ok(cases.every((c) => c.ok), 'every case ok');
 });

@@ -36,7 +36,7 @@ test('calibrateInstrument: a floor too coarse for the campaign smallest p99 limi
   assert.ok(CalibrationSchema.safeParse(file).success, 'the report reads it');
   assert.equal(file.calibrated, false);
   assert.equal(file.p99_limit_ms, 0.01);
-  assert.deepEqual(file.cases.map((c) => c.id), [0, 1, 2, 3, 4, 5, 6]);
+  assert.deepEqual(file.cases.map((c) => c.id), [0, 1, 2, 3, 4, 5, 6, 7, 8]);
   assert.ok(file.floor && file.floor.samples > 0 && file.floor.p99_limit_ms === 0.01);
   assert.equal(file.floor.p99_ms, file.cases[0].truth?.excess_p99_ms);
   for (const c of file.cases) assert.ok(c.truth && c.truth.joined > 0 && c.truth.server_p50_ms !== null, `case ${c.id} has its truth`);
@@ -46,7 +46,7 @@ test('calibrateInstrument: a floor too coarse for the campaign smallest p99 limi
   assert.ok(file.steal_bound_pct !== undefined && file.steal_bound_pct >= 5 && file.steal_bound_pct >= file.host_steal.max, `bound ${file.steal_bound_pct}`);
   // the measurements behind it, per attempt
   const kept = fs.readdirSync(path.join(dir, 'calibration', 'a1')).sort();
-  for (let id = 0; id <= 6; id++) {
+  for (let id = 0; id <= 8; id++) {
     assert.ok(kept.includes(`case-${id}.csv.gz`) && kept.includes(`case-${id}.server-truth.csv`), `case ${id}: ${kept.join(', ')}`);
   }
   assert.match(fs.readFileSync(path.join(dir, 'campaign.log'), 'utf8'), /calibration instrument floor p50 [\d.]+ ms, p99 [\d.]+ ms/);

@@ -1,0 +1,91 @@
+// A configuration's `workload` (issue 35): the shape of its arrivals. Absent, the configuration is the
+// protocol's (constant, evenly spaced arrivals) and nothing of it changes: the spec parses to the same
+// object (no key is added), the stream's plan record is version 1 as before (stream-plan.ts).
+//
+// Rates are events per second like the configuration's `eventsPerSecond`, which is every shape's base:
+// Poisson's mean, the ramp's start, the spike's base, the diurnal trough. Times are seconds of the
+// repeat. A trace names a file (offsets in ms, one a line, or a k6 JSON export) read by `rig campaign
+// start` (refused there, before anything runs, when it cannot be read) and by the worker that sends
+// the load; its instants ride in the stream's plan.
+import { z } from 'zod';
+import { arrivalSchedule, arrivalsProblem, describeArrivals, type Arrivals } from './arrivals';
+import { TRACE_FORMATS } from './arrival-trace';
+
+const num = (what: string) =>
+  z.number({ error: (iss) => (iss.input === undefined ? `${what} is required` : `${what} must be a number (got ${JSON.stringify(iss.input)})`) });
+const evps = (what: string) => num(what).positive(`${what} must be > 0 events per second`);
+const secs = (what: string) => num(what).positive(`${what} must be > 0 seconds`);
+
+export const ArrivalsSpec = z.discriminatedUnion(
+  'shape',
+  [
+    /** The protocol's own: evenly spaced at eventsPerSecond (the same as no workload). */
+    z.strictObject({ shape: z.literal('constant') }),
+    /** Exponential gaps of mean 1 / rate; the seed makes it reproducible (absent: drawn from each repeat's run tag, and recorded in its stream). */
+    z.strictObject({ shape: z.literal('poisson'), seed: num('seed').int('seed must be a whole number').min(0).max(0xffffffff).optional() }),
+    /** From eventsPerSecond to `to` ev/s linearly over `over` s, then `to`. */
+    z.strictObject({ shape: z.literal('ramp'), to: evps('to'), over: secs('over') }),
+    /** eventsPerSecond, `peak` ev/s from `at` s for `for` s, then eventsPerSecond again. */
+    z.strictObject({ shape: z.literal('spike'), peak: evps('peak'), at: secs('at'), for: secs('for') }),
+    /** A raised cosine from eventsPerSecond (t = 0) to `max` ev/s (half a period in), period `period` s. */
+    z.strictObject({ shape: z.literal('diurnal'), max: evps('max'), period: secs('period') }),
+    /** Recorded instants: `file` (absolute, or relative to the spec file), its `format`, replayed `speed` times as fast. */
+    z.strictObject({
+      shape: z.literal('trace'),
+      file: z.string().min(1, 'file must name the trace file'),
+      format: z.enum(TRACE_FORMATS as unknown as ['offsets', 'k6']).default('offsets'),
+      speed: num('speed').positive('speed must be > 0 (2 replays the trace twice as fast)').max(1000).default(1),
+    }),
+  ],
+  { error: 'arrivals.shape must be one of "constant", "poisson", "ramp", "spike", "diurnal", "trace"' },
+);
+
+export const WorkloadSpec = z.strictObject({
+  arrivals: ArrivalsSpec,
+});
+
+export type ArrivalsSpec = z.infer<typeof ArrivalsSpec>;
+export type WorkloadSpec = z.infer<typeof WorkloadSpec>;
+
+/**
+ * A configuration's arrivals as the load generator takes them (events/s, its rate the base), or null
+ * for the constant schedule. A trace is its file's business (lib/loadgen/trace-file.ts): here its
+ * shape alone, with no gaps.
+ */
+export function workloadArrivals(w: WorkloadSpec | undefined): Exclude<ArrivalsSpec, { shape: 'constant' }> | null {
+  if (!w || w.arrivals.shape === 'constant') return null;
+  return w.arrivals;
+}
+
+/**
+ * What a configuration's arrivals cannot be, given its rate, batch and the repeat's length: each with
+ * the path of its field under the configuration and the fix. A trace's file is checked where it can be
+ * read (client/spec-input.ts); here only its speed.
+ */
+export function workloadProblems(c: { eventsPerSecond: number; batch: number; workload?: WorkloadSpec }, repeatSeconds: number): Array<{ message: string; path: string[] }> {
+  const a = workloadArrivals(c.workload);
+  if (!a || a.shape === 'trace') return [];
+  // A field the schema refused already (zod runs this refinement anyway) is not refused twice.
+  if (Object.values(a).some((v) => typeof v === 'number' && !(Number.isFinite(v) && v > 0) && !(a.shape === 'poisson' && v === 0))) return [];
+  const plan: Arrivals = a.shape === 'poisson' ? { shape: 'poisson', seed: a.seed ?? 0 } : a;
+  const why = arrivalsProblem(plan, c.eventsPerSecond, c.batch, repeatSeconds);
+  if (!why) return [];
+  const m = /^arrivals\.(\w+) /.exec(why);
+  const field = m ? m[1] : 'shape';
+  const message = m ? why.slice(m[0].length) : why;
+  return [{ message: `${field} ${message}${/repeat/.test(message) ? ' (sustained.repeatSeconds)' : ''}`, path: ['workload', 'arrivals', field] }];
+}
+
+/**
+ * What a dry run says of a configuration's workload: its arrivals in words and the requests a repeat
+ * of `seconds` holds (null: a trace, counted once its file is read; a Poisson without a seed: its
+ * expected count).
+ */
+export function workloadSummary(c: { eventsPerSecond: number; batch: number; workload?: WorkloadSpec }, seconds: number): { arrivals: string; requests: number | null } | null {
+  const a = workloadArrivals(c.workload);
+  if (!a) return null;
+  if (a.shape === 'trace') return { arrivals: `trace ${a.file} (${a.format}) at speed ${a.speed}`, requests: null };
+  if (a.shape === 'poisson' && a.seed === undefined) return { arrivals: `poisson, mean ${c.eventsPerSecond} ev/s (seed from each run tag)`, requests: Math.floor((c.eventsPerSecond / c.batch) * seconds) };
+  const plan: Arrivals = a.shape === 'poisson' ? { shape: 'poisson', seed: a.seed ?? 0 } : a;
+  return { arrivals: describeArrivals(plan, c.eventsPerSecond), requests: arrivalSchedule({ rate: c.eventsPerSecond, batch: c.batch, seconds, arrivals: plan }).count };
+}
