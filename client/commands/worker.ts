@@ -66,7 +66,8 @@ one (where new campaigns start) when none is; --make-current makes it current ev
 is, the last step of a deploy (README, "Deploying a new build"). A worker whose build is no longer
 current exits 0 once no open campaign is pinned to it (drained; asked every RIG_DRAIN_CHECK_SECONDS,
 default 60). One worker per build and host: an old and a new build run side by side while the old one
-drains.
+drains. One machine per host: it refuses to start (exit 2) while the server lists another machine's
+worker polling its host queues (a cloned image's host-id, a shared state folder, one RIG_HOST twice).
 
 --metrics HOST:PORT (or RIG_METRICS_ADDRESS) serves the Temporal SDK's metrics (pollers, task
 latencies, slots, sticky cache; prefix temporal_, tagged rig_build and rig_host) for Prometheus at

@@ -58,7 +58,7 @@ function rig(args: string[], childEnv: NodeJS.ProcessEnv): Promise<{ code: numbe
   return new Promise((resolve) => child.once('close', (code) => (children.delete(child), resolve({ code, out }))));
 }
 
-test('a worker refuses to start while another machine polls its host queue, naming both and the fix; it starts once that one is gone', { timeout: 180_000 }, async () => {
+test('a worker refuses to start while another machine polls its host queue, naming both and the fix; it starts once that one is gone', { timeout: 180_000 }, async (t) => {
   const connection = await NativeConnection.connect({ address: server.address });
   const other = await Worker.create({ connection, namespace: 'default', taskQueue: 'rig-host-shared', identity: '4242@other-machine', activities: { noop: async () => undefined } });
   const running = other.run();
@@ -76,10 +76,34 @@ test('a worker refuses to start while another machine polls its host queue, nami
     await running;
     await connection.close();
   }
-  // Gone: its entry stays in the server's list (up to 5 minutes) but no longer moves.
-  const w = await spawnRigWorker({ env: env('shared', 'build-owner'), children, name: 'the worker after the other machine left' });
-  w.kill('SIGTERM');
+  // Gone. A server that keeps its entry (up to 5 minutes, no longer moving) has the worker watch it
+  // and pass it over; one that dropped it at the worker's shutdown has nothing to watch.
+  const listed = (await pollers('rig-host-shared')).includes('4242@other-machine');
+  t.diagnostic(`the stopped poller was ${listed ? 'still listed by the server: watched, then passed over' : 'dropped by the server at its shutdown'}`);
+  const w = await rigWorkerUntilPolling(env('shared', 'build-owner'));
+  try {
+    if (listed) assert.match(w.out(), /4242@other-machine has not polled rig-host-shared since \S+: gone/);
+    assert.doesNotMatch(w.out(), /another machine polls/);
+  } finally {
+    w.child.kill('SIGTERM');
+  }
 });
+
+/** `rig worker` until it says it polls (rejects with its output if it exits first); its output so far. */
+async function rigWorkerUntilPolling(childEnv: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; out: () => string }> {
+  const child = spawn(process.execPath, [path.join(root, 'bin', 'rig.cjs'), 'worker'], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let out = '';
+  child.stderr!.on('data', (d: Buffer) => (out += d));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d;
+      if (out.includes('rig worker on')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`rig worker exited (${code}) before it polled:\n${out}`)));
+  });
+  return { child, out: () => out };
+}
 
 test('rig deploy set-current refuses while an idle host queue has no poller of the new build (the server\'s own check lets it pass); it goes once one polls there', { timeout: 240_000 }, async () => {
   const cli = (buildId: string) => runProgram(toolPath('temporal'), ['worker', 'deployment', 'set-current-version', '--address', server.address, '--namespace', 'default', '--deployment-name', 'rig', '--build-id', buildId, '--yes'], { env: process.env, timeoutMs: 30_000 });
