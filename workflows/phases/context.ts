@@ -1,7 +1,9 @@
 // What the phases of benchCampaign share (workflows/campaign.ts): the campaign's ids and resolved
 // spec, what it has measured so far, its progress (the query's answer), and the tools every step
 // uses: the step recorder and the activity proxies, by queue. A phase reads and writes it; the
-// commands the campaign issues are the phases' own, in the order the top level calls them.
+// commands the campaign issues are the phases' own, in the order the top level calls them. Each
+// step's activity options (timeouts, heartbeat timeout, retries) are set where its phase calls it;
+// the defaults are on() and retry below.
 import {
   condition,
   isCancellation,
@@ -42,8 +44,8 @@ export function control(opts: Partial<ActivityOptions>) {
 /** Thrown to leave the steps before the series when an abort arrives while the campaign waits for its lease. */
 export class StopBeforeMeasuring extends Error {}
 
-/** Steps whose progress line keeps its configuration, repeat and phase. */
-const SERIES_STEPS: readonly string[] = ['sustained', 'ladder', 'ceiling', 'denominator'];
+/** Steps whose progress line keeps its configuration, repeat and phase (and that an abort lets finish). */
+export const SERIES_STEPS: readonly string[] = ['sustained', 'ladder', 'ceiling', 'denominator'];
 
 export class Campaign {
   readonly workflowId = workflowInfo().workflowId;

@@ -3,7 +3,7 @@
 // or an abort right after the start is answered.
 import { log, setHandler } from '@temporalio/workflow';
 import { abortSignal, abortUpdate, progressQuery } from '../messages';
-import type { Campaign } from './context';
+import { SERIES_STEPS, type Campaign } from './context';
 
 export function answerMessages(cx: Campaign): void {
   const progress = cx.progress;
@@ -25,7 +25,7 @@ export function answerMessages(cx: Campaign): void {
       }
       if (progress.phase === 'cool-down') return 'the cool-down ends now; then teardown and the report';
       if (progress.step === 'lease') return 'the campaign stops waiting for the lease: nothing was provisioned or measured; the report follows';
-      if (['sustained', 'ladder', 'ceiling', 'denominator'].includes(progress.step)) return `the current step (${progress.step}) finishes, then teardown and the report`;
+      if (SERIES_STEPS.includes(progress.step)) return `the current step (${progress.step}) finishes, then teardown and the report`;
       return `no repeat will start: the steps before the series (now ${progress.step}) finish, then teardown and the report`;
     },
     {
