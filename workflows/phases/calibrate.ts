@@ -17,9 +17,11 @@ export async function calibrate(cx: Campaign, at: CalibrationPlace): Promise<voi
   const p99LimitMs = limits.length ? Math.min(...limits) : undefined;
   if (at === 'host') {
     const calibrateActs = cx.machine({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' });
-    await cx.step('calibrate', () => calibrateActs.calibrateInstrument({ campaignId, p99LimitMs }), (r) => r.summary);
+    const r = await cx.step('calibrate', () => calibrateActs.calibrateInstrument({ campaignId, p99LimitMs }), (r) => r.summary);
+    cx.stealBoundPct = r.stealBoundPct;
   } else {
     const rig = cx.theRig;
-    await cx.step('calibrate', () => cx.data({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' }).calibrateInstrument({ campaignId, p99LimitMs, rig }), (r) => r.summary);
+    const r = await cx.step('calibrate', () => cx.data({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' }).calibrateInstrument({ campaignId, p99LimitMs, rig }), (r) => r.summary);
+    cx.stealBoundPct = r.stealBoundPct;
   }
 }

@@ -79,6 +79,12 @@ export class Campaign {
   leaseGranted = false;
   /** From here on, teardown runs whatever happens (it is idempotent). */
   provisioned = false;
+  /**
+   * The host CPU steal (%) the calibration was proven under, the bound a failed repeat's steal is
+   * judged against (repeat-validity.ts stealBoundFromCalibration). Undefined without a calibration, or
+   * from one recorded before it was returned: the constant INVALID_STEAL_PCT then.
+   */
+  stealBoundPct: number | undefined;
   /** What stopped the phases before the end (undefined: none did). */
   failure: unknown;
 

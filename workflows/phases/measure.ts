@@ -72,7 +72,7 @@ export async function measure(cx: Campaign): Promise<void> {
           probe: m.probe,
           driftLimit: m.driftLimit,
           maxInFlight: m.maxInFlight,
-          ...(judgeValidity ? { validity: { stealBoundPct: INVALID_STEAL_PCT } } : {}),
+          ...(judgeValidity ? { validity: { stealBoundPct: cx.stealBoundPct ?? INVALID_STEAL_PCT } } : {}),
         };
         const out = await repeatActs(cx, m.seconds).runRepeat(repeatInput);
         await record(cx, out);
