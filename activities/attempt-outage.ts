@@ -13,38 +13,69 @@
 //   down, the local start-to-close, or a campaign that is gone stop it;
 // - the next attempt first waits for any earlier attempt of the same repeat still running here
 //   (`awaitEarlierAttempts`), then judges what it left (activities/repeat.ts), so two loads never run
-//   side by side and a finished load is never measured again.
+//   side by side and a finished load is never measured again. Cancelled while it waits (the campaign
+//   cancelled, the worker shutting down), it stops the earlier one's load too: the server no longer
+//   reaches that one, only this one.
 // Another process cannot be running one: the data queue is this host's, and one worker per build and
 // host holds it (lib/tools/worker-lock.ts); a worker that died left its attempt to the files.
+import { CancelledFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
 import { heartbeat } from './context';
 
-const running = new Map<string, Promise<unknown>>();
+interface Running {
+  work: Promise<unknown>;
+  /** Stops its load (a later attempt of the same repeat was cancelled while it waited for it). */
+  stop: AbortController;
+}
+
+const running = new Map<string, Running>();
 
 /** Registers an attempt as running in this process until `work` settles. */
-export function trackAttempt<T>(key: string, work: Promise<T>): Promise<T> {
-  running.set(key, work);
+export function trackAttempt<T>(key: string, work: Promise<T>, stop: AbortController): Promise<T> {
+  const entry = { work, stop };
+  running.set(key, entry);
   const done = () => {
-    if (running.get(key) === work) running.delete(key);
+    if (running.get(key) === entry) running.delete(key);
   };
   work.then(done, done);
   return work;
 }
 
-/** Waits for earlier attempts still running in this process, heartbeating meanwhile; says which it waited on. */
+function current(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined; // `rig step`: no Temporal around it
+  }
+}
+
+/**
+ * Waits for earlier attempts still running in this process, heartbeating meanwhile; says which it
+ * waited on. Cancelled while waiting (not by a NotFound: then the attempt after this one waits for
+ * both), it stops them, waits for them to record themselves, and throws the cancellation.
+ */
 export async function awaitEarlierAttempts(keys: readonly string[], details: (key: string) => unknown): Promise<string[]> {
   const waited: string[] = [];
+  const ctx = current();
   for (const key of keys) {
-    const work = running.get(key);
-    if (!work) continue;
+    const entry = running.get(key);
+    if (!entry) continue;
     waited.push(key);
     const beat = setInterval(() => heartbeat(details(key)), 5_000);
     heartbeat(details(key));
+    const own = ctx?.cancellationSignal;
+    const onCancel = () => {
+      if (!ctx?.cancellationDetails?.notFound) entry.stop.abort(own?.reason);
+    };
+    own?.addEventListener('abort', onCancel, { once: true });
+    if (own?.aborted) onCancel();
     try {
-      await work.catch(() => undefined);
+      await entry.work.catch(() => undefined);
     } finally {
       clearInterval(beat);
+      own?.removeEventListener('abort', onCancel);
     }
+    if (entry.stop.signal.aborted) throw own?.reason instanceof CancelledFailure ? own.reason : new CancelledFailure('repeat cancelled');
   }
   return waited;
 }
@@ -52,15 +83,12 @@ export async function awaitEarlierAttempts(keys: readonly string[], details: (ke
 /**
  * The signal a load stops on: the activity's cancellation, except a NotFound while the campaign is
  * still running (the server timed this attempt out while it could not hear its heartbeats; the next
- * attempt waits for this one and judges it). Undefined outside an activity (`rig step`).
+ * attempt waits for this one and judges it), and `stop` (a later attempt, cancelled while it waited).
+ * Outside an activity (`rig step`) only `stop`.
  */
-export function loadSignal(): AbortSignal | undefined {
-  let ctx: Context;
-  try {
-    ctx = Context.current();
-  } catch {
-    return undefined;
-  }
+export function loadSignal(stop: AbortSignal): AbortSignal {
+  const ctx = current();
+  if (!ctx) return stop;
   const own = ctx.cancellationSignal;
   const ctl = new AbortController();
   const follow = () => {
@@ -76,9 +104,10 @@ export function loadSignal(): AbortSignal | undefined {
       return ctl.abort(own.reason); // no client to ask: stop, as before
     }
     if (!wf) return ctl.abort(own.reason);
-    void client.workflow
-      .getHandle(wf.workflowId, wf.runId)
-      .describe()
+    // The worker ties its client's calls inside an activity to the activity's own (now aborted)
+    // signal: this one gets a signal of its own.
+    void client
+      .withAbortSignal(new AbortController().signal, () => client.workflow.getHandle(wf.workflowId, wf.runId).describe())
       .then(
         (desc) => {
           if (desc.status.name !== 'RUNNING') ctl.abort(own.reason);
@@ -90,5 +119,5 @@ export function loadSignal(): AbortSignal | undefined {
   };
   if (own.aborted) follow();
   else own.addEventListener('abort', follow, { once: true });
-  return ctl.signal;
+  return AbortSignal.any([ctl.signal, stop]);
 }

@@ -157,10 +157,12 @@ async function runRepeatWith(deps: ActivityDeps, input: RepeatInput): Promise<Re
   if (waited.length > 0) {
     EvidenceStore.forCampaign(input.campaignId).appendLog('info', `${labelOf(input, att)}: waited for ${waited.map((k) => k.slice(k.indexOf('/') + 1)).join(', ')}, still running in this worker (Temporal had timed it out while it could not hear its heartbeats)`);
   }
-  return trackAttempt(attemptKey(input, att), attemptOnce(deps, input, att));
+  // A later attempt cancelled while it waits for this one stops this one's load (the server reaches only it).
+  const stop = new AbortController();
+  return trackAttempt(attemptKey(input, att), attemptOnce(deps, input, att, stop.signal), stop);
 }
 
-async function attemptOnce(deps: ActivityDeps, input: RepeatInput, att: number): Promise<RepeatOutput> {
+async function attemptOnce(deps: ActivityDeps, input: RepeatInput, att: number, stop: AbortSignal): Promise<RepeatOutput> {
   const target = rigTarget(deps, input.rig);
   const store = EvidenceStore.forCampaign(input.campaignId);
   const interrupted = findInterrupted(store, input, att);
@@ -189,7 +191,7 @@ async function attemptOnce(deps: ActivityDeps, input: RepeatInput, att: number):
   // repeat again with a fresh run tag.
   let load: Awaited<ReturnType<typeof runLoad>>;
   const wrapUp: string[] = [];
-  const signal = loadSignal();
+  const signal = loadSignal(stop);
   try {
     load = await measure(target, store, input, dir, runTag, wrapUp, signal);
   } catch (err) {
@@ -207,7 +209,7 @@ async function attemptOnce(deps: ActivityDeps, input: RepeatInput, att: number):
   if (load.interrupted) {
     // Cut short: evidence, never a result. Count the rows it wrote all the same (what the database holds).
     await reconcileAttempt(target, store, input.campaignId, dir, runTag).catch(() => undefined);
-    const cancelled = signal?.aborted === true;
+    const cancelled = signal.aborted;
     const reason = cancelled ? 'cancelled' : `cut short: ${load.summary.reason ?? 'the generator stopped before its end'}`;
     store.writeJson(`${dir}/${INTERRUPTED}`, { reason, detected_by_attempt: att, detected_at: new Date().toISOString() } satisfies InterruptedFile);
     store.logWarning(`${label} was ${reason}; recorded as interrupted, not counted`);
@@ -259,7 +261,7 @@ function messageOf(err: unknown): string {
  * A failure of the wrap-up (a sampler, the log slice) is not the load's: it goes to `wrapUp` and fails
  * the verdict of a load that ran to its end.
  */
-async function measure(target: Target, store: EvidenceStore, input: RepeatInput, dir: string, runTag: string, wrapUp: string[], signal: AbortSignal | undefined): Promise<Awaited<ReturnType<typeof runLoad>>> {
+async function measure(target: Target, store: EvidenceStore, input: RepeatInput, dir: string, runTag: string, wrapUp: string[], signal: AbortSignal): Promise<Awaited<ReturnType<typeof runLoad>>> {
   const apiKey = await target.apiKeys.read(input.campaignId);
   if (!apiKey) throw new Error(`rig ${input.campaignId} has no API key yet: bring-up has not run`);
   const urls = await target.dbUrls(input.campaignId);

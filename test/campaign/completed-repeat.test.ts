@@ -9,17 +9,22 @@
 //      attempt's stream, under its run tag, and measures nothing;
 //    - judged but never delivered (a Temporal outage): the next attempt returns that judgement;
 //    - still running in this worker when the next attempt comes (the server timed it out in an
-//      outage): the next attempt waits for it and counts it, no second load;
+//      outage and answered its heartbeat NotFound): its load goes on while its campaign runs, and the
+//      next attempt waits for it and counts it, no second load; a NotFound from a closed campaign
+//      stops the load; the next attempt cancelled while it waits stops the earlier load too;
 //    - a load that throws is interrupted with the error text; a folder left without a word is a
 //      heartbeat timeout; the attempt after them measures and lists both.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
+import { ActivityCancellationDetails, CancelledFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { HEARTBEAT_TIMEOUT, attemptDir, runRepeat } from '../../activities/repeat';
 import { rigHandle, teardownRig } from '../../activities/rig-lifecycle';
-import type { RepeatInput } from '../../activities/contract';
+import type { RepeatInput, RepeatOutput } from '../../activities/contract';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { parseCampaignSpec } from '../../lib/protocol/spec';
 import { campaignEnv, tinySpec } from '../harness/campaign';
@@ -116,19 +121,59 @@ test('a completed measurement is a result, counted; only an interrupted one is r
     assert.equal(log.match(/verdict +sustained single r6-a1 /g)?.length, 1, 'logged once, by the attempt that judged it');
   });
 
-  await t.test('an earlier attempt still running in this worker (timed out by the server in an outage): the next one waits for it and counts it', async () => {
+  // Attempt 1 as the worker runs it (an activity context, the worker's client): the server answers its
+  // heartbeat NotFound once it timed it out in an outage. Attempt 2 starts meanwhile in the same worker.
+  const attemptOne = async (index: number, workflowId: string) => {
+    const wf = await env.client.workflow.getHandle(workflowId).describe();
+    const ctx = new MockActivityEnvironment({ attempt: 1, workflowExecution: { workflowId: wf.workflowId, runId: wf.runId } }, { client: env.client });
+    // Its load is running: the generator's first second is in a heartbeat.
+    const underLoad = new Promise<void>((resolve) => ctx.on('heartbeat', (d: { second?: number }) => d?.second !== undefined && resolve()));
+    const run = ctx.run(runRepeat, { ...input, index }) as Promise<RepeatOutput>;
+    await Promise.race([underLoad, run.then(() => undefined, () => undefined)]); // an attempt that failed first fails below
+    ctx.cancel('NOT_FOUND', new ActivityCancellationDetails({ notFound: true }));
+    return { ctx, run: run.then((v) => ({ ok: v }), (err: unknown) => ({ err })) };
+  };
+
+  await t.test('timed out by the server in an outage, its campaign still running: its load goes on, and the next attempt waits for it and counts it', async () => {
     const seven = { ...input, index: 7 };
-    const first = runRepeat({ ...seven, attempt: 1 });
-    // Attempt 2 arrives while attempt 1's load runs (its folder is there, nothing judged yet).
-    while (!fs.existsSync(evidence(attemptDir(seven, 1)))) await new Promise((r) => setTimeout(r, 50));
+    // The kept rig's watchdog is a workflow that runs on (the campaign itself has closed).
+    const one = await attemptOne(7, `${id}.watchdog`);
     const again = await runRepeat({ ...seven, attempt: 2 });
-    const one = await first;
+    const first = await one.run;
+    assert.ok('ok' in first, `attempt 1 ran to its end: ${'err' in first ? String(first.err) : ''}`);
     assert.equal(again.summary.attempt, 1, 'attempt 1 counted');
-    assert.deepEqual(again.summary, one.summary);
+    assert.deepEqual(again.summary, first.ok.summary);
+    assert.equal(again.summary.cutShort, false);
     assert.deepEqual(again.interrupted, [], 'attempt 1 was not taken for dead');
     assert.ok(!fs.existsSync(evidence(`${attemptDir(seven, 1)}/interrupted.json`)));
     assert.ok(!fs.existsSync(evidence(attemptDir(seven, 2))), 'no second load, beside it or after it');
     assert.match(fs.readFileSync(evidence('campaign.log'), 'utf8'), /single repeat 7 \(attempt 2\): waited for repeats\/single\/r7-a1, still running in this worker/);
+  });
+
+  await t.test('NotFound because its campaign has closed: the load stops, recorded as cancelled', async () => {
+    const eight = { ...input, index: 8 };
+    const one = await attemptOne(8, id);
+    const first = await one.run;
+    assert.ok('err' in first && first.err instanceof CancelledFailure, 'cancelled');
+    const marker = JSON.parse(fs.readFileSync(evidence(`${attemptDir(eight, 1)}/interrupted.json`), 'utf8')) as { reason: string };
+    assert.equal(marker.reason, 'cancelled');
+  });
+
+  await t.test('the next attempt cancelled while it waits: the earlier load stops too, and both say cancelled', async () => {
+    const nine = { ...input, index: 9 };
+    const one = await attemptOne(9, `${id}.watchdog`);
+    const two = new MockActivityEnvironment({ attempt: 2 });
+    // Its first heartbeat says it waits for attempt 1.
+    const waitsFor = once(two, 'heartbeat');
+    const waiting = two.run(runRepeat, nine);
+    assert.deepEqual((await waitsFor)[0], { waitingFor: 'repeats/single/r9-a1', phase: 'an earlier attempt still running here' });
+    two.cancel('CANCELLED');
+    await assert.rejects(waiting, CancelledFailure);
+    const first = await one.run;
+    assert.ok('err' in first && first.err instanceof CancelledFailure, 'attempt 1 stopped');
+    const marker = JSON.parse(fs.readFileSync(evidence(`${attemptDir(nine, 1)}/interrupted.json`), 'utf8')) as { reason: string };
+    assert.equal(marker.reason, 'cancelled');
+    assert.ok(!fs.existsSync(evidence(attemptDir(nine, 2))), 'attempt 2 measured nothing');
   });
 
   await t.test('a load that throws and a worker that died silently are interrupted, each with what happened', async () => {
