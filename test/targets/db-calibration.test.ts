@@ -13,7 +13,7 @@ import { withClient } from '../../lib/targets/db';
 import { dbCaseLine, dbVerdictLine, failedCases, type DbCalibrationFile } from '../../lib/protocol/db-calibration';
 import type { RigHandle } from '../../lib/protocol/campaign-result';
 import { dbCalibrationActivities } from '../../activities/db-calibrate';
-import { runDbCalibration, type DbCalibrationOptions } from '../../lib/targets/db-calibration/run';
+import { DbCalibrationRefusal, runDbCalibration, type DbCalibrationOptions } from '../../lib/targets/db-calibration/run';
 import { localWalDump } from '../../lib/targets/db-calibration/local';
 import { rigDbUrls, type RigDbUrls } from '../../lib/targets/local/connection';
 import { openLocalPostgresLog } from '../../lib/targets/local/postgres-log';
@@ -102,6 +102,14 @@ test('a cluster logging in Europe/Berlin whose stamps are read as UTC: the time-
   const file = await calibrate({ only: ['zone'], regressions: { logTimeZoneRead: 'UTC' } });
   assert.deepEqual(failedCases(file), ['non-UTC zone']);
   assert.match(file.cases[0].problems.join('; '), /checkpoint marker is 3(599\.9|600\.0)\d* s off its true time/);
+});
+
+test('a role that is not a superuser (an RDS-fidelity rig\'s admin) is refused before anything is made', async () => {
+  await assert.rejects(
+    runDbCalibration({ superuserUrl: urls.ownerUrl, openLog: async () => openLocalPostgresLog(campaign), outFile: path.join(out, 'refused.json') }),
+    (err: Error) => err instanceof DbCalibrationRefusal && /needs a superuser .* hardcount_owner is not one/.test(err.message),
+  );
+  assert.ok(!fs.existsSync(path.join(out, 'refused.json')));
 });
 
 test('every run leaves the cluster as it found it: settings back, its database and role dropped', async () => {
