@@ -59,19 +59,6 @@ export interface CalibrateInput extends CampaignRef {
   rig?: RigHandle;
 }
 
-export interface DbCalibrateInput extends CampaignRef {
-  rig: RigHandle;
-}
-
-/** The database calibration's verdict: where its evidence is, n/n, and the cases that failed. */
-export interface DbCalibrateOutput extends StepSummary {
-  path: string;
-  calibrated: boolean;
-  passed: number;
-  total: number;
-  failed: string[];
-}
-
 export interface CleanCheckInput extends CampaignRef {
   target: TargetName;
   /** Before provisioning a dirty account refuses; after teardown the result is reported. */
@@ -215,4 +202,17 @@ export interface FinishOutput {
   regressed?: boolean;
   /** The baseline compared with (its campaign id). */
   baselineId?: string;
+}
+
+export interface DbCalibrateInput extends CampaignRef {
+  rig: RigHandle;
+}
+
+/** The database calibration's verdict: where its evidence is, n/n, and the cases that failed. */
+export interface DbCalibrateOutput extends StepSummary {
+  path: string;
+  calibrated: boolean;
+  passed: number;
+  total: number;
+  failed: string[];
 }
