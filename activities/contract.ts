@@ -68,19 +68,6 @@ export interface CalibrateOutput extends StepSummary {
   stealBoundPct?: number;
 }
 
-export interface DbCalibrateInput extends CampaignRef {
-  rig: RigHandle;
-}
-
-/** The database calibration's verdict: where its evidence is, n/n, and the cases that failed. */
-export interface DbCalibrateOutput extends StepSummary {
-  path: string;
-  calibrated: boolean;
-  passed: number;
-  total: number;
-  failed: string[];
-}
-
 export interface CleanCheckInput extends CampaignRef {
   target: TargetName;
   /** Before provisioning a dirty account refuses; after teardown the result is reported. */
@@ -224,4 +211,17 @@ export interface FinishOutput {
   regressed?: boolean;
   /** The baseline compared with (its campaign id). */
   baselineId?: string;
+}
+
+export interface DbCalibrateInput extends CampaignRef {
+  rig: RigHandle;
+}
+
+/** The database calibration's verdict: where its evidence is, n/n, and the cases that failed. */
+export interface DbCalibrateOutput extends StepSummary {
+  path: string;
+  calibrated: boolean;
+  passed: number;
+  total: number;
+  failed: string[];
 }

@@ -1,6 +1,7 @@
 // calibrateDatabase: after bring-up, the database side is calibrated on the rig's own cluster
 // (lib/targets/db-calibration/run.ts: lock wait, WAL per event, vacuum and checkpoint markers, a
-// non-UTC log), in a database of its own there, before the seed. A case that fails does not stop the
+// non-UTC log), in a database of its own there, before the seed. It needs a superuser: on a rig whose
+// admin is not one (RDS-fidelity mode) it says so and provokes nothing. A case that fails does not stop the
 // campaign: the page then marks every database figure with the failed cases (report's db section).
 //
 // Evidence: calibration/database.json (every case, measured vs known) and the samplers' rows of the
@@ -14,7 +15,7 @@ import fs from 'node:fs';
 import { DB_CALIBRATION_FILE } from '../lib/evidence/layout';
 import { EvidenceStore } from '../lib/evidence/store';
 import { dbCaseLine, dbVerdictLine, failedCases, type DbCalibrationFile } from '../lib/protocol/db-calibration';
-import { runDbCalibration } from '../lib/targets/db-calibration/run';
+import { DbCalibrationRefusal, runDbCalibration } from '../lib/targets/db-calibration/run';
 import type { DbCalibrateInput, DbCalibrateOutput } from './contract';
 import { attempt, heartbeat } from './context';
 import { defaultDeps } from './default-deps';
@@ -59,6 +60,11 @@ async function calibrateDatabaseWith(deps: ActivityDeps, input: DbCalibrateInput
     });
     store.writeJson(DB_CALIBRATION_FILE, file);
     return output(file, DB_CALIBRATION_FILE);
+  } catch (err) {
+    // Not a superuser (an RDS-fidelity rig's admin): nothing was provoked, nothing is judged.
+    if (!(err instanceof DbCalibrationRefusal)) throw err;
+    store.logWarning(`database calibration not run: ${err.message}`);
+    return { summary: `database calibration not run: ${err.message}`, path: '', calibrated: false, passed: 0, total: 0, failed: [] };
   } finally {
     clearInterval(timer);
   }

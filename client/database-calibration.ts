@@ -32,7 +32,7 @@ export async function calibrateDatabase(a: DatabaseCalibrationArgs): Promise<DbC
   const stopOnExit = () => cluster.stopSync();
   process.once('exit', stopOnExit);
   try {
-    return await runDbCalibration({ superuserUrl: cluster.url(), openLog: async () => openFileLogWindow(cluster.logFile), waldump: localWalDump(cluster), outFile: a.outFile, onCase: a.onCase, only: a.only });
+    return await runDbCalibration({ superuserUrl: cluster.url(), openLog: async () => openFileLogWindow(cluster.logFile), waldump: localWalDump(cluster.info.dir), outFile: a.outFile, onCase: a.onCase, only: a.only });
   } finally {
     await cluster.destroy();
     process.removeListener('exit', stopOnExit);

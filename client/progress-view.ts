@@ -46,7 +46,8 @@ export function resultLines(r: CampaignResult): string[] {
   for (const x of r.repeats) if (x.invalid) lines.push(`  invalid: ${x.configuration} repeat ${x.index} attempt ${x.attempt} (${x.invalid}), not counted`);
   for (const i of r.interrupted) lines.push(`  interrupted: ${i.configuration} repeat ${i.index} attempt ${i.attempt ?? '?'} (${i.reason}), not counted`);
   // The database side's calibration (issue 31): the same line `rig calibrate --database` ends with.
-  const dbCal = r.steps.find((s) => s.step === 'calibrate-database');
+  // (results recorded before steps were kept have none)
+  const dbCal = (r.steps as CampaignResult['steps'] | undefined)?.find((s) => s.step === 'calibrate-database');
   if (dbCal) lines.push(`  ${dbCal.status === 'ok' ? dbCal.summary : `database calibration ${dbCal.status}: ${dbCal.summary}`}`);
   lines.push(`  rig: ${r.rig}${r.cleanAfter ? `; clean-check after teardown: ${r.cleanAfter}` : ''}`);
   if (r.resultsDir) lines.push(`  evidence: ${r.resultsDir}`);

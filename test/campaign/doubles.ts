@@ -131,6 +131,10 @@ export function activityDoubles(opts: DoubleOptions) {
       if (opts.campaignStatus) return { status: opts.campaignStatus(Context.current().info.currentAttemptScheduledTimestampMs) };
       return campaignRunState(i);
     },
+    async calibrateDatabase(i: contract.DbCalibrateInput): Promise<contract.DbCalibrateOutput> {
+      note('calibrateDatabase', i);
+      return { summary: 'database CALIBRATED 5/5', path: 'calibration/database.json', calibrated: true, passed: 5, total: 5, failed: [] };
+    },
     async bringUp(i: contract.BringUpInput): Promise<contract.StepSummary> {
       note('bringUp', i);
       if (opts.refuse === 'bringUp') throw ApplicationFailure.nonRetryable('app role cannot SELECT usage_events', 'BringupRefusal');

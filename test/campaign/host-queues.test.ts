@@ -36,7 +36,7 @@ const quick: CampaignSpecInput = { ...PROFILES.rehearsal, sustained: { ...PROFIL
 const MACHINE_BOUND = ['openCampaign', 'calibrateInstrument', 'cleanCheck', 'provisionRig', 'teardownRig', 'finishCampaign'];
 /** Steps on the shared queue `rig` besides the claim: any host may take them. */
 const SHARED = ['requestLease', 'campaignRunState'];
-const DATA_PLANE = ['bringUp', 'seedHistory', 'warmUp', 'runRepeat', 'runDenominator'];
+const DATA_PLANE = ['bringUp', 'calibrateDatabase', 'seedHistory', 'warmUp', 'runRepeat', 'runDenominator'];
 
 /** Host beta's worker, in a process of its own; resolves once it polls, with the calls it has run so far. */
 async function otherHostWorker(host: string): Promise<{ child: ChildProcess; calls: () => Call[] }> {

@@ -31,3 +31,11 @@ test('configurations that ran every repeat keep their verdict', () => {
   assert.equal(lines[1], '  single       200 ev/s batch 1: 3/3 passed, held');
   assert.equal(lines[2], '  batched      200 ev/s batch 1: 2/3 passed, NOT held');
 });
+
+test('the database calibration\'s line, as `rig calibrate --database` ends, when the campaign ran it', () => {
+  const ran = (status: string, summary: string) => ({ ...result([], 'failed'), steps: [{ step: 'calibrate-database', status, summary }] }) as unknown as CampaignResult;
+  assert.ok(resultLines(ran('ok', 'database CALIBRATED 5/5')).includes('  database CALIBRATED 5/5'));
+  assert.ok(resultLines(ran('ok', 'database NOT CALIBRATED 4/5: lock wait (fix: x)')).includes('  database NOT CALIBRATED 4/5: lock wait (fix: x)'));
+  assert.ok(resultLines(ran('failed', 'no superuser')).includes('  database calibration failed: no superuser'));
+  assert.ok(!resultLines(result([], 'failed')).some((l) => /database/.test(l)));
+});

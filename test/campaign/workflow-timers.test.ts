@@ -53,7 +53,7 @@ test('a full-length series runs 10 repeats with 2-minute cool-down timers betwee
   assert.equal(result.status, 'not-held');
   assert.equal(result.rig, 'destroyed');
   const order = doubles.calls.map((c) => c.name);
-  assert.deepEqual(order.slice(0, 8), ['claimHost', 'openCampaign', 'requestLease', 'calibrateInstrument', 'cleanCheck', 'provisionRig', 'bringUp', 'seedHistory']);
+  assert.deepEqual(order.slice(0, 9), ['claimHost', 'openCampaign', 'requestLease', 'calibrateInstrument', 'cleanCheck', 'provisionRig', 'bringUp', 'calibrateDatabase', 'seedHistory']);
   assert.deepEqual(order.slice(-4), ['runDenominator', 'teardownRig', 'cleanCheck', 'finishCampaign']);
   // The watchdog was disarmed after the clean teardown.
   const wd = await env.client.workflow.getHandle('full-series.watchdog').result();

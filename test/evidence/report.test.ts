@@ -404,3 +404,23 @@ test('rig report: formats, --out, ids under RIG_RESULTS, and usage errors', asyn
   assert.equal(help.code, 0);
   assert.match(help.stdout, /exit 1 +the evidence does not match its manifest/);
 });
+
+test('a database that failed a calibration case: every database heading and column of the page names it; a calibrated one: no mark', async () => {
+  const write = async (name: string, cases: Array<{ name: string; ok: boolean }>) => {
+    const copy = path.join(root, name);
+    copyTree(fx.dir, copy);
+    fs.writeFileSync(path.join(copy, 'calibration/database.json'), JSON.stringify({ calibrated: cases.every((c) => c.ok), passed: cases.filter((c) => c.ok).length, total: cases.length, cases }));
+    fs.rmSync(path.join(copy, 'manifest.json'));
+    await buildManifest(copy);
+    return buildReport(copy);
+  };
+  const off = await write('db-uncalibrated', [{ name: 'lock wait', ok: false }, { name: 'WAL per event', ok: true }]);
+  assert.deepEqual(off.db_calibration, { passed: 1, total: 2, failed: ['lock wait'], mark: 'database NOT CALIBRATED (lock wait)' });
+  const md = renderMarkdown(off);
+  assert.match(md, /### What stops it \[database NOT CALIBRATED \(lock wait\)\]/);
+  assert.match(md, /\| WAL per event \[database NOT CALIBRATED \(lock wait\)\] \|/);
+  assert.match(renderHtml(off), /<h3>What stops it \[database NOT CALIBRATED \(lock wait\)\]<\/h3>/);
+  const ok = await write('db-calibrated', [{ name: 'lock wait', ok: true }]);
+  assert.equal(ok.db_calibration?.mark, null);
+  assert.doesNotMatch(renderMarkdown(ok), /NOT CALIBRATED/);
+});

@@ -1,9 +1,13 @@
 // What the database calibration needs of a local cluster beyond a superuser URL: pg_waldump over its
-// own pg_wal (run as the cluster's OS user, who can read it), for when pg_walinspect cannot be had.
-import path from 'node:path';
-import type { PgCluster } from '../local/pg-cluster';
+// own pg_wal (lib/evidence/wal-breakdown.ts, run as the cluster's OS user, who can read it), for when
+// pg_walinspect cannot be had.
+import { walBreakdown } from '../../evidence/wal-breakdown';
 import type { WalDump } from './wal-case';
 
-export function localWalDump(cluster: Pick<PgCluster, 'exec' | 'dataDir'>): WalDump {
-  return async (start, end) => (await cluster.exec('pg_waldump', ['--stats', '-p', path.join(cluster.dataDir, 'pg_wal'), '-s', start, '-e', end])).stdout;
+/** `clusterDir`: the cluster's folder (PgCluster's info.dir, a rig record's cluster.dir). */
+export function localWalDump(clusterDir: string): WalDump {
+  return async (start, end) => {
+    const b = await walBreakdown(clusterDir, start, end);
+    return { records: b.total.count, bytes: b.total.bytes };
+  };
 }

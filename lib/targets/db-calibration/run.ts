@@ -45,8 +45,16 @@ export interface DbCalibrationOptions {
 export const DB_CALIBRATION_PARTS = ['lock', 'wal', 'markers', 'zone'] as const;
 export type DbCalibrationPart = (typeof DB_CALIBRATION_PARTS)[number];
 
+/**
+ * The calibration needs a superuser (ALTER SYSTEM, CREATE DATABASE, CHECKPOINT): an RDS master user or
+ * a local cluster's RDS-fidelity admin is not one. Said before anything is made.
+ */
+export class DbCalibrationRefusal extends Error {}
+
 export async function runDbCalibration(opts: DbCalibrationOptions): Promise<DbCalibrationFile> {
   const startedAt = new Date().toISOString();
+  const who = await superuser(opts.superuserUrl);
+  if (!who.super) throw new DbCalibrationRefusal(`the database calibration needs a superuser (it changes autovacuum_naptime and log_timezone with ALTER SYSTEM, and puts them back); ${who.role} is not one`);
   const dir = path.join(path.dirname(opts.outFile), `${path.basename(opts.outFile, '.json')}-samples`);
   fs.mkdirSync(dir, { recursive: true });
   const cases: DbCaseResult[] = [];
@@ -91,6 +99,17 @@ export async function runDbCalibration(opts: DbCalibrationOptions): Promise<DbCa
   const file = summarizeCases(cases, settings, startedAt, new Date().toISOString());
   writeAtomic(opts.outFile, JSON.stringify(file, null, 2) + '\n');
   return file;
+}
+
+async function superuser(url: string): Promise<{ role: string; super: boolean }> {
+  const c = new pg.Client(pgConfig(url, { application_name: 'rig-dbcal' }));
+  await c.connect();
+  try {
+    const r = (await c.query<{ role: string; super: boolean }>('SELECT current_user AS role, rolsuper AS super FROM pg_roles WHERE rolname = current_user')).rows[0];
+    return r;
+  } finally {
+    await c.end().catch(() => undefined);
+  }
 }
 
 /** The settings every page names (log_timezone, server_version, ...), as the DB sampler reads them. */

@@ -11,8 +11,8 @@ import { judgeWal, type DbCaseResult } from '../../protocol/db-calibration';
 import type { ScratchDb } from './scratch-db';
 import type { ProvokedRegressions } from './sampling';
 
-/** pg_waldump --stats over [start, end) of the cluster's pg_wal, its output (local clusters). */
-export type WalDump = (startLsn: string, endLsn: string) => Promise<string>;
+/** pg_waldump --stats over [start, end) of the cluster's pg_wal: records, and record + full-page-image bytes (local clusters). */
+export type WalDump = (startLsn: string, endLsn: string) => Promise<{ records: number; bytes: number }>;
 
 export interface WalCaseOptions {
   /** Rows inserted (default 5,000) in batches of `batch` (default 10). */
@@ -27,17 +27,6 @@ export interface WalCaseOptions {
 const INSERT = `INSERT INTO usage_events (tenant_id, customer_id, meter_id, quantity, idempotency_key, properties, cost)
   SELECT $1::bigint, $2::bigint, $3::bigint, q, 'dbcal-' || $4::text || '-' || g, jsonb_build_object('rig_calibration', $4::text, 'region', 'eu-west-1', 'n', g), q * 0.0001
     FROM generate_series($5::int, $6::int) AS g, LATERAL (SELECT (g % 100) + 1 AS q) v`;
-
-/** The "Total" line of pg_waldump --stats: records, and record + full-page-image bytes. */
-export function parseWaldumpTotal(out: string): { records: number; bytes: number } | null {
-  const line = out.split('\n').find((l) => /^Total\s/.test(l));
-  if (!line) return null;
-  // PostgreSQL 15: "Total  101  5934 [100.00%]  0 [0.00%]  5934 [100%]": records, record bytes, full-page
-  // image bytes, combined bytes (the shares in brackets dropped).
-  const nums = line.replace(/\[[^\]]*\]/g, ' ').split(/\s+/).slice(1).filter((t) => /^\d+$/.test(t)).map(Number);
-  if (nums.length < 4) return null;
-  return { records: nums[0], bytes: nums[3] };
-}
 
 async function withInspector<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client(pgConfig(url, { application_name: 'rig-dbcal-walinspect' }));
@@ -98,8 +87,7 @@ export async function walCase(db: ScratchDb, opts: WalCaseOptions = {}): Promise
       truth = await withInspector(db.url, (i) => walinspect(i, trueStart, trueEnd));
       if (typeof truth === 'string' && opts.waldump) {
         source = 'pg_waldump';
-        const out = await opts.waldump(trueStart, trueEnd).catch((err: Error) => err.message);
-        truth = parseWaldumpTotal(out) ?? `pg_waldump gave no Total line: ${out.slice(0, 200)}`;
+        truth = await opts.waldump(trueStart, trueEnd).catch((err: Error) => err.message);
       }
     }
     return judgeWal({
