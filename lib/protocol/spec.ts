@@ -441,12 +441,12 @@ export function parseCampaignSpec(input: unknown): CampaignSpec {
 
 /** The two built-in profiles. */
 export const PROFILES: Record<'rehearsal' | 'full', CampaignSpecInput> = {
-  // About 10 minutes end to end on a 2-core host (its dry run: 10.1 expected, 27.4 allowed): proves the
+  // About 11 minutes end to end on a 2-core host (its dry run: 11.1 expected, 30.4 allowed): proves the
   // whole pipeline, measures nothing to publish.
   rehearsal: {
     name: 'rehearsal',
     target: 'local',
-    // covers the plan (~22.4 min with the steps' allowances, lib/protocol/plan.ts) and its 15-min margin
+    // covers the plan (~25.4 min with the steps' allowances, lib/protocol/plan.ts) and its 15-min margin
     watchdogMinutes: 60,
     seed: { customers: 200, historyRows: 200_000, settleTimeoutSeconds: 120 },
     sustained: {

@@ -41,10 +41,10 @@ test('a watchdog shorter than the plan plus its margin is refused, naming both; 
   const short = parseCampaignSpec({ ...PROFILES.rehearsal, watchdogMinutes: need.minutes - 1 });
   assert.equal(
     watchdogProblem(short),
-    `watchdogMinutes: ${need.minutes - 1} is shorter than the plan from provisioning on (${need.planMinutes} min: provision 5, bring-up 2, seed 2.3, measuring 7.1, teardown 5, report 1) plus its margin (15 min) = ${need.minutes} min; the watchdog would tear the rig down mid-series. Set watchdogMinutes to at least ${need.minutes}`,
+    `watchdogMinutes: ${need.minutes - 1} is shorter than the plan from provisioning on (${need.planMinutes} min: provision 5, bring-up 5, seed 2.3, measuring 7.1, teardown 5, report 1) plus its margin (15 min) = ${need.minutes} min; the watchdog would tear the rig down mid-series. Set watchdogMinutes to at least ${need.minutes}`,
   );
   assert.equal(watchdogProblem(parseCampaignSpec({ ...PROFILES.rehearsal, watchdogMinutes: need.minutes })), null, 'exactly the need holds');
-  assert.match(watchdogLine(rehearsal), /^watchdog 60 min; plan 22\.4 min \(provision 5, .*\) \+ margin 15 min = 38 min$/);
+  assert.match(watchdogLine(rehearsal), /^watchdog 60 min; plan 25\.4 min \(provision 5, .*\) \+ margin 15 min = 41 min$/);
 });
 
 test('a configuration whose repeats cannot reach the gate\'s sample count is warned about before anything runs', () => {

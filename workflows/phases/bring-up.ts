@@ -3,6 +3,7 @@
 // the service on the app node); then bring-up's fixtures and refusals (lib/targets/bringup). A step
 // that checks the database after bring-up goes at the end of bringUp.
 import { ApplicationFailure, patched } from '@temporalio/workflow';
+import { calibratesDatabase } from '../../lib/protocol/plan';
 import { serviceLaunch } from '../../lib/protocol/service-spec';
 import type { Campaign } from './context';
 
@@ -36,7 +37,7 @@ export async function bringUp(cx: Campaign): Promise<void> {
   const rig = cx.theRig;
   await cx.step('bring-up', () => cx.data({ startToCloseTimeout: '5 minutes' }).bringUp({ campaignId: cx.campaignId, rig, customers: cx.spec.seed.customers }), (r) => r.summary);
   // The database side calibrated on the rig's own cluster (issue 31 item 6): a failed case marks the page, never stops the campaign.
-  if (cx.spec.calibrate && cx.spec.target === 'local' && patched('database-calibration')) {
+  if (calibratesDatabase(cx.spec) && patched('database-calibration')) {
     await cx.step('calibrate-database', () => cx.data({ startToCloseTimeout: '10 minutes', heartbeatTimeout: '1 minute' }).calibrateDatabase({ campaignId: cx.campaignId, rig }), (r) => r.summary);
   }
 }
