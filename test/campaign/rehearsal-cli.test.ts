@@ -82,9 +82,12 @@ test('the rehearsal profile, started with `temporal workflow start`, runs every 
   assert.equal(result.status, campaignVerdict(result.configurations, false));
   // Every repeat judged: each of the six has a valid attempt, or its configuration is NOT JUDGED; an
   // invalid attempt is kept beside its re-run, never in place of it.
+  // A configuration whose re-run was spent may also end with a repeat left invalid when one of its valid
+  // repeats failed: that failure is the target's and outranks the rest (not held, configuration-state.ts).
   for (const c of ['single', 'batched']) {
-    const valid = result.repeats.filter((r) => r.configuration === c && !r.invalid).length;
-    assert.ok(valid === 3 || unjudged.includes(c), `${c}: ${valid} valid repeats of 3`);
+    const valid = result.repeats.filter((r) => r.configuration === c && !r.invalid);
+    const failedValid = valid.some((r) => !r.passed);
+    assert.ok(valid.length === 3 || unjudged.includes(c) || failedValid, `${c}: ${valid.length} valid repeats of 3, none failed, and not NOT JUDGED`);
   }
   for (const s of result.steps) t.diagnostic(`${s.step}: ${s.status} ${s.summary ?? ''}`.slice(0, 200));
   assert.deepEqual(result.denominator?.legs.map((l) => l.leg), ['owner-commit', 'owner-1row', 'rls-1row', 'owner-multirow']);

@@ -40,7 +40,7 @@ test('a watchdog shorter than the plan is refused before anything runs, naming t
     assert.ok(err instanceof WorkflowFailedError);
     assert.match(
       String(err.cause?.message),
-      new RegExp(`^watchdogMinutes: 20 is shorter than the plan from provisioning on \\(${need.planMinutes} min: provision 5, bring-up 2, seed [\\d.]+, measuring [\\d.]+, teardown 5, report 1\\) plus its margin \\(15 min\\) = ${need.minutes} min; .* Set watchdogMinutes to at least ${need.minutes}$`),
+      new RegExp(`^watchdogMinutes: 20 is shorter than the plan from provisioning on \\(${need.planMinutes} min: provision 5, bring-up 5, seed [\\d.]+, measuring [\\d.]+, teardown 5, report 1\\) plus its margin \\(15 min\\) = ${need.minutes} min; .* Set watchdogMinutes to at least ${need.minutes}$`),
     );
     return true;
   });
