@@ -14,7 +14,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { disarmWatchdog } from '../../client/watchdog-disarm';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { parseCampaignSpec, PROFILES } from '../../lib/protocol/spec';
-import { watchdogNeed } from '../../lib/protocol/plan';
+import { planFrom, watchdogNeed } from '../../lib/protocol/plan';
 import { fireSignal, watchdogQuery, type WatchdogState } from '../../workflows/messages';
 import { CAMPAIGN_CHECK_MS } from '../../workflows/watchdog';
 import { saveHistory, waitFor } from '../harness/campaign';
@@ -54,8 +54,8 @@ test('the watchdog\'s deadline follows the plan: a step that ran over moves it f
   const onPlan = activityDoubles({ dataQueue: 'rig-data-test' });
   await runWithDoubles(env, spec, 'on-plan', onPlan);
   assert.equal(await holds('on-plan.watchdog'), 0);
-  // Bring-up (allowed 2 min) is retried after 14 min: 12 min over, more than the slack the margin left.
-  const late = activityDoubles({ dataQueue: 'rig-data-test', bringUpRetryAfter: '14 minutes' });
+  // Bring-up (allowed 5 min with the database calibration) is retried after 20 min: 15 min over, more than the slack the margin left.
+  const late = activityDoubles({ dataQueue: 'rig-data-test', bringUpRetryAfter: '20 minutes' });
   await runWithDoubles(env, spec, 'ran-over', late);
   const history = await env.client.workflow.getHandle('ran-over.watchdog').fetchHistory();
   const started = (history.events ?? [])[0].workflowExecutionStartedEventAttributes!;
@@ -63,9 +63,11 @@ test('the watchdog\'s deadline follows the plan: a step that ran over moves it f
   assert.ok((await holds('ran-over.watchdog')) >= 1, 'the campaign moved the deadline');
   const wd = (await env.client.workflow.getHandle('ran-over.watchdog').result()) as WatchdogState;
   assert.equal(wd.state, 'disarmed', 'and the series ran to its own teardown');
-  // The seed step began ~14 min after provisioning: the deadline now covers what was left from it.
+  // The seed step began ~20 min after provisioning: the deadline now covers what was left from it.
   const seedAt = late.calls.find((c) => c.name === 'seedHistory')!.scheduledMs;
-  const fromSeed = need.minutes - 5 - 2; // the plan from the seed on, with its margin (provision 5, bring-up 2 were behind)
+  // the plan from the seed on, with its margin: provision and bring-up (with the database calibration) were behind
+  const behind = planFrom(parseCampaignSpec(spec), 'provision').filter((p) => p.step === 'provision' || p.step === 'bring-up').reduce((a, p) => a + p.minutes, 0);
+  const fromSeed = need.minutes - behind;
   assert.ok(Date.parse(wd.deadline) >= seedAt + fromSeed * 60_000 - 60_000, `deadline ${wd.deadline} covers the plan from the seed (${new Date(seedAt).toISOString()} + ${fromSeed} min)`);
   assert.ok(Date.parse(wd.deadline) > firstDeadline + 5 * 60_000, 'later than the spec put it');
 });
