@@ -59,6 +59,15 @@ export interface CalibrateInput extends CampaignRef {
   rig?: RigHandle;
 }
 
+export interface CalibrateOutput extends StepSummary {
+  /**
+   * The host CPU steal (%) at or over which a failed repeat is the host's (repeat-validity.ts
+   * stealBoundFromCalibration): what the instrument was proven under, never below the constant.
+   * Absent from histories recorded before issue 34's bound (the workflow then uses the constant).
+   */
+  stealBoundPct?: number;
+}
+
 export interface CleanCheckInput extends CampaignRef {
   target: TargetName;
   /** Before provisioning a dirty account refuses; after teardown the result is reported. */

@@ -244,6 +244,12 @@ export interface CalibrationFile {
   p99_limit_ms?: number;
   /** Every tolerance applied (CALIBRATION_TOLERANCES), so the file says what it was judged by. */
   tolerances?: Record<string, number>;
+  /**
+   * The host's CPU steal (%, one reading a second) while the cases ran, and the steal bound it sets for
+   * the campaign's repeats (repeat-validity.ts stealBoundFromCalibration). Absent before issue 34.
+   */
+  host_steal?: { max: number; median: number } | null;
+  steal_bound_pct?: number;
 }
 export interface CalibrationFloor {
   samples: number;
@@ -276,6 +282,8 @@ export const CalibrationSchema = z.looseObject({
     .optional(),
   p99_limit_ms: z.number().positive().optional(),
   tolerances: z.record(z.string(), z.number()).optional(),
+  host_steal: z.looseObject({ max: z.number().min(0), median: z.number().min(0) }).nullable().optional(),
+  steal_bound_pct: z.number().positive().optional(),
 });
 
 /**

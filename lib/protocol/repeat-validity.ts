@@ -28,6 +28,18 @@ export const MAX_RERUNS_PER_CONFIGURATION = 1;
  */
 export const INVALID_STEAL_PCT = 5;
 
+/**
+ * The steal bound a campaign's repeats are judged with, set by its calibration: the instrument was
+ * proven (CALIBRATED) while the host's steal reached `calibrated.max`, so only steal beyond what it was
+ * proven under makes a failed repeat the host's. Never below INVALID_STEAL_PCT (steal under it is not
+ * the host's excuse), and the constant when the calibration did not watch steal (an older record, no
+ * /proc). Whole percent, rounded up, so the bound in the history reads plainly.
+ */
+export function stealBoundFromCalibration(calibrated: Pick<StealSpread, 'max'> | null | undefined): number {
+  if (!calibrated || !Number.isFinite(calibrated.max)) return INVALID_STEAL_PCT;
+  return Math.max(INVALID_STEAL_PCT, Math.ceil(calibrated.max));
+}
+
 /** Failed checks a late or starved generator explains. */
 export const EXPLAINED_BY_INSTRUMENT: readonly CheckName[] = ['instrument', 'threshold', 'drift', 'dropped', 'delivered'];
 

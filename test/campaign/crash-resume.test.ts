@@ -7,6 +7,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { campaignEnv, saveHistory, tinySpec, waitForProgress } from '../harness/campaign';
+import { countedRepeats } from '../../lib/protocol/repeat-validity';
 
 test('a worker killed mid-repeat and mid-cool-down: the campaign finishes, the interrupted repeat is not counted', async () => {
   const env = await campaignEnv();
@@ -31,7 +32,9 @@ test('a worker killed mid-repeat and mid-cool-down: the campaign finishes, the i
 
   // The interrupted attempt is recorded, never counted; every repeat has exactly one counted attempt.
   assert.ok(result.interrupted.some((i) => i.configuration === 'single' && i.index === 1 && i.attempt === 1), JSON.stringify(result.interrupted));
-  assert.deepEqual(result.repeats.map((r) => r.index).sort(), [1, 2, 3]);
+  // Counted repeats: a repeat invalid on this host's account (a late generator, steal) is kept and run
+  // again (issue 34), never counted; on a loaded host that can happen to any repeat.
+  assert.deepEqual(countedRepeats(result.repeats).map((r) => r.index).sort(), [1, 2, 3]);
   assert.equal(result.repeats.find((r) => r.index === 1)!.attempt >= 2, true, 'repeat 1 was run again');
   assert.equal(result.configurations[0].total, 3);
   assert.ok(result.repeats.every((r) => r.runTag !== result.interrupted[0].runTag), 'a fresh run tag');

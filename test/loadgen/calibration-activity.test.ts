@@ -1,8 +1,9 @@
-// test-mode: alone
 // The campaign's calibrate step (activities/calibrate.ts, run in-process as `rig step` does): the
 // smallest p99 limit reaches the floor's judgement, and calibration/calibration.json keeps the floor,
 // each case's truth and the tolerances, written before the refusal; each case's stream and the
-// server's per-request times are kept beside it.
+// server's per-request times are kept beside it. Runs beside other files: a 0.01-ms limit is refused on
+// any host, and nothing asserted depends on how fast this one is (the floor's 2,000 samples and its
+// judgement on a quiet host are test/loadgen/calibration-floor.test.ts's, alone).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,10 +37,13 @@ test('calibrateInstrument: a floor too coarse for the campaign smallest p99 limi
   assert.equal(file.calibrated, false);
   assert.equal(file.p99_limit_ms, 0.01);
   assert.deepEqual(file.cases.map((c) => c.id), [0, 1, 2, 3, 4, 5, 6, 7, 8]);
-  assert.ok(file.floor && file.floor.samples >= 2000 && file.floor.p99_limit_ms === 0.01);
+  assert.ok(file.floor && file.floor.samples > 0 && file.floor.p99_limit_ms === 0.01);
   assert.equal(file.floor.p99_ms, file.cases[0].truth?.excess_p99_ms);
   for (const c of file.cases) assert.ok(c.truth && c.truth.joined > 0 && c.truth.server_p50_ms !== null, `case ${c.id} has its truth`);
   assert.deepEqual(Object.keys(file.tolerances ?? {}).sort(), ['excessP50Ms', 'floorMinSamples', 'floorShareOfLimit', 'serverP50Ms']);
+  // The host's steal while the cases ran, and the bound it sets for the repeats (issue 34).
+  assert.ok(file.host_steal && file.host_steal.max >= file.host_steal.median && file.host_steal.median >= 0, JSON.stringify(file.host_steal));
+  assert.ok(file.steal_bound_pct !== undefined && file.steal_bound_pct >= 5 && file.steal_bound_pct >= file.host_steal.max, `bound ${file.steal_bound_pct}`);
   // the measurements behind it, per attempt
   const kept = fs.readdirSync(path.join(dir, 'calibration', 'a1')).sort();
   for (let id = 0; id <= 6; id++) {

@@ -8,7 +8,8 @@ import { campaignExitCode } from '../../client/exit-codes';
 import type { ConfigurationOutcome, RepeatSummary } from '../../lib/protocol/campaign-result';
 import { campaignVerdict, configurationCounts, configurationEnds, configurationState } from '../../lib/protocol/configuration-state';
 import type { CheckName } from '../../lib/protocol/gates';
-import { countedRepeats, INVALID_STEAL_PCT, invalidReason, mayRerun, stealSpread, type ValidityInput } from '../../lib/protocol/repeat-validity';
+import { countedRepeats, INVALID_STEAL_PCT, invalidReason, mayRerun, stealBoundFromCalibration, stealSpread, type ValidityInput } from '../../lib/protocol/repeat-validity';
+import { stealPct } from '../../lib/evidence/steal-watch';
 
 const check = (name: CheckName, passed: boolean | null, detail = `${name} detail`) => ({ name, passed, detail });
 const names: CheckName[] = ['threshold', 'delivered', 'dropped', 'failed', 'rows', 'quantity', 'samples', 'drift', 'instrument'];
@@ -96,4 +97,20 @@ test('a configuration counts valid repeats only; a repeat with no valid attempt 
   assert.equal(campaignVerdict([unjudged, failed], true), 'not-held');
   assert.equal(campaignVerdict([unjudged, failed], false), 'uncalibrated');
   assert.equal(campaignExitCode(campaignVerdict([held, unjudged], true)), 4);
+});
+
+test('the steal bound is set by the calibration: what the instrument was proven under, never below the constant', () => {
+  assert.equal(stealBoundFromCalibration(null), INVALID_STEAL_PCT, 'no steal read (an older calibration): the constant');
+  assert.equal(stealBoundFromCalibration({ max: 0.4 }), INVALID_STEAL_PCT, 'a quiet host: the constant');
+  assert.equal(stealBoundFromCalibration({ max: 8.2 }), 9, 'CALIBRATED with up to 8.2 % steal: only steal beyond it is the host\'s excuse');
+  // and that bound decides a failed repeat: 7 % steal is the target's after a calibration under 8.2 %
+  const late: ValidityInput = { state: 'FAIL', passed: false, checks: [{ name: 'threshold', passed: false, detail: 'p99 80 ms > 50 ms' }], probeState: 'OK', afterLoad: 0 };
+  assert.match(invalidReason(late, { max: 7, median: 6 }) ?? '', /host CPU steal/, 'against the constant 5 %: the host\'s');
+  assert.equal(invalidReason(late, { max: 7, median: 6 }, stealBoundFromCalibration({ max: 8.2 })), null, 'against the calibration\'s 9 %: the target\'s');
+});
+
+test('steal between two /proc/stat readings is its share of the CPU time that passed', () => {
+  const stat = (user: number, idle: number, steal: number) => `cpu  ${user} 0 0 ${idle} 0 0 0 ${steal} 0 0\nctxt 1\n`;
+  assert.equal(stealPct(stat(100, 100, 0), stat(160, 120, 20)), 20);
+  assert.equal(stealPct(stat(100, 100, 0), stat(100, 100, 0)), null, 'no time passed');
 });
