@@ -389,6 +389,9 @@ async function judge(target: Target, store: EvidenceStore, input: RepeatInput, a
       evaluation = evaluateRun(analysis, {
         kind: input.kind === 'rung' ? 'ladder' : input.kind,
         p99LimitMs: input.kind === 'sustained' ? input.configuration.p99LimitMs : null,
+        // A spike's or a ramp's limits (issue 35); absent without a workload, as before.
+        phaseP99LimitMs: input.kind === 'sustained' ? input.configuration.workload?.phaseP99LimitMs : undefined,
+        recoveryLimitS: input.kind === 'sustained' ? (input.configuration.workload?.recoveryLimitSeconds ?? null) : null,
         driftLimit: input.driftLimit,
         reconciliation: rec ? { rows_written: rec.rows, quantity_gained: rec.quantity } : null,
         probeP99Ms: input.probe.p99BudgetMs,
