@@ -4,6 +4,8 @@
 // importing each other: the import-circle test (test/foundation/import-circles.test.ts) holds
 // lib/protocol to that.
 
+import type { NodeShare } from './node-share';
+
 export interface StreamPlan {
   /** open: a fixed schedule; closed: workers that send as replies come (a ceiling: no ingest schedule). */
   mode: 'open' | 'closed';
@@ -25,4 +27,11 @@ export interface StreamPlan {
    * the caller for a foreign stream (its rate and window only).
    */
   source: 'stream' | 'evidence' | 'flags';
+  /**
+   * One load node's stream (issue 37): it holds only the schedule's requests k with k mod nodes = node
+   * (node-share.ts). Absent on a stream sent from one node, whose record is then byte for byte as before.
+   */
+  share?: NodeShare;
+  /** The merged stream of this many load nodes (the whole schedule, judged as one node's). Absent: one node. */
+  nodes?: number;
 }

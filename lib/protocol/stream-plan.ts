@@ -21,6 +21,7 @@
 // pass; only its probe rate is unknown (null), so probe rows are held to its window alone.
 import { PROBE_SCENARIOS, SCENARIOS, SampleFormatError, type SampleColumns, INGEST } from './sample-row';
 import type { StreamPlan } from './stream-plan-types';
+import { owns, shareCount, shareProblem, WHOLE } from './node-share';
 
 // The plan's shape lives in stream-plan-types.ts, which the row format's SampleColumns can import
 // without importing this file back; it is re-exported here, where the plan's readers look for it.
@@ -29,6 +30,12 @@ export type { StreamPlan } from './stream-plan-types';
 export const PLAN_RECORD = '#plan ';
 export const END_RECORD = '#end ';
 export const PLAN_VERSION = 1;
+/**
+ * A stream of several load nodes' (issue 37): a node's share (`"share":{"node":i,"nodes":N}`) or their
+ * merge (`"nodes":N`). A reader that knows only version 1 refuses it by its version, rather than judging
+ * a third of a schedule against the whole one.
+ */
+export const PLAN_VERSION_NODES = 2;
 
 export class PlanError extends Error {
   constructor(message: string) {
@@ -38,8 +45,12 @@ export class PlanError extends Error {
 }
 
 /** The `#plan` line (with its newline) the writer puts before the CSV header. */
-export function formatPlanRecord(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'run_tag'>): string {
-  return `${PLAN_RECORD}${JSON.stringify({ v: PLAN_VERSION, mode: p.mode, rate: p.rate, batch: p.batch, seconds: p.seconds, probe_rate: p.probe_rate, run_tag: p.run_tag })}\n`;
+export function formatPlanRecord(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'run_tag' | 'share' | 'nodes'>): string {
+  const fields = { mode: p.mode, rate: p.rate, batch: p.batch, seconds: p.seconds, probe_rate: p.probe_rate, run_tag: p.run_tag };
+  // One node (no share, no merge): version 1, byte for byte the record every earlier stream carries.
+  if (p.share && p.share.nodes > 1) return `${PLAN_RECORD}${JSON.stringify({ v: PLAN_VERSION_NODES, ...fields, share: { node: p.share.node, nodes: p.share.nodes } })}\n`;
+  if (p.nodes !== undefined && p.nodes > 1) return `${PLAN_RECORD}${JSON.stringify({ v: PLAN_VERSION_NODES, ...fields, nodes: p.nodes })}\n`;
+  return `${PLAN_RECORD}${JSON.stringify({ v: PLAN_VERSION, ...fields })}\n`;
 }
 
 /** The `#end` line (with its newline) the writer puts after the last row when it closes the stream. */
@@ -60,7 +71,7 @@ export function parsePlanRecord(json: string): StreamPlan {
     throw new PlanError('the #plan record is not JSON');
   }
   if (typeof o !== 'object' || o === null) throw new PlanError('the #plan record is not a JSON object');
-  if (o.v !== PLAN_VERSION) throw new PlanError(`the #plan record has version ${String(o.v)}; this reader knows version ${PLAN_VERSION}`);
+  if (o.v !== PLAN_VERSION && o.v !== PLAN_VERSION_NODES) throw new PlanError(`the #plan record has version ${String(o.v)}; this reader knows versions ${PLAN_VERSION} and ${PLAN_VERSION_NODES}`);
   const mode = o.mode;
   if (mode !== 'open' && mode !== 'closed') throw new PlanError(`the #plan record's mode must be 'open' or 'closed', got ${JSON.stringify(mode)}`);
   const plan: StreamPlan = {
@@ -74,6 +85,23 @@ export function parsePlanRecord(json: string): StreamPlan {
     cut_reason: null,
     source: 'stream',
   };
+  if (o.v === PLAN_VERSION_NODES) {
+    // Exactly one of the two: a node's share, or a merge of nodes.
+    const share = o.share as { node?: unknown; nodes?: unknown } | undefined;
+    if ((share === undefined) === (o.nodes === undefined)) throw new PlanError('the #plan record of version 2 must carry exactly one of "share" (a load node\'s stream) or "nodes" (a merged stream)');
+    if (share !== undefined) {
+      if (typeof share !== 'object' || share === null) throw new PlanError('the #plan record\'s share must be {"node": i, "nodes": N}');
+      const s = { node: share.node as number, nodes: share.nodes as number };
+      const bad = shareProblem(s);
+      if (bad || s.nodes < 2) throw new PlanError(`the #plan record's share: ${bad ?? `nodes must be at least 2, got ${s.nodes}`}`);
+      plan.share = s;
+    } else {
+      const n = o.nodes as number;
+      if (!Number.isInteger(n) || n < 2 || n > 1024) throw new PlanError(`the #plan record's nodes must be a whole number within 2..1024, got ${String(o.nodes)}`);
+      plan.nodes = n;
+    }
+    if (mode !== 'open') throw new PlanError('the #plan record of version 2 must be an open loop: only a schedule is split over nodes');
+  }
   const why = planProblem(plan);
   if (why) throw new PlanError(`the #plan record's ${why}`);
   return plan;
@@ -92,11 +120,13 @@ export function parseEndRecord(json: string): { cut_short: boolean; reason: stri
 }
 
 /** What is wrong with a plan's fields (naming the field), or null. */
-export function planProblem(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate'>): string | null {
+export function planProblem(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'share' | 'nodes'>): string | null {
+  // Each generator offers at most 100,000 requests/s: a node's share of the schedule, or each of the merged nodes'.
+  const senders = p.share?.nodes ?? p.nodes ?? 1;
   if (!Number.isInteger(p.batch) || p.batch < 1 || p.batch > 1000) return `batch must be a whole number of events within 1..1000, got ${p.batch}`;
   if (!(typeof p.seconds === 'number' && Number.isFinite(p.seconds) && p.seconds > 0 && p.seconds <= 7 * 86_400)) return `seconds must be > 0 (at most 7 days), got ${p.seconds}`;
-  if (p.mode === 'open' && !(typeof p.rate === 'number' && Number.isFinite(p.rate) && p.rate > 0 && p.rate / p.batch <= 100_000)) {
-    return `rate must be > 0 events per second (at most 100,000 requests/s), got ${p.rate}`;
+  if (p.mode === 'open' && !(typeof p.rate === 'number' && Number.isFinite(p.rate) && p.rate > 0 && p.rate / p.batch / senders <= 100_000)) {
+    return `rate must be > 0 events per second (at most 100,000 requests/s${senders > 1 ? ' per load node' : ''}), got ${p.rate}`;
   }
   if (p.probe_rate !== null && !(typeof p.probe_rate === 'number' && Number.isFinite(p.probe_rate) && p.probe_rate >= 0 && p.probe_rate <= 1000)) {
     return `probe_rate must be within 0..1000, got ${p.probe_rate}`;
@@ -173,17 +203,21 @@ export function scheduleIndex(rate: number, t: number): number {
   return -1;
 }
 
-/** Ingest requests the plan schedules in each second [0, planSeconds): what must be delivered there. */
+/**
+ * Ingest requests the plan schedules in each second [0, planSeconds): what must be delivered there. A
+ * load node's stream (its plan's share) counts only its own requests (node-share.ts).
+ */
 export function scheduledPerSecond(p: StreamPlan): Int32Array {
   const d = planSeconds(p);
   const out = new Int32Array(d);
   const rate = requestRate(p);
   if (rate === 0) return out;
-  const total = countBefore(rate, windowUs(p));
+  const share = p.share ?? WHOLE;
+  const total = shareCount(share, countBefore(rate, windowUs(p)));
   // Second s holds the n with floor(n*1e6/rate) in [s*1e6, (s+1)*1e6): count the boundaries, not each n.
   let prev = 0;
   for (let s = 0; s < d; s++) {
-    const upto = Math.min(total, countBefore(rate, (s + 1) * 1e6));
+    const upto = Math.min(total, shareCount(share, countBefore(rate, (s + 1) * 1e6)));
     out[s] = upto - prev;
     prev = upto;
   }
@@ -202,6 +236,8 @@ export function refuseOffSchedule(cols: SampleColumns, p: StreamPlan): void {
   const end = windowUs(p);
   const rr = requestRate(p);
   const from = p.source === 'flags' ? ' (from the flags)' : '';
+  const share = p.share ?? WHOLE;
+  const whose = (k: number) => `request ${k} of the schedule is node ${k % share.nodes}'s, and this stream is node ${share.node}'s of ${share.nodes}: a row outside its share`;
   for (let i = 0; i < cols.length; i++) {
     const t = cols.intended[i];
     const code = cols.scenario[i];
@@ -209,12 +245,15 @@ export function refuseOffSchedule(cols: SampleColumns, p: StreamPlan): void {
     const name = SCENARIOS[code];
     if (t >= end) throw new SampleFormatError(line, `${name} row intended at ${t} µs, after the plan's ${p.seconds} s: a row outside the schedule`);
     if (code === INGEST) {
-      if (p.mode === 'open' && scheduleIndex(rr, t) < 0) {
-        throw new SampleFormatError(line, `ingest row intended at ${t} µs is not on the plan's schedule${from} (${rr} requests/s: request n at floor(n x 1e6 / ${rr}) µs): a row outside the schedule`);
+      if (p.mode === 'open') {
+        const k = scheduleIndex(rr, t);
+        if (k < 0) throw new SampleFormatError(line, `ingest row intended at ${t} µs is not on the plan's schedule${from} (${rr} requests/s: request n at floor(n x 1e6 / ${rr}) µs): a row outside the schedule`);
+        if (!owns(share, k)) throw new SampleFormatError(line, `ingest row intended at ${t} µs: ${whose(k)}`);
       }
     } else if (p.probe_rate !== null) {
       const k = p.probe_rate > 0 ? scheduleIndex(p.probe_rate, t) : -1;
       if (k < 0) throw new SampleFormatError(line, `${name} row intended at ${t} µs is not on the plan's probe schedule (${p.probe_rate} requests/s): a row outside the schedule`);
+      if (!owns(share, k)) throw new SampleFormatError(line, `${name} row intended at ${t} µs: probe ${whose(k)}`);
       const want = PROBE_SCENARIOS[k % PROBE_SCENARIOS.length];
       if (want !== name) throw new SampleFormatError(line, `${name} row intended at ${t} µs: the plan's probe request ${k} at that time is ${want}: a row outside the schedule`);
     }
