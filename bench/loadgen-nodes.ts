@@ -4,6 +4,7 @@
 // (lib/loadgen/merge-streams.ts) and analysed as one. Per row: the merged delivery, drops, schedule
 // lag, latency, and each node's CPU per request beside the one node's. On a 2-core host the nodes
 // share the CPU (and the sink's): this measures the split's overhead and correctness, not scale.
+// Knob: LEAD_MS (default 10000), the lead time from the split's start to its common instant.
 // The merge's check is printed too: the merged p99 equals the p99 of every node's samples pooled.
 import os from 'node:os';
 import path from 'node:path';
@@ -24,8 +25,9 @@ export async function nodesBench(url: string, dir: string, rates: readonly numbe
     const one = await runLoad({ ...common, out: path.join(dir, `nodes-1-${rate}.csv.gz`) }, undefined, { preflight: false });
     const a1 = (await analyzeFile(one.stream)).analysis.ingest;
     row(rate, 1, a1.delivered_rate_rps, a1.offered_rate_rps, a1.dropped, a1.schedule_lag_p99_us, a1.p50_us, a1.p99_us, f2(one.summary.cpu_us_per_request), '—');
-    // Lead time: every child is spawned and warm (its 1-s loopback warm-up) before the instant.
-    const startAtMs = Date.now() + 4000;
+    // Lead time: every child is spawned and warm (its 1-s loopback warm-up) before the instant; on a
+    // loaded host that takes seconds (LEAD_MS, default 10 s). A node that comes late says so in its column.
+    const startAtMs = Date.now() + Number(process.env.LEAD_MS ?? 10_000);
     const tag = `bench-nodes-${rate}`;
     const runs = await Promise.all(
       sharesOf(nodes).map((share) => runLoad({ ...common, runTag: nodeRunTag(tag, share), share, startAtMs, out: path.join(dir, `nodes-${nodes}-${rate}-n${share.node}.csv.gz`) }, undefined, { preflight: false })),
