@@ -42,6 +42,7 @@ import type { InterruptedAttempt, RepeatSummary } from '../lib/protocol/campaign
 import { summarizeRepeat } from '../lib/protocol/repeat-summary';
 import { invalidReason, stealSpread } from '../lib/protocol/repeat-validity';
 import { evaluateRun, type Evaluation } from '../lib/protocol/evaluate';
+import type { NodeRow } from '../lib/protocol/node-gates';
 import type { Target } from '../lib/targets/target';
 import { customersFile } from './bringup';
 import { reconcileAttempt } from './reconcile-attempt';
@@ -323,12 +324,18 @@ async function measure(target: Target, store: EvidenceStore, input: RepeatInput,
 }
 
 
+/** A repeat sent from several load nodes (activities/node-repeat.ts): their tags and their own rows. */
+export interface RepeatNodes {
+  runTags: readonly string[];
+  rows: readonly NodeRow[];
+}
+
 /**
  * The verdict of attempt `att`, whose load ran to its end: reconcile, analyse, judge, write verdict.json.
  * Nothing here re-runs the load: a step that fails makes the verdict FAIL with its reason (beside the
  * wrap-up's), and the repeat still counts in M.
  */
-async function judge(target: Target, store: EvidenceStore, input: RepeatInput, att: number, wrapUp: string[]): Promise<RepeatSummary> {
+export async function judge(target: Target, store: EvidenceStore, input: RepeatInput, att: number, wrapUp: string[], nodes?: RepeatNodes): Promise<RepeatSummary> {
   const dir = attemptDir(input, att);
   const runTag = runTagFor(input.campaignId, input.configuration.name, input.index, att);
   const after = [...wrapUp];
@@ -338,7 +345,7 @@ async function judge(target: Target, store: EvidenceStore, input: RepeatInput, a
     let rec: { rows: number; quantity: number } | null = null;
     try {
       failReconcileOnceForTest();
-      rec = await reconcileAttempt(target, store, input.campaignId, dir, runTag);
+      rec = await reconcileAttempt(target, store, input.campaignId, dir, nodes ? nodes.runTags : runTag);
     } catch (err) {
       after.push(afterLoadReason('reconcile', err));
     }
@@ -352,6 +359,7 @@ async function judge(target: Target, store: EvidenceStore, input: RepeatInput, a
         reconciliation: rec ? { rows_written: rec.rows, quantity_gained: rec.quantity } : null,
         probeP99Ms: input.probe.p99BudgetMs,
         interrupted: false,
+        ...(nodes ? { nodes: nodes.rows } : {}),
       });
     } catch (err) {
       after.push(afterLoadReason('the analysis', err));

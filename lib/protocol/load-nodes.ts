@@ -47,7 +47,10 @@ export function loadProblems(s: NodesInput): Array<{ path: Array<string | number
   (s.sustained?.configurations ?? []).forEach((c, i) => {
     const n = loadNodesOf(s, c);
     const perNode = c.eventsPerSecond / c.batch / n;
-    if (n > 1 && perNode > MAX_REQUESTS_PER_NODE) {
+    // Intended times are whole µs: above 1M requests/s two requests of one schedule would share one.
+    if (c.eventsPerSecond / c.batch > 1_000_000) {
+      out.push({ path: ['sustained', 'configurations', i, 'eventsPerSecond'], message: `configuration "${c.name}" asks for ${c.eventsPerSecond / c.batch} requests/s; a schedule of µs times holds at most 1,000,000: raise its batch` });
+    } else if (n > 1 && perNode > MAX_REQUESTS_PER_NODE) {
       out.push({
         path: ['sustained', 'configurations', i, 'load', 'nodes'],
         message: `configuration "${c.name}" asks each of its ${n} load nodes for ${Math.ceil(perNode)} requests/s; one generator offers at most ${MAX_REQUESTS_PER_NODE}: give load.nodes >= ${Math.ceil(c.eventsPerSecond / c.batch / MAX_REQUESTS_PER_NODE)}`,
