@@ -35,10 +35,22 @@ export function loadNodesOf(spec: { load?: LoadSpec }, configuration?: { load?: 
   return configuration?.load?.nodes ?? spec.load?.nodes ?? 1;
 }
 
+/**
+ * Whether the campaign workflow's repeat phase fans a repeat out to its load nodes
+ * (activities/node-repeat.ts). Until it does, a spec asking for more than one node is refused rather
+ * than run from one node silently; the change that makes the repeat phase call runNodeLoad and
+ * judgeNodeRepeat sets this to true.
+ */
+export const LOAD_NODES_WIRED = false;
+
 /** What the spec's `load` blocks cannot be (path and message each), for the spec's superRefine. */
-export function loadProblems(s: NodesInput): Array<{ path: Array<string | number>; message: string }> {
+export function loadProblems(s: NodesInput, wired = LOAD_NODES_WIRED): Array<{ path: Array<string | number>; message: string }> {
   const out: Array<{ path: Array<string | number>; message: string }> = [];
   const many = (s.load?.nodes ?? 1) > 1 || (s.sustained?.configurations ?? []).some((c) => (c.load?.nodes ?? 1) > 1);
+  if (many && !wired) {
+    const path = (s.load?.nodes ?? 1) > 1 ? ['load', 'nodes'] : ['sustained', 'configurations'];
+    return [{ path, message: 'load.nodes > 1 is not run by the campaign yet (the repeat phase does not fan out to load nodes): set load.nodes to 1 or leave it out' }];
+  }
   if (many && s.target !== 'local') {
     // The fan-out is built beneath the workflow for local first; an AWS rig has one load node so far.
     const path = (s.load?.nodes ?? 1) > 1 ? ['load', 'nodes'] : ['sustained', 'configurations'];

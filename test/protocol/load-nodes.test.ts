@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ExactHistogram } from '../../lib/protocol/exact-histogram';
-import { loadNodesOf } from '../../lib/protocol/load-nodes';
+import { loadNodesOf, loadProblems } from '../../lib/protocol/load-nodes';
 import { mergedPlan, NodeMergeRefusal, type NodeStreamFacts } from '../../lib/protocol/node-merge';
 import { nodeRunTag, owns, requestOf, shareCount, sharesOf } from '../../lib/protocol/node-share';
 import { percentile } from '../../lib/protocol/percentile';
@@ -32,20 +32,24 @@ test('load.nodes: absent, the resolved spec has no load block (as before); given
   assert.equal('load' in plain, false);
   assert.equal(plain.sustained!.configurations.some((c) => 'load' in c), false);
   assert.equal(loadNodesOf(plain, plain.sustained!.configurations[0]), 1);
-  const three = parseCampaignSpec({ ...rehearsal, load: { nodes: 3 } });
-  assert.equal(loadNodesOf(three, three.sustained!.configurations[0]), 3);
-  const own = parseCampaignSpec({ ...rehearsal, load: { nodes: 3 }, sustained: { ...rehearsal.sustained!, configurations: [{ ...rehearsal.sustained!.configurations[0], load: { nodes: 2 } }] } });
-  assert.equal(loadNodesOf(own, own.sustained!.configurations[0]), 2, "the configuration's own wins");
+  assert.equal(loadNodesOf({ load: { nodes: 3 } }, {}), 3);
+  assert.equal(loadNodesOf({ load: { nodes: 3 } }, { load: { nodes: 2 } }), 2, "the configuration's own wins");
+  assert.doesNotThrow(() => parseCampaignSpec({ ...rehearsal, load: { nodes: 1 } }));
+  // Until the repeat phase fans out, more than one node is refused, never run from one silently.
+  assert.match(refusal({ ...rehearsal, load: { nodes: 3 } }), /load\.nodes: load\.nodes > 1 is not run by the campaign yet/);
+  const rules = (s: Parameters<typeof loadProblems>[0]) => loadProblems(s, true).map((p) => `${p.path.join('.')}: ${p.message}`).join('\n');
+  assert.equal(rules({ ...parseCampaignSpec(rehearsal), load: { nodes: 3 } }), '', 'the rehearsal split three ways is a valid local spec');
   assert.match(refusal({ ...rehearsal, load: { nodes: 0 } }), /load\.nodes: load\.nodes must be at least 1/);
   assert.match(refusal({ ...rehearsal, load: { nodes: 65 } }), /load\.nodes: load\.nodes must be at most 64/);
   assert.match(refusal({ ...rehearsal, load: { nodes: 1.5 } }), /load\.nodes: load\.nodes must be a whole number/);
   assert.match(refusal({ ...rehearsal, load: {} } as CampaignSpecInput), /load\.nodes: load\.nodes is required/);
   assert.match(refusal({ ...rehearsal, load: { nodes: 2, extra: 1 } } as CampaignSpecInput), /load\.extra: unknown field/);
-  const existing = JSON.parse(fs.readFileSync(path.join(__dirname, '../../examples/existing.json'), 'utf8')) as CampaignSpecInput;
-  assert.doesNotThrow(() => parseCampaignSpec(existing));
-  assert.match(refusal({ ...existing, load: { nodes: 2 } }), /load\.nodes: load\.nodes > 1 runs on target "local" only so far \(target "existing" has one load host\)/);
-  const huge = { ...rehearsal, load: { nodes: 2 }, sustained: { ...rehearsal.sustained!, configurations: [{ name: 'x', eventsPerSecond: 300_000, batch: 1, p99LimitMs: 50 }] } };
-  assert.match(refusal(huge), /sustained\.configurations\[0\]\.load\.nodes: configuration "x" asks each of its 2 load nodes for 150000 requests\/s.*give load\.nodes >= 3/);
+  const existing = parseCampaignSpec(JSON.parse(fs.readFileSync(path.join(__dirname, '../../examples/existing.json'), 'utf8')) as CampaignSpecInput);
+  assert.match(rules({ ...existing, load: { nodes: 2 } }), /^load\.nodes: load\.nodes > 1 runs on target "local" only so far \(target "existing" has one load host\)/);
+  const huge = { target: 'local', load: { nodes: 2 }, sustained: { configurations: [{ name: 'x', eventsPerSecond: 300_000, batch: 1 }] } };
+  assert.match(rules(huge), /^sustained\.configurations\.0\.load\.nodes: configuration "x" asks each of its 2 load nodes for 150000 requests\/s.*give load\.nodes >= 3/);
+  const tooFine = { target: 'local', load: { nodes: 20 }, sustained: { configurations: [{ name: 'y', eventsPerSecond: 2_000_000, batch: 1 }] } };
+  assert.match(rules(tooFine), /^sustained\.configurations\.0\.eventsPerSecond: .* at most 1,000,000: raise its batch/);
 });
 
 test('the split is a filter over the request index: N shares cover every request exactly once', () => {
