@@ -4,6 +4,7 @@
 // and its percentiles are those of every sample pooled, exactly. A node killed mid-repeat leaves a
 // merge that is refused, naming the node. Behaviour and counts only, never timing.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -109,6 +110,18 @@ test('three nodes split one schedule: each stream is its share, the merge is the
   assert.equal(analysis.ingest.p99_us, percentile(pooled, 99));
   // each node's own analysis rides along for its own instrument gate
   assert.deepEqual(merged.nodes.map((n) => n.analysis.plan?.share?.node), [0, 1, 2]);
+  // `rig analyze` of the three streams: each checked on its share, merged, judged as one, a row per node
+  const cli = (args: string[]) => spawnSync(process.execPath, [path.join(__dirname, '..', '..', 'bin', 'rig.cjs'), 'analyze', ...args], { encoding: 'utf8' });
+  const ran = cli([...files, '--p99-limit-ms', '1000', '--json']);
+  assert.ok([3, 4, 99].includes(ran.status ?? -1), `exit ${ran.status}: ${ran.stderr}`); // never PASS without --reconcile
+  const json = JSON.parse(ran.stdout) as { plan: { nodes: number }; p99_ms: number; delivery: { scheduled: number }; nodes: Array<{ node: number; run_tag: string }> };
+  assert.equal(json.plan.nodes, 3);
+  assert.equal(json.delivery.scheduled, all.length);
+  assert.equal(json.p99_ms, percentile(pooled, 99) / 1000);
+  assert.deepEqual(json.nodes.map((n) => n.run_tag), [0, 1, 2].map((i) => `${tag}.n${i}`));
+  const swapped = cli([files[1], files[0], files[2], '--p99-limit-ms', '1000']);
+  assert.equal(swapped.status, 2, swapped.stderr);
+  assert.match(swapped.stderr, /node 0's stream is node 1's of 3, not node 0's of 3/);
 });
 
 test('a node killed mid-repeat: the merge is refused naming it, never a merge of the survivors', async () => {
