@@ -7,7 +7,15 @@ import { promisify } from 'node:util';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { campaignNamespaces, createLoadNamespace, freeSubnet, inLoadNamespace, loadNamespaceOf, removeLoadNamespace } from '../../lib/targets/local/load-netns';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { liveResources, readLedger } from '../../lib/targets/local/ledger';
+import { campaignNamespaces, createLoadNamespace, freeSubnet, inLoadNamespace, loadNamespaceOf, provisionLoadNamespaces, removeLoadNamespace } from '../../lib/targets/local/load-netns';
+import { teardownLocal } from '../../lib/targets/local/teardown';
+
+// The ledgers of this file's campaigns go to a state folder of its own.
+process.env.RIG_STATE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-netns-state-'));
 
 test('two load nodes in namespaces of their own: own addresses, each reaches its end of the pair; removed whole, twice', { skip: process.getuid?.() !== 0 ? 'needs root (ip netns)' : false }, async () => {
   const campaign = `netns-test-${process.pid}-${Date.now()}`;
@@ -44,4 +52,21 @@ test('two load nodes in namespaces of their own: own addresses, each reaches its
   assert.deepEqual(campaignNamespaces(campaign), []);
   assert.equal(execFileSync('ip', ['-o', 'link', 'show']).toString().includes(made[0].hostLink), false, 'the veth pairs are gone');
   for (const n of made) assert.doesNotThrow(() => removeLoadNamespace(n), 'a second teardown finds nothing to do');
+});
+
+test('made by the rig and removed at teardown: the ledger names each namespace before it is made; a retry makes nothing twice', { skip: process.getuid?.() !== 0 ? 'needs root (ip netns)' : false }, async () => {
+  const campaign = `netns-ledger-${process.pid}-${Date.now()}`;
+  try {
+    const made = provisionLoadNamespaces(campaign, 3);
+    assert.deepEqual(made.map((n) => n.node), [0, 1, 2]);
+    assert.deepEqual(provisionLoadNamespaces(campaign, 3), made, 'a retry finds the same namespaces, on the subnet the ledger recorded');
+    assert.equal(readLedger(campaign).filter((e) => e.op === 'intend').length, 3, 'each intended once');
+    assert.deepEqual(liveResources(campaign).map((r) => [r.id, r.kind, r.detail.ns]), made.map((n) => [`load-netns-${n.node}`, 'load-netns', n.ns]));
+    const result = await teardownLocal(campaign);
+    assert.equal(result.removed.length, 3, JSON.stringify(result));
+    assert.deepEqual(campaignNamespaces(campaign), []);
+    assert.deepEqual(liveResources(campaign), []);
+  } finally {
+    for (const ns of campaignNamespaces(campaign)) removeLoadNamespace({ ns, hostLink: `rl${ns.split('-')[1]}h${ns.split('-')[2]}` });
+  }
 });

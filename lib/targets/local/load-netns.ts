@@ -13,6 +13,7 @@
 // finds nothing. Needs root (ip netns); a host without it is refused before anything is made.
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
+import { appendLedger, liveResources } from './ledger';
 
 export interface LoadNamespace {
   node: number;
@@ -96,11 +97,39 @@ export function createLoadNamespace(campaignId: string, node: number, subnet: nu
   return n;
 }
 
-/** Removes node i's namespace and its pair; nothing to do when they are gone. */
-export function removeLoadNamespace(n: Pick<LoadNamespace, 'ns' | 'hostLink'>): void {
+/** Removes node i's namespace and its pair; false when both were gone already. */
+export function removeLoadNamespace(n: Pick<LoadNamespace, 'ns' | 'hostLink'>): boolean {
+  let removed = false;
   // Deleting either end of a veth pair deletes both; the namespace's removal takes its end with it.
-  if (ip(['-o', 'link', 'show']).includes(` ${n.hostLink}@`)) ip(['link', 'del', n.hostLink]);
-  if (listNamespaces().includes(n.ns)) ip(['netns', 'del', n.ns]);
+  if (ip(['-o', 'link', 'show']).includes(` ${n.hostLink}@`)) {
+    ip(['link', 'del', n.hostLink]);
+    removed = true;
+  }
+  if (listNamespaces().includes(n.ns)) {
+    ip(['netns', 'del', n.ns]);
+    removed = true;
+  }
+  return removed;
+}
+
+/**
+ * The campaign's N load nodes' namespaces, each written to its ledger BEFORE it is made (so a crash
+ * mid-way leaves a ledger that names it, and teardown removes it), and recorded made after. A second
+ * call (a retry) reuses the subnet the ledger recorded and makes nothing twice.
+ */
+export function provisionLoadNamespaces(campaignId: string, nodes: number): LoadNamespace[] {
+  const live = liveResources(campaignId).filter((r) => r.kind === 'load-netns');
+  const subnet = live.find((r) => r.detail.subnet !== undefined)?.detail.subnet ?? freeSubnet();
+  const out: LoadNamespace[] = [];
+  for (let i = 0; i < nodes; i++) {
+    const id = `load-netns-${i}`;
+    const n = loadNamespaceOf(campaignId, i, subnet);
+    const detail = { ns: n.ns, hostLink: n.hostLink, subnet, node: i };
+    if (!live.some((r) => r.id === id)) appendLedger(campaignId, 'intend', id, 'load-netns', detail);
+    out.push(createLoadNamespace(campaignId, i, subnet));
+    if (!live.some((r) => r.id === id && r.madeAt)) appendLedger(campaignId, 'made', id, 'load-netns', { ...detail, url: `http://${n.nodeIp}` });
+  }
+  return out;
 }
 
 /** The argv that runs `argv` inside node i's namespace (its worker, as a child of this one). */
