@@ -244,7 +244,7 @@ function deliveredCheck(a: IngestAnalysis): GateCheck {
   return { name: 'delivered', passed: ok, detail, reason: ok ? undefined : `not delivered: ${detail}`, seconds: d.short_seconds };
 }
 
-function verdict(kind: GateVerdict['kind'], checks: GateCheck[], notes: string[]): GateVerdict {
+export function verdict(kind: GateVerdict['kind'], checks: GateCheck[], notes: string[]): GateVerdict {
   const failed = checks.filter((c) => c.passed === false);
   const unchecked = checks.filter((c) => c.passed === null).map((c) => c.name);
   return {
@@ -288,7 +288,7 @@ export function lateSeconds(bySecondMaxUs: Float64Array, limitUs: number): numbe
  * fails. The probe's requests are held to the same. The corrected p99 (done - intended) is given
  * beside it: what a user arriving on schedule would have seen.
  */
-function instrumentCheck(a: IngestAnalysis, p99LimitMs: number | null, probeLag: LagStats | null): GateCheck {
+export function instrumentCheck(a: IngestAnalysis, p99LimitMs: number | null, probeLag: LagStats | null): GateCheck {
   const limit = instrumentLagLimitMs(p99LimitMs);
   const maxLimit = instrumentMaxLagMs(p99LimitMs);
   const basis = {
@@ -335,7 +335,7 @@ function thresholdCheck(a: IngestAnalysis, limitMs: number | null): GateCheck {
   return { name: 'threshold', passed: p99 <= limitMs, detail: `p99 ${fmt(p99)} ms ${p99 <= limitMs ? '<=' : '>'} limit ${fmt(limitMs)} ms` };
 }
 
-function droppedCheck(a: IngestAnalysis): GateCheck {
+export function droppedCheck(a: IngestAnalysis): GateCheck {
   return {
     name: 'dropped',
     passed: a.dropped === 0,
