@@ -8,6 +8,7 @@ import { openCampaign } from './campaign-open';
 import { campaignRunState } from './campaign-state';
 import { bringUpActivities } from './bringup';
 import { nodeActivities } from './nodes';
+import { nodeRepeatActivities } from './node-repeat';
 import type { ActivityDeps } from './deps';
 import { dbCalibrationActivities } from './db-calibrate';
 import { denominatorActivities } from './denominator';
@@ -26,7 +27,7 @@ import type * as boundActivities from './index';
 export function createActivities(deps: ActivityDeps) {
   const { cleanCheck, provisionRig, awaitRigDatabase, teardownRig, retagRigExpiry, nodeConsoleTail } = rigLifecycleActivities(deps);
   // Steps that may run on a rig's own node ship what they wrote before they report done (./ship.ts).
-  const onNode = { ...nodeActivities(deps), ...bringUpActivities(deps), ...seedActivities(deps), ...warmUpActivities(deps), ...repeatActivities(deps), ...denominatorActivities(deps), ...dbCalibrationActivities(deps) };
+  const onNode = { ...nodeActivities(deps), ...bringUpActivities(deps), ...seedActivities(deps), ...warmUpActivities(deps), ...repeatActivities(deps), ...nodeRepeatActivities(deps), ...denominatorActivities(deps), ...dbCalibrationActivities(deps) };
   return {
     claimHost,
     requestLease,
@@ -48,6 +49,8 @@ export function createActivities(deps: ActivityDeps) {
     seedHistory: withShipping(deps, onNode.seedHistory),
     warmUp: withShipping(deps, onNode.warmUp),
     runRepeat: withShipping(deps, onNode.runRepeat),
+    runNodeLoad: withShipping(deps, onNode.runNodeLoad),
+    judgeNodeRepeat: withShipping(deps, onNode.judgeNodeRepeat),
     runDenominator: withShipping(deps, onNode.runDenominator),
     ...variantActivities(deps),
     ...finishActivities(deps),

@@ -6,7 +6,7 @@
 // (an AWS rig's nodes' consoles, when no worker on them took a step), awaitRigDatabase (an AWS rig's
 // RDS instance, waited for apart from provisioning),
 // finishCampaign. Data plane (queue `rig-data-<host>`, named by provision): bringUp, seedHistory,
-// calibrateDatabase, warmUp, runRepeat, runDenominator; on an AWS rig prepareRig too, and startRigService and
+// calibrateDatabase, warmUp, runRepeat, runDenominator, judgeNodeRepeat (a repeat of N load nodes: runNodeLoad on each node's queue); on an AWS rig prepareRig too, and startRigService and
 // keepAppNodeEvidence (after each repeat) on its app node's queue; applyVariant (a local rig's
 // variants) on the data-plane queue. lib/temporal/queues.ts names them.
 // These are the functions bound to the real targets (in-process callers: `rig step`); workers register
@@ -24,6 +24,7 @@ export { calibrateDatabase } from './db-calibrate';
 export { seedHistory } from './seed';
 export { warmUp } from './warmup';
 export { runRepeat } from './repeat';
+export { runNodeLoad, judgeNodeRepeat } from './node-repeat';
 export { runDenominator } from './denominator';
 export { applyVariant } from './variant';
 export { finishCampaign } from './finish';

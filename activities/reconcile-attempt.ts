@@ -7,10 +7,15 @@ import { RECONCILE } from '../lib/evidence/layout';
 import type { ReconcileFile } from '../lib/evidence/records';
 import type { EvidenceStore } from '../lib/evidence/store';
 import { detectFixtures } from '../lib/targets/fixtures-scope';
-import { reconcile } from '../lib/targets/reconcile';
+import { reconcile, type Reconciliation } from '../lib/targets/reconcile';
 import type { Target } from '../lib/targets/target';
 
-export async function reconcileAttempt(target: Target, store: EvidenceStore, campaignId: string, dir: string, runTag: string): Promise<{ rows: number; quantity: number }> {
+/**
+ * `runTag` is the attempt's tag; a repeat sent from several load nodes (issue 37) passes every node's
+ * tag (`<tag>.n<i>`): their rows are counted together, as the merged stream's claims are, and each
+ * node's count is kept beside the sum in reconcile.json.
+ */
+export async function reconcileAttempt(target: Target, store: EvidenceStore, campaignId: string, dir: string, runTag: string | readonly string[]): Promise<{ rows: number; quantity: number }> {
   const rel = `${dir}/${RECONCILE}`;
   if (store.exists(rel)) {
     const kept = JSON.parse(fs.readFileSync(store.path(rel), 'utf8')) as ReconcileFile;
@@ -18,6 +23,21 @@ export async function reconcileAttempt(target: Target, store: EvidenceStore, cam
   }
   const urls = await target.dbUrls(campaignId);
   const scope = await detectFixtures(urls.ownerUrl);
+  if (typeof runTag !== 'string') {
+    const nodes: Reconciliation[] = [];
+    for (const tag of runTag) nodes.push(await reconcile(urls.ownerUrl, { runTag: tag, livemode: scope.livemode, tenantId: scope.tenantId }));
+    const sum = (f: (r: Reconciliation) => number) => nodes.reduce((a, r) => a + f(r), 0);
+    store.writeJson(rel, {
+      run_tag: runTag.join(','),
+      rows_written: sum((r) => r.rows),
+      quantity_gained: sum((r) => r.quantity),
+      livemode: scope.livemode,
+      other_mode_rows: sum((r) => r.otherModeRows),
+      checked_at: new Date().toISOString(),
+      nodes: nodes.map((r) => ({ run_tag: r.runTag, rows_written: r.rows, quantity_gained: r.quantity, other_mode_rows: r.otherModeRows })),
+    } satisfies ReconcileFile & { other_mode_rows: number; nodes: unknown });
+    return { rows: sum((r) => r.rows), quantity: sum((r) => r.quantity) };
+  }
   const rec = await reconcile(urls.ownerUrl, { runTag, livemode: scope.livemode, tenantId: scope.tenantId });
   store.writeJson(rel, {
     run_tag: runTag,

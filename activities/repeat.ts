@@ -48,6 +48,7 @@ import type { InterruptedAttempt, RepeatSummary } from '../lib/protocol/campaign
 import { summarizeRepeat } from '../lib/protocol/repeat-summary';
 import { invalidReason, stealSpread } from '../lib/protocol/repeat-validity';
 import { evaluateRun, type Evaluation } from '../lib/protocol/evaluate';
+import type { NodeRow } from '../lib/protocol/node-gates';
 import type { Target } from '../lib/targets/target';
 import { customersFile } from './bringup';
 import { reconcileAttempt } from './reconcile-attempt';
@@ -357,6 +358,12 @@ async function measure(target: Target, store: EvidenceStore, input: RepeatInput,
 }
 
 
+/** A repeat sent from several load nodes (activities/node-repeat.ts): their tags and their own rows. */
+export interface RepeatNodes {
+  runTags: readonly string[];
+  rows: readonly NodeRow[];
+}
+
 /**
  * The verdict of attempt `att`, whose load ran to its end: reconcile, analyse, judge, write verdict.json.
  * Nothing here re-runs the load: a step that fails makes the verdict FAIL with its reason (beside the
@@ -365,7 +372,7 @@ async function measure(target: Target, store: EvidenceStore, input: RepeatInput,
  * it is: its after-the-load reasons are carried into the summary, the database is not counted again
  * (reconcile.json, or none when that count failed), and the summary is the one that attempt returned.
  */
-async function judge(target: Target, store: EvidenceStore, input: RepeatInput, att: number, wrapUp: string[]): Promise<RepeatSummary> {
+export async function judge(target: Target, store: EvidenceStore, input: RepeatInput, att: number, wrapUp: string[], nodes?: RepeatNodes): Promise<RepeatSummary> {
   const dir = attemptDir(input, att);
   const runTag = runTagFor(input.campaignId, input.configuration.name, input.index, att);
   const kept = readJsonFile<{ verdict?: { reasons?: string[] } }>(store, `${dir}/${VERDICT}`);
@@ -379,7 +386,7 @@ async function judge(target: Target, store: EvidenceStore, input: RepeatInput, a
     let rec: { rows: number; quantity: number } | null = null;
     try {
       failReconcileOnceForTest();
-      if (!kept || store.exists(`${dir}/${RECONCILE}`)) rec = await reconcileAttempt(target, store, input.campaignId, dir, runTag);
+      if (!kept || store.exists(`${dir}/${RECONCILE}`)) rec = await reconcileAttempt(target, store, input.campaignId, dir, nodes ? nodes.runTags : runTag);
     } catch (err) {
       after.push(afterLoadReason('reconcile', err));
     }
@@ -389,10 +396,14 @@ async function judge(target: Target, store: EvidenceStore, input: RepeatInput, a
       evaluation = evaluateRun(analysis, {
         kind: input.kind === 'rung' ? 'ladder' : input.kind,
         p99LimitMs: input.kind === 'sustained' ? input.configuration.p99LimitMs : null,
+        // A spike's or a ramp's limits (issue 35); absent without a workload, as before.
+        phaseP99LimitMs: input.kind === 'sustained' ? input.configuration.workload?.phaseP99LimitMs : undefined,
+        recoveryLimitS: input.kind === 'sustained' ? (input.configuration.workload?.recoveryLimitSeconds ?? null) : null,
         driftLimit: input.driftLimit,
         reconciliation: rec ? { rows_written: rec.rows, quantity_gained: rec.quantity } : null,
         probeP99Ms: input.probe.p99BudgetMs,
         interrupted: false,
+        ...(nodes ? { nodes: nodes.rows } : {}),
       });
     } catch (err) {
       after.push(afterLoadReason('the analysis', err));

@@ -27,6 +27,9 @@
 // open loop (a timer per due time, one prebuilt write, replies counted), the least any open loop with
 // a due time per request costs on this host, to read the low rates against.
 //
+// TOOLS=nodes (with NODES=3, the default): one schedule from one generator, then split over NODES
+// generators and merged (bench/loadgen-nodes.ts): merged delivery and each node's CPU per request.
+//
 // Knobs: RATES=200,1000 BENCH_SECONDS=20 TOOLS=rig,k6,autocannon,wrk BATCH=1 KNOWN_MS=5 KNOWN_RATE=500 MAX_SEARCH=0 (skip the
 // search) FLOOR_RATES=200,1000 (empty: none).
 import { spawnSync } from 'node:child_process';
@@ -38,6 +41,7 @@ import { defaultMaxInFlight } from '../lib/loadgen/options';
 import { runLoad } from '../lib/loadgen/run-load';
 import { k6, k6Path } from './k6-runner';
 import { knownServiceTime, printKnownServiceTime } from './known-service-time';
+import { nodesBench } from './loadgen-nodes';
 import { startSink } from './sink-process';
 
 const RATES = (process.env.RATES ?? '200,1000,10000,20000').split(',').map(Number);
@@ -49,6 +53,7 @@ const TOOLS = new Set((process.env.TOOLS ?? 'rig,k6,autocannon,wrk').split(','))
 const KNOWN_MS = Number(process.env.KNOWN_MS ?? 5);
 const KNOWN_RATE = Number(process.env.KNOWN_RATE ?? 500);
 const BATCH = Number(process.env.BATCH ?? 1);
+const NODES = Number(process.env.NODES ?? 3);
 const AUTOCANNON_CONNECTIONS = 100;
 const WRK_CONNECTIONS = 100;
 
@@ -239,6 +244,8 @@ async function main(): Promise<void> {
         );
       }
     }
+    if (TOOLS.has('nodes')) await nodesBench(url, dir, RATES, SECONDS, NODES, BATCH);
+    if (!['rig', 'k6', 'autocannon', 'wrk'].some((t) => TOOLS.has(t))) return;
     console.log(`\nMaxima (${SECONDS} s each):\n`);
     if (TOOLS.has('wrk')) {
       const w = wrk(url, SECONDS, bodyFile);

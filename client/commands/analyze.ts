@@ -5,7 +5,13 @@
 // NOT JUDGED (exit 4): no threshold, no PASS. The stream's own plan (its #plan record) is what its
 // delivery is judged against; a foreign stream's is given with --rate and --seconds; without either
 // the delivery is not judged, and the verdict is NOT JUDGED too.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { defineCommand } from '../command';
+import { mergeNodeStreams } from '../../lib/loadgen/merge-streams';
+import { NodeMergeRefusal } from '../../lib/protocol/node-merge';
+import { nodeRows, type NodeRow } from '../../lib/protocol/node-gates';
 import { analyzeRead } from '../../lib/loadgen/analyze-file';
 import { SampleFileError, readSampleFile } from '../../lib/loadgen/sample-reader';
 import { evaluateRun } from '../../lib/protocol/evaluate';
@@ -19,6 +25,9 @@ import { UsageError, numberFlag, reconcileFlag, wholeNumberFlag } from '../parse
 export const summary = 'every statistic and gate of a repeat, re-derived from its samples.csv.gz';
 
 const HELP = `usage: rig analyze SAMPLES.csv.gz [--json] [--reconcile rows=N,quantity=Q] [--p99-limit-ms MS] [options]
+       rig analyze NODE0.csv.gz NODE1.csv.gz ... [options]   one repeat's load nodes' streams, in node order:
+                          each checked on its share of the schedule, merged by intended time and judged
+                          as one stream, each node's instrument on its own (a row per node)
 
   --json                  the report as JSON (samples, dropped, failed, delivered_rate, p50_ms, p99_ms,
                           worst_10s_p99_ms, drift, freeze_seconds, freeze_cadence_s, windows, probe, gate, ...)
@@ -66,7 +75,7 @@ export const { run, actions } = defineCommand({
   async run({ values, positionals }) {
     const str = (k: keyof typeof values) => values[k] as string | undefined;
     try {
-      if (positionals.length !== 1) throw new UsageError(`give exactly one sample stream (a samples.csv.gz), got ${positionals.length}`);
+      if (positionals.length === 0) throw new UsageError('give a sample stream (a samples.csv.gz), or a repeat\'s load nodes\' streams in node order');
       const kind = (str('kind') ?? 'sustained') as 'sustained' | 'ladder' | 'ceiling';
       if (!['sustained', 'ladder', 'ceiling'].includes(kind)) throw new UsageError(`--kind must be sustained, ladder or ceiling, got '${kind}'`);
       const reconciliation = reconcileFlag(str('reconcile'));
@@ -78,6 +87,10 @@ export const { run, actions } = defineCommand({
       const batch = wholeNumberFlag(str('batch'), '--batch', '10');
       if (rate !== undefined && seconds === undefined) throw new UsageError('--rate needs --seconds: a plan is a rate for a length, e.g. --rate 1000 --seconds 600');
       if (batch !== undefined && rate === undefined) throw new UsageError('--batch is part of a foreign stream\'s plan: give it with --rate and --seconds');
+      if (positionals.length > 1) {
+        if (rate !== undefined || seconds !== undefined) throw new UsageError('load nodes\' streams carry their own plans (each its share): drop --rate/--batch/--seconds');
+        return await analyzeNodes(positionals, { kind, p99LimitMs, driftLimit, reconciliation, probeP99Ms, json: Boolean(values.json) });
+      }
       const file = positionals[0];
       const columns = await readSampleFile(file, { closedLoop: kind === 'ceiling' });
       const plan = rate === undefined ? null : foreignPlan(columns, rate, batch, seconds as number);
@@ -93,6 +106,10 @@ export const { run, actions } = defineCommand({
       if (report.verdict.state === 'UNRECONCILED') console.error('rig analyze: UNRECONCILED: give --reconcile rows=N,quantity=Q (what the database holds for the run tag) to judge it');
       return VERDICT_EXIT_CODE[report.verdict.state];
     } catch (err) {
+      if (err instanceof NodeMergeRefusal) {
+        console.error(`rig analyze: ${err.message}`);
+        return EXIT.USAGE;
+      }
       if (err instanceof PlanError) {
         console.error(`rig analyze: --rate/--batch/--seconds: ${err.message}`);
         return EXIT.USAGE;
@@ -105,6 +122,38 @@ export const { run, actions } = defineCommand({
     }
   },
 });
+
+/** One repeat's load nodes' streams: merged (each on its share), judged as one, a row per node. */
+async function analyzeNodes(
+  files: string[],
+  o: { kind: 'sustained' | 'ladder' | 'ceiling'; p99LimitMs: number | null; driftLimit?: number; reconciliation: ReturnType<typeof reconcileFlag>; probeP99Ms?: number; json: boolean },
+): Promise<number> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-analyze-nodes-'));
+  try {
+    const tag = (await readSampleFile(files[0])).plan?.run_tag?.replace(/\.n0$/, '') ?? 'merged';
+    const merged = await mergeNodeStreams(files, path.join(dir, 'samples.csv.gz'), tag);
+    const columns = await readSampleFile(merged.out);
+    const analysis = analyzeRead(merged.out, columns);
+    const rows = nodeRows(merged.nodes.map((n) => n.analysis), o.p99LimitMs);
+    const { report } = evaluateRun(analysis, { kind: o.kind, p99LimitMs: o.p99LimitMs, driftLimit: o.driftLimit, reconciliation: o.reconciliation, probeP99Ms: o.probeP99Ms, nodes: rows });
+    if (o.json) console.log(JSON.stringify({ ...report, nodes: rows }, null, 2));
+    else console.log(`${formatRunReport(report)}\n${nodeLines(rows, merged.latency.percentile(99)).join('\n')}`);
+    return VERDICT_EXIT_CODE[report.verdict.state];
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function nodeLines(rows: readonly NodeRow[], mergedP99Us: number): string[] {
+  const ms = (us: number | null) => (us === null ? '—' : (us / 1000).toFixed(3));
+  return [
+    `load nodes: ${rows.length}, merged p99 ${ms(mergedP99Us)} ms (histograms added, never averaged)`,
+    ...rows.map(
+      (r) =>
+        `  node ${r.node} (${r.run_tag ?? '—'}): offered ${r.offered}, dropped ${r.dropped}, failed ${r.failed}, p99 ${ms(r.p99_us)} ms, schedule lag p99 ${ms(r.schedule_lag_p99_us)} ms, stalls ${r.stall_seconds.length}; instrument ${r.instrument.passed === false ? 'LATE' : r.instrument.passed ? 'ok' : 'not judged'}: ${r.instrument.detail}`,
+    ),
+  ];
+}
 
 /** The plan --rate/--batch/--seconds give a stream without its own; the batch defaults to its rows'. */
 function foreignPlan(columns: SampleColumns, rate: number, batch: number | undefined, seconds: number): StreamPlan {

@@ -4,7 +4,10 @@
 // Open loop: request n's intended time is start + n x interval, from a monotonic clock, never "last
 // send + interval", so a 10-minute run does not drift. With arrivals (poisson, ramp, spike, diurnal,
 // trace: lib/protocol/arrivals.ts) it is start + the shape's time of request n, fixed before the first
-// request and written into the stream's plan; the constant schedule keeps its own one-line formula. A timer wakes the scheduler when the next
+// request and written into the stream's plan; the constant schedule keeps its own one-line formula. A
+// load node (issue 37) sends only its share: its m-th request is the schedule's request
+// requestOf(share, m) (lib/protocol/node-share.ts), at that request's time, shaped or constant, so the
+// nodes' streams merge back into the one schedule. A timer wakes the scheduler when the next
 // request is due (Node timers have 1-ms granularity); each wake-up sends every request whose time has
 // come, catching up by intended time after any delay. A request whose time comes while all request
 // slots are busy is DROPPED: never sent, written to the stream with status -1. There is no busy spin:
@@ -30,6 +33,7 @@ import * as hdr from 'hdr-histogram-js';
 import { AGGREGATE_PATH, CUSTOMERS_PATH, HEALTH_PATH, INGEST_PATH, INVOICES_PATH } from '../protocol/hardcount-api';
 import { isOk } from '../protocol/sample-row';
 import { arrivalSchedule, type ArrivalSchedule } from '../protocol/arrivals';
+import { requestOf, shareCount, type NodeShare } from '../protocol/node-share';
 import { countBefore } from '../protocol/stream-plan';
 import { BodyMaker } from './body';
 import { Exchange, type ExchangeOwner } from './http1/exchange';
@@ -90,6 +94,12 @@ export interface LoadSummary {
   elapsed_s: number;
   interrupted: boolean;
   reason: string | null;
+  /**
+   * A load node's start (issue 37), when it was given a common instant: that instant, and how late this
+   * node's clock found itself there (0 when it waited for it). Absent without one.
+   */
+  start_at_ms?: number;
+  start_late_ms?: number;
 }
 
 type Emit = (line: ProgressLine | LoadSummary) => void;
@@ -134,6 +144,9 @@ export class Generator implements ExchangeOwner {
   private readonly probeTotal: number;
   /** The shaped schedule (arrivals), or null for the constant one: intendedUs's one branch. */
   private readonly shaped: ArrivalSchedule | null;
+  /** This node's part of the schedule: its m-th request is the schedule's requestOf(share, m). */
+  private readonly share: NodeShare;
+  private startLateMs: number | null = null;
   private next = 0;
   private probeNext = 0;
   private inFlight = 0;
@@ -198,8 +211,11 @@ export class Generator implements ExchangeOwner {
     this.probeFixed = [getRequest(prefix + INVOICES_PATH, this.host, apiKey), getRequest(prefix + CUSTOMERS_PATH, this.host, apiKey)];
     this.durationUs = Math.round(o.seconds * 1e6);
     this.shaped = o.mode === 'open' && o.arrivals ? arrivalSchedule({ rate: o.rate, batch: o.batch, seconds: o.seconds, arrivals: o.arrivals }) : null;
-    this.total = o.mode === 'open' ? (this.shaped ? this.shaped.count : countBefore(o.requestRate, this.durationUs)) : 0;
-    this.probeTotal = o.probeRate > 0 ? countBefore(o.probeRate, this.durationUs) : 0;
+    this.share = o.share;
+    // Counted in this node's requests: `next` and `probeNext` are m, the schedule's index is
+    // requestOf(share, m); the schedule's own count is the shaped one when it is shaped.
+    this.total = o.mode === 'open' ? shareCount(this.share, this.shaped ? this.shaped.count : countBefore(o.requestRate, this.durationUs)) : 0;
+    this.probeTotal = o.probeRate > 0 ? shareCount(this.share, countBefore(o.probeRate, this.durationUs)) : 0;
     // The stream carries its plan: what was offered, so a reader judges delivery against it.
     this.writer = new SampleWriter(o.out, {
       mode: o.mode,
@@ -210,6 +226,7 @@ export class Generator implements ExchangeOwner {
       run_tag: o.runTag,
       // Left out, not null, without arrivals: the constant plan's record is today's to the byte.
       ...(o.mode === 'open' && o.arrivals ? { arrivals: o.arrivals } : {}),
+      ...(o.share.nodes > 1 ? { share: o.share } : {}),
     });
   }
 
@@ -242,7 +259,8 @@ export class Generator implements ExchangeOwner {
     // Start the measured run on a collected heap (the child runs with --expose-gc): the garbage of
     // the warm-up would otherwise be collected, in one long pause, in the first second of the run.
     (globalThis as { gc?: () => void }).gc?.();
-    this.t0.ms = performance.now();
+    this.t0.ms = await this.startInstant();
+    if (this.stopping) return this.finish();
     this.cpu0 = process.cpuUsage();
     const drained = new Promise<void>((resolve) => (this.drained = resolve));
     this.progressTimer = setTimeout(() => this.tickProgress(), 1000);
@@ -254,6 +272,22 @@ export class Generator implements ExchangeOwner {
     // Every reply is in (or abandoned): the bracket's end, before the stream is flushed.
     this.bounds.afterLastReply?.();
     return this.finish();
+  }
+
+  /**
+   * Time 0 of the schedule on the monotonic clock. With a common start instant (several load nodes), the
+   * moment this host's clock reaches it: waited for when it is ahead, and taken as it is when this node
+   * comes late (its first requests then go out late, and its own instrument gate says so: lateness is
+   * never hidden by moving the schedule).
+   */
+  private async startInstant(): Promise<number> {
+    const at = this.o.startAtMs;
+    if (!at) return performance.now();
+    const aheadMs = at - Date.now();
+    const t0 = performance.now() + aheadMs;
+    this.startLateMs = Math.max(0, -aheadMs);
+    if (aheadMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, t0 - performance.now())));
+    return t0;
   }
 
   private async warm(): Promise<void> {
@@ -290,13 +324,14 @@ export class Generator implements ExchangeOwner {
     this.pumping = true;
     const now = this.nowUs();
     while (this.next < this.total) {
-      const intended = this.intendedUs(this.next);
+      const k = requestOf(this.share, this.next);
+      const intended = this.intendedUs(k);
       if (intended > now) break;
-      this.fire(this.next, intended);
+      this.fire(k, intended);
       this.next++;
     }
     this.pumping = false;
-    if (this.next < this.total && this.timer === null) this.timer = this.wake(this.onTimer, this.intendedUs(this.next));
+    if (this.next < this.total && this.timer === null) this.timer = this.wake(this.onTimer, this.intendedUs(requestOf(this.share, this.next)));
   };
 
   private onTimer = (): void => {
@@ -387,12 +422,13 @@ export class Generator implements ExchangeOwner {
     if (this.stopping || !this.probePool) return;
     const now = this.nowUs();
     while (this.probeNext < this.probeTotal) {
-      const intended = this.probeIntendedUs(this.probeNext);
+      const k = requestOf(this.share, this.probeNext);
+      const intended = this.probeIntendedUs(k);
       if (intended > now) break;
-      this.probeFire(this.probeNext, intended);
+      this.probeFire(k, intended);
       this.probeNext++;
     }
-    if (this.probeNext < this.probeTotal) this.probeTimer = this.wake(this.probePump, this.probeIntendedUs(this.probeNext));
+    if (this.probeNext < this.probeTotal) this.probeTimer = this.wake(this.probePump, this.probeIntendedUs(requestOf(this.share, this.probeNext)));
   };
 
   private probeFire(k: number, intended: number): void {
@@ -554,6 +590,7 @@ export class Generator implements ExchangeOwner {
       elapsed_s: Math.round(elapsed * 1000) / 1000,
       interrupted: this.interrupted,
       reason: this.reason,
+      ...(this.o.startAtMs ? { start_at_ms: this.o.startAtMs, start_late_ms: this.startLateMs ?? 0 } : {}),
     };
   }
 }

@@ -2,6 +2,7 @@
 // its `rig measure` flag) and the fix, so a bad configuration never costs a run.
 import { ArrivalsError, arrivalsProblem, type Arrivals } from '../protocol/arrivals';
 import { MAX_BATCH } from '../protocol/hardcount-api';
+import { shareProblem, WHOLE, type NodeShare } from '../protocol/node-share';
 import { seedFromString } from './prng';
 
 /** Arrivals as a caller gives them: Poisson's seed may be left out (then it comes from the run tag). */
@@ -57,6 +58,16 @@ export interface LoadOptions {
    * null: the protocol's constant schedule, exactly as before.
    */
   arrivals?: ArrivalsInput | null;
+  /**
+   * Open loop: this load node's share of the schedule (lib/protocol/node-share.ts): it sends only the
+   * requests k with k mod nodes = node, at the schedule's own times. Default: the whole schedule.
+   */
+  share?: NodeShare;
+  /**
+   * The instant (ms since the epoch, this host's clock) the repeat starts on every load node: the
+   * schedule's time 0. 0 (default): as soon as the connections are warm.
+   */
+  startAtMs?: number;
 }
 
 /** Options with every default resolved, as the child receives them (minus the key, which goes by env). */
@@ -112,7 +123,8 @@ export function resolveLoadOptions(o: LoadOptions): ResolvedLoadOptions {
     if (!(Number.isFinite(rate) && rate > 0)) {
       throw bad('rate', '--rate', `must be > 0 events per second, got ${o.rate}: e.g. --rate 1000 (requests/s = rate / batch)`);
     }
-    if (rate / batch > 100_000) throw bad('rate', '--rate', `asks for ${rate / batch} requests/s; one generator offers at most 100,000: raise --batch or split the rate over load hosts`);
+    const nodes = o.share?.nodes ?? 1;
+    if (rate / batch / nodes > 100_000) throw bad('rate', '--rate', `asks for ${rate / batch / nodes} requests/s${nodes > 1 ? ' of each load node' : ''}; one generator offers at most 100,000: raise --batch or split the rate over load hosts`);
   } else {
     workers = o.workers ?? NaN;
     if (!Number.isInteger(workers) || workers < 1 || workers > 10_000) {
@@ -143,6 +155,12 @@ export function resolveLoadOptions(o: LoadOptions): ResolvedLoadOptions {
     if (!(Number.isFinite(x) && x >= 0)) throw bad(field, flag, `must be >= 0 seconds, got ${v}`);
     return x;
   };
+  const share = o.share ?? WHOLE;
+  const shareBad = shareProblem(share);
+  if (shareBad) throw bad('share', '--node', shareBad);
+  if (share.nodes > 1 && mode !== 'open') throw bad('share', '--node', 'splits a schedule over load nodes: a closed loop (a ceiling) has none and runs from one node');
+  const startAtMs = o.startAtMs ?? 0;
+  if (!(Number.isFinite(startAtMs) && startAtMs >= 0)) throw bad('startAtMs', '--start-at', `must be an instant in ms since the epoch (0: at once), got ${o.startAtMs}`);
   const warm = o.warmConnections ?? Math.min(maxInFlight, Math.max(2, Math.ceil(requestRate * 0.02)), 256);
   const arrivals = resolveArrivals(o.arrivals ?? null, mode, rate, batch, o.seconds, runTag);
   return {
@@ -168,6 +186,8 @@ export function resolveLoadOptions(o: LoadOptions): ResolvedLoadOptions {
     warmupSeconds: seconds(o.warmupSeconds, 1, 'warmupSeconds', '--warmup-seconds'),
     requestRate,
     arrivals,
+    share,
+    startAtMs,
   };
 }
 
@@ -181,6 +201,15 @@ function resolveArrivals(a: ArrivalsInput | null, mode: 'open' | 'closed', rate:
   const why = arrivalsProblem(resolved, rate, batch, seconds);
   if (why) throw new LoadOptionsError('arrivals', new ArrivalsError(why).message);
   return resolved;
+}
+
+/**
+ * Arrivals with Poisson's seed fixed from `runTag` when left out: what the N load nodes of one repeat
+ * are given (activities/node-repeat.ts), seeded from the REPEAT's tag, since each node runs under its
+ * own (`<tag>.n<i>`) and a seed of its own would give each node another schedule to take its share of.
+ */
+export function seededArrivals(a: ArrivalsInput | null, runTag: string): ArrivalsInput | null {
+  return a?.shape === 'poisson' && a.seed === undefined ? { shape: 'poisson', seed: seedFromString(runTag + ARRIVALS_SALT) } : a;
 }
 
 export function checkCustomers(customers: unknown): asserts customers is string[] {

@@ -14,6 +14,7 @@ import { buckets, fullBuckets, groupBySecond, streamDurationS, type BucketStat }
 import { freezeCadenceS, freezeSeconds, medianBucketP99, windows } from './detectors';
 import { drift, type Drift } from './drift';
 import { percentiles } from './percentile';
+import { analyzePhases, type PhaseAnalysis } from './phases';
 import { INGEST, PROBE_SCENARIOS, SCENARIOS, STATUS_DROPPED, SampleFormatError, isOk, type ProbeScenario, type SampleColumns } from './sample-row';
 import { planSeconds, refuseOffSchedule, scheduledPerSecond, type StreamPlan } from './stream-plan';
 
@@ -71,6 +72,11 @@ export interface IngestAnalysis extends Counts {
   /** The same 1-s buckets over the corrected latency (done - intended): what a stall on the load host looks like. */
   per_second_corrected: BucketStat[];
   ten_second: BucketStat[];
+  /**
+   * A spike's or a ramp's phases (phases.ts): each phase's p99, a spike's recovery; `drift` is then
+   * of the steady phase alone. Absent for a steady schedule (constant, Poisson): the analysis is today's.
+   */
+  phases?: PhaseAnalysis;
 }
 
 /**
@@ -202,6 +208,8 @@ function analyzeIngest(cols: SampleColumns, durationS: number, plan: StreamPlan 
   let worst: number | null = null;
   for (const b of judged) if (b.p99_us !== null && (worst === null || b.p99_us > worst)) worst = b.p99_us;
   const freezes = [...new Set([...freezeSeconds(perSecond), ...freezeSeconds(corrected)])].sort((x, y) => x - y);
+  // A spike or a ramp is judged per phase, its drift over its steady phase only (phases.ts).
+  const phased = plan && plan.mode === 'open' ? analyzePhases(g, plan.arrivals) : null;
   const per = (x: number) => (durationS > 0 ? x / durationS : 0);
   return {
     ...c,
@@ -226,10 +234,11 @@ function analyzeIngest(cols: SampleColumns, durationS: number, plan: StreamPlan 
     windows: windows(judged, med),
     freeze_seconds: freezes,
     freeze_cadence_s: freezeCadenceS(freezes),
-    drift: drift(g),
+    drift: phased ? phased.drift : drift(g),
     per_second: perSecond,
     per_second_corrected: corrected,
     ten_second: tenSecond,
+    ...(phased ? { phases: phased.phases } : {}),
   };
 }
 

@@ -1,7 +1,8 @@
 // A repeat's analysis judged: the gate of its kind, the probe's verdict, the repeat's verdict and its
 // report. One function, so `rig measure`, `rig analyze`, calibration and the campaign judge alike.
 import type { RunAnalysis } from './analysis';
-import { ceilingGate, ladderGate, sustainedGate, type GateVerdict, type Reconciliation } from './gates';
+import { ceilingGate, ladderGate, sustainedGate, type GateVerdict, type Reconciliation, type SustainedGateOptions } from './gates';
+import { withNodeGates, type NodeRow } from './node-gates';
 import { runReport, type RunReport } from './run-report';
 import { DEFAULT_PROBE_P99_MS, probeVerdict, repeatVerdict, type RepeatVerdict } from './verdicts';
 
@@ -14,6 +15,11 @@ export interface EvaluateOptions {
   reconciliation?: Reconciliation | null;
   probeP99Ms?: number;
   interrupted?: boolean;
+  /** A spike's or a ramp's p99 limits per phase, and a spike's recovery limit (s): the workload's (issue 35). */
+  phaseP99LimitMs?: SustainedGateOptions['phaseP99LimitMs'];
+  recoveryLimitS?: number | null;
+  /** A merged stream's load nodes, each judged on its own stream (node-gates.ts); absent: one node. */
+  nodes?: readonly NodeRow[];
 }
 
 export interface Evaluation {
@@ -24,12 +30,13 @@ export interface Evaluation {
 export function evaluateRun(a: RunAnalysis, o: EvaluateOptions = {}): Evaluation {
   const kind = o.kind ?? 'sustained';
   const probeLag = a.probe_lag;
-  const gate =
+  const merged =
     kind === 'ladder'
       ? ladderGate(a.ingest, { driftLimit: o.driftLimit, reconciliation: o.reconciliation, probeLag })
       : kind === 'ceiling'
         ? ceilingGate(a.ingest, { driftLimit: o.driftLimit, minSamples: o.minSamples, reconciliation: o.reconciliation })
-        : sustainedGate(a.ingest, { p99LimitMs: o.p99LimitMs, driftLimit: o.driftLimit, minSamples: o.minSamples, reconciliation: o.reconciliation, probeLag });
+        : sustainedGate(a.ingest, { p99LimitMs: o.p99LimitMs, driftLimit: o.driftLimit, minSamples: o.minSamples, reconciliation: o.reconciliation, probeLag, phaseP99LimitMs: o.phaseP99LimitMs, recoveryLimitS: o.recoveryLimitS });
+  const gate = o.nodes?.length ? withNodeGates(merged, o.nodes) : merged;
   // A stream whose plan says it was cut short is an interrupted run, whoever reads it.
   const interrupted = (o.interrupted ?? false) || (a.plan?.cut_short ?? false);
   const verdict = repeatVerdict(gate, probeVerdict(a.probe, o.probeP99Ms ?? DEFAULT_PROBE_P99_MS), interrupted);

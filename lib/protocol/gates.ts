@@ -34,6 +34,7 @@
 import type { IngestAnalysis, LagStats } from './analysis';
 import { DEFAULT_DRIFT_LIMIT, DRIFT_CONFIDENCE, MIN_THIRD_SAMPLES, judgeDrift, type Drift } from './drift';
 import { secondRanges } from './second-ranges';
+import type { PhaseAnalysis, PhaseName, Recovery } from './phases';
 
 export const MIN_SAMPLES = 1000;
 /** A rung holds when it delivered at least (1 - this) of what it offered. */
@@ -45,7 +46,7 @@ export const INSTRUMENT_LAG_NO_LIMIT_MS = 5;
 /** ...or when any request left later than the p99 limit itself (with no limit, this many ms). */
 export const INSTRUMENT_MAX_LAG_NO_LIMIT_MS = 50;
 
-export type CheckName = 'threshold' | 'dropped' | 'failed' | 'rows' | 'quantity' | 'samples' | 'drift' | 'delivered' | 'instrument';
+export type CheckName = 'threshold' | 'dropped' | 'failed' | 'rows' | 'quantity' | 'samples' | 'drift' | 'delivered' | 'instrument' | 'recovery';
 
 export interface GateCheck {
   name: CheckName;
@@ -86,6 +87,10 @@ export interface SustainedGateOptions {
   reconciliation?: Reconciliation | null;
   /** The probe's schedule lag (RunAnalysis.probe_lag): judged by the instrument check like ingest's. */
   probeLag?: LagStats | null;
+  /** A spike's or a ramp's own p99 limit per phase (ms; phases.ts); a phase not named has p99LimitMs. */
+  phaseP99LimitMs?: Partial<Record<PhaseName, number>>;
+  /** A spike's recovery limit (s): its 10-s p99 back within x1.2 of before within this long after it. */
+  recoveryLimitS?: number | null;
 }
 
 export interface LadderGateOptions {
@@ -99,7 +104,7 @@ export function sustainedGate(a: IngestAnalysis, opts: SustainedGateOptions = {}
   const driftLimit = opts.driftLimit ?? DEFAULT_DRIFT_LIMIT;
   const minSamples = opts.minSamples ?? MIN_SAMPLES;
   const checks: GateCheck[] = [
-    thresholdCheck(a, opts.p99LimitMs ?? null),
+    a.phases ? phaseThresholdCheck(a.phases, opts.p99LimitMs ?? null, opts.phaseP99LimitMs ?? {}) : thresholdCheck(a, opts.p99LimitMs ?? null),
     deliveredCheck(a),
     droppedCheck(a),
     failedCheck(a),
@@ -112,7 +117,55 @@ export function sustainedGate(a: IngestAnalysis, opts: SustainedGateOptions = {}
     driftCheck(a, driftLimit),
     instrumentCheck(a, opts.p99LimitMs ?? null, opts.probeLag ?? null),
   ];
-  return verdict('sustained', checks, []);
+  // A spike's recovery: gated when the configuration sets a limit, else reported beside the verdict.
+  const notes: string[] = [];
+  const rec = a.phases?.recovery;
+  if (rec) {
+    const c = recoveryCheck(rec, opts.recoveryLimitS ?? null);
+    if (c.passed === null) notes.push(`recovery: ${c.detail}`);
+    else checks.push(c);
+  }
+  return verdict('sustained', checks, notes);
+}
+
+/**
+ * Latency limits per phase (a spike's before/during/after, a ramp's ramp/after): each phase's p99 at or
+ * under its own limit (the configuration's p99LimitMs where the workload names none). One check, named
+ * `threshold` like the steady repeat's, failing on every phase over its limit.
+ */
+export function phaseThresholdCheck(p: PhaseAnalysis, limitMs: number | null, perPhase: Partial<Record<PhaseName, number>>): GateCheck {
+  const parts: string[] = [];
+  const over: string[] = [];
+  let judged = 0;
+  for (const ph of p.phases) {
+    const limit = perPhase[ph.name] ?? limitMs;
+    const where = `${ph.name} (${ph.from_s}-${ph.to_s} s)`;
+    if (limit === null) {
+      parts.push(`${where} p99 ${ph.p99_us === null ? '—' : `${fmt(ph.p99_us / 1000)} ms`}`);
+      continue;
+    }
+    judged++;
+    if (ph.p99_us === null) {
+      parts.push(`${where}: no samples to hold p99 <= ${fmt(limit)} ms`);
+      over.push(ph.name);
+      continue;
+    }
+    const ok = ph.p99_us / 1000 <= limit;
+    parts.push(`${where} p99 ${fmt(ph.p99_us / 1000)} ms ${ok ? '<=' : '>'} ${fmt(limit)} ms`);
+    if (!ok) over.push(ph.name);
+  }
+  if (judged === 0) return { name: 'threshold', passed: null, detail: `no p99 limit configured: ${parts.join('; ')}` };
+  return { name: 'threshold', passed: over.length === 0, detail: `per phase: ${parts.join('; ')}`, ...(over.length ? { reason: `threshold: ${over.join(', ')} over the limit: ${parts.join('; ')}` } : {}) };
+}
+
+/** A spike's recovery (phases.ts) against the configuration's limit in seconds; passed null without a limit. */
+export function recoveryCheck(r: Recovery, limitS: number | null): GateCheck {
+  const level = r.before_p99_us === null ? '—' : `${fmt(r.before_p99_us / 1000)} ms`;
+  const rec = r.recovered_after_s === null ? 'not recovered within the repeat' : `${r.recovered_after_s} s`;
+  const what = `the ${r.window_s}-s p99 back within x${r.factor} of ${level} (before the spike) after ${rec}`;
+  if (limitS === null) return { name: 'recovery', passed: null, detail: what };
+  const ok = r.recovered_after_s !== null && r.recovered_after_s <= limitS;
+  return { name: 'recovery', passed: ok, detail: `${what} ${ok ? '<=' : '>'} limit ${fmt(limitS)} s` };
 }
 
 /**
@@ -191,7 +244,7 @@ function deliveredCheck(a: IngestAnalysis): GateCheck {
   return { name: 'delivered', passed: ok, detail, reason: ok ? undefined : `not delivered: ${detail}`, seconds: d.short_seconds };
 }
 
-function verdict(kind: GateVerdict['kind'], checks: GateCheck[], notes: string[]): GateVerdict {
+export function verdict(kind: GateVerdict['kind'], checks: GateCheck[], notes: string[]): GateVerdict {
   const failed = checks.filter((c) => c.passed === false);
   const unchecked = checks.filter((c) => c.passed === null).map((c) => c.name);
   return {
@@ -235,7 +288,7 @@ export function lateSeconds(bySecondMaxUs: Float64Array, limitUs: number): numbe
  * fails. The probe's requests are held to the same. The corrected p99 (done - intended) is given
  * beside it: what a user arriving on schedule would have seen.
  */
-function instrumentCheck(a: IngestAnalysis, p99LimitMs: number | null, probeLag: LagStats | null): GateCheck {
+export function instrumentCheck(a: IngestAnalysis, p99LimitMs: number | null, probeLag: LagStats | null): GateCheck {
   const limit = instrumentLagLimitMs(p99LimitMs);
   const maxLimit = instrumentMaxLagMs(p99LimitMs);
   const basis = {
@@ -275,13 +328,14 @@ function lagJudgement(
 }
 
 function thresholdCheck(a: IngestAnalysis, limitMs: number | null): GateCheck {
+  // (A phased repeat is judged by phaseThresholdCheck instead.)
   if (limitMs === null) return { name: 'threshold', passed: null, detail: 'no p99 limit configured' };
   if (a.p99_us === null) return { name: 'threshold', passed: false, detail: `no latency samples to hold p99 <= ${fmt(limitMs)} ms` };
   const p99 = a.p99_us / 1000;
   return { name: 'threshold', passed: p99 <= limitMs, detail: `p99 ${fmt(p99)} ms ${p99 <= limitMs ? '<=' : '>'} limit ${fmt(limitMs)} ms` };
 }
 
-function droppedCheck(a: IngestAnalysis): GateCheck {
+export function droppedCheck(a: IngestAnalysis): GateCheck {
   return {
     name: 'dropped',
     passed: a.dropped === 0,

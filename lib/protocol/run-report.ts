@@ -4,6 +4,7 @@
 import type { RunAnalysis } from './analysis';
 import { secondRanges } from './second-ranges';
 import { describeArrivals } from './arrivals';
+import type { PhaseAnalysis } from './phases';
 import type { StreamPlan } from './stream-plan';
 import { checkReason, driftInterval, type GateVerdict } from './gates';
 import { notJudged, type ProbeVerdict, type RepeatVerdict, type VerdictState } from './verdicts';
@@ -53,6 +54,8 @@ export interface RunReport {
   drift_high?: number | null;
   drift_first_third_p99_ms: number | null;
   drift_last_third_p99_ms: number | null;
+  /** A spike's or a ramp's phases: each phase's p99, a spike's recovery (lib/protocol/phases.ts); absent for a steady schedule. */
+  phases?: PhaseAnalysis;
   freeze_seconds: number[];
   freeze_cadence_s: number | null;
   windows: Array<[number, number]>;
@@ -110,6 +113,7 @@ export function runReport(a: RunAnalysis, v: RepeatVerdict): RunReport {
     drift_high: i.drift.ratio_high,
     drift_first_third_p99_ms: ms(i.drift.first_p99_us),
     drift_last_third_p99_ms: ms(i.drift.last_p99_us),
+    ...(i.phases ? { phases: i.phases } : {}),
     freeze_seconds: i.freeze_seconds,
     freeze_cadence_s: i.freeze_cadence_s,
     windows: i.windows,

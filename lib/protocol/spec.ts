@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { AwsSpec, awsDatabaseProblems } from './aws-spec';
 import { ExistingSpec, existingProblems, inlineSecretProblems } from './existing-spec';
+import { LoadSpec, loadProblems } from './load-nodes';
 import { LocalSpec, localProblems } from './local-spec';
 import { ServiceOverridesSpec, ServiceSpec, serviceSpecProblems } from './service-spec';
 import { WorkloadSpec, workloadProblems } from './workload-spec';
@@ -52,6 +53,8 @@ export const ConfigurationSpec = z.strictObject({
    * eventsPerSecond being its base. Absent: the protocol's constant arrivals, exactly as before.
    */
   workload: WorkloadSpec.optional(),
+  /** Load hosts that split this configuration's schedule (lib/protocol/load-nodes.ts); absent: the spec's, else 1. */
+  load: LoadSpec.optional(),
 });
 
 export const ProbeSpec = z.strictObject({
@@ -263,6 +266,8 @@ export const CampaignSpec = z
       .optional(),
     /** Control vs treatment(s) on one rig (lib/protocol/variants.ts): each configuration's repeats (or each ladder rung) run for each variant. */
     variants: VariantsSpec.optional(),
+    /** Load hosts that split every open-loop schedule (lib/protocol/load-nodes.ts); absent: 1. */
+    load: LoadSpec.optional(),
   })
   .refine((s) => Boolean(s.sustained) !== Boolean(s.ladder), {
     message: 'give exactly one of "sustained" (gated repeats) or "ladder" (a quick rate sweep)',
@@ -278,6 +283,7 @@ export const CampaignSpec = z
   })
   .superRefine((s, ctx) => {
     for (const p of existingProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
+    for (const p of loadProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
     for (const p of localProblems(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
     const problem = variantsProblem(s);
     if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: ['variants', ...problem.path] });

@@ -3,7 +3,9 @@
 // read with) and the plan's own code (stream-plan.ts: parsing, the schedule) can import it without
 // importing each other: the import-circle test (test/foundation/import-circles.test.ts) holds
 // lib/protocol to that.
+
 import type { Arrivals } from './arrivals';
+import type { NodeShare } from './node-share';
 
 export interface StreamPlan {
   /** open: a fixed schedule; closed: workers that send as replies come (a ceiling: no ingest schedule). */
@@ -31,4 +33,11 @@ export interface StreamPlan {
    * without it is today's to the byte (its record, its report), so the key is left out, never null.
    */
   arrivals?: Arrivals;
+  /**
+   * One load node's stream (issue 37): it holds only the schedule's requests k with k mod nodes = node
+   * (node-share.ts). Absent on a stream sent from one node, whose record is then byte for byte as before.
+   */
+  share?: NodeShare;
+  /** The merged stream of this many load nodes (the whole schedule, judged as one node's). Absent: one node. */
+  nodes?: number;
 }

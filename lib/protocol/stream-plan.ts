@@ -20,14 +20,19 @@
 // stream of 3,000 requests judged against a flags plan of 300 would read "delivered 330 of 300" and
 // pass; only its probe rate is unknown (null), so probe rows are held to its window alone.
 //
-// A plan may carry `arrivals` (issue 35: poisson, ramp, spike, diurnal, trace; arrivals.ts): then its
-// record is version 2, `{"v":2,...,"arrivals":{...}}`, and ingest request n is at the shape's time
-// instead. A plan without arrivals is written as version 1, exactly as before, so a stream of the
-// protocol's constant schedule is byte-identical to today's; a reader that knows only version 1
-// refuses a version-2 stream rather than judge its rows against the wrong schedule.
+// A plan may carry `arrivals` (issue 35: poisson, ramp, spike, diurnal, trace; arrivals.ts): then
+// ingest request n is at the shape's time instead. It may carry a load node's `share` (issue 37,
+// node-share.ts: the stream holds only the requests k with k mod nodes = node, probe requests alike)
+// or, on a merge of N nodes' streams, `nodes`: never both. Either, or arrivals with either, makes the
+// record version 2, `{"v":2,...,"arrivals":{...},"share":{"node":i,"nodes":N}}`. The constant schedule
+// from one node is written as version 1, exactly as before, so its stream is byte-identical to
+// today's; a reader that knows only version 1 refuses a version-2 stream rather than judge its rows
+// against the wrong schedule. A row is held to the shaped schedule first (its index k by its time),
+// then to the share (k mod nodes).
 import { arrivalSchedule, arrivalsProblem, schedulePerSecond, type ArrivalSchedule, type Arrivals } from './arrivals';
 import { PROBE_SCENARIOS, SCENARIOS, SampleFormatError, type SampleColumns, INGEST } from './sample-row';
 import type { StreamPlan } from './stream-plan-types';
+import { owns, requestOf, shareCount, shareProblem, WHOLE, type NodeShare } from './node-share';
 
 // The plan's shape lives in stream-plan-types.ts, which the row format's SampleColumns can import
 // without importing this file back; it is re-exported here, where the plan's readers look for it.
@@ -36,8 +41,17 @@ export type { StreamPlan } from './stream-plan-types';
 export const PLAN_RECORD = '#plan ';
 export const END_RECORD = '#end ';
 export const PLAN_VERSION = 1;
-/** The record's version when the plan carries arrivals (a shape other than constant). */
-export const PLAN_VERSION_ARRIVALS = 2;
+/**
+ * The record's version when the plan carries arrivals (a shape other than constant), a load node's
+ * share (`"share":{"node":i,"nodes":N}`, issue 37) or the merge of N nodes' streams (`"nodes":N`), or
+ * arrivals with one of the two. A reader that knows only version 1 refuses it by its version, rather
+ * than judge its rows against the wrong schedule (a shaped one, or a third of one).
+ */
+export const PLAN_VERSION_2 = 2;
+/** Issue 35's name for version 2 (a plan with arrivals). */
+export const PLAN_VERSION_ARRIVALS = PLAN_VERSION_2;
+/** Issue 37's name for version 2 (a load node's share, or a merge of nodes). */
+export const PLAN_VERSION_NODES = PLAN_VERSION_2;
 
 export class PlanError extends Error {
   constructor(message: string) {
@@ -47,12 +61,15 @@ export class PlanError extends Error {
 }
 
 /** The `#plan` line (with its newline) the writer puts before the CSV header. */
-export function formatPlanRecord(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'run_tag' | 'arrivals'>): string {
-  if (p.arrivals) {
-    const rec = { v: PLAN_VERSION_ARRIVALS, mode: p.mode, rate: p.rate, batch: p.batch, seconds: p.seconds, probe_rate: p.probe_rate, run_tag: p.run_tag, arrivals: p.arrivals };
-    return `${PLAN_RECORD}${JSON.stringify(rec)}\n`;
-  }
-  return `${PLAN_RECORD}${JSON.stringify({ v: PLAN_VERSION, mode: p.mode, rate: p.rate, batch: p.batch, seconds: p.seconds, probe_rate: p.probe_rate, run_tag: p.run_tag })}\n`;
+export function formatPlanRecord(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'run_tag' | 'arrivals' | 'share' | 'nodes'>): string {
+  const fields = { mode: p.mode, rate: p.rate, batch: p.batch, seconds: p.seconds, probe_rate: p.probe_rate, run_tag: p.run_tag };
+  // Version 2 carries arrivals, then a node's share or a merge's node count (a share wins over a count).
+  const shape = p.arrivals ? { arrivals: p.arrivals } : {};
+  const split = p.share && p.share.nodes > 1 ? { share: { node: p.share.node, nodes: p.share.nodes } } : p.nodes !== undefined && p.nodes > 1 ? { nodes: p.nodes } : {};
+  // The constant schedule from one node (no arrivals, no share, no merge): version 1, byte for byte the
+  // record every earlier stream carries.
+  if (!p.arrivals && !('share' in split) && !('nodes' in split)) return `${PLAN_RECORD}${JSON.stringify({ v: PLAN_VERSION, ...fields })}\n`;
+  return `${PLAN_RECORD}${JSON.stringify({ v: PLAN_VERSION_2, ...fields, ...shape, ...split })}\n`;
 }
 
 /** The `#end` line (with its newline) the writer puts after the last row when it closes the stream. */
@@ -73,8 +90,9 @@ export function parsePlanRecord(json: string): StreamPlan {
     throw new PlanError('the #plan record is not JSON');
   }
   if (typeof o !== 'object' || o === null) throw new PlanError('the #plan record is not a JSON object');
-  if (o.v !== PLAN_VERSION && o.v !== PLAN_VERSION_ARRIVALS) throw new PlanError(`the #plan record has version ${String(o.v)}; this reader knows versions ${PLAN_VERSION} and ${PLAN_VERSION_ARRIVALS}`);
-  if ((o.v === PLAN_VERSION_ARRIVALS) !== (o.arrivals !== undefined)) throw new PlanError(`the #plan record's version ${String(o.v)} ${o.v === PLAN_VERSION ? 'carries no' : 'must carry its'} arrivals`);
+  if (o.v !== PLAN_VERSION && o.v !== PLAN_VERSION_2) throw new PlanError(`the #plan record has version ${String(o.v)}; this reader knows versions ${PLAN_VERSION} and ${PLAN_VERSION_2}`);
+  const carries = o.arrivals !== undefined || o.share !== undefined || o.nodes !== undefined;
+  if (o.v === PLAN_VERSION && carries) throw new PlanError('the #plan record\'s version 1 carries no arrivals, share or nodes (a record with them is version 2)');
   const mode = o.mode;
   if (mode !== 'open' && mode !== 'closed') throw new PlanError(`the #plan record's mode must be 'open' or 'closed', got ${JSON.stringify(mode)}`);
   const plan: StreamPlan = {
@@ -88,9 +106,27 @@ export function parsePlanRecord(json: string): StreamPlan {
     cut_reason: null,
     source: 'stream',
   };
-  if (o.arrivals !== undefined) {
-    if (typeof o.arrivals !== 'object' || o.arrivals === null) throw new PlanError("the #plan record's arrivals must be an object");
-    plan.arrivals = o.arrivals as Arrivals;
+  if (o.v === PLAN_VERSION_2) {
+    // Arrivals (a shaped schedule), and/or exactly one of a node's share or a merge of nodes.
+    const share = o.share as { node?: unknown; nodes?: unknown } | undefined;
+    if (!carries) throw new PlanError('the #plan record of version 2 must carry "arrivals" (a shaped schedule) and/or exactly one of "share" (a load node\'s stream) or "nodes" (a merged stream); it carries none');
+    if (share !== undefined && o.nodes !== undefined) throw new PlanError('the #plan record of version 2 must carry exactly one of "share" (a load node\'s stream) or "nodes" (a merged stream), not both');
+    if (o.arrivals !== undefined) {
+      if (typeof o.arrivals !== 'object' || o.arrivals === null) throw new PlanError("the #plan record's arrivals must be an object");
+      plan.arrivals = o.arrivals as Arrivals;
+    }
+    if (share !== undefined) {
+      if (typeof share !== 'object' || share === null) throw new PlanError('the #plan record\'s share must be {"node": i, "nodes": N}');
+      const s = { node: share.node as number, nodes: share.nodes as number };
+      const bad = shareProblem(s);
+      if (bad || s.nodes < 2) throw new PlanError(`the #plan record's share: ${bad ?? `nodes must be at least 2, got ${s.nodes}`}`);
+      plan.share = s;
+    } else if (o.nodes !== undefined) {
+      const n = o.nodes as number;
+      if (!Number.isInteger(n) || n < 2 || n > 1024) throw new PlanError(`the #plan record's nodes must be a whole number within 2..1024, got ${String(o.nodes)}`);
+      plan.nodes = n;
+    }
+    if ((plan.share || plan.nodes) && mode !== 'open') throw new PlanError('the #plan record of version 2 must be an open loop: only a schedule is split over nodes');
   }
   const why = planProblem(plan);
   if (why) throw new PlanError(`the #plan record's ${why}`);
@@ -110,11 +146,13 @@ export function parseEndRecord(json: string): { cut_short: boolean; reason: stri
 }
 
 /** What is wrong with a plan's fields (naming the field), or null. */
-export function planProblem(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'arrivals'>): string | null {
+export function planProblem(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'arrivals' | 'share' | 'nodes'>): string | null {
+  // Each generator offers at most 100,000 requests/s: a node's share of the schedule, or each of the merged nodes'.
+  const senders = p.share?.nodes ?? p.nodes ?? 1;
   if (!Number.isInteger(p.batch) || p.batch < 1 || p.batch > 1000) return `batch must be a whole number of events within 1..1000, got ${p.batch}`;
   if (!(typeof p.seconds === 'number' && Number.isFinite(p.seconds) && p.seconds > 0 && p.seconds <= 7 * 86_400)) return `seconds must be > 0 (at most 7 days), got ${p.seconds}`;
-  if (p.mode === 'open' && !(typeof p.rate === 'number' && Number.isFinite(p.rate) && p.rate > 0 && p.rate / p.batch <= 100_000)) {
-    return `rate must be > 0 events per second (at most 100,000 requests/s), got ${p.rate}`;
+  if (p.mode === 'open' && !(typeof p.rate === 'number' && Number.isFinite(p.rate) && p.rate > 0 && p.rate / p.batch / senders <= 100_000)) {
+    return `rate must be > 0 events per second (at most 100,000 requests/s${senders > 1 ? ' per load node' : ''}), got ${p.rate}`;
   }
   if (p.probe_rate !== null && !(typeof p.probe_rate === 'number' && Number.isFinite(p.probe_rate) && p.probe_rate >= 0 && p.probe_rate <= 1000)) {
     return `probe_rate must be within 0..1000, got ${p.probe_rate}`;
@@ -197,28 +235,50 @@ export function scheduleIndex(rate: number, t: number): number {
 
 /**
  * The plan's ingest schedule (arrivals.ts) when it carries arrivals; null for the constant schedule
- * (read through scheduledUs/countBefore/scheduleIndex, as always) and for a closed loop.
+ * (read through scheduledUs/countBefore/scheduleIndex, as always) and for a closed loop. The whole
+ * schedule: a load node's share of it is requestOf(share, m) over it (node-share.ts).
  */
 export function shapedSchedule(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'arrivals'>): ArrivalSchedule | null {
   if (p.mode !== 'open' || !p.arrivals || p.rate === null) return null;
   return arrivalSchedule({ rate: p.rate, batch: p.batch, seconds: p.seconds, arrivals: p.arrivals });
 }
 
-/** Ingest requests the plan schedules in each second [0, planSeconds): what must be delivered there. */
+/**
+ * Ingest requests the plan schedules in each second [0, planSeconds): what must be delivered there. A
+ * load node's stream (its plan's share) counts only its own requests (node-share.ts), of the shaped
+ * schedule when the plan carries arrivals.
+ */
 export function scheduledPerSecond(p: StreamPlan): Int32Array {
   const d = planSeconds(p);
+  const share = p.share ?? WHOLE;
   const shaped = shapedSchedule(p);
-  if (shaped) return schedulePerSecond(shaped, d);
+  if (shaped) return sharePerSecond(shaped, share, d);
   const out = new Int32Array(d);
   const rate = requestRate(p);
   if (rate === 0) return out;
-  const total = countBefore(rate, windowUs(p));
+  const total = shareCount(share, countBefore(rate, windowUs(p)));
   // Second s holds the n with floor(n*1e6/rate) in [s*1e6, (s+1)*1e6): count the boundaries, not each n.
   let prev = 0;
   for (let s = 0; s < d; s++) {
-    const upto = Math.min(total, countBefore(rate, (s + 1) * 1e6));
+    const upto = Math.min(total, shareCount(share, countBefore(rate, (s + 1) * 1e6)));
     out[s] = upto - prev;
     prev = upto;
+  }
+  return out;
+}
+
+/**
+ * A shaped schedule's requests per second, of one node's share: its m-th request is the schedule's
+ * requestOf(share, m), at that request's shaped time (the generator's own rule). The whole schedule
+ * (one node, or a merge) is arrivals.ts's schedulePerSecond.
+ */
+function sharePerSecond(s: ArrivalSchedule, share: NodeShare, seconds: number): Int32Array {
+  if (share.nodes === 1) return schedulePerSecond(s, seconds);
+  const out = new Int32Array(seconds);
+  const mine = shareCount(share, s.count);
+  for (let m = 0; m < mine; m++) {
+    const sec = Math.floor(s.at(requestOf(share, m)) / 1e6);
+    if (sec < seconds) out[sec]++;
   }
   return out;
 }
@@ -236,6 +296,8 @@ export function refuseOffSchedule(cols: SampleColumns, p: StreamPlan): void {
   const rr = requestRate(p);
   const shaped = shapedSchedule(p);
   const from = p.source === 'flags' ? ' (from the flags)' : '';
+  const share = p.share ?? WHOLE;
+  const whose = (k: number) => `request ${k} of the schedule is node ${k % share.nodes}'s, and this stream is node ${share.node}'s of ${share.nodes}: a row outside its share`;
   for (let i = 0; i < cols.length; i++) {
     const t = cols.intended[i];
     const code = cols.scenario[i];
@@ -243,14 +305,18 @@ export function refuseOffSchedule(cols: SampleColumns, p: StreamPlan): void {
     const name = SCENARIOS[code];
     if (t >= end) throw new SampleFormatError(line, `${name} row intended at ${t} µs, after the plan's ${p.seconds} s: a row outside the schedule`);
     if (code === INGEST) {
-      if (shaped) {
-        if (shaped.indexOf(t) < 0) throw new SampleFormatError(line, `ingest row intended at ${t} µs is not on the plan's ${p.arrivals?.shape} schedule: a row outside the schedule`);
-      } else if (p.mode === 'open' && scheduleIndex(rr, t) < 0) {
-        throw new SampleFormatError(line, `ingest row intended at ${t} µs is not on the plan's schedule${from} (${rr} requests/s: request n at floor(n x 1e6 / ${rr}) µs): a row outside the schedule`);
+      if (p.mode === 'open') {
+        const k = shaped ? shaped.indexOf(t) : scheduleIndex(rr, t);
+        if (k < 0) {
+          if (shaped) throw new SampleFormatError(line, `ingest row intended at ${t} µs is not on the plan's ${p.arrivals?.shape} schedule: a row outside the schedule`);
+          throw new SampleFormatError(line, `ingest row intended at ${t} µs is not on the plan's schedule${from} (${rr} requests/s: request n at floor(n x 1e6 / ${rr}) µs): a row outside the schedule`);
+        }
+        if (!owns(share, k)) throw new SampleFormatError(line, `ingest row intended at ${t} µs: ${whose(k)}`);
       }
     } else if (p.probe_rate !== null) {
       const k = p.probe_rate > 0 ? scheduleIndex(p.probe_rate, t) : -1;
       if (k < 0) throw new SampleFormatError(line, `${name} row intended at ${t} µs is not on the plan's probe schedule (${p.probe_rate} requests/s): a row outside the schedule`);
+      if (!owns(share, k)) throw new SampleFormatError(line, `${name} row intended at ${t} µs: probe ${whose(k)}`);
       const want = PROBE_SCENARIOS[k % PROBE_SCENARIOS.length];
       if (want !== name) throw new SampleFormatError(line, `${name} row intended at ${t} µs: the plan's probe request ${k} at that time is ${want}: a row outside the schedule`);
     }

@@ -42,6 +42,20 @@ export const ArrivalsSpec = z.discriminatedUnion(
 
 export const WorkloadSpec = z.strictObject({
   arrivals: ArrivalsSpec,
+  /**
+   * A spike's or a ramp's own p99 limit (ms) per phase (lib/protocol/phases.ts: before, during, after;
+   * ramp, after); a phase not named is held to the configuration's p99LimitMs.
+   */
+  phaseP99LimitMs: z
+    .strictObject({
+      before: num('before').positive().optional(),
+      during: num('during').positive().optional(),
+      after: num('after').positive().optional(),
+      ramp: num('ramp').positive().optional(),
+    })
+    .optional(),
+  /** A spike's recovery limit: its 10-s p99 back within x1.2 of its level before the spike within this many seconds of its end. */
+  recoveryLimitSeconds: num('recoveryLimitSeconds').positive().optional(),
 });
 
 export type ArrivalsSpec = z.infer<typeof ArrivalsSpec>;
@@ -63,6 +77,16 @@ export function workloadArrivals(w: WorkloadSpec | undefined): Exclude<ArrivalsS
  * read (client/spec-input.ts); here only its speed.
  */
 export function workloadProblems(c: { eventsPerSecond: number; batch: number; workload?: WorkloadSpec }, repeatSeconds: number): Array<{ message: string; path: string[] }> {
+  const out: Array<{ message: string; path: string[] }> = [];
+  const shape = c.workload?.arrivals.shape;
+  if (c.workload?.recoveryLimitSeconds !== undefined && shape !== 'spike') out.push({ message: `recoveryLimitSeconds is a spike's: arrivals are ${shape}; remove it, or make the arrivals a spike`, path: ['workload', 'recoveryLimitSeconds'] });
+  const phases = Object.keys(c.workload?.phaseP99LimitMs ?? {});
+  const own = shape === 'spike' ? ['before', 'during', 'after'] : shape === 'ramp' ? ['ramp', 'after'] : [];
+  for (const ph of phases) if (!own.includes(ph)) out.push({ message: `a ${shape} has no phase "${ph}"${own.length ? ` (its phases: ${own.join(', ')})` : ': phases are a spike\'s or a ramp\'s'}`, path: ['workload', 'phaseP99LimitMs', ph] });
+  return [...out, ...arrivalsProblems(c, repeatSeconds)];
+}
+
+function arrivalsProblems(c: { eventsPerSecond: number; batch: number; workload?: WorkloadSpec }, repeatSeconds: number): Array<{ message: string; path: string[] }> {
   const a = workloadArrivals(c.workload);
   if (!a || a.shape === 'trace') return [];
   // A field the schema refused already (zod runs this refinement anyway) is not refused twice.

@@ -38,6 +38,7 @@ test('examples/spike.json spikes to 5x its base for 30 s, examples/poisson.json 
   const spike = parseCampaignSpec(read('spike'));
   const c = spike.sustained!.configurations[0];
   assert.deepEqual(c.workload?.arrivals, { shape: 'spike', peak: 5 * c.eventsPerSecond, at: 40, for: 30 });
+  assert.deepEqual([c.workload?.phaseP99LimitMs, c.workload?.recoveryLimitSeconds], [{ during: 250 }, 20]);
   const p = dryRunPlan('s-1', spike, now);
   // 200 requests/s for 90 s and 1,000 for 30 s.
   assert.equal(p.configurations[0].requestsPerRepeat, 200 * 90 + 1000 * 30);
@@ -69,6 +70,16 @@ test('bad arrivals are refused before anything runs, naming the field and the fi
   assert.match(errorsOf(spikeWith({ shape: 'spike', peek: 1000, at: 10, for: 30 })).join('\n'), /peek/);
   assert.match(errorsOf(spikeWith({ shape: 'poisson', seed: 1.5 })).join('\n'), /seed must be a whole number/);
   assert.match(errorsOf(spikeWith({ shape: 'trace', file: 'x.txt', speed: 0 })).join('\n'), /speed must be > 0 \(2 replays the trace twice as fast\)/);
+  // A spike's gates belong to a spike (or a ramp's phases to a ramp).
+  const s = read('spike');
+  const c0 = s.sustained!.configurations[0];
+  const withWorkload = (workload: unknown) => ({ ...s, sustained: { ...s.sustained, configurations: [{ ...c0, workload }] } });
+  assert.deepEqual(errorsOf(withWorkload({ arrivals: { shape: 'poisson' }, recoveryLimitSeconds: 10 })), [
+    "sustained.configurations[0].workload.recoveryLimitSeconds: recoveryLimitSeconds is a spike's: arrivals are poisson; remove it, or make the arrivals a spike",
+  ]);
+  assert.deepEqual(errorsOf(withWorkload({ arrivals: { shape: 'ramp', to: 400, over: 60 }, phaseP99LimitMs: { during: 100 } })), [
+    'sustained.configurations[0].workload.phaseP99LimitMs.during: a ramp has no phase "during" (its phases: ramp, after)',
+  ]);
 });
 
 test('a trace workload: its file is read when the spec is loaded (refused naming the field), and its path made absolute for the worker', () => {

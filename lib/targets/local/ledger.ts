@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { closedLedgerDir, ledgerDir, rigPaths } from './rig-paths';
 
-export type ResourceKind = 'rig-dir' | 'cluster' | 'service';
+export type ResourceKind = 'rig-dir' | 'cluster' | 'service' | 'load-netns';
 
 /** What is known about one resource; each entry adds to it (a later value wins). */
 export interface ResourceDetail {
@@ -29,6 +29,11 @@ export interface ResourceDetail {
   pidFile?: string;
   url?: string;
   note?: string;
+  /** load-netns: the namespace, this machine's end of its veth pair, and the 10.231.S.0/24 it is on (load-netns.ts). */
+  ns?: string;
+  hostLink?: string;
+  subnet?: number;
+  node?: number;
 }
 
 export interface LedgerEntry {
@@ -62,7 +67,7 @@ export class LedgerUnreadableError extends Error {
 }
 
 const OPS = new Set(['intend', 'made', 'removed']);
-const KINDS = new Set(['rig-dir', 'cluster', 'service']);
+const KINDS = new Set(['rig-dir', 'cluster', 'service', 'load-netns']);
 
 /** Parse a ledger file; a missing file is an empty ledger. Throws LedgerUnreadableError on anything odd. */
 export function readLedgerFile(file: string): LedgerEntry[] {

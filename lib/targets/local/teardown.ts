@@ -7,6 +7,7 @@ import path from 'node:path';
 import { resultsDir } from '../../tools/paths';
 import type { ProgressFn, TeardownResult } from '../target';
 import { appendLedger, closeLedger, liveResources, type LedgerResource } from './ledger';
+import { removeLoadNamespace } from './load-netns';
 import { withCampaignLock } from './lock';
 import { PgCluster } from './pg-cluster';
 import { findPostmaster, isAlive, postmasterDataDir, readCmdline, waitGone } from './proc';
@@ -55,6 +56,7 @@ function describe(r: LedgerResource): string {
   const d = r.detail;
   if (r.kind === 'service') return `pid ${d.pid ?? '?'}, port ${d.port ?? '?'}`;
   if (r.kind === 'cluster') return `${d.dataDir ?? d.path ?? '?'}, port ${d.port ?? '?'}`;
+  if (r.kind === 'load-netns') return `namespace ${d.ns ?? '?'}, node ${d.node ?? '?'}`;
   return d.path ?? '?';
 }
 
@@ -64,6 +66,12 @@ async function removeResource(r: LedgerResource, onProgress: ProgressFn): Promis
       return removeService(r, onProgress);
     case 'cluster':
       return removeCluster(r, onProgress);
+    case 'load-netns': {
+      const { ns, hostLink } = r.detail;
+      if (!ns || !hostLink) throw new Error(`ledger entry ${r.id} of ${r.campaignId} names no namespace; cannot tell which is its`);
+      onProgress(`removing network namespace ${ns}`);
+      return removeLoadNamespace({ ns, hostLink }) ? 'removed' : 'gone';
+    }
     case 'rig-dir': {
       const dir = r.detail.path;
       if (!dir || !fs.existsSync(dir)) return 'gone';

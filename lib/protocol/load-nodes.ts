@@ -1,0 +1,73 @@
+// `load.nodes`: how many load hosts offer one repeat's schedule (issue 37). Given on the spec (every
+// open-loop schedule of the campaign) or on one configuration (that configuration's repeats and its
+// warm-up); the configuration's wins. Absent everywhere: 1, and nothing of the campaign changes (no
+// default is written into the resolved spec, so a spec without it resolves, hashes and runs exactly as
+// before). Pure.
+//
+// N nodes split ONE schedule (node-share.ts): node i sends requests i, i+N, i+2N, ... so the merged
+// arrivals are the configured rate exactly. The ceiling is a closed loop (no schedule to split) and
+// always runs from one node.
+import { z } from 'zod';
+
+/** More load hosts than this is not a rig's job (and each is a worker, a namespace, a clock to check). */
+export const MAX_LOAD_NODES = 64;
+/** One generator offers at most this many requests per second (lib/loadgen/options.ts says the same). */
+export const MAX_REQUESTS_PER_NODE = 100_000;
+
+export const LoadSpec = z.strictObject({
+  nodes: z
+    .number({ error: (iss) => (iss.input === undefined ? 'load.nodes is required in a "load" block' : `load.nodes must be a whole number of load hosts within 1..${MAX_LOAD_NODES} (got ${String(iss.input)})`) })
+    .int(`load.nodes must be a whole number of load hosts within 1..${MAX_LOAD_NODES}`)
+    .min(1, `load.nodes must be at least 1 (one load host)`)
+    .max(MAX_LOAD_NODES, `load.nodes must be at most ${MAX_LOAD_NODES}`),
+});
+export type LoadSpec = z.infer<typeof LoadSpec>;
+
+interface NodesInput {
+  target: string;
+  load?: LoadSpec;
+  sustained?: { configurations: Array<{ name: string; eventsPerSecond: number; batch: number; load?: LoadSpec }> };
+  ladder?: { rates: number[]; batch: number };
+}
+
+/** Load hosts of one configuration's repeats: its own `load.nodes`, else the spec's, else 1. */
+export function loadNodesOf(spec: { load?: LoadSpec }, configuration?: { load?: LoadSpec }): number {
+  return configuration?.load?.nodes ?? spec.load?.nodes ?? 1;
+}
+
+/**
+ * Whether the campaign workflow's repeat phase fans a repeat out to its load nodes
+ * (activities/node-repeat.ts). Until it does, a spec asking for more than one node is refused rather
+ * than run from one node silently; the change that makes the repeat phase call runNodeLoad and
+ * judgeNodeRepeat sets this to true.
+ */
+export const LOAD_NODES_WIRED = false;
+
+/** What the spec's `load` blocks cannot be (path and message each), for the spec's superRefine. */
+export function loadProblems(s: NodesInput, wired = LOAD_NODES_WIRED): Array<{ path: Array<string | number>; message: string }> {
+  const out: Array<{ path: Array<string | number>; message: string }> = [];
+  const many = (s.load?.nodes ?? 1) > 1 || (s.sustained?.configurations ?? []).some((c) => (c.load?.nodes ?? 1) > 1);
+  if (many && !wired) {
+    const path = (s.load?.nodes ?? 1) > 1 ? ['load', 'nodes'] : ['sustained', 'configurations'];
+    return [{ path, message: 'load.nodes > 1 is not run by the campaign yet (the repeat phase does not fan out to load nodes): set load.nodes to 1 or leave it out' }];
+  }
+  if (many && s.target !== 'local') {
+    // The fan-out is built beneath the workflow for local first; an AWS rig has one load node so far.
+    const path = (s.load?.nodes ?? 1) > 1 ? ['load', 'nodes'] : ['sustained', 'configurations'];
+    out.push({ path, message: `load.nodes > 1 runs on target "local" only so far (target "${s.target}" has one load host): remove "load" or use target "local"` });
+  }
+  (s.sustained?.configurations ?? []).forEach((c, i) => {
+    const n = loadNodesOf(s, c);
+    const perNode = c.eventsPerSecond / c.batch / n;
+    // Intended times are whole µs: above 1M requests/s two requests of one schedule would share one.
+    if (c.eventsPerSecond / c.batch > 1_000_000) {
+      out.push({ path: ['sustained', 'configurations', i, 'eventsPerSecond'], message: `configuration "${c.name}" asks for ${c.eventsPerSecond / c.batch} requests/s; a schedule of µs times holds at most 1,000,000: raise its batch` });
+    } else if (n > 1 && perNode > MAX_REQUESTS_PER_NODE) {
+      out.push({
+        path: ['sustained', 'configurations', i, 'load', 'nodes'],
+        message: `configuration "${c.name}" asks each of its ${n} load nodes for ${Math.ceil(perNode)} requests/s; one generator offers at most ${MAX_REQUESTS_PER_NODE}: give load.nodes >= ${Math.ceil(c.eventsPerSecond / c.batch / MAX_REQUESTS_PER_NODE)}`,
+      });
+    }
+  });
+  return out;
+}
