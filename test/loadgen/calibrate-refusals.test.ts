@@ -2,20 +2,13 @@
 // refused on any host, so nothing here judges this host's timing and the file runs beside others), and
 // bad input. The calibration that must pass is test/loadgen/calibrate-command.test.ts (alone).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { test } from 'node:test';
+import { rig as runRig } from '../harness/rig-cli';
 
-const root = path.resolve(__dirname, '..', '..');
-
+/** `rig ARGS` as a user runs it (test/harness/rig-cli.ts). */
 async function rig(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [path.join(root, 'bin', 'rig.cjs'), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, out, err };
+  const r = await runRig(args);
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 test('rig calibrate --p99-limit-ms: a floor too coarse for the limit is NOT CALIBRATED, naming the case and the figure', async () => {

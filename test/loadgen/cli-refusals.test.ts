@@ -2,7 +2,6 @@
 // here judges this host's timing (no verdict depends on an on-time generator), so the file runs beside
 // others; the measured runs whose verdicts do are in test/loadgen/cli.test.ts (alone).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,8 +11,8 @@ import { CalibrationServer } from '../../lib/loadgen/calibration-server';
 import { readSampleFile } from '../../lib/loadgen/sample-reader';
 import { SAMPLE_HEADER } from '../../lib/protocol/sample-row';
 import { freePort } from '../../lib/tools/free-port';
+import { rig as runRig } from '../harness/rig-cli';
 
-const root = path.resolve(__dirname, '..', '..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-cli-refusals-'));
 let server: CalibrationServer;
 let url = '';
@@ -26,23 +25,10 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-interface Ran {
-  code: number | null;
-  out: string;
-  err: string;
-}
-
-function rig(args: string[], o: { key?: string } = {}): Promise<Ran> {
-  const child = spawn(process.execPath, [path.join(root, 'bin', 'rig.cjs'), ...args], {
-    cwd: root,
-    env: { ...process.env, RIG_API_KEY: o.key ?? 'cli-key' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+/** `rig ARGS` as a user runs it (test/harness/rig-cli.ts), with the calibration server's key unless another is given. */
+async function rig(args: string[], o: { key?: string } = {}): Promise<{ code: number | null; out: string; err: string }> {
+  const r = await runRig(args, { RIG_API_KEY: o.key ?? 'cli-key' });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 const load = (out: string, extra: string[] = []) => ['measure', '--url', url, '--rate', '2500', '--batch', '5', '--seconds', '3', '--out', out, '--quiet', ...extra];
