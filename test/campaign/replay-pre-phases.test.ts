@@ -12,23 +12,13 @@
 // step two of issue 24's retirement too, which removed those calls (docs/architecture.md "Retiring
 // the campaign's patches").
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Worker } from '@temporalio/worker';
 import '../harness/temporal';
-import { rigWorkflowBundle } from '../../worker/workflow-bundle-cache';
+import { replayFolder } from '../harness/recorded-replay';
 
 const dir = path.resolve(__dirname, '..', 'fixtures', 'histories', 'pre-phases');
 
 test('histories recorded before the campaign was split into phases replay against the phases', async () => {
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
-  assert.ok(files.length >= 5, `histories to replay in ${dir}`);
-  const histories = files.map((f) => ({ workflowId: f.replace(/\.json$/, ''), history: JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as unknown }));
-  const replayed: string[] = [];
-  for await (const r of Worker.runReplayHistories({ workflowBundle: await rigWorkflowBundle() }, histories)) {
-    assert.equal(r.error, undefined, `${r.workflowId}: ${r.error?.message}`);
-    replayed.push(r.workflowId);
-  }
-  assert.deepEqual(replayed.sort(), histories.map((h) => h.workflowId).sort());
+  for (const [workflowId, error] of await replayFolder(dir, 5)) assert.equal(error, undefined, `${workflowId}: ${error?.message}`);
 });

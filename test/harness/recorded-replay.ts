@@ -21,6 +21,21 @@ export async function replayHistoryJson(json: unknown, workflowId: string): Prom
 }
 
 /**
+ * Replays every history in a fixtures folder (`<workflowId>.json` each) against today's workflows:
+ * each history's replay error (undefined when it replays), by workflow id, for every file. Refuses
+ * a folder with fewer than `atLeast` histories (a folder emptied by mistake replays nothing).
+ */
+export async function replayFolder(dir: string, atLeast: number): Promise<Map<string, Error | undefined>> {
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  if (files.length < atLeast) throw new Error(`${files.length} histories to replay in ${dir}, expected at least ${atLeast}`);
+  const histories = files.map((f) => ({ workflowId: f.replace(/\.json$/, ''), history: JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as unknown }));
+  const out = new Map<string, Error | undefined>();
+  for await (const r of Worker.runReplayHistories({ workflowBundle: await rigWorkflowBundle() }, histories)) out.set(r.workflowId, r.error);
+  if (out.size !== histories.length) throw new Error(`replayed ${out.size} of ${histories.length} histories in ${dir}`);
+  return out;
+}
+
+/**
  * Saves a closed workflow's history as the `temporal` CLI prints it, under test-output/histories/, and
  * replays it against the code at once (the header). test/fixtures/histories/ holds copies that
  * replay.test.ts keeps replaying, named by workflow id (replay needs the same id): copy a fresh one
