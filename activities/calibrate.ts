@@ -1,5 +1,5 @@
 // calibrate: before anything is provisioned, the instrument measures a calibration server of known
-// behaviour (lib/loadgen/calibrate.ts): its floor on this host, then six cases judged against the
+// behaviour (lib/loadgen/calibrate.ts): its floor on this host, then eight cases judged against the
 // server's own counts and times. If any case is off, or the floor is too coarse for the smallest p99
 // limit the campaign will judge, nothing it would measure can be trusted: the campaign refuses.
 //

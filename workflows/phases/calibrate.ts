@@ -1,4 +1,4 @@
-// Calibrate the instrument on the host that will send the load (`rig calibrate`'s six cases): this
+// Calibrate the instrument on the host that will send the load (`rig calibrate`'s floor and eight cases): this
 // host for a local rig, before anything is made; an AWS rig's load node, which exists only once
 // provisioned (after its prepare and service steps, on its data-plane queue). Nothing measured after
 // an uncalibrated instrument is a verdict: such a campaign is never "held" (lib/protocol/configuration-state.ts).
