@@ -20,8 +20,9 @@ export const EXIT = {
   UNRECONCILED: 3,
   /**
    * rig analyze/measure: every check that ran passed, but there is no threshold to judge by (NOT JUDGED);
-   * a campaign (and the rehearsal): no configuration failed, but one is NOT JUDGED (instrument): a
-   * repeat was invalid twice (the generator late, or the host's CPU stolen), never NOT HELD.
+   * a campaign (and the rehearsal): no configuration failed, but one is NOT JUDGED: (instrument) a
+   * repeat was invalid twice (the generator late, or the host's CPU stolen), or (drift) a repeat's
+   * drift interval straddled the limit; never NOT HELD.
    */
   UNJUDGED: 4,
   /** Could not reach Temporal or the target (nothing answered, TLS refused, an endpoint down): nothing was judged. */
@@ -42,8 +43,9 @@ export const EXIT_CODES_HELP = `exit codes (the same in every rig command; docs:
       the fix)
   3   UNRECONCILED (analyze, measure): the rows were never counted, so not a PASS
   4   NOT JUDGED (analyze, measure): no threshold to judge by, so not a PASS; a campaign or
-      rehearsal: a configuration NOT JUDGED (instrument): a repeat invalid twice (the generator
-      late or the host's CPU stolen), and no configuration NOT-HELD
+      rehearsal: no configuration NOT-HELD, but one NOT JUDGED: (instrument) a repeat invalid
+      twice (the generator late or the host's CPU stolen), or (drift) a drift interval that
+      straddled the limit
   69  could not reach Temporal or the target: nothing was judged
   99  ran to its end, and the verdict is NOT-HELD (FAIL, a regression against the baseline)
   130 cut short by a signal`;

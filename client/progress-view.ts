@@ -27,6 +27,12 @@ export function progressLine(p: CampaignProgress, nowMs?: number): string {
   return parts.join(' · ');
 }
 
+/** "r2 and r3": the counted repeats of a configuration that were NOT JUDGED (on drift). */
+function driftUnjudged(r: CampaignResult, name: string): string {
+  const ks = r.repeats.filter((x) => x.configuration === name && !x.invalid && x.notJudged?.length).map((x) => `r${x.index}`);
+  return ks.length > 1 ? `${ks.slice(0, -1).join(', ')} and ${ks[ks.length - 1]}` : (ks[0] ?? 'a repeat');
+}
+
 /** A few lines on how the campaign ended: every configuration at the count that passed. */
 export function resultLines(r: CampaignResult): string[] {
   const lines = [`campaign ${r.campaignId}: ${r.status.toUpperCase()}${r.error ? ` (${r.error})` : ''}`];
@@ -39,7 +45,9 @@ export function resultLines(r: CampaignResult): string[] {
           ? `${c.passed} of ${c.ran} passed; only ${c.ran} of ${c.total} repeats ran: not judged`
           : c.state === 'not judged (instrument)'
             ? `${c.passed} of ${c.ran} valid repeats passed; NOT JUDGED (instrument): a repeat was invalid twice (the generator late or the host's CPU stolen), not the service's failure`
-            : `${c.passed}/${c.total} passed${c.state === 'held' ? ', held' : ', NOT held'}`;
+            : c.state === 'not judged (drift)'
+              ? `${c.passed} of ${c.ran} repeats passed, none failed; NOT JUDGED (drift): ${driftUnjudged(r, c.name)} passed every other gate, but the drift's interval straddled the limit (too few samples a third to decide; the page names how many would), not the service's failure`
+              : `${c.passed}/${c.total} passed${c.state === 'held' ? ', held' : ', NOT held'}`;
     lines.push(`  ${c.name.padEnd(12)} ${c.eventsPerSecond} ev/s batch ${c.batch}: ${verdict}${c.invalid ? ` (+${c.invalid} invalid, not counted)` : ''}`);
   }
   // Invalid repeats (the instrument's failures): kept and named, never counted.

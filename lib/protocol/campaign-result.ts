@@ -106,6 +106,12 @@ export interface RepeatSummary {
    * but not counted; why, e.g. "instrument: schedule lag p99 ...". Absent on a valid repeat.
    */
   invalid?: string;
+  /**
+   * Set when the repeat is NOT JUDGED (lib/protocol/verdicts.ts): every check that ran passed, but one
+   * that decides a pass could not be made, e.g. ["drift not judgeable"] (the drift interval straddles
+   * the limit, issue 34). Neither a pass nor the service's failure. Absent on a judged repeat.
+   */
+  notJudged?: string[];
 }
 
 /** An attempt that a worker crash (or a cancellation) interrupted: recorded, never counted. */
@@ -129,14 +135,19 @@ export interface ConfigurationOutcome {
   held: boolean;
   /** Invalid attempts (the instrument's failures, lib/protocol/repeat-validity.ts): shown, never counted. Absent when none. */
   invalid?: number;
-  /** Set when a repeat has no valid attempt (invalid, and its re-run invalid or none left): NOT JUDGED (instrument). */
-  notJudged?: 'instrument';
+  /**
+   * Set when no counted repeat failed but one has no verdict: 'instrument' when a repeat has no valid
+   * attempt (invalid, and its re-run invalid or none left); 'drift' when a valid repeat passed every
+   * check that ran but its drift interval straddled the limit (issue 34). The configuration is then
+   * NOT JUDGED, never NOT HELD.
+   */
+  notJudged?: 'instrument' | 'drift';
 }
 
 /**
  * held / not-held: every configuration passed every repeat, or not. not-judged: no configuration
- * failed, but one has a repeat the instrument could not judge (invalid twice, or out of re-runs:
- * lib/protocol/configuration-state.ts campaignVerdict). uncalibrated: it ran with
+ * failed, but one has a repeat without a verdict: the instrument's (invalid twice, or out of re-runs)
+ * or the drift's (its interval straddled the limit) (lib/protocol/configuration-state.ts campaignVerdict). uncalibrated: it ran with
  * `calibrate: false`, so nothing it measured is a verdict, whatever passed. dirty: the clean-check
  * after teardown found leftovers, whatever was measured (the watchdog stays armed).
  */

@@ -5,10 +5,14 @@
 // is "not judged" (too few repeats to hold or not). An invalid repeat (the instrument's failure,
 // lib/protocol/repeat-validity.ts) is never counted: a repeat left without a valid attempt makes the
 // configuration "not judged (instrument)", unless a valid repeat failed (then it is "not held").
+// A valid repeat NOT JUDGED on drift (every check that ran passed; the drift interval straddles the
+// limit: lib/protocol/drift.ts) is not a failure either: with no failure beside it, the
+// configuration is "not judged (drift)" (issue 34: before, it read "not held" while its own reason
+// said "not the service's fault").
 import type { CampaignResult, CampaignStatus, ConfigurationOutcome, RepeatSummary } from './campaign-result';
 
 /** The page's and the closing lines' words. */
-export type ConfigurationState = 'not run' | 'not judged' | 'not judged (instrument)' | 'held' | 'not held';
+export type ConfigurationState = 'not run' | 'not judged' | 'not judged (instrument)' | 'not judged (drift)' | 'held' | 'not held';
 
 export interface ConfigurationEnd extends ConfigurationOutcome {
   /** Repeats that ran to a verdict (interrupted attempts, invalid ones and the ceiling aside). */
@@ -22,6 +26,7 @@ export interface ConfigurationEnd extends ConfigurationOutcome {
  */
 export function configurationState(ran: number, total: number, held: boolean, of: Pick<ConfigurationOutcome, 'passed' | 'invalid' | 'notJudged'> = { passed: ran }): ConfigurationState {
   if (of.notJudged === 'instrument') return 'not judged (instrument)';
+  if (of.notJudged === 'drift') return 'not judged (drift)';
   if (ran === 0) return 'not run';
   if (ran < total) return of.invalid && of.passed < ran ? 'not held' : 'not judged';
   return held ? 'held' : 'not held';
@@ -37,12 +42,16 @@ export function configurationCounts(repeats: readonly RepeatSummary[], name: str
   // valid repeat failed: the target's failure outranks it, and the configuration is not held).
   const unjudged = new Set(mine.filter((r) => r.invalid).map((r) => r.index));
   for (const r of valid) unjudged.delete(r.index);
+  // A valid repeat with no verdict (NOT JUDGED, e.g. on drift) is neither a pass nor a failure.
+  const noVerdict = valid.filter((r) => !r.passed && r.notJudged?.length).length;
+  const failed = valid.length - passed - noVerdict;
+  const notJudged = failed > 0 ? null : unjudged.size ? ('instrument' as const) : noVerdict ? ('drift' as const) : null;
   return {
     ran: valid.length,
     passed,
     held: unjudged.size === 0 && valid.length === total && passed === total,
     ...(invalid ? { invalid } : {}),
-    ...(unjudged.size && passed === valid.length ? { notJudged: 'instrument' as const } : {}),
+    ...(notJudged ? { notJudged } : {}),
   };
 }
 
@@ -57,14 +66,14 @@ export function configurationEnds(result: Pick<CampaignResult, 'configurations' 
 /**
  * A campaign's verdict once it measured to its end (no failure, abort or cancellation). A valid
  * failure is the target's and outranks everything measured: not-held (uncalibrated when it ran
- * without calibration, as before). Otherwise a configuration the instrument could not judge makes
- * the campaign not-judged, calibrated or not: the run's own evidence says the instrument failed,
- * which a calibration before it would not have cured. Then uncalibrated; then held.
+ * without calibration, as before). Otherwise a configuration without a verdict (the instrument's or
+ * the drift's) makes the campaign not-judged, calibrated or not: the run's own evidence says it could
+ * not decide, which a calibration before it would not have cured. Then uncalibrated; then held.
  */
 export function campaignVerdict(configurations: readonly ConfigurationOutcome[], calibrated: boolean): Extract<CampaignStatus, 'held' | 'not-held' | 'not-judged' | 'uncalibrated'> {
   // notJudged is set only where no valid repeat failed: any other configuration not held is the target's.
-  const targetFailed = configurations.some((c) => !c.held && c.notJudged !== 'instrument');
-  if (!targetFailed && configurations.some((c) => c.notJudged === 'instrument')) return 'not-judged';
+  const targetFailed = configurations.some((c) => !c.held && !c.notJudged);
+  if (!targetFailed && configurations.some((c) => c.notJudged)) return 'not-judged';
   if (!calibrated) return 'uncalibrated';
   return configurations.every((c) => c.held) ? 'held' : 'not-held';
 }

@@ -3,7 +3,7 @@
 // fixtures cannot drift apart on what a field means.
 import type { RepeatSummary } from './campaign-result';
 import type { RunReport } from './run-report';
-import type { RepeatVerdict } from './verdicts';
+import { notJudged, type RepeatVerdict } from './verdicts';
 
 export type RepeatIdentity = Pick<RepeatSummary, 'configuration' | 'index' | 'attempt' | 'runTag' | 'kind' | 'dir' | 'cutShort'>;
 
@@ -35,6 +35,8 @@ export function summarizeRepeat(id: RepeatIdentity, report: RunReport, verdict: 
     windows: report.windows.length,
     reconciled: opts.reconciled,
     probe: opts.probe ? { verdict: report.probe.verdict === 'DEGRADED' ? 'DEGRADED' : 'ok', p99Ms: worstProbeP99(report) } : undefined,
+    // Every check that ran passed, but one that decides a pass could not be made: not a failure.
+    ...(verdict.state === 'NOT JUDGED' ? { notJudged: notJudged(verdict.ingest) } : {}),
   };
 }
 

@@ -56,7 +56,7 @@ function chartDivs(charts: Chart[]): string {
 }
 
 function repeatBlock(r: RepeatModel, charts: Chart[] | undefined): string {
-  const parts = [`<h4 id="repeat-${esc(r.id.replace(/\s+/g, '-'))}">${esc(r.id)}: <span class="${r.status}">${esc(r.status.replace('-', ' '))}</span></h4>`];
+  const parts = [`<h4 id="repeat-${esc(r.id.replace(/\s+/g, '-'))}">${esc(r.id)}: <span class="${r.status}">${esc(r.status.replace(/-/g, ' '))}</span></h4>`];
   if (r.status !== 'passed' && r.reasons.length) parts.push(ul([...r.reasons, ...r.gate_reasons.map((g) => `also failed: ${g}`)]));
   if (charts?.length) parts.push(chartDivs(charts));
   if (r.series && !r.db) parts.push('<p class="note">Wait events and WAL: not sampled (no db-samples.jsonl for this repeat).</p>');
@@ -87,6 +87,8 @@ tr.failed td:first-child { border-left: 4px solid #d62728; }
 tr.not-published td, tr.not-run td { color: #777; }
 tr.not-published td:first-child { border-left: 4px solid #999; }
 tr.interrupted td { color: #8a6d00; }
+tr.not-judged td:first-child { border-left: 4px solid #8a6d00; }
+span.not-judged { color: #8a6d00; }
 span.passed { color: #2ca02c; } span.failed { color: #d62728; } span.not-published, p.not-published { color: #777; } span.interrupted { color: #8a6d00; }
 .charts { display: grid; grid-template-columns: 1fr 1fr; gap: 8px; }
 .chart { height: 260px; min-width: 0; border: 1px solid #eee; }

@@ -23,7 +23,7 @@ export const REPORT_FORMAT = 'rig-report/1';
 // ---- model ----
 
 /** invalid: failed on the instrument's account (result.json's repeat says why: lib/protocol/repeat-validity.ts); shown, never counted. */
-export type RepeatStatus = 'passed' | 'failed' | 'invalid' | 'not-published' | 'interrupted' | 'not-run';
+export type RepeatStatus = 'passed' | 'failed' | 'not-judged' | 'invalid' | 'not-published' | 'interrupted' | 'not-run';
 
 /** Per-second series of one repeat, for the plots. */
 export interface RepeatSeries {

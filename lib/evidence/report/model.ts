@@ -8,6 +8,9 @@
 //
 // Repeat status:
 //   passed / failed   re-derived verdict; failed repeats list every failed gate
+//   not-judged        re-derived verdict NOT JUDGED: every check that ran passed, but one that decides
+//                     a pass could not be made (the drift's interval straddles its limit): neither a
+//                     pass nor a failure; the configuration reads NOT JUDGED (drift) when no repeat failed
 //   not-published     cannot be reconciled: no or malformed reconcile.json, rows or quantity in the
 //                     database differ from what the client had acknowledged, the recorded verdict
 //                     differs from the re-derived one, or the sample stream is missing/unreadable.
@@ -271,13 +274,22 @@ export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | nul
   if (why.length) {
     return { ...base, status: 'not-published', reasons: why, gate_reasons: gateReasons.filter((r) => !r.startsWith('rows:') && !r.startsWith('quantity:')), report, checks: gate.checks, db, host, series: seriesOf(report, a), ...withTails };
   }
-  return { ...base, status: verdict.passed ? 'passed' : 'failed', reasons: gateReasons, gate_reasons: [], report, checks: gate.checks, db, host, series: seriesOf(report, a), ...withTails };
+  return { ...base, status: verdict.passed ? 'passed' : verdict.state === 'NOT JUDGED' ? 'not-judged' : 'failed', reasons: gateReasons, gate_reasons: [], report, checks: gate.checks, db, host, series: seriesOf(report, a), ...withTails };
 }
 
 /** `{ cloud }` for a repeat with cloud files, `{}` otherwise (so a local repeat's model is unchanged). */
 function cloudOf(a: AttemptEvidence): { cloud?: CloudSummary } {
   const cloud = a.cloud ? summarizeCloud(a.cloud) : null;
   return cloud ? { cloud } : {};
+}
+
+/** Why a configuration is not held, in the summary's words: NOT JUDGED (drift) when no repeat failed. */
+function notHeldWhy(c: ConfigurationModel): string {
+  const noVerdict = c.repeats.filter((r) => r.status === 'not-judged');
+  if (noVerdict.length && !c.repeats.some((r) => r.status === 'failed')) {
+    return ` (NOT JUDGED (drift): ${noVerdict.map((r) => `r${r.repeat}`).join(', ')} passed every other gate, but the drift interval straddles the limit; not the service's failure)`;
+  }
+  return ' (not held: not every repeat passed)';
 }
 
 function figuresOf(r: RepeatModel): Record<string, number | null> {
@@ -349,7 +361,7 @@ function buildConfiguration(c: PlannedConfig, attempts: AttemptEvidence[], spec:
   }));
   const summary = summarizeRepeats(figures);
   const notPublished = repeats.filter((r) => r.status === 'not-published');
-  const finished = repeats.filter((r) => r.status === 'passed' || r.status === 'failed' || r.status === 'not-published' || r.status === 'invalid');
+  const finished = repeats.filter((r) => r.status === 'passed' || r.status === 'failed' || r.status === 'not-judged' || r.status === 'not-published' || r.status === 'invalid');
   const whyNot: string[] = [];
   if (unplanned) whyNot.push(`not in the spec: found in the evidence only (${repeats.length} attempt folder(s))`);
   if (finished.length === 0) whyNot.push('no repeat ran to its end');
@@ -605,7 +617,7 @@ function headline(configs: ConfigurationModel[], ceiling: CeilingModel | null, d
       out.push(`${c.name} (${fmtN(c.events_per_second)} ev/s at batch ${c.batch}): ${what}, passed ${c.summary.label}.`);
     } else {
       out.push(
-        `${c.name}: ${fmtN(Math.round(rate?.median ?? 0))} ev/s at batch ${c.batch}, p99 ${p99 ? p99.median.toFixed(1) : '—'} ms, passed ${c.summary.label}${c.summary.held ? '' : ' (not held: not every repeat passed)'}.`,
+        `${c.name}: ${fmtN(Math.round(rate?.median ?? 0))} ev/s at batch ${c.batch}, p99 ${p99 ? p99.median.toFixed(1) : '—'} ms, passed ${c.summary.label}${c.summary.held ? '' : notHeldWhy(c)}.`,
       );
     }
   }

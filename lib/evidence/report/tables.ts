@@ -48,6 +48,7 @@ export function bytes(x: number | null | undefined): string {
 export const STATUS_WORD: Record<RepeatModel['status'], string> = {
   passed: 'PASS',
   failed: 'FAIL',
+  'not-judged': 'NOT JUDGED',
   invalid: 'INVALID',
   'not-published': 'NOT PUBLISHED',
   interrupted: 'INTERRUPTED',
@@ -64,6 +65,11 @@ export function passedLabel(c: ConfigurationModel): string {
   const ran = c.repeats.filter((r) => r.status !== 'not-run' && r.status !== 'interrupted' && r.status !== 'invalid').length;
   const unjudged = c.repeats.filter((r) => r.status === 'not-run' && r.reasons?.[0]?.startsWith('NOT JUDGED (instrument)')).length;
   if (unjudged) return `NOT JUDGED (instrument): ${unjudged} of ${c.planned} repeat(s) with no valid attempt; passed ${s.label}${extra}`;
+  // NOT JUDGED on drift, and no repeat failed: not the service's failure (lib/protocol/configuration-state.ts).
+  const noVerdict = c.repeats.filter((r) => r.status === 'not-judged').map((r) => `r${r.repeat}`);
+  if (noVerdict.length && !c.repeats.some((r) => r.status === 'failed')) {
+    return `NOT JUDGED (drift): ${noVerdict.join(', ')} passed every other gate, the drift interval straddles the limit; passed ${s.label}${extra}`;
+  }
   if (ran === 0 && c.planned > 0) return `not run (0/${c.planned} ran)${extra}`;
   if (ran < c.planned) return `${s.label}; only ${ran} of ${c.planned} ran${extra}`;
   return `${s.label}${extra}`;
@@ -98,7 +104,7 @@ export function glanceTable(m: ReportModel): Table {
         c.windows_total === null ? DASH : `${c.windows_total}${perRepeat('windows')}`,
         drift,
       ],
-      cls: c.summary.held ? 'passed' : 'failed',
+      cls: c.summary.held ? 'passed' : c.repeats.some((r) => r.status === 'not-judged') && !c.repeats.some((r) => r.status === 'failed') ? 'not-judged' : 'failed',
     };
   });
   return { header, rows };
