@@ -6,11 +6,19 @@
 // a false alarm (or the host), which is what the rehearsal's sizing must keep rare.
 //
 //   npm run bench:gates -- [--runs N] [--configs single,batched] [--seconds S] [--long] [--calibrate]
+//   npm run bench:gates -- --rehearsals N       N consecutive `npm start`s (rig rehearse, as a newcomer runs it)
+//   npm run bench:gates -- --from DIR[,DIR...]  the table over campaigns already run (their results folders)
 //     --runs N        repeats per configuration (default 30)
 //     --configs a,b   configurations of examples/rehearsal.json (default: both)
 //     --seconds S     repeat length (default: the rehearsal's)
 //     --long          also one 10-minute repeat of each configuration (the protocol's repeat length)
 //     --calibrate     calibrate first (needs the host to itself); default off
+//     --rehearsals N  runs `node bin/rig.cjs rehearse` N times, one after another, each whole (calibration,
+//                     bring-up, seed, the repeats, ceiling, denominator, teardown): a line per rehearsal
+//                     (its verdict, each configuration's state, the host's CPU steal and load), then the
+//                     gates' table over all their repeats. Issue 34's "HELD in at least 9 of 10" and its
+//                     A/A study in one run: 10 rehearsals are 30 repeats of each configuration.
+//     --from DIRS     the same tables from results folders of campaigns that already ran (result.json)
 //
 // Each judged attempt is a run, including an invalid one and its re-run (workflows/campaign.ts). Prints
 // tables; never a pass/fail. Figures from a host shared with other work are that host's.
@@ -26,6 +34,7 @@ import type { CampaignSpecInput } from '../lib/protocol/spec';
 type ConfigurationSpecInput = NonNullable<CampaignSpecInput['sustained']>['configurations'][number];
 import type { CheckName } from '../lib/protocol/gates';
 import { createRigWorkers } from '../worker/run-worker';
+import { rehearsalSeries, resultsOf } from './gates-rehearsals';
 
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 const root = path.resolve(__dirname, '..');
@@ -37,6 +46,8 @@ interface Run {
   seconds: number;
   passed: boolean;
   invalid?: string;
+  /** Set when the repeat was NOT JUDGED (neither a pass nor a failure): why, e.g. "drift not judgeable". */
+  notJudged?: string[];
   /** Each gate: failed (with why), passed, or not checked. */
   gates: Map<string, { passed: boolean | null; detail: string }>;
   stealMax: number | null;
@@ -86,7 +97,7 @@ function readRun(resultsDir: string, r: RepeatSummary, seconds: number): Run {
       }
     }
   }
-  return { config: r.configuration, dir: r.dir, seconds, passed: r.passed, ...(r.invalid ? { invalid: r.invalid } : {}), gates, stealMax, loadMax };
+  return { config: r.configuration, dir: r.dir, seconds, passed: r.passed, ...(r.invalid ? { invalid: r.invalid } : {}), ...(r.notJudged?.length ? { notJudged: r.notJudged } : {}), gates, stealMax, loadMax };
 }
 
 const fmt1 = (x: number | null) => (x === null ? '—' : x.toFixed(1));
@@ -118,7 +129,10 @@ function report(runs: Run[], label: string): string {
         failed.length ? (failed[0].gates.get(g)?.detail ?? '').slice(0, 140) : '',
       ]);
     }
-    const failedRuns = mine.filter((r) => !r.passed);
+    // A repeat NOT JUDGED (its drift interval straddled the limit) is neither a pass nor a failure.
+    const unjudged = mine.filter((r) => !r.passed && !r.invalid && r.notJudged);
+    const failedRuns = mine.filter((r) => !r.passed && !r.notJudged);
+    rows.push([c, 'NOT JUDGED (repeat)', `${unjudged.length}/${mine.length}`, '', '', unjudged.length ? `${unjudged[0].notJudged!.join(', ')}: ${(unjudged[0].gates.get('drift')?.detail ?? '').slice(0, 100)}` : '']);
     rows.push([c, 'ANY (repeat FAIL)', `${failedRuns.length}/${mine.length}`, '', '', mine.filter((r) => r.invalid).length ? `${mine.filter((r) => r.invalid).length} invalid (the instrument's, re-run)` : '']);
   }
   out.push(`## ${label}`, '', table(['configuration', 'gate', 'failed / runs', 'steal max (failed runs)', 'load1 max (failed runs)', 'why (first failure)'], rows));
@@ -143,9 +157,27 @@ async function campaign(spec: CampaignSpecInput, address: string, client: import
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { runs: { type: 'string', default: '30' }, configs: { type: 'string' }, seconds: { type: 'string' }, long: { type: 'boolean', default: false }, calibrate: { type: 'boolean', default: false } },
+    options: {
+      runs: { type: 'string', default: '30' },
+      configs: { type: 'string' },
+      seconds: { type: 'string' },
+      long: { type: 'boolean', default: false },
+      calibrate: { type: 'boolean', default: false },
+      rehearsals: { type: 'string' },
+      from: { type: 'string' },
+    },
   });
   const base = rehearsal();
+  if (values.rehearsals !== undefined || values.from !== undefined) {
+    const n = Number(values.rehearsals ?? 0);
+    if (values.rehearsals !== undefined && (!Number.isInteger(n) || n < 1)) throw new Error(`--rehearsals ${values.rehearsals}: give a whole number >= 1`);
+    const series = values.from !== undefined ? resultsOf(values.from.split(',')) : await rehearsalSeries(root, n);
+    console.log(`bench:gates on ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, Node ${process.version}, ${new Date().toISOString().slice(0, 16)}Z`);
+    console.log(series.table);
+    const all = series.campaigns.flatMap((c) => c.result.repeats.filter((x) => x.kind === 'sustained').map((x) => readRun(c.result.resultsDir, x, c.seconds)));
+    console.log(`\n${report(all, `${series.campaigns.length} rehearsal(s): ${all.length} repeats (examples/rehearsal.json as it stands)`)}`);
+    return;
+  }
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs ${values.runs}: give a whole number >= 1`);
   const all = base.sustained!.configurations;
