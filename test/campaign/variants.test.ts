@@ -17,9 +17,17 @@ interface VariantFile {
 
 const sustained = { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 3, cooldownSeconds: 1, warmupSeconds: 1 };
 
-test('interleaved variants: settings read back from the database and the service, a restart recorded, A B A B as run, the comparison on the page', async () => {
-  const env = await campaignEnv();
+// One Temporal dev server and one in-process worker for the file's three campaigns (made at the top
+// level, so they end with the file, not with the first test): each campaign has its own id, rig and
+// evidence folder, and each test ends with the machine clean, so the next starts from nothing.
+const envReady = campaignEnv().then(async (env) => {
   await env.inProcessWorker();
+  return env;
+});
+envReady.catch(() => undefined);
+
+test('interleaved variants: settings read back from the database and the service, a restart recorded, A B A B as run, the comparison on the page', async () => {
+  const env = await envReady;
   const spec = tinySpec({
     sustained,
     variants: {
@@ -67,8 +75,7 @@ test('interleaved variants: settings read back from the database and the service
 });
 
 test('blocks with fresh: each variant after the first seeds its own history into an emptied table', async () => {
-  const env = await campaignEnv();
-  await env.inProcessWorker();
+  const env = await envReady;
   const spec = tinySpec({
     seed: { customers: 20, historyRows: 500, settleTimeoutSeconds: 60 },
     sustained: { ...sustained, repeats: 1 },
@@ -88,8 +95,7 @@ test('blocks with fresh: each variant after the first seeds its own history into
 });
 
 test('a ladder under variants: each variant climbs every rung, a rollup variant finds the rollup whole, the page sets the knees side by side', async () => {
-  const env = await campaignEnv();
-  await env.inProcessWorker();
+  const env = await envReady;
   const spec = tinySpec({
     seed: { customers: 20, historyRows: 500, settleTimeoutSeconds: 60 },
     sustained: undefined,
