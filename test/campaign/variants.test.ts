@@ -78,7 +78,9 @@ test('blocks with fresh: each variant after the first seeds its own history into
   const env = await envReady;
   const spec = tinySpec({
     seed: { customers: 20, historyRows: 500, settleTimeoutSeconds: 60 },
-    sustained: { ...sustained, repeats: 1 },
+    // No warm-ups here: the interleaved test runs (and records for replay) warm-ups after a change of
+    // variant; this one is about the fresh history.
+    sustained: { ...sustained, repeats: 1, warmupSeconds: 0 },
     variants: { order: 'blocks', fresh: true, control: { name: 'a' }, treatments: [{ name: 'b', service: { lastUsed: 'every-request' } }] },
   });
   const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'variants-fresh', args: [spec] });
@@ -99,7 +101,8 @@ test('a ladder under variants: each variant climbs every rung, a rollup variant 
   const spec = tinySpec({
     seed: { customers: 20, historyRows: 500, settleTimeoutSeconds: 60 },
     sustained: undefined,
-    ladder: { rates: [100, 200], batch: 10, rungs: 1, rungSeconds: 3, cooldownSeconds: 1, warmupSeconds: 1 },
+    // No warm-up (as above): what is asserted is the rungs, the rollup and the knees.
+    ladder: { rates: [100, 200], batch: 10, rungs: 1, rungSeconds: 3, cooldownSeconds: 1, warmupSeconds: 0 },
     variants: { order: 'blocks', control: { name: 'scan' }, treatments: [{ name: 'rollup', service: { aggregate: 'rollup' } }] },
   });
   const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'variants-ladder', args: [spec] });
