@@ -62,7 +62,8 @@ const awsSpec = () =>
     // The claimed host's queue is given 10 s before the teardown goes to any worker (600 by default).
     workerWaitSeconds: 10,
     watchdogCheckSeconds: 10,
-    sustained: { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 6, cooldownSeconds: 2 },
+    // A 10-s warm-up: the series outlasts starting the other host's worker, so the claimed host dies mid-series.
+    sustained: { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 6, cooldownSeconds: 2, warmupSeconds: 10 },
   });
 
 // One test for both paths: campaignEnv() and standInDatabase() register their `after` on the test that

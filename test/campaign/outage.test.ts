@@ -5,7 +5,7 @@
 // the heartbeat timeout runs attempt 2. Attempt 2 must count attempt 1's judgement, not measure again.
 // Shown: the CLI says "Temporal unreachable since T, retrying" and exits with the campaign's verdict
 // code (not 1); every repeat is reconciled and counted once; r1-a1 is the counted attempt and
-// nothing measured r1 a second time. One 90-s wait, the outage itself; two 15-s repeats around it.
+// nothing measured r1 a second time. One 90-s wait, the outage itself; two 10-s repeats around it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,8 +24,9 @@ test('a 90-s Temporal outage in the middle of a repeat: the CLI waits and exits 
   await env.inProcessWorker();
   const id = 'outage-drill';
   const specFile = path.join(env.dir, 'outage.json');
-  // 15-s repeats: the load is surely in flight when the server goes, and surely over before it returns.
-  fs.writeFileSync(specFile, JSON.stringify(tinySpec({ calibrate: true, sustained: { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 15, warmupSeconds: 0, cooldownSeconds: 1 } })));
+  // 10-s repeats: the load is surely in flight when the server goes (it goes at the load's first
+  // heartbeat, about a second in) and surely over before it returns (90 s later).
+  fs.writeFileSync(specFile, JSON.stringify(tinySpec({ calibrate: true, sustained: { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 10, warmupSeconds: 0, cooldownSeconds: 1 } })));
   // The instrument's calibration is recorded beforehand, as an earlier attempt of the step would have
   // left it (activities/calibrate.ts returns a recorded judgement): a real one takes 1-2 min and needs
   // the host to itself, and without one the campaign ends UNCALIBRATED (exit 1) whatever it measured.

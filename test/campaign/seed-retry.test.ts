@@ -19,6 +19,9 @@ import { campaignEnv, tinySpec, waitFor, waitForProgress, waitOnCampaign } from 
 // Five COPY transactions of 100k rows: long enough to be caught after the first and before the last.
 const ROWS = 500_000;
 const CHUNK = 100_000;
+// Mid-settle needs every row in before the kill, not many: two chunks (still more than one COPY, and
+// seconds of COPY in which the test takes its lock before autovacuum's first look at the table).
+const SETTLE_ROWS = 2 * CHUNK;
 
 // One Temporal server for both tests (made at the top level: it ends with the file).
 const envReady = campaignEnv();
@@ -121,7 +124,7 @@ test('a worker killed mid-settle: the next attempt copies nothing and only settl
   const id = 'seed-retry-settle';
   const campaignId = campaignIdOf(id);
   let worker = await env.childWorker();
-  const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec()] });
+  const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec(SETTLE_ROWS)] });
 
   // Keep the settle phase open for as long as the test needs: a session holding SHARE UPDATE EXCLUSIVE
   // on usage_events (what a manual VACUUM holds) keeps autovacuum off the table; the COPY is not blocked.
@@ -152,8 +155,8 @@ test('a worker killed mid-settle: the next attempt copies nothing and only settl
   try {
     const summary = seedSummary(result);
     t.diagnostic(`seed: ${summary}`);
-    assert.match(summary, new RegExp(`; ${ROWS} were already in from an earlier attempt, 0 copied; autovacuum settled after`), summary);
-    assert.deepEqual(await countSeedRows(campaignId), { tagged: ROWS, anySeed: ROWS });
+    assert.match(summary, new RegExp(`; ${SETTLE_ROWS} were already in from an earlier attempt, 0 copied; autovacuum settled after`), summary);
+    assert.deepEqual(await countSeedRows(campaignId), { tagged: SETTLE_ROWS, anySeed: SETTLE_ROWS });
   } finally {
     await teardownRig({ campaignId, target: 'local', by: 'operator' });
   }

@@ -17,9 +17,17 @@ interface VariantFile {
 
 const sustained = { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 3, cooldownSeconds: 1, warmupSeconds: 1 };
 
-test('interleaved variants: settings read back from the database and the service, a restart recorded, A B A B as run, the comparison on the page', async () => {
-  const env = await campaignEnv();
+// One Temporal dev server and one in-process worker for the file's three campaigns (made at the top
+// level, so they end with the file, not with the first test): each campaign has its own id, rig and
+// evidence folder, and each test ends with the machine clean, so the next starts from nothing.
+const envReady = campaignEnv().then(async (env) => {
   await env.inProcessWorker();
+  return env;
+});
+envReady.catch(() => undefined);
+
+test('interleaved variants: settings read back from the database and the service, a restart recorded, A B A B as run, the comparison on the page', async () => {
+  const env = await envReady;
   const spec = tinySpec({
     sustained,
     variants: {
@@ -67,11 +75,12 @@ test('interleaved variants: settings read back from the database and the service
 });
 
 test('blocks with fresh: each variant after the first seeds its own history into an emptied table', async () => {
-  const env = await campaignEnv();
-  await env.inProcessWorker();
+  const env = await envReady;
   const spec = tinySpec({
     seed: { customers: 20, historyRows: 500, settleTimeoutSeconds: 60 },
-    sustained: { ...sustained, repeats: 1 },
+    // No warm-ups here: the interleaved test runs (and records for replay) warm-ups after a change of
+    // variant; this one is about the fresh history.
+    sustained: { ...sustained, repeats: 1, warmupSeconds: 0 },
     variants: { order: 'blocks', fresh: true, control: { name: 'a' }, treatments: [{ name: 'b', service: { lastUsed: 'every-request' } }] },
   });
   const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'variants-fresh', args: [spec] });
@@ -88,12 +97,12 @@ test('blocks with fresh: each variant after the first seeds its own history into
 });
 
 test('a ladder under variants: each variant climbs every rung, a rollup variant finds the rollup whole, the page sets the knees side by side', async () => {
-  const env = await campaignEnv();
-  await env.inProcessWorker();
+  const env = await envReady;
   const spec = tinySpec({
     seed: { customers: 20, historyRows: 500, settleTimeoutSeconds: 60 },
     sustained: undefined,
-    ladder: { rates: [100, 200], batch: 10, rungs: 1, rungSeconds: 3, cooldownSeconds: 1, warmupSeconds: 1 },
+    // No warm-up (as above): what is asserted is the rungs, the rollup and the knees.
+    ladder: { rates: [100, 200], batch: 10, rungs: 1, rungSeconds: 3, cooldownSeconds: 1, warmupSeconds: 0 },
     variants: { order: 'blocks', control: { name: 'scan' }, treatments: [{ name: 'rollup', service: { aggregate: 'rollup' } }] },
   });
   const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'variants-ladder', args: [spec] });

@@ -83,7 +83,10 @@ export async function campaignEnv(serverOptions: Pick<DevServerOptions, 'dynamic
 }
 
 /**
- * A short campaign for tests of the orchestration: no calibration, no history, short repeats. On the
+ * A short campaign for tests of the orchestration: no calibration, no history, short repeats, no
+ * warm-up (the spec's default is 10 s of load before the first repeat, which none of these tests
+ * asserts: a test about the warm-up sets warmupSeconds itself, as rehearsal-cli, variants and
+ * service-run do, and those record and replay its path). On the
  * aws target the watchdog is 180 min: AWS's plan allows RDS's creation its 60 min and provisioning
  * and teardown 15 each (lib/protocol/plan.ts), about 150 min with the margin, whatever moto takes.
  */
@@ -98,6 +101,7 @@ export function tinySpec(overrides: Partial<CampaignSpecInput> = {}): CampaignSp
       repeats: 3,
       repeatSeconds: 6,
       cooldownSeconds: 6,
+      warmupSeconds: 0,
       configurations: [{ name: 'single', eventsPerSecond: 200, batch: 1, p99LimitMs: 1000 }],
     },
     ...overrides,
