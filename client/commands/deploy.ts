@@ -27,7 +27,7 @@ backlog: an idle host's queue, which a kept rig's watchdog would later send its 
 
 const ACTIONS = ['check', 'set-current'] as const;
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   // Each action's help starts with its own usage line, then the whole text (the two share their flags).

@@ -47,7 +47,7 @@ Before anything starts it checks where PostgreSQL's OS user can keep the cluster
 it can reach; RIG_PG_DATA_ROOT chooses one) and that the seed fits the free disk there (exit 2 naming
 the folder and the fix). Leaves the dev server it started running (rig dev down stops it).`;
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   options: {

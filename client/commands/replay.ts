@@ -24,7 +24,7 @@ it behind patched() (docs/architecture.md, "Changing workflows") and replay agai
   --limit N   at most N histories (default 100)
   exit 0  every history replays;  exit 1  some do not (each named, with the error);  exit 2  usage`;
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   options: { open: { type: 'boolean' }, query: { type: 'string' }, limit: { type: 'string' } },

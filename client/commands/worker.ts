@@ -73,7 +73,7 @@ worker polling its host queues (a cloned image's host-id, a shared state folder,
 latencies, slots, sticky cache; prefix temporal_, tagged rig_build and rig_host) for Prometheus at
 http://HOST:PORT/metrics. Off by default: two builds side by side on one host need two ports.`;
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   options: { 'task-queue': { type: 'string', multiple: true }, 'make-current': { type: 'boolean' }, metrics: { type: 'string' } },
