@@ -1,4 +1,4 @@
-// rig deploy check|set-current: the last step of a deploy (README, "Deploying a new build"), with the
+// rig deploy check|set-current: the last step of a deploy (docs/deploying.md), with the
 // check the server leaves out: every host queue the current build has polled, idle ones included,
 // must have a poller of the new build (lib/temporal/set-current-check.ts).
 import { defineCommand, requiredPositional } from '../command';
