@@ -5,9 +5,14 @@
 // rehearsal (`rig rehearse`, as `npm start` does; about 11 minutes on a 2-core host), follows it from
 // a second process with `rig campaign watch` and keeps that transcript; given a results folder (or a
 // campaign id under RIG_RESULTS) it photographs that campaign's page, with the transcript an earlier
-// run of this script kept (state/docs-pictures/<id>/campaign-watch.json) or one given with --watch.
+// run of this script kept (state/docs-pictures/transcripts/<id>/campaign-watch.json) or one given with --watch.
 // Chromium is driven as the browser test drives it (test/evidence/browser.test.ts: Debian's chromium
 // through playwright-core, which downloads no browser); `npm run setup:browser` installs it.
+//
+// It runs on a dev server and a state folder of its own (state/docs-pictures/: RIG_STATE_DIR for the
+// commands it starts, a free port), stopped at the end: the rehearsal never meets a dev server whose
+// Worker Deployment has another build current (a checkout with new commits would otherwise start its
+// campaign on the old build, with no worker), and `npm start`'s server and results stay untouched.
 //
 // Writes docs/pictures/report.png, campaign-watch.png, campaign-watch.txt and source.json (which
 // campaign, its status, when). Exit 0 when the pictures come from a rehearsal that ran end to end;
@@ -22,18 +27,22 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { terminalPageHtml, type TerminalPage } from '../lib/docs/terminal-page';
+import { freePort } from '../lib/tools/free-port';
 import { projectRoot, resultsDir, stateDir } from '../lib/tools/paths';
 
 const CHROMIUM = process.env.RIG_CHROMIUM ?? '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const RIG = path.join(projectRoot, 'bin', 'rig.cjs');
 const OUT = path.join(projectRoot, 'docs', 'pictures');
+/** The state folder of every command this script starts (its dev server, rigs and results). */
+const OWN_STATE = path.join(stateDir(), 'docs-pictures');
+process.env.RIG_STATE_DIR = OWN_STATE;
 
 class Refusal extends Error {}
 
 /** Runs `rig ARGS`; each line of its stdout and stderr goes to onLine as it comes. */
-function runRig(args: string[], onLine: (line: string) => void): { child: ChildProcess; done: Promise<number | null> } {
-  const child = spawn(process.execPath, [RIG, ...args], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+function runRig(args: string[], onLine: (line: string) => void, env: NodeJS.ProcessEnv = {}): { child: ChildProcess; done: Promise<number | null> } {
+  const child = spawn(process.execPath, [RIG, ...args], { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const streams = [child.stdout!, child.stderr!].map((s) => new Promise<void>((resolve) => readline.createInterface({ input: s }).on('line', onLine).on('close', resolve)));
   const done = new Promise<number | null>((resolve, reject) => {
     child.on('error', reject);
@@ -44,32 +53,58 @@ function runRig(args: string[], onLine: (line: string) => void): { child: ChildP
 
 /** A rehearsal, followed by `rig campaign watch` from a second process: its id, exit code and the watch transcript. */
 async function rehearse(): Promise<{ id: string; code: number | null; watch: TerminalPage }> {
+  const port = await freePort();
+  const uiPort = await freePort();
+  const dev = ['--port', String(port), '--ui-port', String(uiPort)];
+  const up = await runRig(['dev', 'up', ...dev], (l) => console.log(l)).done;
+  if (up !== 0) throw new Refusal(`rig dev up ${dev.join(' ')} exited ${up} (see above)`);
+  try {
+    return await rehearseOn({ TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
+  } finally {
+    await runRig(['dev', 'down', ...dev], (l) => console.log(l)).done;
+  }
+}
+
+/** The transcript of `rig campaign watch ID`, started again while it could not reach Temporal and the rehearsal still runs (a loaded host can miss the connect timeout). */
+async function follow(id: string, env: NodeJS.ProcessEnv, children: ChildProcess[], rehearsalRunning: () => boolean): Promise<TerminalPage> {
+  for (;;) {
+    const lines: string[] = [];
+    const w = runRig(['campaign', 'watch', id], (l) => lines.push(l), env);
+    children.push(w.child);
+    const code = await w.done;
+    if (code !== 69 || !rehearsalRunning()) return { command: `npx rig campaign watch ${id}`, lines, exitCode: code };
+    console.error(`docs:pictures: rig campaign watch could not reach Temporal (exit 69): starting it again`);
+    await new Promise((r) => setTimeout(r, 2_000));
+  }
+}
+
+async function rehearseOn(env: NodeJS.ProcessEnv): Promise<{ id: string; code: number | null; watch: TerminalPage }> {
   let id: string | undefined;
-  let watch: { command: string; lines: string[]; done: Promise<number | null> } | undefined;
+  let watch: Promise<TerminalPage> | undefined;
+  let running = true;
   const children: ChildProcess[] = [];
   const stop = () => children.forEach((c) => c.kill('SIGINT'));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // A loaded host answers slowly: give the watch's connect more than the default 10 s.
+  const watchEnv = { ...env, RIG_TEMPORAL_CONNECT_TIMEOUT_MS: process.env.RIG_TEMPORAL_CONNECT_TIMEOUT_MS ?? '60000' };
   const r = runRig(['rehearse'], (line) => {
     console.log(line);
     const m = /^campaign (\S+) started/.exec(line);
     if (m && !watch) {
       id = m[1];
-      const lines: string[] = [];
-      const w = runRig(['campaign', 'watch', id], (l) => lines.push(l));
-      children.push(w.child);
-      watch = { command: `npx rig campaign watch ${id}`, lines, done: w.done };
+      watch = follow(id, watchEnv, children, () => running);
     }
-  });
+  }, env);
   children.push(r.child);
   const code = await r.done;
+  running = false;
   if (!id || !watch) throw new Refusal(`rig rehearse exited ${code} before its campaign started (see above): nothing to photograph`);
-  const watchCode = await watch.done;
-  return { id, code, watch: { command: watch.command, lines: watch.lines, exitCode: watchCode } };
+  return { id, code, watch: await watch };
 }
 
 function transcriptFile(id: string): string {
-  return path.join(stateDir(), 'docs-pictures', id, 'campaign-watch.json');
+  return path.join(OWN_STATE, 'transcripts', id, 'campaign-watch.json');
 }
 
 async function photograph(folder: string, watch: TerminalPage): Promise<void> {
