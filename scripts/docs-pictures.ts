@@ -10,7 +10,7 @@
 // through playwright-core, which downloads no browser); `npm run setup:browser` installs it.
 //
 // It runs on a dev server and a state folder of its own (state/docs-pictures/: RIG_STATE_DIR for the
-// commands it starts, a free port), stopped at the end: the rehearsal never meets a dev server whose
+// commands it starts, a free port, a new server database each run), stopped at the end: the rehearsal never meets a dev server whose
 // Worker Deployment has another build current (a checkout with new commits would otherwise start its
 // campaign on the old build, with no worker), and `npm start`'s server and results stay untouched.
 //
@@ -56,6 +56,9 @@ async function rehearse(): Promise<{ id: string; code: number | null; watch: Ter
   const port = await freePort();
   const uiPort = await freePort();
   const dev = ['--port', String(port), '--ui-port', String(uiPort)];
+  // A fresh server each time: an earlier run's would keep that run's build as the Worker
+  // Deployment's current version, and this checkout's campaign would start on it with no worker.
+  fs.rmSync(path.join(OWN_STATE, 'temporal'), { recursive: true, force: true });
   const up = await runRig(['dev', 'up', ...dev], (l) => console.log(l)).done;
   if (up !== 0) throw new Refusal(`rig dev up ${dev.join(' ')} exited ${up} (see above)`);
   try {
