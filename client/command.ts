@@ -23,11 +23,18 @@ export interface CommandDefinition<O extends Options> {
   run(args: Parsed<O>): Promise<number>;
 }
 
+export interface CommandSyntax {
+  options: Readonly<Options>;
+  positionals: boolean;
+}
+
 export interface Command {
   summary: string;
   help: string;
   /** The actions named first (campaign start, dev up), [] for a command without: read by main.ts and the tests that hold every action to its help and exit codes. */
   actions: readonly string[];
+  /** What the command parses (its options, --help among them, and whether it takes positionals): the docs test holds every quoted command line to it. */
+  syntax: CommandSyntax;
   run(argv: string[]): Promise<number>;
 }
 
@@ -38,6 +45,7 @@ export function defineCommand<O extends Options>(def: CommandDefinition<O>): Com
     summary: def.summary,
     help,
     actions: Object.keys(def.actionHelp ?? {}),
+    syntax: { options: { ...def.options, ...HELP_OPTION }, positionals: def.positionals ?? false },
     async run(argv: string[]): Promise<number> {
       let parsed: Parsed<O>;
       try {

@@ -12,7 +12,7 @@ import { UnreachableError } from '../lib/tools/unreachable';
 import { ConnectionSettingsError } from '../lib/temporal/connection-env';
 
 /** What a command module exports (client/command.ts's Command, less its help text). */
-type Command = Pick<CommandDefinitionExport, 'summary' | 'actions' | 'run'>;
+type Command = Pick<CommandDefinitionExport, 'summary' | 'actions' | 'syntax' | 'run'>;
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 export const commands: Record<string, () => Command> = {

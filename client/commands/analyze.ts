@@ -57,7 +57,7 @@ threshold, or the stream no plan, or drift undecided: a third too few samples fo
 the drift's 95 % interval straddles the limit: not a PASS);
 130 CUT SHORT (the stream's plan says its run was cut short: never a pass).`;
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   options: {

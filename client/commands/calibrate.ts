@@ -54,7 +54,7 @@ back the settings it changes (autovacuum_naptime, log_timezone).
 
 exit: 0 CALIBRATED; 1 a case was off (named); 2 bad input.`;
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   options: {

@@ -85,7 +85,7 @@ export function defaultCampaignId(name: string, now = new Date()): string {
   return `${name}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
 }
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   actionHelp: Object.fromEntries(Object.entries(ACTIONS).map(([k, u]) => [k, `usage: ${u}`])),

@@ -85,7 +85,7 @@ export function formatReap(r: ReapResult): string {
   return [head, ...r.reaped.map((e) => reapLine('reaped', e)), ...r.notReaped.map((e) => reapLine('NOT REAPED', e)), ...r.skipped.map((e) => reapLine('skipped', e))].join('\n');
 }
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   options: { target: { type: 'string' }, scope: { type: 'string', default: 'machine' }, region: { type: 'string' }, json: { type: 'boolean' }, reap: { type: 'boolean' } },

@@ -19,7 +19,7 @@ const HELP = `usage: rig denominator [--campaign ID] [--clients 16] [--seconds 6
   owner-multirow  one B-row INSERT per transaction (the floor for #823)
 Refuses when --livemode names the mode the fixtures are not in.`;
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   options: {

@@ -1,4 +1,4 @@
-// rig deploy check|set-current: the last step of a deploy (README, "Deploying a new build"), with the
+// rig deploy check|set-current: the last step of a deploy (docs/deploying.md), with the
 // check the server leaves out: every host queue the current build has polled, idle ones included,
 // must have a poller of the new build (lib/temporal/set-current-check.ts).
 import { defineCommand, requiredPositional } from '../command';
@@ -27,7 +27,7 @@ backlog: an idle host's queue, which a kept rig's watchdog would later send its 
 
 const ACTIONS = ['check', 'set-current'] as const;
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   // Each action's help starts with its own usage line, then the whole text (the two share their flags).

@@ -19,7 +19,7 @@ const DEV_HELP: Record<string, string> = Object.fromEntries(
   DEV_ACTIONS.map((a) => [a, `usage: rig dev ${a} [--ip 127.0.0.1] [--port 7233] [--ui-port 8233]\n\n${HELP.split('\n').filter((l, i, all) => l.startsWith(`  ${a} `) || (l.startsWith('          ') && all.slice(0, i).reverse().find((x) => !x.startsWith('          '))?.startsWith(`  ${a} `))).join('\n')}`]),
 );
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   actionHelp: DEV_HELP,

@@ -24,7 +24,7 @@ namespace and says which build of the deployment is current.
   exit 0  settings read (and, unless --offline, the namespace answered);  exit 2  refused settings
   or usage;  exit 69  Temporal could not be reached (the reason, and what to change)`;
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   options: { offline: { type: 'boolean' } },

@@ -118,7 +118,7 @@ function csv(series: HistorySeries[]): string {
   return out.join('\n');
 }
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   options: {

@@ -65,7 +65,7 @@ the rows were never counted: not a PASS); 4 NOT JUDGED (every check that ran pas
 open-loop repeat without --p99-limit-ms has no threshold: not a PASS); 130 cut short (SIGINT/SIGTERM: the stream is still valid
 up to then).`;
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   options: {

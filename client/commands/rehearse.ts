@@ -38,7 +38,7 @@ prints the At-a-glance table, why each failed repeat failed, and the report's pa
   exit 99 --require-held only: it ran end to end and the verdict is NOT-HELD
   (npm start is rig rehearse: 0 whenever the rig ran end to end, HELD or NOT-HELD; README "Exit codes")
 --service-command measures your own build instead of the reference service: it is started with the
-contract of README "The service contract" (DATABASE_URL, PORT, ...), in --service-cwd (default: here).
+contract of docs/your-service.md (DATABASE_URL, PORT, ...), in --service-cwd (default: here).
 --allow-unjudgeable runs a spec whose repeats are too short for the gate's sample minimum (refused
 otherwise: every such repeat fails "samples", so it can never be HELD).
 --summary-export FILE writes the campaign's end (status, each configuration's passes and verdict,
@@ -47,7 +47,7 @@ Before anything starts it checks where PostgreSQL's OS user can keep the cluster
 it can reach; RIG_PG_DATA_ROOT chooses one) and that the seed fits the free disk there (exit 2 naming
 the folder and the fix). Leaves the dev server it started running (rig dev down stops it).`;
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   options: {

@@ -1,7 +1,7 @@
 // `rig replay`: before a worker with new code is deployed, replay the histories of the namespace's
 // campaigns, watchdogs and leases (open and closed; a PINNED campaign never runs another build, so it
 // is left out) against this checkout's workflows. Exit 0 when every one
-// replays, 1 naming each that does not (a change that needs patched(): README, "Changing workflows").
+// replays, 1 naming each that does not (a change that needs patched(): docs/architecture.md, "Changing workflows").
 import { defineCommand } from '../command';
 import { connectClient } from '../connect';
 import { DEFAULT_REPLAY_QUERY, OPEN_REPLAY_QUERY, replayNamespace } from '../../lib/temporal/replay';
@@ -24,7 +24,7 @@ it behind patched() (docs/architecture.md, "Changing workflows") and replay agai
   --limit N   at most N histories (default 100)
   exit 0  every history replays;  exit 1  some do not (each named, with the error);  exit 2  usage`;
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   options: { open: { type: 'boolean' }, query: { type: 'string' }, limit: { type: 'string' } },

@@ -37,7 +37,7 @@ function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
   return new Promise((resolve, reject) => stream.write(text, (err) => (err ? reject(err) : resolve())));
 }
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   options: {

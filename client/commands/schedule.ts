@@ -41,7 +41,7 @@ const SCHEDULE_HELP: Record<string, string> = Object.fromEntries(
   SCHEDULE_ACTIONS.map((a) => [a, `usage: ${HELP.split('\n').find((l) => l.startsWith(`  rig schedule ${a}`))!.trim()}\n\n${HELP.split('\n').slice(6).join('\n')}`]),
 );
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   actionHelp: SCHEDULE_HELP,

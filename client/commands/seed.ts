@@ -25,7 +25,7 @@ const HELP = `usage: rig seed --rows N [--campaign ID] [--livemode true|false] [
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   options: {

@@ -37,7 +37,7 @@ const STEP_HELP: Record<string, string> = Object.fromEntries(
   STEPS.map((st) => [st, `usage: rig step ${st} --campaign ID${st === 'repeat' ? ' --config NAME --repeat K' : ''}\n\n${HELP.split('\n').find((l) => l.startsWith(`  ${st} `))}\n\nRuns in this process against the campaign's kept rig; the spec comes from its evidence folder.`]),
 );
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   actionHelp: STEP_HELP,

@@ -63,7 +63,7 @@ Polls as a version of the Worker Deployment '${deploymentName()}' (RIG_DEPLOYMEN
 version + commit (RIG_BUILD_ID, else RIG_GIT_COMMIT, else git, else the build-commit file npm ci
 writes). A campaign stays on the build it started on (PINNED). The worker makes its build the current
 one (where new campaigns start) when none is; --make-current makes it current even when another build
-is, the last step of a deploy (README, "Deploying a new build"). A worker whose build is no longer
+is, the last step of a deploy (docs/deploying.md). A worker whose build is no longer
 current exits 0 once no open campaign is pinned to it (drained; asked every RIG_DRAIN_CHECK_SECONDS,
 default 60). One worker per build and host: an old and a new build run side by side while the old one
 drains. One machine per host: it refuses to start (exit 2) while the server lists another machine's
@@ -73,7 +73,7 @@ worker polling its host queues (a cloned image's host-id, a shared state folder,
 latencies, slots, sticky cache; prefix temporal_, tagged rig_build and rig_host) for Prometheus at
 http://HOST:PORT/metrics. Off by default: two builds side by side on one host need two ports.`;
 
-export const { run, actions } = defineCommand({
+export const { run, actions, syntax } = defineCommand({
   summary,
   help: HELP,
   options: { 'task-queue': { type: 'string', multiple: true }, 'make-current': { type: 'boolean' }, metrics: { type: 'string' } },

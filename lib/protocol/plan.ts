@@ -240,8 +240,8 @@ export function unjudgeableProblem(spec: Pick<CampaignSpec, 'sustained'>): { pat
 
 /**
  * What each step typically takes, in minutes, as opposed to what it is allowed (STEP_ALLOWANCE_MINUTES,
- * which the watchdog covers): the dry run's "expected" column and the README's durations. Measured on
- * the 2-core development host (README "Running a rehearsal": a whole rehearsal in 506 s): calibration
+ * which the watchdog covers): the dry run's "expected" column and docs/setup.md's durations. Measured on
+ * the 2-core development host (docs/setup.md, "How long it takes": a whole rehearsal in 506 s): calibration
  * ~1.5 min, a local cluster and service ~15 s, bring-up and teardown seconds, the seed at ~38,000 rows/s
  * plus ~30 s of settle. An RDS instance takes ~10-15 min to create and ~5-10 min to delete (RDS User
  * Guide, "Creating an Amazon RDS DB instance"): the AWS figures are the larger ends, the creation split

@@ -5,15 +5,15 @@
 // HC_AGGREGATE: existing specs and variants keep working, and the page keeps their words.
 //
 // The environment the rig itself sets (the listen address, the app role's URL, its process markers)
-// is the contract of README "The service contract"; a spec may not set those names. Secrets never
-// enter a spec (it is workflow history): names that read like one are refused.
+// is the contract of docs/your-service.md, "The service contract"; a spec may not set those names.
+// Secrets never enter a spec (it is workflow history): names that read like one are refused.
 // Pure: the workflow, the targets and the page all ask here what a service is started with.
 import { z } from 'zod';
 
 /** An environment variable's name, as POSIX shells accept it. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Set by the rig for every service (README "The service contract"): never from a spec. */
+/** Set by the rig for every service (docs/your-service.md, "The service contract"): never from a spec. */
 export const RIG_OWNED_ENV = ['DATABASE_URL', 'HC_DATABASE_URL', 'HOST', 'PORT', 'HC_HOST', 'HC_PORT'] as const;
 
 /** The reference service's switches and the variables they stand for. */
@@ -67,7 +67,7 @@ function envProblems(env: Record<string, string>, withRun: boolean): Array<{ pat
   for (const [k, v] of Object.entries(env)) {
     const at = (message: string) => out.push({ path: [k], message });
     if (!ENV_NAME.test(k)) at(`"${k}" is not an environment variable name (letters, digits and "_", not starting with a digit)`);
-    else if ((RIG_OWNED_ENV as readonly string[]).includes(k)) at(`${k} is set by the rig itself (README "The service contract"): remove it`);
+    else if ((RIG_OWNED_ENV as readonly string[]).includes(k)) at(`${k} is set by the rig itself (docs/your-service.md, "The service contract"): remove it`);
     else if (/^RIG_/i.test(k)) at(`${k}: names starting with RIG_ are the rig's own (it marks its processes with them)`);
     else if (SECRET_WORD.test(k) || URL_WITH_PASSWORD.test(v)) {
       at(`${k} looks like a secret: a spec is workflow history and never holds one. Export it in the environment of the \`rig worker\` that starts the service (the service inherits it)`);

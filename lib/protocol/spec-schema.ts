@@ -66,7 +66,7 @@ export function campaignJsonSchemaObject(): Node {
     $id: 'https://rig.invalid/schema/campaign.schema.json',
     title: 'rig campaign spec',
     description:
-      'Input of the benchCampaign workflow (rig campaign start SPEC.json). Exactly one of "sustained" or "ladder"; each target its own block. No secrets belong here. The CLI also refuses what a schema cannot say: see README "The campaign spec".',
+      'Input of the benchCampaign workflow (rig campaign start SPEC.json). Exactly one of "sustained" or "ladder"; each target its own block. No secrets belong here. The CLI also refuses what a schema cannot say: see docs/campaign-spec.md.',
     ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== '$schema')),
     allOf: CROSS_FIELD_RULES,
   };

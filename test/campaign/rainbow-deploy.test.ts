@@ -1,7 +1,7 @@
 // The rainbow deploy of deploy/rig-worker@.service, run as that file gives it: the unit's own [Service]
 // lines (test/harness/systemd-unit.ts: systemd is not PID 1 here, so its rules are applied to the real
 // worker processes, from the unit, never restated) and the deploy steps of its header, line by line
-// (the README points there). Two builds on one host: build A deployed first, a campaign started on A,
+// (docs/deploying.md points there). Two builds on one host: build A deployed first, a campaign started on A,
 // build B deployed beside it and made current with `rig deploy set-current`. The campaign finishes on
 // A (every workflow task completed by build A, pinned), A's worker exits 0 once drained, the unit's
 // rule leaves it down (and `systemctl is-active` says inactive), and B serves on; a B killed with

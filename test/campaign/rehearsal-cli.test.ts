@@ -1,4 +1,4 @@
-// The rehearsal campaign end to end on the dev server, started the way the README says with the
+// The rehearsal campaign end to end on the dev server, started the way docs/temporal-cli-and-schedules.md says with the
 // `temporal` CLI and examples/rehearsal.json: every step ran, the report exists and rebuilds from the
 // evidence, no secret is in the workflow's history, and `rig check --target local` is clean after.
 // The profile is run with its durations cut to what these assertions need (the same steps, the same

@@ -78,7 +78,7 @@ test('a campaign started on build A finishes on A after B is made current; a new
       await failIfClosed(first, 'it was pinned');
       return (await completedBy(first)).length > 0;
     });
-    // The deploy's last step, as the README gives it (after `rig replay` passed).
+    // The deploy's last step, as docs/deploying.md gives it (after `rig replay` passed).
     await runProgram(toolPath('temporal'), ['worker', 'deployment', 'set-current-version', '--address', env.address, '--namespace', 'default', '--deployment-name', 'rig', '--build-id', 'build-b', '--yes'], { env: process.env, timeoutMs: 30_000 });
     assert.equal((await first.describe()).status.name, 'RUNNING', 'the first campaign was still in flight when B became current (else this shows nothing)');
 

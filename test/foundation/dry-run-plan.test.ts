@@ -3,7 +3,8 @@
 // calibration included, and totals that are their sums; the configurations with their gates; the
 // variants with what each changes, and the order of the measured repeats; the build measured; a
 // place for the campaign's cost that the AWS cost computation fills. `--json` (dryRunPlan) and the
-// text (dryRunLines) are the same plan. The README's rehearsal durations are this plan's.
+// text (dryRunLines) are the same plan. The rehearsal's durations in docs/setup.md and the AWS plan's
+// in docs/aws.md are this plan's.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,19 +17,19 @@ const root = path.resolve(__dirname, '..', '..');
 const example = (name: string) => parseCampaignSpec(JSON.parse(fs.readFileSync(path.join(root, 'examples', `${name}.json`), 'utf8')));
 const now = new Date('2026-12-03T12:00:00Z');
 
-test('the rehearsal: every step from calibration to the report, totals their sums, the README says the same', () => {
+test('the rehearsal: every step from calibration to the report, totals their sums, docs/setup.md says the same', () => {
   const p = dryRunPlan('r-1', example('rehearsal'), now);
   assert.deepEqual(p.steps.map((s) => s.step), ['calibrate', 'provision', 'bring-up', 'seed', 'measuring', 'teardown', 'report']);
   const sum = (k: 'expectedMinutes' | 'allowedMinutes') => Math.round(p.steps.reduce((a, s) => a + s[k], 0) * 10) / 10;
   assert.equal(p.total.expectedMinutes, sum('expectedMinutes'));
   assert.equal(p.total.allowedMinutes, sum('allowedMinutes'));
   assert.ok(p.steps[0].expectedMinutes > 0, 'calibration is in the plan');
-  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-  assert.ok(readme.includes(`**${p.total.expectedMinutes} min expected**`), `README gives the dry run's ${p.total.expectedMinutes} min`);
-  assert.ok(readme.includes(`${p.total.allowedMinutes} min allowed`), `README gives the dry run's ${p.total.allowedMinutes} min allowed`);
+  const guide = fs.readFileSync(path.join(root, 'docs', 'setup.md'), 'utf8');
+  assert.ok(guide.includes(`**${p.total.expectedMinutes} min expected**`), `docs/setup.md gives the dry run's ${p.total.expectedMinutes} min`);
+  assert.ok(guide.includes(`${p.total.allowedMinutes} min allowed`), `docs/setup.md gives the dry run's ${p.total.allowedMinutes} min allowed`);
   const lines = dryRunLines('r-1', example('rehearsal'), now);
   const block = lines.slice(lines.findIndex((l) => l.startsWith('steps (')), lines.findIndex((l) => l.startsWith('  total')) + 1).join('\n');
-  assert.ok(readme.includes(block), `README shows the dry run's steps as it prints them:\n${block}`);
+  assert.ok(guide.includes(block), `docs/setup.md shows the dry run's steps as it prints them:\n${block}`);
   assert.deepEqual(p.configurations.map((c) => [c.name, c.requestsPerRepeat, c.gates[0]]), [['single', 10800, 'p99 <= 50 ms'], ['batched', 10800, 'p99 <= 100 ms']]);
   assert.equal(p.order.length, 6);
   assert.match(p.build.measured, /^the reference service/);
@@ -70,11 +71,11 @@ test('no step is expected to take longer than it is allowed, on any example and 
   const aws = dryRunPlan('a-1', example('aws'), now);
   assert.deepEqual(aws.steps.map((s) => s.step), ['provision', 'database', 'calibrate', 'bring-up', 'seed', 'measuring', 'teardown', 'report']);
   assert.deepEqual(aws.steps.find((s) => s.step === 'database'), { step: 'database', expectedMinutes: 13, allowedMinutes: 60 });
-  // The README's AWS durations are this plan's.
-  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  // docs/aws.md's durations are this plan's.
+  const guide = fs.readFileSync(path.join(root, 'docs', 'aws.md'), 'utf8').replace(/\s+/g, ' ');
   const said = `\`examples/aws.json\`: ${aws.total.expectedMinutes} min expected, ${aws.total.allowedMinutes} allowed, so its ${aws.watchdog!.minutes}-minute watchdog covers the ${aws.watchdog!.needMinutes} it needs`;
-  assert.ok(readme.includes(said), `README says: ${said}`);
+  assert.ok(guide.includes(said), `docs/aws.md says: ${said}`);
   const expectedUsd = /^\s*expected \(([\d.]+) min from provisioning to the report, each step's typical time\): (\$[\d.]+)$/m.exec(aws.cost.campaign!.lines.join('\n'));
   assert.equal(`$${aws.cost.campaign!.expectedTotal!.toFixed(2)}`, expectedUsd?.[2], '--json carries the same expected cost');
-  assert.ok(expectedUsd && readme.includes(`(here ${expectedUsd[1]} min: ${expectedUsd[2]})`), `README gives the expected cost: ${expectedUsd?.[0]}`);
+  assert.ok(expectedUsd && guide.includes(`(here ${expectedUsd[1]} min: ${expectedUsd[2]})`), `docs/aws.md gives the expected cost: ${expectedUsd?.[0]}`);
 });

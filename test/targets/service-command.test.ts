@@ -1,6 +1,6 @@
 // Issue 14, without a rig: whether this machine can start a spec's command (refused before anything
-// is made, naming the field), the environment a service gets (the contract of README "The service
-// contract"), and that a user's command is recognised as ours by its marker alone.
+// is made, naming the field), the environment a service gets (the contract of docs/your-service.md,
+// "The service contract"), and that a user's command is recognised as ours by its marker alone.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import net from 'node:net';

@@ -1,6 +1,6 @@
 // The user's build on an AWS app node (issue 14): `service.run.image` under Docker, which the node's
-// user data installs when the spec names an image. The environment is the contract of README "The
-// service contract" (DATABASE_URL and HC_DATABASE_URL, HOST/PORT and their HC_* twins, the settings);
+// user data installs when the spec names an image. The environment is the contract of docs/your-service.md,
+// "The service contract" (DATABASE_URL and HC_DATABASE_URL, HOST/PORT and their HC_* twins, the settings);
 // it goes in through an --env-file of mode 0600, never argv, because the app role's password is in
 // DATABASE_URL and any user on the node can read another process's argv.
 // Ready when http://127.0.0.1:SERVICE_PORT/healthz answers 200, as for a local command. Safe to run

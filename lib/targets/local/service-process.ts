@@ -4,8 +4,8 @@
 // variables so that it can be found and identified later (a user's command has no script of ours in its
 // argv: the marker alone proves it is ours).
 //
-// The environment is the contract of README "The service contract": DATABASE_URL (the app role),
-// HOST and PORT (where to listen; HC_* twins for the reference service), then the settings
+// The environment is the contract of docs/your-service.md, "The service contract": DATABASE_URL (the
+// app role), HOST and PORT (where to listen; HC_* twins for the reference service), then the settings
 // (lib/protocol/service-spec.ts settingsEnv), on top of the worker's own environment without its
 // Temporal and AWS credentials, which the service under test has no use for.
 import { spawn } from 'node:child_process';
