@@ -1,7 +1,12 @@
 // The workers `rig rehearse` campaigns on: the rig worker already serving this host when one runs, of
 // whatever build (a second one of its build beside it would take half of the campaign's steps; one of
 // another build would not be where the campaign starts), else the rig's workers in this process, until
-// the rehearsal ends. Those poll as this tree's build and make it current only when no build is.
+// the rehearsal ends. Those poll as this tree's build and make it current when no build is, and also
+// on the dev server `rig dev up` runs on this machine (`ownsServer`): every commit is a new build, and
+// a rehearsal after a `git pull` would otherwise start its campaign on the older build that is still
+// current there, which no worker serves any more, and wait for ever. Elsewhere (a shared or production
+// server) making a build current stays a deploy's decision (`rig worker --make-current`).
+// Campaigns pinned to the older build stay on it (a new current version changes where new ones start).
 import { CONTROL_QUEUE, createRigWorkers, dataQueue, hostQueue } from '../worker/run-worker';
 import type { TemporalEnv } from '../lib/temporal/connection-env';
 import { deploymentName } from '../lib/temporal/deployment';
@@ -11,7 +16,7 @@ import { takeCurrentVersion } from '../worker/versioning';
 
 export type RehearsalWorkers = { reused: WorkerRecord; stop(): Promise<void> } | { reused?: undefined; stop(): Promise<void> };
 
-export async function rehearsalWorkers(env: TemporalEnv, host: string): Promise<RehearsalWorkers> {
+export async function rehearsalWorkers(env: TemporalEnv, host: string, ownsServer = false): Promise<RehearsalWorkers> {
   const live = runningWorkers(host, env.address, env.namespace);
   if (live.length > 0) return { reused: live[live.length - 1], stop: async () => undefined };
   const version = { deploymentName: deploymentName(), buildId: (await resolveBuildId()).buildId };
@@ -27,7 +32,7 @@ export async function rehearsalWorkers(env: TemporalEnv, host: string): Promise<
       await connection.close();
       claim.release();
     };
-    await takeCurrentVersion({ connection, namespace: env.namespace, version, makeCurrent: false, identity: `rig rehearse ${host} pid ${process.pid}`, log: (l) => console.error(`rig rehearse: ${l}`) });
+    await takeCurrentVersion({ connection, namespace: env.namespace, version, makeCurrent: ownsServer, identity: `rig rehearse ${host} pid ${process.pid}`, log: (l) => console.error(`rig rehearse: ${l}`) });
     return { stop };
   } catch (err) {
     if (stop) await stop();

@@ -11,7 +11,7 @@ import { rehearsalExitCode, rehearsalVerdictLine } from '../rehearsal-exit';
 import { rehearsalWorkers } from '../rehearsal-workers';
 import { watchCampaign } from '../campaign-watch';
 import { connectClient, warnMissingSearchAttributes } from '../connect';
-import { devUp } from '../dev-server';
+import { devStatus, devUp } from '../dev-server';
 import { resultLines } from '../progress-view';
 import { loadSpec } from '../spec-input';
 import { assertLocalMachineCanRun } from '../local-preflight';
@@ -80,7 +80,9 @@ export const { run, actions, syntax } = defineCommand({
     // Failures reach the terminal through the campaign's result; the SDK's own warnings would drown the progress line.
     Runtime.install({ logger: new DefaultLogger('ERROR') });
     // A rig worker already serving this host takes the campaign; a second one beside it would split its steps.
-    const workers = await rehearsalWorkers(env, hostName());
+    // On the dev server this machine's `rig dev up` runs, this tree's build is made current (rehearsal-workers.ts).
+    const own = await devStatus({ ip: host, port: Number(port ?? 7233), uiPort: Number(port ?? 7233) + 1000 });
+    const workers = await rehearsalWorkers(env, hostName(), own.up && !own.foreign && own.record?.address === env.address);
     if (workers.reused) console.log(`using the rig worker already running on this machine (pid ${workers.reused.pid}, since ${workers.reused.startedAt}); not starting a second one`);
     const rc = await connectClient(env);
     let running = false;

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { rehearsalWorkers } from '../../client/rehearsal-workers';
+import { deploymentName, routing } from '../../lib/temporal/deployment';
 import { claimWorker, parseProcStat, runningWorker, runningWorkers, type WorkerRecord } from '../../lib/tools/worker-lock';
 import { startCampaignServer } from '../harness/campaign-server';
 import { spawnRigWorker } from '../harness/worker-process';
@@ -212,6 +213,41 @@ test('a rig worker killed with SIGKILL does not hold the lock, even while it is 
     await assert.rejects(spawnRigWorker({ env, children, name: 'a second build-1 worker' }), new RegExp(`exited \\(2\\)[\\s\\S]*a rig worker of build build-1 \\(pid ${second.pid},`));
   } finally {
     for (const c of children) c.kill('SIGKILL');
+    await server.close();
+  }
+});
+
+test("rig rehearse on this machine's own dev server makes its build current over an older one no worker serves; elsewhere it leaves the current build alone", { timeout: 180_000 }, async () => {
+  // After a `git pull`, the dev server's current version is the previous commit's build, and its
+  // worker is gone: a campaign started there would wait for ever (issue 38's docs:pictures found it).
+  const server = await startCampaignServer('rig-rehearse-current-');
+  process.env.RIG_STATE_DIR = dir; // startCampaignServer points this process at its own folder
+  const env = { address: server.address, namespace: 'default' };
+  const current = async () => (await routing(server.client.workflowService, 'default', deploymentName())).current;
+  const saved = process.env.RIG_BUILD_ID;
+  const logs: string[] = [];
+  const origError = console.error;
+  console.error = (line: string) => logs.push(String(line));
+  try {
+    process.env.RIG_BUILD_ID = 'build-old';
+    const old = await rehearsalWorkers(env, 'rehearse-host');
+    assert.equal(await current(), 'build-old', 'the first build on a fresh server becomes current');
+    await old.stop();
+
+    process.env.RIG_BUILD_ID = 'build-new';
+    const elsewhere = await rehearsalWorkers(env, 'rehearse-host', false);
+    assert.equal(await current(), 'build-old', 'not its own server: a deploy decides');
+    assert.match(logs.join('\n'), /build build-old is the current version .*This worker \(build build-new\) serves only campaigns pinned to its build/);
+    await elsewhere.stop();
+
+    const own = await rehearsalWorkers(env, 'rehearse-host', true);
+    assert.equal(await current(), 'build-new', "its own dev server: this tree's build is current");
+    assert.match(logs.join('\n'), /build build-new is now the current version of deployment .* \(was build-old, which drains/);
+    await own.stop();
+  } finally {
+    console.error = origError;
+    if (saved === undefined) delete process.env.RIG_BUILD_ID;
+    else process.env.RIG_BUILD_ID = saved;
     await server.close();
   }
 });
