@@ -29,6 +29,7 @@ import { runLoad, type LoadSummary } from '../lib/loadgen/run-load';
 import { loadArrivals } from '../lib/loadgen/trace-file';
 import { checkClock, clockBoundMs, ClockRefusal, type ClockReading } from '../lib/protocol/clock-offset';
 import type { RepeatSummary } from '../lib/protocol/campaign-result';
+import { LOAD_NODE_GATEWAY_ENV, throughGateway } from '../lib/protocol/load-nodes';
 import { NodeMergeRefusal } from '../lib/protocol/node-merge';
 import { nodeRows, type NodeRow } from '../lib/protocol/node-gates';
 import { nodeRunTag, sharesOf } from '../lib/protocol/node-share';
@@ -104,7 +105,8 @@ export function nodeRepeatActivities(deps: ActivityDeps) {
     const tmp = store.tempPath(`${dir}/${SAMPLES}`);
     const load = await runLoad(
       {
-        url: input.rig.serviceUrl,
+        // A node in a namespace reaches the rig's loopback service through its gateway (lib/targets/local/load-workers.ts).
+        url: throughGateway(input.rig.serviceUrl, process.env[LOAD_NODE_GATEWAY_ENV]),
         apiKey,
         rate: input.configuration.eventsPerSecond,
         batch: input.configuration.batch,
