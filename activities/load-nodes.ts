@@ -26,7 +26,7 @@ export function loadNodeActivities(deps: ActivityDeps) {
       return nodes;
     } catch (err) {
       // Not root, or no free subnet (the local target's LoadNamespaceRefusal, by name: activities never import a target): no retry changes that.
-      if ((err as Error).name === 'LoadNamespaceRefusal') throw refusal('LoadNodesRefusal', err.message);
+      if ((err as Error).name === 'LoadNamespaceRefusal') throw refusal('LoadNodesRefusal', (err as Error).message);
       throw err;
     }
   }

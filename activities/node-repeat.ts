@@ -64,6 +64,8 @@ export interface NodeLoadFile {
   clock_bound_ms: number;
   cut_short: boolean;
   generator: LoadSummary;
+  /** The network namespace the node's worker ran in (/proc/self/ns/net), so the evidence shows the nodes were apart. */
+  net_ns?: string | null;
 }
 
 export interface NodeRepeatInput extends RepeatInput {
@@ -126,7 +128,7 @@ export function nodeRepeatActivities(deps: ActivityDeps) {
       { signal: cancellationSignal() },
     );
     store.commit(`${dir}/${SAMPLES}`, tmp);
-    const file: NodeLoadFile = { node: input.node, nodes: input.nodes, run_tag: runTag, host: hostName(), start_at_ms: input.startAtMs, clock, clock_bound_ms: bound, cut_short: load.interrupted, generator: load.summary };
+    const file: NodeLoadFile = { node: input.node, nodes: input.nodes, run_tag: runTag, host: hostName(), start_at_ms: input.startAtMs, clock, clock_bound_ms: bound, cut_short: load.interrupted, generator: load.summary, net_ns: netNamespace() };
     store.writeJson(`${dir}/${NODE_FILE}`, file);
     // A node cut short is written down (its stream says so too) and fails: the judge refuses the merge.
     if (load.interrupted) throw new Error(`load node ${input.node} was cut short (${load.summary.reason ?? 'stopped'}): the repeat is interrupted and runs again on all nodes`);
@@ -188,6 +190,14 @@ export function nodeRepeatActivities(deps: ActivityDeps) {
 /** Non-retryable (the streams will not change), and not a Refusal (the campaign goes on): the workflow runs the next attempt on all nodes. */
 function repeatInterrupted(reason: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(reason, 'RepeatInterrupted');
+}
+
+function netNamespace(): string | null {
+  try {
+    return fs.readlinkSync('/proc/self/ns/net');
+  } catch {
+    return null;
+  }
 }
 
 function readJson<T>(store: EvidenceStore, rel: string): T | null {
