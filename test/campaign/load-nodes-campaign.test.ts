@@ -25,6 +25,7 @@ test('load.nodes 3: three workers in three namespaces, one merged repeat judged,
   const spec = tinySpec({ load: { nodes: 3 }, sustained: { repeats: 1, repeatSeconds: 6, cooldownSeconds: 0, warmupSeconds: 0, configurations: [{ ...single, p99LimitMs: 1000 }] } });
   const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] });
   const result = (await handle.result()) as CampaignResult;
+  for (const r of result.repeats) t.diagnostic(`repeat ${r.index} attempt ${r.attempt}: ${r.passed ? 'PASS' : 'FAIL'} ${r.reasons.join('; ')}`);
   for (const s of result.steps) t.diagnostic(`${s.step} ${s.status} ${((Date.parse(s.endedAt) - Date.parse(s.startedAt)) / 1000).toFixed(1)} s: ${s.summary.slice(0, 120)}`);
   worker.kill('SIGTERM');
   const evidence = (rel: string) => path.join(result.resultsDir, rel);

@@ -54,6 +54,16 @@ export async function ensureLoadNodes(cx: Campaign): Promise<LoadNodeHandle[]> {
     (r) => r.map((n) => `node ${n.node} ${n.address}`).join(', '),
     true,
   );
+  // Each node's own instrument, in its own worker, one after another (they share this host's CPU): a
+  // node that fails stops the campaign (CalibrationRefusal naming it) before any repeat is sent from it.
+  if (cx.spec.calibrate) {
+    const limits = cx.spec.sustained?.configurations.map((c) => c.p99LimitMs) ?? [];
+    const p99LimitMs = limits.length ? Math.min(...limits) : undefined;
+    for (const h of cx.loadNodes) {
+      const acts = cx.on(h.queue, { startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' });
+      await cx.step('calibrate', () => acts.calibrateInstrument({ campaignId: cx.campaignId, p99LimitMs, node: h.node }), (r) => r.summary, true);
+    }
+  }
   return cx.loadNodes;
 }
 
