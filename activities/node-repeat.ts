@@ -107,7 +107,7 @@ export function nodeRepeatActivities(deps: ActivityDeps) {
     const tmp = store.tempPath(`${dir}/${SAMPLES}`);
     const load = await runLoad(
       {
-        // A node in a namespace reaches the rig's loopback service through its gateway (lib/targets/local/load-workers.ts).
+        // A node in a namespace reaches the rig's loopback service through its gateway (the local target's load-workers.ts).
         url: throughGateway(input.rig.serviceUrl, process.env[LOAD_NODE_GATEWAY_ENV]),
         apiKey,
         rate: input.configuration.eventsPerSecond,
