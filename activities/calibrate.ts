@@ -23,10 +23,14 @@ import { refusal } from './refusal';
 
 export async function calibrateInstrument(input: CalibrateInput): Promise<CalibrateOutput> {
   const store = EvidenceStore.forCampaign(input.campaignId);
-  if (store.exists(CALIBRATION_FILE)) return judged(JSON.parse(fs.readFileSync(store.path(CALIBRATION_FILE), 'utf8')) as CalibrationFile);
-  let dir = `calibration/a${attempt()}`;
+  // A load node (issue 37) keeps its own calibration beside the control host's, and its refusal names it.
+  const base = input.node === undefined ? 'calibration' : `calibration/nodes/n${input.node}`;
+  const calibrationFile = input.node === undefined ? CALIBRATION_FILE : `${base}/calibration.json`;
+  const who = input.node === undefined ? '' : `load node ${input.node}: `;
+  if (store.exists(calibrationFile)) return judged(JSON.parse(fs.readFileSync(store.path(calibrationFile), 'utf8')) as CalibrationFile, who);
+  let dir = `${base}/a${attempt()}`;
   // `rig step` may run the same attempt number again: never write into an earlier run's folder.
-  for (let k = 2; store.exists(dir); k++) dir = `calibration/a${attempt()}-${k}`;
+  for (let k = 2; store.exists(dir); k++) dir = `${base}/a${attempt()}-${k}`;
   // The steal the cases run under: the bound the campaign's repeats are judged with (issue 34).
   const steal = watchSteal();
   let hostSteal: ReturnType<typeof steal.stop> = null;
@@ -46,17 +50,17 @@ export async function calibrateInstrument(input: CalibrateInput): Promise<Calibr
     host_steal: hostSteal,
     steal_bound_pct: stealBoundPct,
   };
-  store.writeJson(CALIBRATION_FILE, file);
-  for (const c of res.cases) store.appendLog(c.ok ? 'info' : 'warning', `calibration ${c.line}`);
+  store.writeJson(calibrationFile, file);
+  for (const c of res.cases) store.appendLog(c.ok ? 'info' : 'warning', `${who}calibration ${c.line}`);
   if (res.floor) store.appendLog('info', `calibration ${floorLine(res.floor)}`);
   store.appendLog('info', `calibration ${stealLine(hostSteal, stealBoundPct)}`);
   const floor = res.floor ? `; floor p50 ${res.floor.p50_ms.toFixed(2)} ms, p99 ${res.floor.p99_ms.toFixed(2)} ms` : '';
   const summary = `${res.calibrated ? 'CALIBRATED' : 'NOT CALIBRATED'} (${res.passed}/${res.total})${floor}`;
   if (!res.calibrated) {
     const off = res.cases.filter((c) => !c.ok).map((c) => `case ${c.id} ${c.name}: ${c.problems.join('; ')}`);
-    throw refusal('CalibrationRefusal', `the instrument is off, so nothing it measures can be published: ${off.join(' | ')}`);
+    throw refusal('CalibrationRefusal', `${who}the instrument is off, so nothing it measures can be published: ${off.join(' | ')}`);
   }
-  return { summary, stealBoundPct };
+  return { summary: `${who}${summary}`, stealBoundPct };
 }
 
 /** The steal the instrument was proven under, and the bound it sets for the repeats. */
@@ -66,12 +70,12 @@ function stealLine(s: { max: number; median: number } | null, bound: number): st
 }
 
 /** The judgement an earlier attempt recorded: the same summary, or the same refusal. */
-function judged(file: CalibrationFile): CalibrateOutput {
+function judged(file: CalibrationFile, who = ''): CalibrateOutput {
   const passed = file.cases.filter((c) => c.passed).length;
   const floor = file.floor ? `; floor p50 ${file.floor.p50_ms.toFixed(2)} ms, p99 ${file.floor.p99_ms.toFixed(2)} ms` : '';
   if (!file.calibrated) {
     const off = file.cases.filter((c) => !c.passed).map((c) => c.detail);
-    throw refusal('CalibrationRefusal', `the instrument is off, so nothing it measures can be published (recorded by an earlier attempt): ${off.join(' | ')}`);
+    throw refusal('CalibrationRefusal', `${who}the instrument is off, so nothing it measures can be published (recorded by an earlier attempt): ${off.join(' | ')}`);
   }
-  return { summary: `CALIBRATED (${passed}/${file.cases.length})${floor} (recorded by an earlier attempt)`, stealBoundPct: file.steal_bound_pct ?? stealBoundFromCalibration(file.host_steal) };
+  return { summary: `${who}CALIBRATED (${passed}/${file.cases.length})${floor} (recorded by an earlier attempt)`, stealBoundPct: file.steal_bound_pct ?? stealBoundFromCalibration(file.host_steal) };
 }

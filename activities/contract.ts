@@ -57,6 +57,8 @@ export interface CalibrateInput extends CampaignRef {
   p99LimitMs?: number;
   /** The rig whose node calibrates (an AWS rig's load node, after provisioning); absent on the control host. */
   rig?: RigHandle;
+  /** One of the rig's load nodes (issue 37, load.nodes > 1), calibrating in its own worker: its evidence under calibration/nodes/n<i>/. */
+  node?: number;
 }
 
 export interface CalibrateOutput extends StepSummary {

@@ -9,6 +9,7 @@ import { campaignRunState } from './campaign-state';
 import { bringUpActivities } from './bringup';
 import { nodeActivities } from './nodes';
 import { nodeRepeatActivities } from './node-repeat';
+import { loadNodeActivities } from './load-nodes';
 import type { ActivityDeps } from './deps';
 import { dbCalibrationActivities } from './db-calibrate';
 import { denominatorActivities } from './denominator';
@@ -52,6 +53,7 @@ export function createActivities(deps: ActivityDeps) {
     runNodeLoad: withShipping(deps, onNode.runNodeLoad),
     judgeNodeRepeat: withShipping(deps, onNode.judgeNodeRepeat),
     runDenominator: withShipping(deps, onNode.runDenominator),
+    ...loadNodeActivities(deps),
     ...variantActivities(deps),
     ...finishActivities(deps),
   };

@@ -5,7 +5,7 @@
 // provisionRig, teardownRig, retagRigExpiry (the watchdog's, when its deadline moves), nodeConsoleTail
 // (an AWS rig's nodes' consoles, when no worker on them took a step), awaitRigDatabase (an AWS rig's
 // RDS instance, waited for apart from provisioning),
-// finishCampaign. Data plane (queue `rig-data-<host>`, named by provision): bringUp, seedHistory,
+// finishCampaign, startLoadNodes (a local rig's load nodes' workers, issue 37). Data plane (queue `rig-data-<host>`, named by provision): bringUp, seedHistory,
 // calibrateDatabase, warmUp, runRepeat, runDenominator, judgeNodeRepeat (a repeat of N load nodes: runNodeLoad on each node's queue); on an AWS rig prepareRig too, and startRigService and
 // keepAppNodeEvidence (after each repeat) on its app node's queue; applyVariant (a local rig's
 // variants) on the data-plane queue. lib/temporal/queues.ts names them.
@@ -25,6 +25,7 @@ export { seedHistory } from './seed';
 export { warmUp } from './warmup';
 export { runRepeat } from './repeat';
 export { runNodeLoad, judgeNodeRepeat } from './node-repeat';
+export { startLoadNodes } from './load-nodes';
 export { runDenominator } from './denominator';
 export { applyVariant } from './variant';
 export { finishCampaign } from './finish';

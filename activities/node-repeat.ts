@@ -29,6 +29,7 @@ import { runLoad, type LoadSummary } from '../lib/loadgen/run-load';
 import { loadArrivals } from '../lib/loadgen/trace-file';
 import { checkClock, clockBoundMs, ClockRefusal, type ClockReading } from '../lib/protocol/clock-offset';
 import type { RepeatSummary } from '../lib/protocol/campaign-result';
+import { LOAD_NODE_GATEWAY_ENV, throughGateway } from '../lib/protocol/load-nodes';
 import { NodeMergeRefusal } from '../lib/protocol/node-merge';
 import { nodeRows, type NodeRow } from '../lib/protocol/node-gates';
 import { nodeRunTag, sharesOf } from '../lib/protocol/node-share';
@@ -63,6 +64,8 @@ export interface NodeLoadFile {
   clock_bound_ms: number;
   cut_short: boolean;
   generator: LoadSummary;
+  /** The network namespace the node's worker ran in (/proc/self/ns/net), so the evidence shows the nodes were apart. */
+  net_ns?: string | null;
 }
 
 export interface NodeRepeatInput extends RepeatInput {
@@ -104,7 +107,8 @@ export function nodeRepeatActivities(deps: ActivityDeps) {
     const tmp = store.tempPath(`${dir}/${SAMPLES}`);
     const load = await runLoad(
       {
-        url: input.rig.serviceUrl,
+        // A node in a namespace reaches the rig's loopback service through its gateway (the local target's load-workers.ts).
+        url: throughGateway(input.rig.serviceUrl, process.env[LOAD_NODE_GATEWAY_ENV]),
         apiKey,
         rate: input.configuration.eventsPerSecond,
         batch: input.configuration.batch,
@@ -124,7 +128,7 @@ export function nodeRepeatActivities(deps: ActivityDeps) {
       { signal: cancellationSignal() },
     );
     store.commit(`${dir}/${SAMPLES}`, tmp);
-    const file: NodeLoadFile = { node: input.node, nodes: input.nodes, run_tag: runTag, host: hostName(), start_at_ms: input.startAtMs, clock, clock_bound_ms: bound, cut_short: load.interrupted, generator: load.summary };
+    const file: NodeLoadFile = { node: input.node, nodes: input.nodes, run_tag: runTag, host: hostName(), start_at_ms: input.startAtMs, clock, clock_bound_ms: bound, cut_short: load.interrupted, generator: load.summary, net_ns: netNamespace() };
     store.writeJson(`${dir}/${NODE_FILE}`, file);
     // A node cut short is written down (its stream says so too) and fails: the judge refuses the merge.
     if (load.interrupted) throw new Error(`load node ${input.node} was cut short (${load.summary.reason ?? 'stopped'}): the repeat is interrupted and runs again on all nodes`);
@@ -186,6 +190,14 @@ export function nodeRepeatActivities(deps: ActivityDeps) {
 /** Non-retryable (the streams will not change), and not a Refusal (the campaign goes on): the workflow runs the next attempt on all nodes. */
 function repeatInterrupted(reason: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(reason, 'RepeatInterrupted');
+}
+
+function netNamespace(): string | null {
+  try {
+    return fs.readlinkSync('/proc/self/ns/net');
+  } catch {
+    return null;
+  }
 }
 
 function readJson<T>(store: EvidenceStore, rel: string): T | null {

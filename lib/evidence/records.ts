@@ -348,6 +348,27 @@ export interface InterruptedFile {
 }
 export const InterruptedSchema = z.looseObject({ reason: z.string() });
 
+/** nodes.json (a repeat of several load nodes, issue 37): a row per node (lib/protocol/node-gates.ts NodeRow). */
+export const NodesFileSchema = z.looseObject({
+  nodes: z.number(),
+  rows: z.array(
+    z.looseObject({
+      node: z.number(),
+      offered: z.number(),
+      sent: z.number(),
+      ok: z.number(),
+      failed: z.number(),
+      dropped: z.number(),
+      p50_us: z.number().nullable(),
+      p99_us: z.number().nullable(),
+      schedule_lag_p99_us: z.number().nullable(),
+      clock_offset_ms: z.number().nullable(),
+      instrument: z.looseObject({ passed: z.boolean().nullable(), detail: z.string() }),
+    }),
+  ),
+});
+export type NodesFile = z.infer<typeof NodesFileSchema>;
+
 /** verdict.json: the fields of RunReport the report compares with its own re-derivation. */
 export const VerdictSchema = z.looseObject({
   p50_ms: z.number().nullable(),

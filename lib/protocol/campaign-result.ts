@@ -24,6 +24,8 @@ export type StepName =
   /** The database side calibrated on the rig's own cluster after bring-up (issue 31 item 6; calibration/database.json). */
   | 'calibrate-database'
   | 'seed'
+  /** The rig's load nodes' workers started (issue 37, a configuration with load.nodes > 1), before its first repeat. */
+  | 'load-nodes'
   | 'warm-up'
   /** The rig took another variant's settings (issue 13): variants/NN-<variant>.json says what ran. */
   | 'variant'

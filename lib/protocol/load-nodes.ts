@@ -9,6 +9,30 @@
 // always runs from one node.
 import { z } from 'zod';
 
+/** One load node as the workflow addresses it: its worker's queue, the control host's clock as the node reaches it, its own address. */
+export interface LoadNodeHandle {
+  node: number;
+  queue: string;
+  clockUrl: string | null;
+  address: string;
+}
+
+/**
+ * Set in a load node's worker whose network reaches this machine only through a gateway (the local
+ * target's namespaces: lib/targets/local/load-workers.ts): the address at which the node reaches what
+ * listens on this machine's loopback (the service), port for port.
+ */
+export const LOAD_NODE_GATEWAY_ENV = 'RIG_LOAD_NODE_GATEWAY';
+
+/** The URL a load node uses for `url`: a loopback host is the gateway's address when there is one (pure). */
+export function throughGateway(url: string, gateway: string | undefined): string {
+  if (!gateway) return url;
+  const u = new URL(url);
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) return url;
+  u.hostname = gateway;
+  return u.toString().replace(/\/$/, url.endsWith('/') ? '/' : '');
+}
+
 /** More load hosts than this is not a rig's job (and each is a worker, a namespace, a clock to check). */
 export const MAX_LOAD_NODES = 64;
 /** One generator offers at most this many requests per second (lib/loadgen/options.ts says the same). */
@@ -28,6 +52,7 @@ interface NodesInput {
   load?: LoadSpec;
   sustained?: { configurations: Array<{ name: string; eventsPerSecond: number; batch: number; load?: LoadSpec }> };
   ladder?: { rates: number[]; batch: number };
+  variants?: unknown;
 }
 
 /** Load hosts of one configuration's repeats: its own `load.nodes`, else the spec's, else 1. */
@@ -37,11 +62,10 @@ export function loadNodesOf(spec: { load?: LoadSpec }, configuration?: { load?: 
 
 /**
  * Whether the campaign workflow's repeat phase fans a repeat out to its load nodes
- * (activities/node-repeat.ts). Until it does, a spec asking for more than one node is refused rather
- * than run from one node silently; the change that makes the repeat phase call runNodeLoad and
- * judgeNodeRepeat sets this to true.
+ * (workflows/phases/load-nodes.ts, behind patched('load-nodes')): it does, on target local. Kept as a
+ * switch so that the rules below can still be tested as they were before the fan-out.
  */
-export const LOAD_NODES_WIRED = false;
+export const LOAD_NODES_WIRED = true;
 
 /** What the spec's `load` blocks cannot be (path and message each), for the spec's superRefine. */
 export function loadProblems(s: NodesInput, wired = LOAD_NODES_WIRED): Array<{ path: Array<string | number>; message: string }> {
@@ -55,6 +79,15 @@ export function loadProblems(s: NodesInput, wired = LOAD_NODES_WIRED): Array<{ p
     // The fan-out is built beneath the workflow for local first; an AWS rig has one load node so far.
     const path = (s.load?.nodes ?? 1) > 1 ? ['load', 'nodes'] : ['sustained', 'configurations'];
     out.push({ path, message: `load.nodes > 1 runs on target "local" only so far (target "${s.target}" has one load host): remove "load" or use target "local"` });
+  }
+  if ((s.load?.nodes ?? 1) > 1 && s.ladder && !s.sustained) {
+    // A ladder's rungs are sent from one node (the fan-out is the sustained repeats'): never silently.
+    out.push({ path: ['load', 'nodes'], message: 'load.nodes > 1 splits sustained repeats only (a ladder runs from one load host): remove "load" or measure sustained configurations' });
+  }
+  if (many && s.variants !== undefined) {
+    // A variant restarts the service on another port, which the load nodes' gateway does not follow yet.
+    const path = (s.load?.nodes ?? 1) > 1 ? ['load', 'nodes'] : ['sustained', 'configurations'];
+    out.push({ path, message: 'load.nodes > 1 with "variants" is not run yet (a variant restarts the service where the load nodes do not follow): remove one of them' });
   }
   (s.sustained?.configurations ?? []).forEach((c, i) => {
     const n = loadNodesOf(s, c);

@@ -8,6 +8,7 @@
 // clean check reports. What a target makes is recorded against the campaign id before it is made, so
 // teardown and the clean check never guess.
 import type { CloudFileName } from '../evidence/layout';
+import type { LoadNodeHandle } from '../protocol/load-nodes';
 import type { AwsSpec } from '../protocol/aws-spec';
 import type { ExistingSpec } from '../protocol/existing-spec';
 import type { LocalSpec } from '../protocol/local-spec';
@@ -209,6 +210,8 @@ export interface RigNodes {
   gatherEvidence(campaignId: string, onProgress: ProgressFn): Promise<string>;
 }
 
+export type { LoadNodeHandle };
+
 export interface Target {
   readonly name: TargetName;
   readonly nodes?: RigNodes;
@@ -275,5 +278,12 @@ export interface Target {
    * cannot change them between repeats (the spec check refuses variants there).
    */
   applySettings?(campaignId: string, settings: { database: DbParameters; service: ServiceParameters }, onProgress: ProgressFn): Promise<AppliedSettings>;
+  /**
+   * The rig's load nodes (issue 37, `load.nodes` > 1): a worker per node polling loadNodeQueue(campaign,
+   * i), made or found (idempotent), removed by teardown. Absent on a target with one load host (the spec
+   * check refuses more there).
+   */
+  startLoadNodes?(campaignId: string, nodes: number, onProgress: ProgressFn): Promise<LoadNodeHandle[]>;
 }
+
 

@@ -59,3 +59,12 @@ export function hostOfQueue(queue: string): string | undefined {
 export function leaseWorkflowId(host: string): string {
   return `rig-lease-${host}`;
 }
+
+/**
+ * Load node i of a campaign that splits its schedule over several load hosts (issue 37): the queue its
+ * own worker polls (runNodeLoad, its calibration). From the campaign id alone, as awsDataQueue, so the
+ * workflow and the node's worker agree on it before the node exists; `rig-load-`, never a host's.
+ */
+export function loadNodeQueue(campaignId: string, node: number): string {
+  return `rig-load-${campaignTag(campaignId)}-n${node}`;
+}

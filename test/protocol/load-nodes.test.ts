@@ -35,9 +35,12 @@ test('load.nodes: absent, the resolved spec has no load block (as before); given
   assert.equal(loadNodesOf({ load: { nodes: 3 } }, {}), 3);
   assert.equal(loadNodesOf({ load: { nodes: 3 } }, { load: { nodes: 2 } }), 2, "the configuration's own wins");
   assert.doesNotThrow(() => parseCampaignSpec({ ...rehearsal, load: { nodes: 1 } }));
-  // Until the repeat phase fans out, more than one node is refused, never run from one silently.
-  assert.match(refusal({ ...rehearsal, load: { nodes: 3 } }), /load\.nodes: load\.nodes > 1 is not run by the campaign yet/);
+  // Without the fan-out, more than one node is refused, never run from one silently; with it (local), run.
   const rules = (s: Parameters<typeof loadProblems>[0]) => loadProblems(s, true).map((p) => `${p.path.join('.')}: ${p.message}`).join('\n');
+  assert.match(loadProblems({ ...parseCampaignSpec(rehearsal), load: { nodes: 3 } }, false).map((p) => p.message).join('\n'), /load\.nodes > 1 is not run by the campaign yet/);
+  assert.equal(parseCampaignSpec({ ...rehearsal, load: { nodes: 3 } }).load?.nodes, 3, 'the rehearsal split three ways runs on target local');
+  assert.match(rules({ target: 'local', load: { nodes: 2 }, ladder: { rates: [100], batch: 1 } }), /^load\.nodes: load\.nodes > 1 splits sustained repeats only/);
+  assert.match(rules({ ...parseCampaignSpec(rehearsal), load: { nodes: 2 }, variants: {} }), /^load\.nodes: load\.nodes > 1 with "variants" is not run yet/);
   assert.equal(rules({ ...parseCampaignSpec(rehearsal), load: { nodes: 3 } }), '', 'the rehearsal split three ways is a valid local spec');
   assert.match(refusal({ ...rehearsal, load: { nodes: 0 } }), /load\.nodes: load\.nodes must be at least 1/);
   assert.match(refusal({ ...rehearsal, load: { nodes: 65 } }), /load\.nodes: load\.nodes must be at most 64/);

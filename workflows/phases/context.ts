@@ -27,6 +27,7 @@ import { campaignIdOf } from '../../lib/protocol/campaign-id';
 import { configurationCounts } from '../../lib/protocol/configuration-state';
 import { measuredConfigurations, measuringSeries } from '../../lib/protocol/variants';
 import type { CampaignSpec } from '../../lib/protocol/spec';
+import type { LoadNodeHandle } from '../../lib/protocol/load-nodes';
 import type { PlanOptions, PlanStep } from '../../lib/protocol/plan';
 import { CONTROL_QUEUE } from '../../lib/temporal/queues';
 import { failureReason, isRefusal, namingQueue } from '../failures';
@@ -85,6 +86,8 @@ export class Campaign {
    * from one recorded before it was returned: the constant INVALID_STEAL_PCT then.
    */
   stealBoundPct: number | undefined;
+  /** The rig's load nodes (issue 37), once started for a configuration with load.nodes > 1 (phases/load-nodes.ts). */
+  loadNodes: LoadNodeHandle[] | undefined;
   /** What stopped the phases before the end (undefined: none did). */
   failure: unknown;
 

@@ -10,6 +10,7 @@ import type { CampaignSpec } from '../../lib/protocol/spec';
 import { measuringOrder, measuringSeries, variantSettings, warmsUpBefore, type MeasuringSeries } from '../../lib/protocol/variants';
 import { outcomes, type Campaign } from './context';
 import { followPlan } from './watchdog';
+import { fansOut, nodeRepeat } from './load-nodes';
 import { record, repeatActs } from './repeat';
 import { reseedFresh } from './seed';
 import { warmUp } from './warm-up';
@@ -74,7 +75,10 @@ export async function measure(cx: Campaign): Promise<void> {
           maxInFlight: m.maxInFlight,
           ...(judgeValidity ? { validity: { stealBoundPct: cx.stealBoundPct ?? INVALID_STEAL_PCT } } : {}),
         };
-        const out = await repeatActs(cx, m.seconds).runRepeat(repeatInput);
+        // load.nodes > 1 (issue 37): the repeat is sent from every load node and judged from the merge.
+        const nodes = fansOut(cx, c, series.kind);
+        const run = (input: typeof repeatInput & { attemptsBefore?: number }) => (nodes > 1 ? nodeRepeat(cx, input, nodes) : repeatActs(cx, m.seconds).runRepeat(input));
+        const out = await run(repeatInput);
         await record(cx, out);
         // Invalid (the instrument's failure): after a cool-down, the same repeat once more, in
         // folders of its own; the first attempt stays in the evidence and on the page.
@@ -85,7 +89,7 @@ export async function measure(cx: Campaign): Promise<void> {
             // The re-run is time the plan did not count (the invalid repeat is not counted): the watchdog follows.
             await followPlan(cx, 'measuring');
             cx.repeatEndsAtMs = Date.now() + m.seconds * 1000;
-            await record(cx, await repeatActs(cx, m.seconds).runRepeat({ ...repeatInput, attemptsBefore: out.summary.attempt }));
+            await record(cx, await run({ ...repeatInput, attemptsBefore: out.summary.attempt }));
           }
         }
         // Cool-down between repeats (a ladder's after its last rung too).

@@ -15,6 +15,7 @@ import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, c
 import { laddersShown } from './ladder';
 import { tailCountsText, tailsTable } from './tails';
 import { warmupTable } from './warmups';
+import { loadNodesTable } from './load-nodes';
 import { historyTable, historyText } from './history-chart';
 
 export function esc(s: string): string {
@@ -170,6 +171,7 @@ export function renderHtml(m: ReportModel): string {
 
   s.push('<section id="runs"><h2>Runs</h2>');
   if (m.warmups.length) s.push('<h3 id="warm-up">Warm-up, not measured</h3>' + table(warmupTable(m.warmups), 'warmup-table'));
+  if (m.load_nodes?.length) s.push('<h3 id="load-nodes">Load nodes: a row per node beside the merged row</h3>' + table(loadNodesTable(m.load_nodes), 'load-nodes-table'));
   for (const c of m.configurations) s.push(configSection(c, charts));
   if (m.ceiling) {
     const c = m.ceiling;

@@ -70,6 +70,8 @@ import {
   DiskSampleSchema,
   HostSampleSchema,
   InterruptedSchema,
+  NodesFileSchema,
+  type NodesFile,
   LoadSchema,
   ReconcileSchema,
   ResultSchema,
@@ -146,6 +148,8 @@ export interface AttemptEvidence {
   interrupted: string | null;
   /** Problems with this attempt's optional files (named, one sentence each). */
   problems: string[];
+  /** nodes.json: a row per load node (a repeat sent from several, issue 37); absent otherwise. */
+  nodes?: NodesFile | null;
 }
 
 /** One attempt of a warm-up (warmup/<config>/aA): kept and shown, never counted. */
@@ -394,6 +398,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
     else if (laterExists) interrupted = 'a later attempt of the same repeat replaced it (the worker running it was lost)';
     else if (!files.includes(VERDICT)) interrupted = 'no verdict.json: the attempt never finished';
 
+    const nodes = files.includes('nodes.json') ? take(readJson<NodesFile>(at('nodes.json'), NodesFileSchema)) : undefined;
     const durationS = durationOf(spec, kind);
     let analysis: RunAnalysis | null = null;
     let samplesProblem: string | null = null;
@@ -427,6 +432,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
       walBracket: files.includes(WAL_BRACKET) ? take(readJson<WalBracketFile>(at(WAL_BRACKET), WalBracketSchema)) : null,
       disk,
       ...(cloud ? { cloud } : {}),
+      ...(nodes !== undefined ? { nodes } : {}),
       analysis,
       durationS,
       samplesProblem,

@@ -10,6 +10,7 @@ import { comparisonMethod } from '../../protocol/compare';
 import { variantChangesTable, variantsTable, variantsText } from './variants';
 import { tailCountsText, tailsTable } from './tails';
 import { warmupTable } from './warmups';
+import { loadNodesTable } from './load-nodes';
 
 function cell(s: string): string {
   return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
@@ -109,6 +110,10 @@ export function renderMarkdown(m: ReportModel): string {
   if (m.warmups.length) {
     out.push('### Warm-up, not measured');
     out.push(mdTable(warmupTable(m.warmups)));
+  }
+  if (m.load_nodes?.length) {
+    out.push('### Load nodes: a row per node beside the merged row');
+    out.push(mdTable(loadNodesTable(m.load_nodes)));
   }
   for (const c of m.configurations) {
     out.push(`### ${c.name}: ${c.events_per_second} ev/s at batch ${c.batch}${c.p99_limit_ms !== null ? `, p99 limit ${c.p99_limit_ms} ms` : ''}: passed ${c.summary.label}`);

@@ -244,6 +244,8 @@ export interface ReportModel {
   variant_ladders?: VariantLadder[];
   /** Warm-ups, marked "warm-up, not measured": shown, never counted, gated or pooled. */
   warmups: WarmupModel[];
+  /** Repeats sent from several load nodes (issue 37): a row per node and the merged row (./load-nodes.ts); absent without any. */
+  load_nodes?: LoadNodeRowModel[];
   ceiling: CeilingModel | null;
   denominator: DenominatorModel | null;
   steps: StepModel[];
@@ -320,6 +322,25 @@ export interface VariantsModel {
   pairs: VariantPair[];
   /** A ladder campaign: where each variant's knee fell (the first rung that did not hold), control first. */
   knees?: Array<{ variant: string; where: string }>;
+}
+
+// ---- load nodes ----
+
+export interface LoadNodeRowModel {
+  repeat: string;
+  /** `n<i>`, or `merged` (the repeat's own stream). */
+  node: string;
+  offered: number | null;
+  sent: number | null;
+  ok: number | null;
+  failed: number | null;
+  dropped: number | null;
+  p50_ms: number | null;
+  p99_ms: number | null;
+  schedule_lag_p99_ms: number | null;
+  clock_offset_ms: number | null;
+  /** The node's own instrument gate, or what the merged row is. */
+  instrument: string;
 }
 
 // ---- warmups ----

@@ -51,6 +51,7 @@ import { summarizeAppNode } from './app-node';
 import { measuredConfigurations, measuringSeries } from '../../protocol/variants';
 import { buildVariants } from './variants';
 import { buildWarmups, warmupCondition, warmupMethod } from './warmups';
+import { buildLoadNodes } from './load-nodes';
 import { buildLadder, buildVariantLadders } from './ladder';
 export { REPORT_FORMAT };
 
@@ -100,6 +101,7 @@ export function buildReportModel(ev: Evidence): ReportModel {
 
   const warmups = buildWarmups(ev.warmups);
   for (const w of warmups) for (const p of w.problems) warnings.push(p);
+  const loadNodes = buildLoadNodes(ev.attempts);
   const banners = [
     !spec.calibrate ? 'UNCALIBRATED (calibrate: false: no verdict on this page is a held result)' : null,
     ev.result?.status === 'dirty' ? `DIRTY (the clean-check after teardown found leftovers: ${ev.result.cleanAfter ?? 'see the steps'})` : null,
@@ -132,6 +134,7 @@ export function buildReportModel(ev: Evidence): ReportModel {
     ...(variantLadders ? { variant_ladders: variantLadders } : {}),
     ...(spec.variants ? { variants: buildVariants(spec, configurations, ev.variantChanges, variantLadders) } : {}),
     warmups,
+    ...(loadNodes.length ? { load_nodes: loadNodes } : {}),
     ceiling,
     denominator,
     steps,

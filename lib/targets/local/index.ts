@@ -12,6 +12,7 @@ import { openLocalPostgresLog } from './postgres-log';
 import { provisionLocal } from './provision';
 import { rigPaths } from './rig-paths';
 import { applySettingsLocal } from './settings';
+import { startLoadNodesLocal } from './load-workers';
 import { readRigRecord } from './rig-record';
 import { readSecrets, storeApiKey } from './secrets';
 import { teardownLocal } from './teardown';
@@ -45,6 +46,7 @@ export const localTarget: Target = {
   // deadline (in the workflow) is the only clock it has.
   extendExpiry: async () => {},
   applySettings: applySettingsLocal,
+  startLoadNodes: startLoadNodesLocal,
 };
 
 export { cleanCheckLocal, connectionLocal, provisionLocal, teardownLocal };

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { closedLedgerDir, ledgerDir, rigPaths } from './rig-paths';
 
-export type ResourceKind = 'rig-dir' | 'cluster' | 'service' | 'load-netns';
+export type ResourceKind = 'rig-dir' | 'cluster' | 'service' | 'load-netns' | 'load-gateway' | 'load-worker';
 
 /** What is known about one resource; each entry adds to it (a later value wins). */
 export interface ResourceDetail {
@@ -20,7 +20,7 @@ export interface ResourceDetail {
   port?: number;
   /** cluster: the postmaster; service: the node process (also its process group). */
   pid?: number;
-  /** service: the script it runs (its /proc/<pid>/cmdline must contain it before it is signalled). */
+  /** service, load-gateway, load-worker: the script it runs (its /proc/<pid>/cmdline must contain it before it is signalled). */
   script?: string;
   /** service: the user's command (service.run.command), when it is not the reference service; its marker identifies it. */
   command?: string[];
@@ -67,7 +67,7 @@ export class LedgerUnreadableError extends Error {
 }
 
 const OPS = new Set(['intend', 'made', 'removed']);
-const KINDS = new Set(['rig-dir', 'cluster', 'service', 'load-netns']);
+const KINDS = new Set(['rig-dir', 'cluster', 'service', 'load-netns', 'load-gateway', 'load-worker']);
 
 /** Parse a ledger file; a missing file is an empty ledger. Throws LedgerUnreadableError on anything odd. */
 export function readLedgerFile(file: string): LedgerEntry[] {

@@ -38,7 +38,7 @@ export async function teardownUnlocked(campaignId: string, onProgress: ProgressF
 function keepLogs(r: LedgerResource): string[] {
   const files: string[] = [];
   if (r.kind === 'cluster' && r.detail.path) files.push(path.join(r.detail.path, 'postgres.log'));
-  if (r.kind === 'service' && r.detail.logFile) files.push(r.detail.logFile);
+  if ((r.kind === 'service' || r.kind === 'load-worker' || r.kind === 'load-gateway') && r.detail.logFile) files.push(r.detail.logFile);
   const kept: string[] = [];
   for (const src of files) {
     if (!fs.existsSync(src)) continue;
@@ -54,6 +54,8 @@ function keepLogs(r: LedgerResource): string[] {
 
 function describe(r: LedgerResource): string {
   const d = r.detail;
+  if (r.kind === 'load-worker') return `load node ${d.node ?? '?'}'s worker, pid ${d.pid ?? '?'}`;
+  if (r.kind === 'load-gateway') return `the load nodes' gateway, pid ${d.pid ?? '?'}`;
   if (r.kind === 'service') return `pid ${d.pid ?? '?'}, port ${d.port ?? '?'}`;
   if (r.kind === 'cluster') return `${d.dataDir ?? d.path ?? '?'}, port ${d.port ?? '?'}`;
   if (r.kind === 'load-netns') return `namespace ${d.ns ?? '?'}, node ${d.node ?? '?'}`;
@@ -63,6 +65,8 @@ function describe(r: LedgerResource): string {
 async function removeResource(r: LedgerResource, onProgress: ProgressFn): Promise<'removed' | 'gone'> {
   switch (r.kind) {
     case 'service':
+    case 'load-gateway': // the load nodes' (load-workers.ts): stopped as a service is, by pid and marker
+    case 'load-worker':
       return removeService(r, onProgress);
     case 'cluster':
       return removeCluster(r, onProgress);
