@@ -23,8 +23,7 @@ test('a schedule pinned to a host runs there; one that pauses on failure pauses 
   await env.inProcessWorker();
   await spawnRigWorker({ env: { ...env.childEnv, RIG_HOST: 'alpha' }, name: 'host alpha\'s worker' });
   const specFile = path.join(env.dir, 'weekly.json');
-  // A 10-s warm-up (tinySpec has none): the run must hold, so its one repeat must be valid.
-  fs.writeFileSync(specFile, JSON.stringify(tinySpec({ name: 'weekly', workerWaitSeconds: 5, sustained: { ...tinySpec().sustained!, repeats: 1, warmupSeconds: 10, driftLimit: 100 } })));
+  fs.writeFileSync(specFile, JSON.stringify(tinySpec({ name: 'weekly', workerWaitSeconds: 5, sustained: { ...tinySpec().sustained!, repeats: 1, driftLimit: 100 } })));
 
   // Pinned to alpha: its claim waits on rig-host-alpha, which only alpha's worker polls.
   const created = await rig(['schedule', 'create', 'on-alpha', specFile, '--cron', '0 3 * * 1', '--host', 'alpha'], env.childEnv);

@@ -15,8 +15,7 @@ test('a schedule created with rig schedule create starts a campaign when trigger
   await env.inProcessWorker();
   const specFile = path.join(env.dir, 'weekly.json');
   // A generous drift limit: the run's status (held) is what the second run looks for, not what this test measures.
-  // The spec's default 10-s warm-up (tinySpec has none): the one repeat must be valid (without it, a run on a loaded host read NOT JUDGED once).
-  fs.writeFileSync(specFile, JSON.stringify(tinySpec({ name: 'weekly', sustained: { ...tinySpec().sustained!, repeats: 1, driftLimit: 100, warmupSeconds: 10 } })));
+  fs.writeFileSync(specFile, JSON.stringify(tinySpec({ name: 'weekly', sustained: { ...tinySpec().sustained!, repeats: 1, driftLimit: 100 } })));
 
   const created = await rig(['schedule', 'create', 'weekly', specFile, '--cron', '0 3 * * 1'], env.childEnv);
   assert.equal(created.code, 0, created.stderr);
