@@ -66,14 +66,18 @@ export function configurationEnds(result: Pick<CampaignResult, 'configurations' 
 /**
  * A campaign's verdict once it measured to its end (no failure, abort or cancellation). A valid
  * failure is the target's and outranks everything measured: not-held (uncalibrated when it ran
- * without calibration, as before). Otherwise a configuration without a verdict (the instrument's or
- * the drift's) makes the campaign not-judged, calibrated or not: the run's own evidence says it could
- * not decide, which a calibration before it would not have cured. Then uncalibrated; then held.
+ * without calibration, as before). Otherwise a configuration the instrument could not judge makes
+ * the campaign not-judged, calibrated or not: the run's own evidence says the instrument failed,
+ * which a calibration before it would not have cured. Then uncalibrated; then a configuration whose
+ * drift could not be decided (not-judged); then held.
  */
 export function campaignVerdict(configurations: readonly ConfigurationOutcome[], calibrated: boolean): Extract<CampaignStatus, 'held' | 'not-held' | 'not-judged' | 'uncalibrated'> {
   // notJudged is set only where no valid repeat failed: any other configuration not held is the target's.
   const targetFailed = configurations.some((c) => !c.held && !c.notJudged);
-  if (!targetFailed && configurations.some((c) => c.notJudged)) return 'not-judged';
+  if (!targetFailed && configurations.some((c) => c.notJudged === 'instrument')) return 'not-judged';
   if (!calibrated) return 'uncalibrated';
+  // A drift the samples could not decide is a statement about the repeats' size, not about the
+  // instrument: an uncalibrated run says its own, wider, thing first.
+  if (!targetFailed && configurations.some((c) => c.notJudged === 'drift')) return 'not-judged';
   return configurations.every((c) => c.held) ? 'held' : 'not-held';
 }

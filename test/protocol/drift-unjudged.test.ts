@@ -50,6 +50,7 @@ test('a configuration whose repeats passed or were not judged on drift is NOT JU
   assert.equal(configurationEnds({ configurations: [c], repeats })[0].state, 'not judged (drift)');
   assert.equal(campaignVerdict([c], true), 'not-judged');
   assert.equal(campaignExitCode(campaignVerdict([c], true)), 4);
+  assert.equal(campaignVerdict([c], false), 'uncalibrated', 'without a calibration nothing is a verdict: that is said first');
 
   // A real failure beside it is the service's: NOT HELD, as before.
   const withFailure = [passed(1), undecided(2), failed(3)];
