@@ -95,7 +95,7 @@ export function parsePlanRecord(json: string): StreamPlan {
   if (typeof o !== 'object' || o === null) throw new PlanError('the #plan record is not a JSON object');
   if (o.v !== PLAN_VERSION && o.v !== PLAN_VERSION_2) throw new PlanError(`the #plan record has version ${String(o.v)}; this reader knows versions ${PLAN_VERSION} and ${PLAN_VERSION_2}`);
   const carries = o.arrivals !== undefined || o.share !== undefined || o.nodes !== undefined || o.tenants !== undefined || o.duplicates !== undefined;
-  if (o.v === PLAN_VERSION && carries) throw new PlanError('the #plan record\'s version 1 carries no arrivals, share, nodes, tenants or duplicates (a record with them is version 2)');
+  if (o.v === PLAN_VERSION && carries) throw new PlanError('the #plan record\'s version 1 carries no arrivals, share or nodes, nor tenants or duplicates (a record with any is version 2)');
   const mode = o.mode;
   if (mode !== 'open' && mode !== 'closed') throw new PlanError(`the #plan record's mode must be 'open' or 'closed', got ${JSON.stringify(mode)}`);
   const plan: StreamPlan = {
