@@ -13,6 +13,10 @@
 // slots are busy is DROPPED: never sent, written to the stream with status -1. There is no busy spin:
 // between due times the process sleeps.
 //
+// Several clients (issue 35; lib/protocol/clients.ts): with tenants, request k goes with the key of
+// its tenant's (one request maker per key); with duplicates, a repeat carries its original's body (the
+// same idempotency keys and quantities). Both fixed in the plan, neither changes a time.
+//
 // Closed loop (ceilings only): V workers, each sending its next request when its reply arrives.
 //
 // Probe: its own schedule at PROBE_RATE, its own slots and connections, cycling through the usage

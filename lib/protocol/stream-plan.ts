@@ -29,6 +29,9 @@
 // today's; a reader that knows only version 1 refuses a version-2 stream rather than judge its rows
 // against the wrong schedule. A row is held to the shaped schedule first (its index k by its time),
 // then to the share (k mod nodes).
+//
+// A plan may also carry `tenants` and `duplicates` (issue 35, item 2; clients.ts), version 2 too: they
+// change no time of the schedule, only which tenant sends request k and which request's keys it repeats.
 import { arrivalSchedule, arrivalsProblem, schedulePerSecond, type ArrivalSchedule, type Arrivals } from './arrivals';
 import { PROBE_SCENARIOS, SCENARIOS, SampleFormatError, type SampleColumns, INGEST } from './sample-row';
 import type { StreamPlan } from './stream-plan-types';
