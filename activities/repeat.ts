@@ -41,6 +41,8 @@ import type { InterruptedFile, LoadFile } from '../lib/evidence/records';
 import { EvidenceStore } from '../lib/evidence/store';
 import { analyzeFile } from '../lib/loadgen/analyze-file';
 import { readCustomersFile } from '../lib/loadgen/customers';
+import { detectFixtures } from '../lib/targets/fixtures-scope';
+import { otherTenantKeys } from '../lib/targets/tenant-fixtures';
 import { loadArrivals } from '../lib/loadgen/trace-file';
 import { runLoad, type ProgressLine } from '../lib/loadgen/run-load';
 import { AFTER_LOAD, afterLoadReason, failAfterLoad, unanalysedSummary, unanalysedVerdict } from '../lib/protocol/after-load';
@@ -209,7 +211,7 @@ async function attemptOnce(deps: ActivityDeps, input: RepeatInput, att: number, 
 
   if (load.interrupted) {
     // Cut short: evidence, never a result. Count the rows it wrote all the same (what the database holds).
-    await reconcileAttempt(target, store, input.campaignId, dir, runTag).catch(() => undefined);
+    await reconcileAttempt(target, store, input.campaignId, dir, runTag, everyTenant(input)).catch(() => undefined);
     const cancelled = signal.aborted;
     const reason = cancelled ? 'cancelled' : `cut short: ${load.summary.reason ?? 'the generator stopped before its end'}`;
     store.writeJson(`${dir}/${INTERRUPTED}`, { reason, detected_by_attempt: att, detected_at: new Date().toISOString() } satisfies InterruptedFile);
@@ -249,6 +251,11 @@ async function keepCloudEvidence(target: Target, store: EvidenceStore, input: Re
   }
 }
 
+/** A load of several tenants is counted over every tenant's rows of its run tag, not the fixtures tenant's alone. */
+function everyTenant(input: RepeatInput): boolean {
+  return !input.closedLoopWorkers && Boolean(input.configuration.workload?.tenants);
+}
+
 function labelOf(input: RepeatInput, att: number): string {
   return input.kind === 'ceiling' ? `ceiling${att > 1 ? ` (attempt ${att})` : ''}` : `${input.configuration.name} repeat ${input.index}${att > 1 ? ` (attempt ${att})` : ''}`;
 }
@@ -267,6 +274,10 @@ async function measure(target: Target, store: EvidenceStore, input: RepeatInput,
   if (!apiKey) throw new Error(`rig ${input.campaignId} has no API key yet: bring-up has not run`);
   const urls = await target.dbUrls(input.campaignId);
   const pgLog = await target.openPostgresLog(input.campaignId);
+  // Several clients (issue 35): the other tenants' keys, minted now and given to the generator by env.
+  const workload = input.closedLoopWorkers ? undefined : input.configuration.workload;
+  const customers = readCustomersFile(customersFile(target, input.campaignId));
+  const tenantKeys = workload?.tenants ? await otherTenantKeys(urls.ownerUrl, workload.tenants.count, customers.length, (await detectFixtures(urls.ownerUrl)).livemode) : [];
 
   const samplesTmp = store.tempPath(`${dir}/${SAMPLES}`);
   const dbTmp = store.tempPath(`${dir}/${DB_SAMPLES}`);
@@ -297,7 +308,10 @@ async function measure(target: Target, store: EvidenceStore, input: RepeatInput,
         probeRate: input.probe.rate,
         // The configuration's workload (issue 35): its schedule's shape, written into the stream's plan.
         arrivals: input.closedLoopWorkers ? null : loadArrivals(input.configuration.workload),
-        customers: readCustomersFile(customersFile(target, input.campaignId)),
+        // Tenants and repeated keys (issue 35), written into the stream's plan; absent without them, as before.
+        ...(workload?.tenants ? { tenants: workload.tenants, tenantKeys: tenantKeys.map((k) => k.reveal()) } : {}),
+        ...(workload?.duplicates ? { duplicates: workload.duplicates } : {}),
+        customers,
         runTag,
         out: samplesTmp,
       },
@@ -386,7 +400,7 @@ export async function judge(target: Target, store: EvidenceStore, input: RepeatI
     let rec: { rows: number; quantity: number } | null = null;
     try {
       failReconcileOnceForTest();
-      if (!kept || store.exists(`${dir}/${RECONCILE}`)) rec = await reconcileAttempt(target, store, input.campaignId, dir, nodes ? nodes.runTags : runTag);
+      if (!kept || store.exists(`${dir}/${RECONCILE}`)) rec = await reconcileAttempt(target, store, input.campaignId, dir, nodes ? nodes.runTags : runTag, everyTenant(input));
     } catch (err) {
       after.push(afterLoadReason('reconcile', err));
     }

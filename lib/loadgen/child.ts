@@ -2,7 +2,7 @@
 // serves only the schedule and the replies.
 //
 // In:  the resolved options as the first IPC message {type:'start', options}; the API key in env
-//      RIG_LOADGEN_API_KEY (never in argv, where `ps` would show it).
+//      RIG_LOADGEN_API_KEY (never in argv, where `ps` would show it), the other tenants' in RIG_LOADGEN_TENANT_KEYS.
 // Out: one JSON line a second on stdout ({type:'progress',...}) and a last one ({type:'summary',...}).
 // The load's edges, over IPC: {type:'ready'} once its connections are warm, after which it waits for
 // {type:'go'} before the first request (the parent reads what brackets the load, e.g. the WAL position),
@@ -53,7 +53,8 @@ async function start(options: ResolvedLoadOptions): Promise<void> {
   const key = process.env.RIG_LOADGEN_API_KEY ?? process.env.RIG_API_KEY ?? '';
   started = true;
   await warmUp(options, options.warmupSeconds);
-  gen = new Generator(options, key, emit, { beforeFirstRequest: askParentToStart, afterLastReply: () => tell({ type: 'drained' }) });
+  const others = (process.env.RIG_LOADGEN_TENANT_KEYS ?? '').split('\n').filter(Boolean);
+  gen = new Generator(options, others.length ? [key, ...others] : key, emit, { beforeFirstRequest: askParentToStart, afterLastReply: () => tell({ type: 'drained' }) });
   if (stopReason) gen.stop(stopReason);
   lateForTests(options.runTag);
   const summary = await gen.run();

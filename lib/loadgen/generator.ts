@@ -13,6 +13,10 @@
 // slots are busy is DROPPED: never sent, written to the stream with status -1. There is no busy spin:
 // between due times the process sleeps.
 //
+// Several clients (issue 35; lib/protocol/clients.ts): with tenants, request k goes with the key of
+// its tenant's (one request maker per key); with duplicates, a repeat carries its original's body (the
+// same idempotency keys and quantities). Both fixed in the plan, neither changes a time.
+//
 // Closed loop (ceilings only): V workers, each sending its next request when its reply arrives.
 //
 // Probe: its own schedule at PROBE_RATE, its own slots and connections, cycling through the usage
@@ -35,6 +39,7 @@ import { isOk } from '../protocol/sample-row';
 import { arrivalSchedule, type ArrivalSchedule } from '../protocol/arrivals';
 import { requestOf, shareCount, type NodeShare } from '../protocol/node-share';
 import { countBefore } from '../protocol/stream-plan';
+import { ClientMap } from '../protocol/clients';
 import { BodyMaker } from './body';
 import { Exchange, type ExchangeOwner } from './http1/exchange';
 import { IngestRequests, getRequest } from './http1/request-head';
@@ -121,7 +126,10 @@ export interface GeneratorBounds {
 export class Generator implements ExchangeOwner {
   private readonly t0 = { ms: 0 };
   private readonly writer: SampleWriter;
-  private readonly requests: IngestRequests;
+  /** One request maker per tenant (its API key in the head); one without tenants. */
+  private readonly requests: IngestRequests[];
+  /** Who sends request k and which request's body it carries (tenants, duplicates); null: one client, no repeats. */
+  private readonly clients: ClientMap | null;
   private readonly pool: SocketPool;
   private readonly probePool: SocketPool | null;
   private readonly probeBase: string;
@@ -182,9 +190,10 @@ export class Generator implements ExchangeOwner {
   private readonly latHist = histogram();
   private readonly lagHist = histogram();
 
+  /** `keys`: the API key, or with tenants each tenant's key in order (tenant 1's first). */
   constructor(
     private readonly o: ResolvedLoadOptions,
-    apiKey: string,
+    keys: string | readonly string[],
     private readonly emit: Emit,
     private readonly bounds: GeneratorBounds = {},
   ) {
@@ -197,7 +206,10 @@ export class Generator implements ExchangeOwner {
     const prefix = u.pathname.replace(/\/+$/, '');
     this.probeBase = prefix;
     this.host = u.host;
+    const tenantKeys = typeof keys === 'string' ? [keys] : keys;
+    const apiKey = tenantKeys[0] ?? '';
     this.apiKey = apiKey;
+    if (o.tenants && tenantKeys.length !== o.tenants.count) throw new Error(`Generator: ${o.tenants.count} tenants need ${o.tenants.count} API keys, got ${tenantKeys.length}`);
     const endpoint: Endpoint = {
       host: u.hostname.replace(/^\[(.*)\]$/, '$1'),
       port: u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80,
@@ -207,11 +219,16 @@ export class Generator implements ExchangeOwner {
     this.pool = new SocketPool(endpoint, o.maxInFlight, this, timeoutMs);
     this.probePool = o.probeRate > 0 ? new SocketPool(endpoint, o.probeMaxInFlight, this, timeoutMs) : null;
     const bodies = new BodyMaker({ runTag: o.runTag, meter: o.meter, customers: o.customers, batch: o.batch, seed: o.seed, quantityMax: o.quantityMax });
-    this.requests = new IngestRequests(prefix + INGEST_PATH, this.host, apiKey, bodies);
+    // Every tenant has the same customer ids and meter key (lib/targets/tenant-fixtures.ts): one body
+    // maker, one head per tenant's key.
+    this.requests = (o.tenants ? tenantKeys : [apiKey]).map((k) => new IngestRequests(prefix + INGEST_PATH, this.host, k, bodies));
     this.probeFixed = [getRequest(prefix + INVOICES_PATH, this.host, apiKey), getRequest(prefix + CUSTOMERS_PATH, this.host, apiKey)];
     this.durationUs = Math.round(o.seconds * 1e6);
     this.shaped = o.mode === 'open' && o.arrivals ? arrivalSchedule({ rate: o.rate, batch: o.batch, seconds: o.seconds, arrivals: o.arrivals }) : null;
     this.share = o.share;
+    const shaped = this.shaped;
+    const rr = o.requestRate;
+    this.clients = o.mode === 'open' && (o.tenants || o.duplicates) ? new ClientMap(o.tenants, o.duplicates, shaped ? (k) => shaped.at(k) : (k) => Math.floor((k * 1e6) / rr)) : null;
     // Counted in this node's requests: `next` and `probeNext` are m, the schedule's index is
     // requestOf(share, m); the schedule's own count is the shaped one when it is shaped.
     this.total = o.mode === 'open' ? shareCount(this.share, this.shaped ? this.shaped.count : countBefore(o.requestRate, this.durationUs)) : 0;
@@ -227,6 +244,8 @@ export class Generator implements ExchangeOwner {
       // Left out, not null, without arrivals: the constant plan's record is today's to the byte.
       ...(o.mode === 'open' && o.arrivals ? { arrivals: o.arrivals } : {}),
       ...(o.share.nodes > 1 ? { share: o.share } : {}),
+      ...(o.mode === 'open' && o.tenants ? { tenants: o.tenants } : {}),
+      ...(o.mode === 'open' && o.duplicates ? { duplicates: o.duplicates } : {}),
     });
   }
 
@@ -367,8 +386,11 @@ export class Generator implements ExchangeOwner {
 
   private send(n: number, intended: number, worker: number): void {
     const x = this.exchange(INGEST_CODE, intended, this.batch, worker);
-    x.request = this.requests.make(n);
-    x.quantity = this.requests.quantity;
+    // A repeat carries its original's body (keys, quantities) and goes with its original's tenant's key.
+    const c = this.clients;
+    const req = c === null ? this.requests[0] : this.requests[c.tenantOf(n)];
+    x.request = req.make(c === null ? n : c.originalOf(n));
+    x.quantity = req.quantity;
     this.inFlight++;
     this.eventsSent += this.batch;
     this.quantitySent += x.quantity;

@@ -2,6 +2,7 @@
 // its `rig measure` flag) and the fix, so a bad configuration never costs a run.
 import { ArrivalsError, arrivalsProblem, type Arrivals } from '../protocol/arrivals';
 import { MAX_BATCH } from '../protocol/hardcount-api';
+import { duplicatesProblem, tenantsProblem, type DuplicateMode, type DuplicatesPlan, type TenantsPlan } from '../protocol/clients';
 import { shareProblem, WHOLE, type NodeShare } from '../protocol/node-share';
 import { seedFromString } from './prng';
 
@@ -68,10 +69,23 @@ export interface LoadOptions {
    * schedule's time 0. 0 (default): as soon as the connections are warm.
    */
   startAtMs?: number;
+  /**
+   * Open loop: several tenants (lib/protocol/clients.ts), request k's tenant a seeded Zipf draw over
+   * `count`; the seed left out comes from the run tag. Absent or null: the one tenant of apiKey.
+   */
+  tenants?: { count: number; s: number; seed?: number } | null;
+  /** The API keys of tenants 2..count (tenant 1's is apiKey), in order. Never written anywhere. */
+  tenantKeys?: string[];
+  /** Open loop: a share of requests that repeat an earlier one's body and keys (clients.ts). */
+  duplicates?: { share: number; mode: DuplicateMode; afterMs?: number; seed?: number } | null;
 }
 
 /** Options with every default resolved, as the child receives them (minus the key, which goes by env). */
-export interface ResolvedLoadOptions extends Required<Omit<LoadOptions, 'apiKey' | 'rate' | 'maxInFlight' | 'workers' | 'arrivals'>> {
+export interface ResolvedLoadOptions extends Required<Omit<LoadOptions, 'apiKey' | 'rate' | 'maxInFlight' | 'workers' | 'arrivals' | 'tenants' | 'tenantKeys' | 'duplicates'>> {
+  /** Tenants with their seed resolved, or null: one tenant. */
+  tenants: TenantsPlan | null;
+  /** Duplicates with their seed and afterMs resolved, or null: none. */
+  duplicates: DuplicatesPlan | null;
   /** The schedule's shape with every field resolved (Poisson's seed), or null: constant. */
   arrivals: Arrivals | null;
   rate: number;
@@ -163,6 +177,7 @@ export function resolveLoadOptions(o: LoadOptions): ResolvedLoadOptions {
   if (!(Number.isFinite(startAtMs) && startAtMs >= 0)) throw bad('startAtMs', '--start-at', `must be an instant in ms since the epoch (0: at once), got ${o.startAtMs}`);
   const warm = o.warmConnections ?? Math.min(maxInFlight, Math.max(2, Math.ceil(requestRate * 0.02)), 256);
   const arrivals = resolveArrivals(o.arrivals ?? null, mode, rate, batch, o.seconds, runTag);
+  const { tenants, duplicates } = resolveClients(o, mode, runTag);
   return {
     url: url.origin + url.pathname.replace(/\/+$/, ''),
     mode,
@@ -188,7 +203,34 @@ export function resolveLoadOptions(o: LoadOptions): ResolvedLoadOptions {
     arrivals,
     share,
     startAtMs,
+    tenants,
+    duplicates,
   };
+}
+
+/** Salts of the tenant and duplicate seeds derived from the run tag. */
+const TENANTS_SALT = ':tenants';
+const DUPLICATES_SALT = ':duplicates';
+/** A client's timeout before it sends again, when duplicates.afterMs is left out. */
+export const DEFAULT_AFTER_MS = 1000;
+
+function resolveClients(o: LoadOptions, mode: 'open' | 'closed', runTag: string): { tenants: TenantsPlan | null; duplicates: DuplicatesPlan | null } {
+  const t = o.tenants ?? null;
+  const d = o.duplicates ?? null;
+  if ((t || d) && mode !== 'open') throw new LoadOptionsError(t ? 'tenants' : 'duplicates', `${t ? 'tenants' : 'duplicates'} are drawn over an open loop's schedule: a closed loop has none; drop them or the closed loop`);
+  if ((t || d) && (o.share?.nodes ?? 1) > 1) throw new LoadOptionsError(t ? 'tenants' : 'duplicates', `${t ? 'tenants' : 'duplicates'} are sent from one load node so far: drop them or the node share`);
+  const tenants = t ? { count: t.count, s: t.s, seed: t.seed ?? seedFromString(runTag + TENANTS_SALT) } : null;
+  const tBad = tenants && tenantsProblem(tenants);
+  if (tBad) throw new LoadOptionsError('tenants', tBad);
+  const keys = o.tenantKeys ?? [];
+  if (tenants && (keys.length !== tenants.count - 1 || keys.some((k) => typeof k !== 'string' || k.length === 0))) {
+    throw new LoadOptionsError('tenantKeys', `tenantKeys must hold the API keys of tenants 2..${tenants.count} (${tenants.count - 1} keys; tenant 1's is apiKey), got ${keys.length}`);
+  }
+  if (!tenants && keys.length) throw new LoadOptionsError('tenantKeys', 'tenantKeys are the keys of tenants 2..count: give tenants too, or drop them');
+  const duplicates = d ? { share: d.share, mode: d.mode, seed: d.seed ?? seedFromString(runTag + DUPLICATES_SALT), after_ms: d.afterMs ?? DEFAULT_AFTER_MS } : null;
+  const dBad = duplicates && duplicatesProblem(duplicates);
+  if (dBad) throw new LoadOptionsError('duplicates', dBad);
+  return { tenants, duplicates };
 }
 
 /** Salt of a Poisson seed derived from the run tag (so it differs from the quantities' seed). */

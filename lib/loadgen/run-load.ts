@@ -70,17 +70,18 @@ export async function runLoad(options: LoadOptions, onProgress?: (p: ProgressLin
   }
   checkCustomers(resolved.customers);
   if (ctl.signal?.aborted) throw new Error('runLoad: cancelled before the load started');
-  return spawnChild(resolved, apiKey, onProgress, ctl);
+  return spawnChild(resolved, apiKey, options.tenantKeys ?? [], onProgress, ctl);
 }
 
-function spawnChild(o: ResolvedLoadOptions, apiKey: string, onProgress: ((p: ProgressLine) => void) | undefined, ctl: RunLoadControl): Promise<LoadResult> {
+function spawnChild(o: ResolvedLoadOptions, apiKey: string, tenantKeys: readonly string[], onProgress: ((p: ProgressLine) => void) | undefined, ctl: RunLoadControl): Promise<LoadResult> {
   const signal = ctl.signal;
   return new Promise((resolve, reject) => {
     // RIG_LOADGEN_NODE_ARGS: extra node flags for the child only (e.g. --cpu-prof when profiling it).
     const extra = (process.env.RIG_LOADGEN_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
     const child = spawn(process.execPath, ['--expose-gc', ...extra, '--require', TSX_CJS, CHILD], {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      env: { ...process.env, RIG_LOADGEN_API_KEY: apiKey },
+      // The other tenants' keys (issue 35) by env too, one a line; absent with one tenant.
+      env: { ...process.env, RIG_LOADGEN_API_KEY: apiKey, ...(tenantKeys.length ? { RIG_LOADGEN_TENANT_KEYS: tenantKeys.join('\n') } : {}) },
     });
     if (child.pid !== undefined) ctl.onSpawn?.(child.pid);
     let summary: LoadSummary | null = null;

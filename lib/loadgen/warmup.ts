@@ -27,7 +27,7 @@ export async function warmUp(o: ResolvedLoadOptions, seconds: number): Promise<v
     const workers = Math.max(1, Math.min(32, o.maxInFlight));
     // Never the measured run's start instant (a load node's): the warm-up starts at once, and is over
     // before the instant comes.
-    const base = { ...o, url: `http://127.0.0.1:${responder.port}`, seconds: Math.max(0.5, seconds / 2), probeRate: 0, out, drainSeconds: 1, graceSeconds: 0, startAtMs: 0, arrivals: null };
+    const base = { ...o, url: `http://127.0.0.1:${responder.port}`, seconds: Math.max(0.5, seconds / 2), probeRate: 0, out, drainSeconds: 1, graceSeconds: 0, startAtMs: 0, arrivals: null, tenants: null };
     await new Generator({ ...base, mode: 'closed', workers, maxInFlight: workers, warmConnections: workers }, 'warm-up', () => undefined).run();
     const rate = OPEN_WARMUP_RPS;
     await new Generator({ ...base, mode: 'open', rate: rate * o.batch, requestRate: rate, maxInFlight: 256, warmConnections: 16 }, 'warm-up', () => undefined).run();

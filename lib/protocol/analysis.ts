@@ -14,6 +14,7 @@ import { buckets, fullBuckets, groupBySecond, streamDurationS, type BucketStat }
 import { freezeCadenceS, freezeSeconds, medianBucketP99, windows } from './detectors';
 import { drift, type Drift } from './drift';
 import { percentiles } from './percentile';
+import { analyzeClients, type ClientsAnalysis } from './clients-analysis';
 import { analyzePhases, type PhaseAnalysis } from './phases';
 import { INGEST, PROBE_SCENARIOS, SCENARIOS, STATUS_DROPPED, SampleFormatError, isOk, type ProbeScenario, type SampleColumns } from './sample-row';
 import { planSeconds, refuseOffSchedule, scheduledPerSecond, type StreamPlan } from './stream-plan';
@@ -77,6 +78,12 @@ export interface IngestAnalysis extends Counts {
    * of the steady phase alone. Absent for a steady schedule (constant, Poisson): the analysis is today's.
    */
   phases?: PhaseAnalysis;
+  /**
+   * Several clients (issue 35: the plan's tenants or duplicates; clients-analysis.ts): repeats, the
+   * unique claims and each tenant's p99. With it, events_claimed and quantity_claimed count each
+   * original once (what the database must hold). Absent for one client without repeats: today's.
+   */
+  clients?: ClientsAnalysis;
 }
 
 /**
@@ -210,13 +217,14 @@ function analyzeIngest(cols: SampleColumns, durationS: number, plan: StreamPlan 
   const freezes = [...new Set([...freezeSeconds(perSecond), ...freezeSeconds(corrected)])].sort((x, y) => x - y);
   // A spike or a ramp is judged per phase, its drift over its steady phase only (phases.ts).
   const phased = plan && plan.mode === 'open' ? analyzePhases(g, plan.arrivals) : null;
+  const clients = plan ? analyzeClients(cols, plan) : null;
   const per = (x: number) => (durationS > 0 ? x / durationS : 0);
   return {
     ...c,
     duration_s: durationS,
     events_offered: eventsOffered,
-    events_claimed: eventsClaimed,
-    quantity_claimed: quantityClaimed,
+    events_claimed: clients ? clients.unique_events : eventsClaimed,
+    quantity_claimed: clients ? clients.unique_quantity : quantityClaimed,
     offered_rate_rps: per(c.offered),
     delivered_rate_rps: per(c.ok),
     offered_rate_evps: per(eventsOffered),
@@ -239,6 +247,7 @@ function analyzeIngest(cols: SampleColumns, durationS: number, plan: StreamPlan 
     per_second_corrected: corrected,
     ten_second: tenSecond,
     ...(phased ? { phases: phased.phases } : {}),
+    ...(clients ? { clients } : {}),
   };
 }
 

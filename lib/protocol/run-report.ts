@@ -5,6 +5,7 @@ import type { RunAnalysis } from './analysis';
 import { secondRanges } from './second-ranges';
 import { describeArrivals } from './arrivals';
 import type { PhaseAnalysis } from './phases';
+import type { ClientsAnalysis } from './clients-analysis';
 import type { StreamPlan } from './stream-plan';
 import { checkReason, driftInterval, type GateVerdict } from './gates';
 import { notJudged, type ProbeVerdict, type RepeatVerdict, type VerdictState } from './verdicts';
@@ -56,6 +57,11 @@ export interface RunReport {
   drift_last_third_p99_ms: number | null;
   /** A spike's or a ramp's phases: each phase's p99, a spike's recovery (lib/protocol/phases.ts); absent for a steady schedule. */
   phases?: PhaseAnalysis;
+  /**
+   * Several clients (issue 35: tenants, duplicates; clients-analysis.ts): the repeats, the unique
+   * claims (events_claimed is then theirs) and each tenant's p99. Absent for one client: today's report.
+   */
+  clients?: ClientsReport;
   freeze_seconds: number[];
   freeze_cadence_s: number | null;
   windows: Array<[number, number]>;
@@ -68,6 +74,15 @@ export interface RunReport {
   gate: GateVerdict;
   /** state: PASS, FAIL, UNRECONCILED (every check that ran passed, the database was not counted), NOT JUDGED (no p99 limit), CUT SHORT. */
   verdict: { passed: boolean; state: VerdictState; interrupted: boolean; reasons: string[] };
+}
+
+export interface ClientsReport {
+  repeats: number;
+  repeats_ok: number;
+  unique_requests_ok: number;
+  unique_events: number;
+  unique_quantity: number;
+  tenants?: Array<{ tenant: number; offered: number; sent: number; ok: number; p99_ms: number | null }>;
 }
 
 const ms = (us: number | null): number | null => (us === null ? null : round3(us / 1000));
@@ -114,6 +129,7 @@ export function runReport(a: RunAnalysis, v: RepeatVerdict): RunReport {
     drift_first_third_p99_ms: ms(i.drift.first_p99_us),
     drift_last_third_p99_ms: ms(i.drift.last_p99_us),
     ...(i.phases ? { phases: i.phases } : {}),
+    ...(i.clients ? { clients: clientsReport(i.clients) } : {}),
     freeze_seconds: i.freeze_seconds,
     freeze_cadence_s: i.freeze_cadence_s,
     windows: i.windows,
@@ -138,6 +154,11 @@ export function formatRunReport(r: RunReport): string {
     `10-s buckets: median p99 ${n(r.median_10s_p99_ms)}, worst p99 ${n(r.worst_10s_p99_ms)}, windows ${r.windows.length ? r.windows.map(([a, b]) => `${a}-${b + 10}s`).join(', ') : 'none'}`,
     `freeze-seconds ${r.freeze_seconds.length}${r.freeze_seconds.length ? ` at ${r.freeze_seconds.join(', ')}` : ''}${r.freeze_cadence_s === null ? '' : `, cadence ${r.freeze_cadence_s} s`}; drift ${r.drift === null ? '—' : `x${r.drift}${r.drift_low === undefined || r.drift_low === null ? '' : ` (${driftInterval({ ratio_low: r.drift_low, ratio_high: r.drift_high ?? null })})`}`}`,
   ];
+  if (r.clients) {
+    const c = r.clients;
+    lines.push(`clients: ${c.repeats} repeats of earlier keys (${c.repeats_ok} ok); ${c.unique_requests_ok} unique requests ok, ${c.unique_events} unique events, quantity ${c.unique_quantity}`);
+    if (c.tenants) lines.push(`tenants: ${c.tenants.map((t) => `${t.tenant}: ${t.sent} sent, p99 ${n(t.p99_ms)}`).join('; ')}`);
+  }
   for (const c of r.gate.checks) lines.push(`  ${c.passed === null ? 'n/a ' : c.passed ? 'ok  ' : 'FAIL'} ${checkReason(c)}`);
   for (const note of r.gate.notes) lines.push(`  note ${note}`);
   if (r.probe.verdict !== 'OFF') {
@@ -170,4 +191,9 @@ export function verdictLine(r: Pick<RunReport, 'gate' | 'verdict' | 'probe'>): s
     return `UNRECONCILED: every check that ran passed (${ran.join(', ')}); not checked: ${unchecked.join(', ')}: the database was not counted for this run tag, so this is not a PASS`;
   }
   return `${r.verdict.state}${unchecked.length ? ` (not checked: ${unchecked.join(', ')})` : ''}${r.verdict.reasons.length ? `: ${r.verdict.reasons.join('; ')}` : ''}`;
+}
+
+function clientsReport(c: ClientsAnalysis): ClientsReport {
+  const { tenants, ...rest } = c;
+  return { ...rest, ...(tenants ? { tenants: tenants.map((t) => ({ tenant: t.tenant, offered: t.offered, sent: t.sent, ok: t.ok, p99_ms: ms(t.p99_us) })) } : {}) };
 }

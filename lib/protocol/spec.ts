@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { AwsSpec, awsDatabaseProblems } from './aws-spec';
 import { ExistingSpec, existingProblems, inlineSecretProblems } from './existing-spec';
-import { LoadSpec, loadProblems } from './load-nodes';
+import { LoadSpec, loadNodesOf, loadProblems } from './load-nodes';
 import { LocalSpec, localProblems } from './local-spec';
 import { ServiceOverridesSpec, ServiceSpec, serviceSpecProblems } from './service-spec';
 import { WorkloadSpec, workloadProblems } from './workload-spec';
@@ -295,8 +295,22 @@ export const CampaignSpec = z
     // A workload's times and rates against the repeat's length and the configuration's rate.
     s.sustained?.configurations.forEach((c, i) => {
       for (const p of workloadProblems(c, s.sustained!.repeatSeconds)) ctx.addIssue({ code: 'custom', message: p.message, path: ['sustained', 'configurations', i, ...p.path] });
+      for (const p of clientsProblems(s, c)) ctx.addIssue({ code: 'custom', message: p.message, path: ['sustained', 'configurations', i, ...p.path] });
     });
   });
+
+/**
+ * Tenants and duplicates (issue 35, item 2) where they are not run yet: the tenants' keys, customers and
+ * meters are made by the local target (lib/targets/tenant-fixtures.ts), and neither is split over
+ * load nodes.
+ */
+function clientsProblems(s: { target: string; load?: LoadSpec }, c: { load?: LoadSpec; workload?: WorkloadSpec }): Array<{ message: string; path: string[] }> {
+  const out: Array<{ message: string; path: string[] }> = [];
+  if (c.workload?.tenants && s.target !== 'local') out.push({ message: `tenants are made by target "local" only so far (target "${s.target}" has the one fixtures tenant): remove workload.tenants or use target "local"`, path: ['workload', 'tenants'] });
+  const which = c.workload?.tenants ? 'tenants' : c.workload?.duplicates ? 'duplicates' : null;
+  if (which && loadNodesOf(s, c) > 1) out.push({ message: `workload.${which} is sent from one load node so far: set load.nodes to 1 for this configuration, or remove workload.${which}`, path: ['workload', which] });
+  return out;
+}
 
 /** Configurations are told apart by name (evidence folders, the page's rows): each name once. */
 function duplicateConfigurations(s: { sustained?: { configurations: Array<{ name: string }> } }): Array<{ message: string; path: Array<string | number> }> {

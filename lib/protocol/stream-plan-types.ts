@@ -5,6 +5,7 @@
 // lib/protocol to that.
 
 import type { Arrivals } from './arrivals';
+import type { DuplicatesPlan, TenantsPlan } from './clients';
 import type { NodeShare } from './node-share';
 
 export interface StreamPlan {
@@ -40,4 +41,8 @@ export interface StreamPlan {
   share?: NodeShare;
   /** The merged stream of this many load nodes (the whole schedule, judged as one node's). Absent: one node. */
   nodes?: number;
+  /** Several tenants (issue 35, clients.ts): request k's tenant a seeded Zipf draw. Absent: one tenant. */
+  tenants?: TenantsPlan;
+  /** Requests that repeat an earlier one's idempotency keys (clients.ts). Absent: none. */
+  duplicates?: DuplicatesPlan;
 }

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { arrivalSchedule, arrivalsProblem, describeArrivals, type Arrivals } from './arrivals';
 import { TRACE_FORMATS } from './arrival-trace';
+import { DUPLICATE_MODES, MAX_DUPLICATE_SHARE, MAX_TENANTS } from './clients';
 
 const num = (what: string) =>
   z.number({ error: (iss) => (iss.input === undefined ? `${what} is required` : `${what} must be a number (got ${JSON.stringify(iss.input)})`) });
@@ -40,8 +41,30 @@ export const ArrivalsSpec = z.discriminatedUnion(
   { error: 'arrivals.shape must be one of "constant", "poisson", "ramp", "spike", "diurnal", "trace"' },
 );
 
+/** Several tenants (issue 35, item 2; lib/protocol/clients.ts): each request's tenant a seeded Zipf draw. */
+export const TenantsSpec = z.strictObject({
+  count: num('tenants.count').int('tenants.count must be a whole number').min(2, 'tenants.count must be at least 2 (one tenant: leave tenants out)').max(MAX_TENANTS, `tenants.count must be at most ${MAX_TENANTS}`),
+  s: num('tenants.s').min(0, 'tenants.s must be >= 0 (0: every tenant alike)').max(10, 'tenants.s must be at most 10'),
+  /** Absent: drawn from each repeat's run tag, and recorded in its stream. */
+  seed: num('tenants.seed').int('tenants.seed must be a whole number').min(0).max(0xffffffff).optional(),
+});
+
+/** Requests sent again with the same idempotency keys (lib/protocol/clients.ts). */
+export const DuplicatesSpec = z.strictObject({
+  share: num('duplicates.share')
+    .positive('duplicates.share must be > 0 (0.05: one request in 20 is sent again)')
+    .max(MAX_DUPLICATE_SHARE, `duplicates.share must be at most ${MAX_DUPLICATE_SHARE}`),
+  mode: z.enum(DUPLICATE_MODES as unknown as ['random', 'after-timeout'], { error: 'duplicates.mode must be "random" or "after-timeout"' }),
+  /** after-timeout: ms after its original a repeat is sent (a client's timeout); default 1000. */
+  afterMs: num('duplicates.afterMs').min(0).max(600_000, 'duplicates.afterMs must be at most 600000').optional(),
+  seed: num('duplicates.seed').int('duplicates.seed must be a whole number').min(0).max(0xffffffff).optional(),
+});
+
 export const WorkloadSpec = z.strictObject({
-  arrivals: ArrivalsSpec,
+  /** Absent: the protocol's constant arrivals (a workload of tenants or duplicates alone). */
+  arrivals: ArrivalsSpec.optional(),
+  tenants: TenantsSpec.optional(),
+  duplicates: DuplicatesSpec.optional(),
   /**
    * A spike's or a ramp's own p99 limit (ms) per phase (lib/protocol/phases.ts: before, during, after;
    * ramp, after); a phase not named is held to the configuration's p99LimitMs.
@@ -60,6 +83,8 @@ export const WorkloadSpec = z.strictObject({
 
 export type ArrivalsSpec = z.infer<typeof ArrivalsSpec>;
 export type WorkloadSpec = z.infer<typeof WorkloadSpec>;
+export type TenantsSpec = z.infer<typeof TenantsSpec>;
+export type DuplicatesSpec = z.infer<typeof DuplicatesSpec>;
 
 /**
  * A configuration's arrivals as the load generator takes them (events/s, its rate the base), or null
@@ -67,7 +92,7 @@ export type WorkloadSpec = z.infer<typeof WorkloadSpec>;
  * shape alone, with no gaps.
  */
 export function workloadArrivals(w: WorkloadSpec | undefined): Exclude<ArrivalsSpec, { shape: 'constant' }> | null {
-  if (!w || w.arrivals.shape === 'constant') return null;
+  if (!w || !w.arrivals || w.arrivals.shape === 'constant') return null;
   return w.arrivals;
 }
 
@@ -78,7 +103,7 @@ export function workloadArrivals(w: WorkloadSpec | undefined): Exclude<ArrivalsS
  */
 export function workloadProblems(c: { eventsPerSecond: number; batch: number; workload?: WorkloadSpec }, repeatSeconds: number): Array<{ message: string; path: string[] }> {
   const out: Array<{ message: string; path: string[] }> = [];
-  const shape = c.workload?.arrivals.shape;
+  const shape = c.workload?.arrivals?.shape ?? 'constant';
   if (c.workload?.recoveryLimitSeconds !== undefined && shape !== 'spike') out.push({ message: `recoveryLimitSeconds is a spike's: arrivals are ${shape}; remove it, or make the arrivals a spike`, path: ['workload', 'recoveryLimitSeconds'] });
   const phases = Object.keys(c.workload?.phaseP99LimitMs ?? {});
   const own = shape === 'spike' ? ['before', 'during', 'after'] : shape === 'ramp' ? ['ramp', 'after'] : [];

@@ -44,7 +44,7 @@ test('examples/spike.json spikes to 5x its base for 30 s, examples/poisson.json 
   assert.equal(p.configurations[0].requestsPerRepeat, 200 * 90 + 1000 * 30);
   assert.equal(p.configurations[0].arrivals, 'spike 200 -> 1000 ev/s at 40 s for 30 s');
   const poisson = parseCampaignSpec(read('poisson'));
-  assert.ok(poisson.sustained!.configurations.every((x) => x.workload?.arrivals.shape === 'poisson'));
+  assert.ok(poisson.sustained!.configurations.every((x) => x.workload?.arrivals?.shape === 'poisson'));
 });
 
 test('without a workload the spec parses as before (no key added) and plans the same as with the explicit constant shape', () => {

@@ -3,6 +3,7 @@
 // no network): the file opens offline and keeps working when archived.
 //
 // Deterministic: no timestamps, ids assigned in page order, chart options serialised as JSON.
+import { repeatsTable, tenantsTable } from './tenants';
 import fs from 'node:fs';
 import path from 'node:path';
 import { baselineFiguresTable, baselineTable } from './baseline';
@@ -74,7 +75,14 @@ function configSection(c: ConfigurationModel, charts: Map<string, Chart[]>): str
     c.p99_limit_ms !== null ? `, p99 limit ${c.p99_limit_ms} ms` : ''
   }: passed ${esc(c.summary.label)}${c.published ? '' : ' <span class="not-published">(not published)</span>'}</h3>`;
   const why = c.published ? '' : `<p class="not-published">Not published: ${esc(c.why_not.join('; '))}</p>`;
-  return [head, why, table(runsTable(c), `runs-${c.name}`), ...c.repeats.map((r) => repeatBlock(r, charts.get(r.id)))].join('\n');
+  // Several clients (issue 35): each tenant's p99, and the repeats against the unique events.
+  const tenants = tenantsTable(c);
+  const dups = repeatsTable(c);
+  const clients = [
+    tenants ? `<h4>p99 per tenant</h4>${table(tenants, `tenants-${c.name}`)}` : '',
+    dups ? `<h4>Repeated keys, counted once</h4>${table(dups, `repeated-${c.name}`)}` : '',
+  ].filter(Boolean);
+  return [head, why, table(runsTable(c), `runs-${c.name}`), ...clients, ...c.repeats.map((r) => repeatBlock(r, charts.get(r.id)))].join('\n');
 }
 
 const CSS = `

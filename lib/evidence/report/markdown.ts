@@ -1,5 +1,6 @@
 // The page as Markdown (report.md, `rig report --format md`). Sections follow the spec's results
 // page: result, at a glance, method, conditions, runs, not published, what this does not show. Pure.
+import { repeatsTable, tenantsTable } from './tenants';
 import type { ReportModel } from './model-types';
 import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, dbMarked, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, ownWorkTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { laddersShown } from './ladder';
@@ -118,6 +119,17 @@ export function renderMarkdown(m: ReportModel): string {
   for (const c of m.configurations) {
     out.push(`### ${c.name}: ${c.events_per_second} ev/s at batch ${c.batch}${c.p99_limit_ms !== null ? `, p99 limit ${c.p99_limit_ms} ms` : ''}: passed ${c.summary.label}`);
     out.push(mdTable(runsTable(c)));
+    // Several clients (issue 35): each tenant's p99, and the repeats against the unique events.
+    const tenants = tenantsTable(c);
+    if (tenants) {
+      out.push(`#### ${c.name}: p99 per tenant`);
+      out.push(mdTable(tenants));
+    }
+    const dups = repeatsTable(c);
+    if (dups) {
+      out.push(`#### ${c.name}: repeated keys, counted once`);
+      out.push(mdTable(dups));
+    }
     // Each repeat's cloud figures (aws only), beside the DB sampler's in the runs table above.
     for (const r of c.repeats) {
       const cloud = cloudTable(r);
