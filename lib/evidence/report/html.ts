@@ -15,6 +15,7 @@ import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, c
 import { laddersShown } from './ladder';
 import { tailCountsText, tailsTable } from './tails';
 import { warmupTable } from './warmups';
+import { recoveryText, workloadTable } from './workload';
 import { historyTable, historyText } from './history-chart';
 
 export function esc(s: string): string {
@@ -58,6 +59,12 @@ function chartDivs(charts: Chart[]): string {
 function repeatBlock(r: RepeatModel, charts: Chart[] | undefined): string {
   const parts = [`<h4 id="repeat-${esc(r.id.replace(/\s+/g, '-'))}">${esc(r.id)}: <span class="${r.status}">${esc(r.status.replace('-', ' '))}</span></h4>`];
   if (r.status !== 'passed' && r.reasons.length) parts.push(ul([...r.reasons, ...r.gate_reasons.map((g) => `also failed: ${g}`)]));
+  if (r.workload) {
+    // A shaped repeat's phases and recovery beside their limits (issue 35).
+    const t = workloadTable(r.workload);
+    const rec = r.workload.recovery ? `<p class="${r.workload.recovery.passed === false ? 'failed' : 'passed'}">Recovery: ${esc(recoveryText(r.workload.recovery))}.</p>` : '';
+    parts.push(`<div class="workload"><h5>${esc(r.workload.arrivals)}</h5>${rec}${t ? table(t, `workload-${r.id.replace(/\s+/g, '-')}`) : ''}</div>`);
+  }
   if (charts?.length) parts.push(chartDivs(charts));
   if (r.series && !r.db) parts.push('<p class="note">Wait events and WAL: not sampled (no db-samples.jsonl for this repeat).</p>');
   // Beside the DB sampler's figures: what the cloud itself recorded of the same window (aws only).

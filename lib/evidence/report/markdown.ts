@@ -10,6 +10,7 @@ import { comparisonMethod } from '../../protocol/compare';
 import { variantChangesTable, variantsTable, variantsText } from './variants';
 import { tailCountsText, tailsTable } from './tails';
 import { warmupTable } from './warmups';
+import { recoveryText, workloadTable } from './workload';
 
 function cell(s: string): string {
   return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
@@ -119,6 +120,15 @@ export function renderMarkdown(m: ReportModel): string {
       if (!cloud) continue;
       out.push(`#### ${r.id}: ${cloudTitle(r)}`);
       out.push(mdTable(cloud));
+    }
+    // A shaped repeat's phases and recovery (issue 35; only repeats with a workload).
+    for (const r of c.repeats) {
+      const t = r.workload ? workloadTable(r.workload) : null;
+      if (!r.workload) continue;
+      out.push(`#### ${r.id}: ${r.workload.arrivals}`);
+      if (r.workload.recovery) out.push(`Recovery: ${recoveryText(r.workload.recovery)}.`);
+      if (t) out.push(mdTable(t));
+      out.push('The HTML page charts its offered and delivered rates and p99 per second, the phases marked.');
     }
     // Each repeat's freeze-seconds and windows beside the markers and the disk (only repeats that have any).
     for (const r of c.repeats) {
