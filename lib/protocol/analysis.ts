@@ -15,6 +15,7 @@ import { freezeCadenceS, freezeSeconds, medianBucketP99, windows } from './detec
 import { drift, type Drift } from './drift';
 import { percentiles } from './percentile';
 import { analyzePhases, type PhaseAnalysis } from './phases';
+import { perWindowP99, type WindowFigure } from './window-gates';
 import { INGEST, PROBE_SCENARIOS, SCENARIOS, STATUS_DROPPED, SampleFormatError, isOk, type ProbeScenario, type SampleColumns } from './sample-row';
 import { planSeconds, refuseOffSchedule, scheduledPerSecond, type StreamPlan } from './stream-plan';
 
@@ -77,6 +78,11 @@ export interface IngestAnalysis extends Counts {
    * of the steady phase alone. Absent for a steady schedule (constant, Poisson): the analysis is today's.
    */
   phases?: PhaseAnalysis;
+  /**
+   * Each window's p99 when the caller asked for windows (a workload's windowSeconds: window-gates.ts);
+   * absent otherwise: the analysis is today's.
+   */
+  per_window?: WindowFigure[];
 }
 
 /**
@@ -125,6 +131,8 @@ export interface AnalyzeOptions {
   durationS?: number;
   /** The plan for a stream without one of its own (a foreign stream: `rig analyze --rate --seconds`). */
   plan?: StreamPlan | null;
+  /** Judge windows of this many seconds (a workload's windowSeconds, issue 35): each window's p99 in `per_window`. */
+  windowSeconds?: number;
 }
 
 /** Throws SampleFormatError (naming the first row outside the plan's schedule, or a plan given twice). */
@@ -140,7 +148,7 @@ export function analyzeSamples(cols: SampleColumns, opts: AnalyzeOptions = {}): 
   } else {
     durationS = streamDurationS(cols);
   }
-  const ingest = analyzeIngest(cols, durationS, plan);
+  const ingest = analyzeIngest(cols, durationS, plan, opts.windowSeconds);
   const probe: ProbeEndpointAnalysis[] = [];
   for (const scenario of PROBE_SCENARIOS) {
     const c = counts(cols, SCENARIOS.indexOf(scenario));
@@ -176,7 +184,7 @@ function refuseAfter(cols: SampleColumns, durationS: number): void {
   }
 }
 
-function analyzeIngest(cols: SampleColumns, durationS: number, plan: StreamPlan | null): IngestAnalysis {
+function analyzeIngest(cols: SampleColumns, durationS: number, plan: StreamPlan | null, windowSeconds?: number): IngestAnalysis {
   const c = counts(cols, INGEST);
   let eventsOffered = 0;
   let eventsClaimed = 0;
@@ -239,6 +247,7 @@ function analyzeIngest(cols: SampleColumns, durationS: number, plan: StreamPlan 
     per_second_corrected: corrected,
     ten_second: tenSecond,
     ...(phased ? { phases: phased.phases } : {}),
+    ...(windowSeconds ? { per_window: perWindowP99(g, windowSeconds) } : {}),
   };
 }
 

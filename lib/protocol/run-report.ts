@@ -5,6 +5,7 @@ import type { RunAnalysis } from './analysis';
 import { secondRanges } from './second-ranges';
 import { describeArrivals } from './arrivals';
 import type { PhaseAnalysis } from './phases';
+import type { WindowFigure } from './window-gates';
 import type { StreamPlan } from './stream-plan';
 import { checkReason, driftInterval, type GateVerdict } from './gates';
 import { notJudged, type ProbeVerdict, type RepeatVerdict, type VerdictState } from './verdicts';
@@ -56,6 +57,8 @@ export interface RunReport {
   drift_last_third_p99_ms: number | null;
   /** A spike's or a ramp's phases: each phase's p99, a spike's recovery (lib/protocol/phases.ts); absent for a steady schedule. */
   phases?: PhaseAnalysis;
+  /** A long soak's windows, each with its p99 (window-gates.ts); absent without a workload's windowSeconds. */
+  windows_p99?: WindowFigure[];
   freeze_seconds: number[];
   freeze_cadence_s: number | null;
   windows: Array<[number, number]>;
@@ -114,6 +117,7 @@ export function runReport(a: RunAnalysis, v: RepeatVerdict): RunReport {
     drift_first_third_p99_ms: ms(i.drift.first_p99_us),
     drift_last_third_p99_ms: ms(i.drift.last_p99_us),
     ...(i.phases ? { phases: i.phases } : {}),
+    ...(i.per_window ? { windows_p99: i.per_window } : {}),
     freeze_seconds: i.freeze_seconds,
     freeze_cadence_s: i.freeze_cadence_s,
     windows: i.windows,

@@ -237,7 +237,7 @@ export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | nul
     reconciliation: recon,
     probeP99Ms: spec.sustained?.probe.p99BudgetMs ?? DEFAULT_PROBE_P99_MS,
     // A workload's per-phase and recovery limits, as activities/repeat.ts gave them (absent: as before).
-    ...(a.kind === 'sustained' && cfg?.workload ? { phaseP99LimitMs: cfg.workload.phaseP99LimitMs, recoveryLimitS: cfg.workload.recoveryLimitSeconds ?? null } : {}),
+    ...(a.kind === 'sustained' && cfg?.workload ? { phaseP99LimitMs: cfg.workload.phaseP99LimitMs, recoveryLimitS: cfg.workload.recoveryLimitSeconds ?? null, windowP99LimitMs: cfg.workload.windowP99LimitMs ?? null } : {}),
   });
   const gate = verdict.ingest;
 

@@ -1,4 +1,5 @@
-// A shaped repeat on the page (issue 35): what its workload's gates saw, per phase and after a spike.
+// A shaped repeat on the page (issue 35): what its workload's gates saw, per phase and after a spike,
+// and a long soak's windows (item 4).
 // Built from the re-derived report (its phases, lib/protocol/phases.ts) and the configuration's
 // workload limits, so the page says each phase's p99 beside its limit and the recovery time beside
 // the recovery limit, as the verdict judged them. Absent for a repeat without arrivals in its plan:
@@ -40,6 +41,18 @@ export interface WorkloadModel {
   /** A spike's or a ramp's phases; empty for a shape without phases (Poisson, diurnal, trace). */
   phases: WorkloadPhase[];
   recovery: WorkloadRecovery | null;
+  /** A long soak's windows (issue 35 item 4): each one's p99 beside the limit; absent without windowSeconds. */
+  windows?: WorkloadWindow[];
+}
+
+export interface WorkloadWindow {
+  from_s: number;
+  to_s: number;
+  samples: number;
+  p99_ms: number | null;
+  limit_ms: number | null;
+  passed: boolean | null;
+  partial: boolean;
 }
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -47,7 +60,12 @@ const r3 = (x: number) => Math.round(x * 1000) / 1000;
 /** The workload of a re-derived repeat, or null when its plan has no arrivals (the protocol's constant schedule). */
 export function workloadModel(report: RunReport, p99LimitMs: number | null, w: WorkloadSpec | undefined): WorkloadModel | null {
   const a = report.plan?.arrivals;
-  if (!a) return null;
+  if (!a && !report.windows_p99) return null;
+  const wLimit = w?.windowP99LimitMs ?? p99LimitMs;
+  const windows = report.windows_p99?.map((x): WorkloadWindow => {
+    const p99 = x.p99_us === null ? null : r3(x.p99_us / 1000);
+    return { from_s: x.from_s, to_s: x.to_s, samples: x.samples, p99_ms: p99, limit_ms: wLimit, passed: wLimit === null ? null : p99 !== null && p99 <= wLimit, partial: x.partial };
+  });
   const per = (w?.phaseP99LimitMs ?? {}) as Partial<Record<string, number>>;
   const phases = (report.phases?.phases ?? []).map((p): WorkloadPhase => {
     const limit = per[p.name] ?? p99LimitMs;
@@ -69,7 +87,7 @@ export function workloadModel(report: RunReport, p99LimitMs: number | null, w: W
           factor: rec.factor,
         }
       : null;
-  return { arrivals: describeArrivals(a, report.plan?.rate ?? 0), shape: a.shape, phases, recovery };
+  return { arrivals: describeArrivals(a ?? null, report.plan?.rate ?? 0), shape: a?.shape ?? 'constant', phases, recovery, ...(windows ? { windows } : {}) };
 }
 
 const verdictCell = (p: boolean | null) => (p === null ? 'not gated' : p ? 'within' : 'over');
@@ -78,6 +96,18 @@ const verdictCell = (p: boolean | null) => (p === null ? 'not gated' : p ? 'with
 export function recoveryText(r: WorkloadRecovery): string {
   const t = r.recovered_after_s === null ? 'not recovered within the repeat' : `${r.recovered_after_s} s after the spike`;
   return `${t}${r.limit_s === null ? ' (no limit: reported, not gated)' : ` (limit ${r.limit_s} s): ${r.passed ? 'within' : 'over'}`}`;
+}
+
+/** A long soak's windows, one row each: p99 beside the limit. Null without windows. */
+export function windowsTable(w: WorkloadModel): Table | null {
+  if (!w.windows?.length) return null;
+  return {
+    header: ['window', 'samples', 'p99', 'limit', 'verdict'],
+    rows: w.windows.map((x) => ({
+      cells: [`${x.from_s}-${x.to_s} s${x.partial ? ' (partial)' : ''}`, String(x.samples), ms(x.p99_ms), x.limit_ms === null ? DASH : ms(x.limit_ms), x.samples === 0 && x.passed === false ? 'no samples' : verdictCell(x.passed)],
+      ...(x.passed === false ? { cls: 'failed' } : {}),
+    })),
+  };
 }
 
 /** One row per phase and one for the recovery: what the page shows of a shaped repeat. Null without phases. */
