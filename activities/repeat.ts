@@ -406,13 +406,16 @@ export async function judge(target: Target, store: EvidenceStore, input: RepeatI
     }
     let evaluation: Evaluation | null = null;
     try {
-      const { analysis } = await analyzeFile(store.path(`${dir}/${SAMPLES}`), { durationS: input.seconds, closedLoop: Boolean(input.closedLoopWorkers) });
+      // A long soak's windows (issue 35 item 4): asked for only by a workload's windowSeconds.
+      const windowSeconds = input.kind === 'sustained' ? input.configuration.workload?.windowSeconds : undefined;
+      const { analysis } = await analyzeFile(store.path(`${dir}/${SAMPLES}`), { durationS: input.seconds, closedLoop: Boolean(input.closedLoopWorkers), ...(windowSeconds ? { windowSeconds } : {}) });
       evaluation = evaluateRun(analysis, {
         kind: input.kind === 'rung' ? 'ladder' : input.kind,
         p99LimitMs: input.kind === 'sustained' ? input.configuration.p99LimitMs : null,
         // A spike's or a ramp's limits (issue 35); absent without a workload, as before.
         phaseP99LimitMs: input.kind === 'sustained' ? input.configuration.workload?.phaseP99LimitMs : undefined,
         recoveryLimitS: input.kind === 'sustained' ? (input.configuration.workload?.recoveryLimitSeconds ?? null) : null,
+        windowP99LimitMs: input.kind === 'sustained' ? (input.configuration.workload?.windowP99LimitMs ?? null) : null,
         driftLimit: input.driftLimit,
         reconciliation: rec ? { rows_written: rec.rows, quantity_gained: rec.quantity } : null,
         probeP99Ms: input.probe.p99BudgetMs,

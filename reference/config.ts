@@ -36,6 +36,15 @@ export interface ServiceConfig {
    * name (issue 36), with the delay it added known exactly.
    */
   addedDelayMs?: number;
+  /**
+   * Seconds over which a burst's added delay falls back to 0 (reference/slow-recovery.ts). Default 0:
+   * off. A build that recovers slowly after a spike, for the spike's recovery gate (issue 35).
+   */
+  slowRecoveryS?: number;
+  /** With slowRecoveryS: more data requests than this in a sliding second is a burst. Required then. */
+  burstRps?: number;
+  /** With slowRecoveryS: the added delay during a burst and at its end, ms. Default 50. */
+  slowRecoveryMs?: number;
   /** The build this service says it is (its /healthz `build`), e.g. a CI-stamped commit; default none. */
   build?: string;
 }
@@ -52,11 +61,19 @@ export function resolveConfig(c: ServiceConfig): ResolvedConfig {
     insert: c.insert ?? 'per-event',
     aggregate: c.aggregate ?? 'scan',
     addedDelayMs: c.addedDelayMs ?? 0,
+    slowRecoveryS: c.slowRecoveryS ?? 0,
+    burstRps: c.burstRps ?? 0,
+    slowRecoveryMs: c.slowRecoveryMs ?? 50,
     build: c.build ?? '',
   };
   if (!r.databaseUrl) throw new Error('databaseUrl (HC_DATABASE_URL) is required');
   if (!Number.isInteger(r.port) || r.port < 0 || r.port > 65535) throw new Error(`port ${r.port} is not a TCP port`);
   if (!Number.isInteger(r.addedDelayMs) || r.addedDelayMs < 0 || r.addedDelayMs > 60_000) throw new Error(`added delay ${r.addedDelayMs} (HC_ADDED_DELAY_MS) is not a whole number of milliseconds from 0 to 60000`);
+  if (!Number.isInteger(r.slowRecoveryS) || r.slowRecoveryS < 0 || r.slowRecoveryS > 3600) throw new Error(`slow recovery ${r.slowRecoveryS} (HC_SLOW_RECOVERY_S) is not a whole number of seconds from 0 (off) to 3600`);
+  if (r.slowRecoveryS > 0) {
+    if (!Number.isInteger(r.burstRps) || r.burstRps < 1) throw new Error(`HC_SLOW_RECOVERY_S needs HC_BURST_RPS, the requests per second over which the service is in a burst (a whole number >= 1; got ${r.burstRps})`);
+    if (!Number.isInteger(r.slowRecoveryMs) || r.slowRecoveryMs < 1 || r.slowRecoveryMs > 60_000) throw new Error(`slow recovery delay ${r.slowRecoveryMs} (HC_SLOW_RECOVERY_MS) is not a whole number of milliseconds from 1 to 60000`);
+  }
   if (r.build.length > 200 || /[\u0000-\u001f]/.test(r.build)) throw new Error('build (HC_BUILD) must be one line of at most 200 characters');
   if (!Number.isInteger(r.poolSize) || r.poolSize < 1) throw new Error(`pool size ${r.poolSize} is not a positive integer`);
   oneOf('lastUsed (HC_LAST_USED)', r.lastUsed, ['per-minute', 'every-request']);
@@ -86,6 +103,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ResolvedCon
     insert: (env.HC_INSERT || undefined) as InsertMode | undefined,
     aggregate: (env.HC_AGGREGATE || undefined) as AggregateMode | undefined,
     addedDelayMs: int('HC_ADDED_DELAY_MS'),
+    slowRecoveryS: int('HC_SLOW_RECOVERY_S'),
+    burstRps: int('HC_BURST_RPS'),
+    slowRecoveryMs: int('HC_SLOW_RECOVERY_MS'),
     build: env.HC_BUILD || undefined,
   });
 }

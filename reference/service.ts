@@ -20,6 +20,7 @@ import { ingestRequest } from './ingest';
 import { bearerKey, hashApiKey } from './keys';
 import { listCustomers, listInvoices, parseLimit } from './lists';
 import { RequestPath } from './request-tx';
+import { SlowRecovery } from './slow-recovery';
 import { parseIngestBody } from './validate';
 
 export interface RunningService {
@@ -65,9 +66,13 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
 
   // The slowed build's switch (HC_ADDED_DELAY_MS): the wait comes before any work, so each request
   // takes exactly that much longer and holds no connection or lock meanwhile.
+  // The slow-recovering build's (HC_SLOW_RECOVERY_S, slow-recovery.ts): a delay after a burst,
+  // added the same way.
+  const recovery = cfg.slowRecoveryS > 0 ? new SlowRecovery({ burstRps: cfg.burstRps, recoveryS: cfg.slowRecoveryS, delayMs: cfg.slowRecoveryMs }) : null;
   const delayed = (h: Handler): Handler =>
-    cfg.addedDelayMs > 0 ? async (req, res, params) => {
-      await new Promise((r) => setTimeout(r, cfg.addedDelayMs));
+    cfg.addedDelayMs > 0 || recovery ? async (req, res, params) => {
+      const wait = cfg.addedDelayMs + (recovery?.arrive() ?? 0);
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       await h(req, res, params);
     } : h;
 
@@ -108,8 +113,10 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         const key = bearerKey(req.headers.authorization);
         const out = key ? await path.run(hashApiKey(key), (client) => health(client)) : await health(pool);
         // The switches it runs with, so a rig that changes them (variants) can read them back; the
-        // added delay and the build only when set (a default build's answer is as it always was).
-        const settings = { lastUsed: cfg.lastUsed, insert: cfg.insert, aggregate: cfg.aggregate, ...(cfg.addedDelayMs > 0 ? { addedDelayMs: String(cfg.addedDelayMs) } : {}) };
+        // added delay, the slow recovery and the build only when set (a default build's answer is as it always was).
+        const settings = { lastUsed: cfg.lastUsed, insert: cfg.insert, aggregate: cfg.aggregate, ...(cfg.addedDelayMs > 0 ? { addedDelayMs: String(cfg.addedDelayMs) } : {}),
+          ...(cfg.slowRecoveryS > 0 ? { slowRecoveryS: String(cfg.slowRecoveryS), burstRps: String(cfg.burstRps), slowRecoveryMs: String(cfg.slowRecoveryMs) } : {}),
+        };
         sendJson(res, 200, { ...out, settings, ...(cfg.build ? { build: cfg.build } : {}) });
       },
     },

@@ -16,6 +16,7 @@ import { drift, type Drift } from './drift';
 import { percentiles } from './percentile';
 import { analyzeClients, type ClientsAnalysis } from './clients-analysis';
 import { analyzePhases, type PhaseAnalysis } from './phases';
+import { perWindowP99, type WindowFigure } from './window-gates';
 import { INGEST, PROBE_SCENARIOS, SCENARIOS, STATUS_DROPPED, SampleFormatError, isOk, type ProbeScenario, type SampleColumns } from './sample-row';
 import { planSeconds, refuseOffSchedule, scheduledPerSecond, type StreamPlan } from './stream-plan';
 
@@ -84,6 +85,11 @@ export interface IngestAnalysis extends Counts {
    * original once (what the database must hold). Absent for one client without repeats: today's.
    */
   clients?: ClientsAnalysis;
+  /**
+   * Each window's p99 when the caller asked for windows (a workload's windowSeconds: window-gates.ts);
+   * absent otherwise: the analysis is today's.
+   */
+  per_window?: WindowFigure[];
 }
 
 /**
@@ -132,6 +138,8 @@ export interface AnalyzeOptions {
   durationS?: number;
   /** The plan for a stream without one of its own (a foreign stream: `rig analyze --rate --seconds`). */
   plan?: StreamPlan | null;
+  /** Judge windows of this many seconds (a workload's windowSeconds, issue 35): each window's p99 in `per_window`. */
+  windowSeconds?: number;
 }
 
 /** Throws SampleFormatError (naming the first row outside the plan's schedule, or a plan given twice). */
@@ -147,7 +155,7 @@ export function analyzeSamples(cols: SampleColumns, opts: AnalyzeOptions = {}): 
   } else {
     durationS = streamDurationS(cols);
   }
-  const ingest = analyzeIngest(cols, durationS, plan);
+  const ingest = analyzeIngest(cols, durationS, plan, opts.windowSeconds);
   const probe: ProbeEndpointAnalysis[] = [];
   for (const scenario of PROBE_SCENARIOS) {
     const c = counts(cols, SCENARIOS.indexOf(scenario));
@@ -183,7 +191,7 @@ function refuseAfter(cols: SampleColumns, durationS: number): void {
   }
 }
 
-function analyzeIngest(cols: SampleColumns, durationS: number, plan: StreamPlan | null): IngestAnalysis {
+function analyzeIngest(cols: SampleColumns, durationS: number, plan: StreamPlan | null, windowSeconds?: number): IngestAnalysis {
   const c = counts(cols, INGEST);
   let eventsOffered = 0;
   let eventsClaimed = 0;
@@ -248,6 +256,7 @@ function analyzeIngest(cols: SampleColumns, durationS: number, plan: StreamPlan 
     ten_second: tenSecond,
     ...(phased ? { phases: phased.phases } : {}),
     ...(clients ? { clients } : {}),
+    ...(windowSeconds ? { per_window: perWindowP99(g, windowSeconds) } : {}),
   };
 }
 

@@ -18,6 +18,8 @@ export interface EvaluateOptions {
   /** A spike's or a ramp's p99 limits per phase, and a spike's recovery limit (s): the workload's (issue 35). */
   phaseP99LimitMs?: SustainedGateOptions['phaseP99LimitMs'];
   recoveryLimitS?: number | null;
+  /** A workload's p99 limit in every window (ms), when the analysis has windows (window-gates.ts); default p99LimitMs. */
+  windowP99LimitMs?: number | null;
   /** A merged stream's load nodes, each judged on its own stream (node-gates.ts); absent: one node. */
   nodes?: readonly NodeRow[];
 }
@@ -35,7 +37,7 @@ export function evaluateRun(a: RunAnalysis, o: EvaluateOptions = {}): Evaluation
       ? ladderGate(a.ingest, { driftLimit: o.driftLimit, reconciliation: o.reconciliation, probeLag })
       : kind === 'ceiling'
         ? ceilingGate(a.ingest, { driftLimit: o.driftLimit, minSamples: o.minSamples, reconciliation: o.reconciliation })
-        : sustainedGate(a.ingest, { p99LimitMs: o.p99LimitMs, driftLimit: o.driftLimit, minSamples: o.minSamples, reconciliation: o.reconciliation, probeLag, phaseP99LimitMs: o.phaseP99LimitMs, recoveryLimitS: o.recoveryLimitS });
+        : sustainedGate(a.ingest, { p99LimitMs: o.p99LimitMs, driftLimit: o.driftLimit, minSamples: o.minSamples, reconciliation: o.reconciliation, probeLag, phaseP99LimitMs: o.phaseP99LimitMs, recoveryLimitS: o.recoveryLimitS, windowP99LimitMs: o.windowP99LimitMs });
   const gate = o.nodes?.length ? withNodeGates(merged, o.nodes) : merged;
   // A stream whose plan says it was cut short is an interrupted run, whoever reads it.
   const interrupted = (o.interrupted ?? false) || (a.plan?.cut_short ?? false);

@@ -35,6 +35,7 @@ import type { IngestAnalysis, LagStats } from './analysis';
 import { DEFAULT_DRIFT_LIMIT, DRIFT_CONFIDENCE, MIN_THIRD_SAMPLES, judgeDrift, type Drift } from './drift';
 import { secondRanges } from './second-ranges';
 import type { PhaseAnalysis, PhaseName, Recovery } from './phases';
+import { judgeWindows } from './window-gates';
 
 export const MIN_SAMPLES = 1000;
 /** A rung holds when it delivered at least (1 - this) of what it offered. */
@@ -46,7 +47,7 @@ export const INSTRUMENT_LAG_NO_LIMIT_MS = 5;
 /** ...or when any request left later than the p99 limit itself (with no limit, this many ms). */
 export const INSTRUMENT_MAX_LAG_NO_LIMIT_MS = 50;
 
-export type CheckName = 'threshold' | 'dropped' | 'failed' | 'rows' | 'quantity' | 'samples' | 'drift' | 'delivered' | 'instrument' | 'recovery';
+export type CheckName = 'threshold' | 'dropped' | 'failed' | 'rows' | 'quantity' | 'samples' | 'drift' | 'delivered' | 'instrument' | 'recovery' | 'windows';
 
 export interface GateCheck {
   name: CheckName;
@@ -91,6 +92,8 @@ export interface SustainedGateOptions {
   phaseP99LimitMs?: Partial<Record<PhaseName, number>>;
   /** A spike's recovery limit (s): its 10-s p99 back within x1.2 of before within this long after it. */
   recoveryLimitS?: number | null;
+  /** A workload's per-window p99 limit (ms; window-gates.ts), when the analysis has windows; default: p99LimitMs. */
+  windowP99LimitMs?: number | null;
 }
 
 export interface LadderGateOptions {
@@ -124,6 +127,12 @@ export function sustainedGate(a: IngestAnalysis, opts: SustainedGateOptions = {}
     const c = recoveryCheck(rec, opts.recoveryLimitS ?? null);
     if (c.passed === null) notes.push(`recovery: ${c.detail}`);
     else checks.push(c);
+  }
+  // A long soak's windows (issue 35 item 4): every window's p99 under the limit, beside drift over the whole run.
+  if (a.per_window) {
+    const w = judgeWindows(a.per_window, opts.windowP99LimitMs ?? opts.p99LimitMs ?? null);
+    if (w.passed === null) notes.push(`windows: ${w.detail}`);
+    else checks.push({ name: 'windows', passed: w.passed, detail: w.detail });
   }
   return verdict('sustained', checks, notes);
 }

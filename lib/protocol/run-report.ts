@@ -6,6 +6,7 @@ import { secondRanges } from './second-ranges';
 import { describeArrivals } from './arrivals';
 import type { PhaseAnalysis } from './phases';
 import type { ClientsAnalysis } from './clients-analysis';
+import type { WindowFigure } from './window-gates';
 import type { StreamPlan } from './stream-plan';
 import { checkReason, driftInterval, type GateVerdict } from './gates';
 import { notJudged, type ProbeVerdict, type RepeatVerdict, type VerdictState } from './verdicts';
@@ -62,6 +63,8 @@ export interface RunReport {
    * claims (events_claimed is then theirs) and each tenant's p99. Absent for one client: today's report.
    */
   clients?: ClientsReport;
+  /** A long soak's windows, each with its p99 (window-gates.ts); absent without a workload's windowSeconds. */
+  windows_p99?: WindowFigure[];
   freeze_seconds: number[];
   freeze_cadence_s: number | null;
   windows: Array<[number, number]>;
@@ -130,6 +133,7 @@ export function runReport(a: RunAnalysis, v: RepeatVerdict): RunReport {
     drift_last_third_p99_ms: ms(i.drift.last_p99_us),
     ...(i.phases ? { phases: i.phases } : {}),
     ...(i.clients ? { clients: clientsReport(i.clients) } : {}),
+    ...(i.per_window ? { windows_p99: i.per_window } : {}),
     freeze_seconds: i.freeze_seconds,
     freeze_cadence_s: i.freeze_cadence_s,
     windows: i.windows,

@@ -69,6 +69,8 @@ export const FIELD_DOCS: Readonly<Record<string, string>> = {
   'sustained.configurations[].workload.phaseP99LimitMs.during': 'Spike: the p99 limit (ms) of its own seconds.',
   'sustained.configurations[].workload.phaseP99LimitMs.after': 'Spike or ramp: the p99 limit (ms) of the seconds after it.',
   'sustained.configurations[].workload.phaseP99LimitMs.ramp': 'Ramp: the p99 limit (ms) while the rate moves.',
+  'sustained.configurations[].workload.windowSeconds': 'A long soak\'s windows: the repeat\'s p99 is also judged in every window of this many seconds (>= 10), beside drift over the whole run; absent, no windows.',
+  'sustained.configurations[].workload.windowP99LimitMs': 'The p99 limit (ms) of every window (needs windowSeconds); absent, the configuration\'s p99LimitMs.',
   'sustained.configurations[].workload.recoveryLimitSeconds': 'Spike: the most seconds after its end until the 10-s p99 is back within x1.2 of its level before the spike; absent, recovery is reported, not gated.',
   'sustained.configurations[].workload.tenants': 'Several tenants (issue 35): each with its own API key, customers and meter, made by the local target; each request\'s tenant a seeded Zipf draw fixed in the stream\'s plan. The page shows each tenant\'s p99.',
   'sustained.configurations[].workload.tenants.count': 'How many tenants (2-1000); the fixtures tenant is the first and hottest.',

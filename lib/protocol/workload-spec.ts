@@ -79,6 +79,14 @@ export const WorkloadSpec = z.strictObject({
     .optional(),
   /** A spike's recovery limit: its 10-s p99 back within x1.2 of its level before the spike within this many seconds of its end. */
   recoveryLimitSeconds: num('recoveryLimitSeconds').positive().optional(),
+  /**
+   * A long soak's windows (lib/protocol/window-gates.ts): the repeat is also judged window by window,
+   * its p99 at or under windowP99LimitMs (else p99LimitMs) in every window of this many seconds, beside
+   * drift over the whole run. Absent: no windows, the verdict as before.
+   */
+  windowSeconds: num('windowSeconds').int('windowSeconds must be a whole number of seconds').min(10, 'windowSeconds must be >= 10 (a window is judged on its p99)').optional(),
+  /** The p99 limit (ms) of every window; absent: the configuration's p99LimitMs. Needs windowSeconds. */
+  windowP99LimitMs: num('windowP99LimitMs').positive('windowP99LimitMs must be > 0 ms').optional(),
 });
 
 export type ArrivalsSpec = z.infer<typeof ArrivalsSpec>;
@@ -105,6 +113,8 @@ export function workloadProblems(c: { eventsPerSecond: number; batch: number; wo
   const out: Array<{ message: string; path: string[] }> = [];
   const shape = c.workload?.arrivals?.shape ?? 'constant';
   if (c.workload?.recoveryLimitSeconds !== undefined && shape !== 'spike') out.push({ message: `recoveryLimitSeconds is a spike's: arrivals are ${shape}; remove it, or make the arrivals a spike`, path: ['workload', 'recoveryLimitSeconds'] });
+  if (c.workload?.windowP99LimitMs !== undefined && c.workload.windowSeconds === undefined) out.push({ message: 'windowP99LimitMs needs windowSeconds, the length of the windows it holds (e.g. 600 for "p99 under X in every 10-min window")', path: ['workload', 'windowP99LimitMs'] });
+  if (c.workload?.windowSeconds !== undefined && c.workload.windowSeconds > repeatSeconds) out.push({ message: `a window of ${c.workload.windowSeconds} s is longer than the repeat's ${repeatSeconds} s (sustained.repeatSeconds): shorten the window or lengthen the repeat`, path: ['workload', 'windowSeconds'] });
   const phases = Object.keys(c.workload?.phaseP99LimitMs ?? {});
   const own = shape === 'spike' ? ['before', 'during', 'after'] : shape === 'ramp' ? ['ramp', 'after'] : [];
   for (const ph of phases) if (!own.includes(ph)) out.push({ message: `a ${shape} has no phase "${ph}"${own.length ? ` (its phases: ${own.join(', ')})` : ': phases are a spike\'s or a ramp\'s'}`, path: ['workload', 'phaseP99LimitMs', ph] });

@@ -1,10 +1,11 @@
 // test-mode: unit
 // Pure parts of the service: the HC_* environment, the API key format, and how the rollup strategy
-// splits a window into whole days and scanned edges.
+// splits a window into whole days and scanned edges; the slow-recovering build's delay after a burst.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { rollupPlan } from '../../reference/aggregate';
 import { configFromEnv } from '../../reference/config';
+import { SlowRecovery } from '../../reference/slow-recovery';
 import { bearerKey, hashApiKey, newApiKey } from '../../reference/keys';
 
 test('configFromEnv: defaults are the measured configuration (per-event, per-minute, scan, pool 20, loopback)', () => {
@@ -17,6 +18,9 @@ test('configFromEnv: defaults are the measured configuration (per-event, per-min
     insert: 'per-event',
     aggregate: 'scan',
     addedDelayMs: 0,
+    slowRecoveryS: 0,
+    burstRps: 0,
+    slowRecoveryMs: 50,
     build: '',
   });
   const all = configFromEnv({
@@ -49,6 +53,9 @@ test('configFromEnv refuses bad values, naming the variable and never echoing th
     [{ HC_DATABASE_URL: url, HC_ADDED_DELAY_MS: '-5' }, /HC_ADDED_DELAY_MS/],
     [{ HC_DATABASE_URL: url, HC_ADDED_DELAY_MS: '60001' }, /HC_ADDED_DELAY_MS/],
     [{ HC_DATABASE_URL: url, HC_BUILD: 'two\nlines' }, /HC_BUILD/],
+    [{ HC_DATABASE_URL: url, HC_SLOW_RECOVERY_S: '30' }, /HC_SLOW_RECOVERY_S needs HC_BURST_RPS/],
+    [{ HC_DATABASE_URL: url, HC_SLOW_RECOVERY_S: '3601', HC_BURST_RPS: '300' }, /HC_SLOW_RECOVERY_S/],
+    [{ HC_DATABASE_URL: url, HC_SLOW_RECOVERY_S: '30', HC_BURST_RPS: '300', HC_SLOW_RECOVERY_MS: '0' }, /HC_SLOW_RECOVERY_MS/],
   ];
   for (const [env, re] of cases) {
     assert.throws(
@@ -109,4 +116,31 @@ test('rollupPlan: whole UTC days from the rollup, partial days at the edges scan
     null,
     null,
   ]);
+});
+
+test('SlowRecovery: no delay under the burst rate; the full delay in a burst, falling linearly to 0 over the recovery seconds after it', () => {
+  let now = 0;
+  const r = new SlowRecovery({ burstRps: 300, recoveryS: 20, delayMs: 50 }, () => now);
+  // 100 requests/s for 10 s: never a burst.
+  for (let i = 0; i < 1000; i++) {
+    now = i * 10;
+    assert.equal(r.arrive(), 0, `request ${i} at ${now} ms`);
+  }
+  // 500 requests/s from 10 s to 20 s: a burst once 301 arrived within a second.
+  const during: number[] = [];
+  for (let i = 0; i < 5000; i++) {
+    now = 10_000 + i * 2;
+    during.push(r.arrive());
+  }
+  assert.ok(during.slice(0, 100).every((d) => d === 0), 'the first requests of the spike are not yet a burst');
+  assert.ok(during.slice(1000).every((d) => d === 50), 'in the burst: the full delay');
+  // Just after it the sliding second still holds more than 300 (the spike's last 0.8 s): still a burst.
+  now = 20_200;
+  assert.equal(r.arrive(), 50);
+  const last = 20_200;
+  for (const [t, want] of [[last + 5_000, 37.5], [last + 10_000, 25], [last + 19_000, 2.5], [last + 20_000, 0], [last + 60_000, 0]]) {
+    now = t;
+    assert.ok(Math.abs(r.delayAt(t) - want) < 1e-9, `${t - last} ms after the burst: ${r.delayAt(t)}, want ${want}`);
+    assert.ok(Math.abs(r.arrive() - want) < 1e-9);
+  }
 });

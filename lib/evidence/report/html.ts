@@ -17,6 +17,7 @@ import { laddersShown } from './ladder';
 import { tailCountsText, tailsTable } from './tails';
 import { warmupTable } from './warmups';
 import { loadNodesTable } from './load-nodes';
+import { recoveryText, windowsTable, workloadTable } from './workload';
 import { historyTable, historyText } from './history-chart';
 
 export function esc(s: string): string {
@@ -60,6 +61,14 @@ function chartDivs(charts: Chart[]): string {
 function repeatBlock(r: RepeatModel, charts: Chart[] | undefined): string {
   const parts = [`<h4 id="repeat-${esc(r.id.replace(/\s+/g, '-'))}">${esc(r.id)}: <span class="${r.status}">${esc(r.status.replace(/-/g, ' '))}</span></h4>`];
   if (r.status !== 'passed' && r.reasons.length) parts.push(ul([...r.reasons, ...r.gate_reasons.map((g) => `also failed: ${g}`)]));
+  if (r.workload) {
+    // A shaped repeat's phases and recovery beside their limits (issue 35).
+    const t = workloadTable(r.workload);
+    const rec = r.workload.recovery ? `<p class="${r.workload.recovery.passed === false ? 'failed' : 'passed'}">Recovery: ${esc(recoveryText(r.workload.recovery))}.</p>` : '';
+    const wt = windowsTable(r.workload);
+    const wins = wt ? `<p>Windows of ${r.workload.windows![0].to_s - r.workload.windows![0].from_s} s, each held to its p99 limit (drift is over the whole run):</p>${table(wt, `windows-${r.id.replace(/\s+/g, '-')}`)}` : '';
+    parts.push(`<div class="workload"><h5>${esc(r.workload.arrivals)}</h5>${rec}${t ? table(t, `workload-${r.id.replace(/\s+/g, '-')}`) : ''}${wins}</div>`);
+  }
   if (charts?.length) parts.push(chartDivs(charts));
   if (r.series && !r.db) parts.push('<p class="note">Wait events and WAL: not sampled (no db-samples.jsonl for this repeat).</p>');
   // Beside the DB sampler's figures: what the cloud itself recorded of the same window (aws only).

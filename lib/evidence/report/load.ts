@@ -17,6 +17,7 @@ import { evidencePlan } from '../../protocol/stream-plan';
 import type { RunAnalysis } from '../../protocol/analysis';
 import type { CampaignResult, InterruptedAttempt } from '../../protocol/campaign-result';
 import { parseCampaignSpec, SpecError, type CampaignSpec } from '../../protocol/spec';
+import { measuredConfigurations } from '../../protocol/variants';
 import type { DbCalibrationFile } from '../../protocol/db-calibration';
 import type { CloudEvidence } from '../../protocol/cloud-evidence';
 import { parseLogLine, type LogLine } from '../campaign-log';
@@ -409,7 +410,9 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
         // A ceiling is a closed loop: its ingest rows may share an intended time (sample-row.ts duplicateRows).
         // A stream older than its `#plan` record is judged against load.json's (sealed with it).
         const plan = load ? evidencePlan(load) : null;
-        analysis = (await analyzeFile(fileOf(at(SAMPLES)), { ...(durationS ? { durationS } : {}), plan, closedLoop: kind === 'ceiling' })).analysis;
+        // A workload's windows (issue 35 item 4), as the repeat activity asked for them.
+        const windowSeconds = kind === 'sustained' ? measuredConfigurations(spec).find((c) => c.name === config)?.workload?.windowSeconds : undefined;
+        analysis = (await analyzeFile(fileOf(at(SAMPLES)), { ...(durationS ? { durationS } : {}), plan, closedLoop: kind === 'ceiling', ...(windowSeconds ? { windowSeconds } : {}) })).analysis;
       } catch (err) {
         samplesProblem = `${at(SAMPLES)} cannot be read: ${(err as Error).message.replace(fileOf(at(SAMPLES)), at(SAMPLES))}`;
       }

@@ -12,6 +12,7 @@ import { variantChangesTable, variantsTable, variantsText } from './variants';
 import { tailCountsText, tailsTable } from './tails';
 import { warmupTable } from './warmups';
 import { loadNodesTable } from './load-nodes';
+import { recoveryText, windowsTable, workloadTable } from './workload';
 
 function cell(s: string): string {
   return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
@@ -136,6 +137,17 @@ export function renderMarkdown(m: ReportModel): string {
       if (!cloud) continue;
       out.push(`#### ${r.id}: ${cloudTitle(r)}`);
       out.push(mdTable(cloud));
+    }
+    // A shaped repeat's phases and recovery (issue 35; only repeats with a workload).
+    for (const r of c.repeats) {
+      const t = r.workload ? workloadTable(r.workload) : null;
+      if (!r.workload) continue;
+      out.push(`#### ${r.id}: ${r.workload.arrivals}`);
+      if (r.workload.recovery) out.push(`Recovery: ${recoveryText(r.workload.recovery)}.`);
+      if (t) out.push(mdTable(t));
+      const wt = windowsTable(r.workload);
+      if (wt) out.push(`Windows of ${r.workload.windows![0].to_s - r.workload.windows![0].from_s} s, each held to its p99 limit (drift is over the whole run):`, mdTable(wt));
+      out.push('The HTML page charts its offered and delivered rates and p99 per second, the phases marked.');
     }
     // Each repeat's freeze-seconds and windows beside the markers and the disk (only repeats that have any).
     for (const r of c.repeats) {

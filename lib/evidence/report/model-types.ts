@@ -15,6 +15,7 @@ import type { BaselineChoice, DenominatorLeg } from '../records';
 import type { AppNodeSummary } from './app-node';
 import type { DbSummary, HostSummary, OwnWork, Spread, WaitShare } from './db-summary';
 import type { WalBasis } from './wal-figure';
+import type { WorkloadModel } from './workload';
 import type { AttemptKind, VariantChange } from './load';
 
 /** The model's format tag: a reader of report.json knows what it holds. */
@@ -75,6 +76,8 @@ export interface RepeatModel {
    * (./tails.ts); absent when it has neither, so such a repeat's page is unchanged.
    */
   tails?: TailsModel;
+  /** Its workload's phases and a spike's recovery beside their limits (./workload.ts); absent without arrivals. */
+  workload?: WorkloadModel;
   /** Evidence present for this attempt (names of the files). */
   files: string[];
   started_at: string | null;

@@ -41,6 +41,7 @@ import { PROBE_SCENARIOS } from '../../protocol/sample-row';
 import { scheduledPerSecond } from '../../protocol/stream-plan';
 import { serviceBuild, serviceSettingsList } from '../../protocol/service-spec';
 import type { CampaignSpec } from '../../protocol/spec';
+import type { WorkloadSpec } from '../../protocol/workload-spec';
 import { DEFAULT_PROBE_P99_MS } from '../../protocol/verdicts';
 import { FREEZE_SLOW_FRACTION, FREEZE_SLOW_US, FREEZE_WORST_US, WINDOW_FACTOR, WINDOW_MIN_BUCKETS } from '../../protocol/detectors';
 import { dbCpu, ownWorkOver, summarizeDb, summarizeHost, topWaits, type Spread } from './db-summary';
@@ -53,6 +54,7 @@ import { buildVariants } from './variants';
 import { buildWarmups, warmupCondition, warmupMethod } from './warmups';
 import { buildLoadNodes } from './load-nodes';
 import { buildLadder, buildVariantLadders } from './ladder';
+import { workloadModel } from './workload';
 export { REPORT_FORMAT };
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -153,6 +155,8 @@ interface PlannedConfig {
   p99LimitMs: number | null;
   planned: number;
   kind: 'sustained' | 'rung';
+  /** Its workload (issue 35): a spike's or a ramp's limits judge its repeats here as the repeat activity did. */
+  workload?: WorkloadSpec;
 }
 
 /** The configurations the spec plans, in spec order (ladder rates as `rung-<rate>`, as the workflow names them). */
@@ -192,7 +196,7 @@ function seriesOf(report: RunReport, a: AttemptEvidence): RepeatSeries | null {
 }
 
 /** One attempt, re-derived and judged. */
-export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | null } | null, spec: CampaignSpec): RepeatModel {
+export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | null; workload?: WorkloadSpec } | null, spec: CampaignSpec): RepeatModel {
   // WAL per event is divided by the rows the database holds for the run (else the events acknowledged).
   const events = a.reconcile?.rows_written ?? a.analysis?.ingest.events_claimed ?? null;
   const db = a.db && a.db.length ? summarizeDb(a.db, a.load?.started_at ?? null, events) : null;
@@ -238,6 +242,8 @@ export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | nul
     driftLimit,
     reconciliation: recon,
     probeP99Ms: spec.sustained?.probe.p99BudgetMs ?? DEFAULT_PROBE_P99_MS,
+    // A workload's per-phase and recovery limits, as activities/repeat.ts gave them (absent: as before).
+    ...(a.kind === 'sustained' && cfg?.workload ? { phaseP99LimitMs: cfg.workload.phaseP99LimitMs, recoveryLimitS: cfg.workload.recoveryLimitSeconds ?? null, windowP99LimitMs: cfg.workload.windowP99LimitMs ?? null } : {}),
   });
   const gate = verdict.ingest;
 
@@ -274,6 +280,9 @@ export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | nul
   const gateReasons = verdict.reasons;
   const tails = tailsOf(a, report, requestTablesOf(spec, a.config));
   const withTails = tails ? { tails } : {};
+  // A shaped repeat's phases and recovery beside their limits (absent without arrivals: today's page).
+  const wl = a.kind === 'sustained' ? workloadModel(report, cfg?.p99LimitMs ?? null, cfg?.workload) : null;
+  if (wl) Object.assign(withTails, { workload: wl });
   if (why.length) {
     return { ...base, status: 'not-published', reasons: why, gate_reasons: gateReasons.filter((r) => !r.startsWith('rows:') && !r.startsWith('quantity:')), report, checks: gate.checks, db, host, series: seriesOf(report, a), ...withTails };
   }

@@ -3,6 +3,8 @@
 // deterministic: the same model gives the same options, key for key.
 //
 // Per repeat:
+//   workload    a shaped repeat's (issue 35) offered, delivered and p99 on one time axis, phases marked
+//               (./workload-chart.ts); absent without arrivals
 //   latency     per-second p50 and p99 (ms); windows shaded; freeze-seconds marked as points
 //   throughput  offered vs delivered requests per second, drops as bars
 //   waits       backends per wait event over time, stacked (DB sampler)
@@ -19,8 +21,9 @@
 import type { DbSummary } from './db-summary';
 import { drawnFigures, historyOption } from './history-chart';
 import { laddersShown } from './ladder';
+import { workloadChartData, workloadOption } from './workload-chart';
 import type { LadderModel, LadderRung, RepeatModel, RepeatSeries, ReportModel } from './model-types';
-export type ChartKind = 'latency' | 'throughput' | 'waits' | 'wal' | 'ladder-throughput' | 'ladder-latency' | 'history';
+export type ChartKind = 'workload' | 'latency' | 'throughput' | 'waits' | 'wal' | 'ladder-throughput' | 'ladder-latency' | 'history';
 
 export interface Chart {
   /** DOM id of its container: chart-<n>, in page order. */
@@ -170,6 +173,8 @@ export function repeatCharts(r: RepeatModel, owner: string, next: () => string):
   const out: Chart[] = [];
   if (!r.series) return out;
   const maxX = r.series.t_s.length;
+  // A shaped repeat's first chart: offered, delivered and p99 on one time axis, its phases marked.
+  if (r.workload) out.push({ id: next(), kind: 'workload', owner, option: workloadOption(owner, workloadChartData(r.series, r.workload), r.workload.arrivals) });
   out.push({ id: next(), kind: 'latency', owner, option: latencyOption(owner, r.series) });
   out.push({ id: next(), kind: 'throughput', owner, option: throughputOption(owner, r.series) });
   if (r.db && r.db.series.waits.length) out.push({ id: next(), kind: 'waits', owner, option: waitsOption(owner, r.db, maxX) });
