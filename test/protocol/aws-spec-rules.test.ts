@@ -7,9 +7,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
-import { parseCampaignSpec, SpecError } from '../../lib/protocol/spec';
+import { parseCampaignSpec } from '../../lib/protocol/spec';
 import { dbClassVcpus, engineLifecycleSupport, lifecycleProblem, pastStandardSupport } from '../../lib/protocol/rds-lifecycle';
 import { rigCost } from '../../lib/targets/aws/cost';
+import { specIssues } from '../harness/spec-issues';
 
 // The example as plain JSON, edited field by field below (a loose shape: the spec's parser is what is tested).
 interface Example {
@@ -22,15 +23,7 @@ const withChanges = (f: (s: Example) => void) => {
   f(s);
   return s;
 };
-const issues = (input: unknown): string[] => {
-  try {
-    parseCampaignSpec(input);
-    return [];
-  } catch (err) {
-    if (err instanceof SpecError) return err.issues;
-    throw err;
-  }
-};
+const issues = specIssues;
 
 test('every database setting is optional: a spec that names none resolves to an empty block, and one setting alone stays alone', () => {
   const none = parseCampaignSpec(withChanges((s) => delete s.database));

@@ -11,9 +11,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { ClientMap, duplicatesProblem, tenantsProblem, zipfShares, type DuplicatesPlan, type TenantsPlan } from '../../lib/protocol/clients';
-import { parseCampaignSpec, SpecError } from '../../lib/protocol/spec';
+import { parseCampaignSpec } from '../../lib/protocol/spec';
 import { formatPlanRecord, parsePlanRecord, PLAN_RECORD, scheduledUs, type StreamPlan } from '../../lib/protocol/stream-plan';
 import { judgeStream, makeStream } from './planned-stream';
+import { specIssues } from '../harness/spec-issues';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-clients-test-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -120,15 +121,7 @@ const spec = (workload: unknown, extra: Record<string, unknown> = {}) => ({
   sustained: { ...example.sustained, configurations: [{ ...example.sustained.configurations[0], workload }] },
   ...extra,
 });
-function errorsOf(input: unknown): string[] {
-  try {
-    parseCampaignSpec(input);
-    return [];
-  } catch (err) {
-    if (err instanceof SpecError) return err.issues;
-    throw err;
-  }
-}
+const errorsOf = specIssues;
 
 test('examples/tenants.json: 10 tenants, Zipf s=1.1, 5 % duplicates; bad fields are refused naming the field and the fix', () => {
   const ex = parseCampaignSpec(example).sustained!.configurations[0].workload;

@@ -11,21 +11,14 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { dryRunPlan } from '../../client/dry-run';
 import { loadSpec, SpecInputError } from '../../client/spec-input';
-import { parseCampaignSpec, SpecError, type CampaignSpecInput } from '../../lib/protocol/spec';
+import { parseCampaignSpec, type CampaignSpecInput } from '../../lib/protocol/spec';
+import { specIssues } from '../harness/spec-issues';
 
 const root = path.resolve(__dirname, '..', '..');
 const read = (name: string) => JSON.parse(fs.readFileSync(path.join(root, 'examples', `${name}.json`), 'utf8')) as CampaignSpecInput & Record<string, unknown>;
 const now = new Date('2026-12-05T12:00:00Z');
 
-function errorsOf(input: unknown): string[] {
-  try {
-    parseCampaignSpec(input);
-    return [];
-  } catch (err) {
-    if (err instanceof SpecError) return err.issues;
-    throw err;
-  }
-}
+const errorsOf = specIssues;
 
 /** The spike example with its one configuration's arrivals replaced. */
 function spikeWith(arrivals: unknown): unknown {
