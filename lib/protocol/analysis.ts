@@ -16,7 +16,8 @@ import { drift, type Drift } from './drift';
 import { percentiles } from './percentile';
 import { analyzeClients, type ClientsAnalysis } from './clients-analysis';
 import { analyzePhases, type PhaseAnalysis } from './phases';
-import { perWindowP99, type WindowFigure } from './window-gates';
+import { perWindowP99 } from './window-figures';
+import type { WindowFigure } from './window-gates';
 import { INGEST, PROBE_SCENARIOS, SCENARIOS, STATUS_DROPPED, SampleFormatError, isOk, type ProbeScenario, type SampleColumns } from './sample-row';
 import { planSeconds, refuseOffSchedule, scheduledPerSecond, type StreamPlan } from './stream-plan';
 

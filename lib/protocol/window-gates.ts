@@ -2,15 +2,17 @@
 // scylla-cluster-tests' release criteria put it, judged beside drift over the whole run. A long repeat's
 // p99 over the whole run lets a bad 10 minutes of a 3-hour soak hide in the other 170; a window of its
 // own must hold on its own. Pure: the repeat's per-second latencies (buckets.ts SecondGroups, by
-// intended time) in, one p99 per window out; the gate (gates.ts) compares each with the limit.
+// intended time) in, one p99 per window out (window-figures.ts); the gate (gates.ts) compares each
+// with the limit (judgeWindows, here).
 //
 // Windows are [kN, (k+1)N) seconds of the repeat; a last window shorter than N (a repeat that is not a
 // whole number of windows) is judged too, marked partial: a tail cannot escape by being short. A window
 // without samples fails (nothing was answered there to hold its p99). The check names at most
 // NAMED_WINDOWS of the windows over the limit, and how many more, so a long repeat's verdict (which
 // goes into the workflow's history with the repeat's result) stays small however many windows fail.
-import { latenciesOfSeconds, type SecondGroups } from './buckets';
-import { percentileOfSorted } from './percentile';
+// The gate's half only: gates.ts is in the workflow's bundle, which has no Buffer (sample-row.ts,
+// which buckets.ts reads, makes Buffers as it loads); the per-window p99s are taken from the samples
+// by window-figures.ts, on the analysis side.
 
 export interface WindowFigure {
   from_s: number;
@@ -24,18 +26,6 @@ export interface WindowFigure {
 
 /** Windows over the limit named in a verdict, at most. */
 export const NAMED_WINDOWS = 5;
-
-/** The p99 of each window of `windowS` seconds over the run (see the header). */
-export function perWindowP99(g: SecondGroups, windowS: number): WindowFigure[] {
-  if (!(Number.isInteger(windowS) && windowS >= 1)) throw new RangeError(`windowSeconds must be a whole number of seconds >= 1, got ${windowS}`);
-  const out: WindowFigure[] = [];
-  for (let from = 0; from < g.durationS; from += windowS) {
-    const to = Math.min(g.durationS, from + windowS);
-    const v = latenciesOfSeconds(g, from, to);
-    out.push({ from_s: from, to_s: to, samples: v.length, p99_us: v.length ? percentileOfSorted(v, 99) : null, partial: to - from < windowS });
-  }
-  return out;
-}
 
 const fmt = (x: number) => String(Math.round(x * 1000) / 1000);
 
