@@ -100,6 +100,22 @@ function readRun(resultsDir: string, r: RepeatSummary, seconds: number): Run {
   return { config: r.configuration, dir: r.dir, seconds, passed: r.passed, ...(r.invalid ? { invalid: r.invalid } : {}), ...(r.notJudged?.length ? { notJudged: r.notJudged } : {}), gates, stealMax, loadMax };
 }
 
+/**
+ * The same run judged by the rules before issue 34, from its own recorded checks: drift failed on the
+ * point ratio alone (ratio >= limit, however few samples the thirds held), and a repeat that failed on
+ * the instrument (or under steal past the bound) was the repeat's failure, never re-run. The evidence is the same; only the
+ * rule differs, so "before" and "after" are the same repeats counted twice.
+ */
+function failedBefore(r: Run, gate: string): boolean {
+  const g = r.gates.get(gate);
+  if (!g) return false;
+  if (gate === 'drift') {
+    const m = /x([0-9.]+) \(.*limit x([0-9.]+)/.exec(g.detail);
+    return m ? Number(m[1]) >= Number(m[2]) : g.passed === false;
+  }
+  return g.passed === false;
+}
+
 const fmt1 = (x: number | null) => (x === null ? '—' : x.toFixed(1));
 
 function table(header: string[], rows: string[][]): string {
@@ -124,6 +140,7 @@ function report(runs: Run[], label: string): string {
         c,
         g,
         `${failed.length}/${mine.length}${checked.length < mine.length ? ` (${mine.length - checked.length} not checked)` : ''}`,
+        `${mine.filter((r) => failedBefore(r, g)).length}/${mine.length}`,
         failed.length ? `${fmt1(Math.max(...steal, 0))} %` : '',
         failed.length ? fmt1(Math.max(...load, 0)) : '',
         failed.length ? (failed[0].gates.get(g)?.detail ?? '').slice(0, 140) : '',
@@ -132,10 +149,10 @@ function report(runs: Run[], label: string): string {
     // A repeat NOT JUDGED (its drift interval straddled the limit) is neither a pass nor a failure.
     const unjudged = mine.filter((r) => !r.passed && !r.invalid && r.notJudged);
     const failedRuns = mine.filter((r) => !r.passed && !r.notJudged);
-    rows.push([c, 'NOT JUDGED (repeat)', `${unjudged.length}/${mine.length}`, '', '', unjudged.length ? `${unjudged[0].notJudged!.join(', ')}: ${(unjudged[0].gates.get('drift')?.detail ?? '').slice(0, 100)}` : '']);
-    rows.push([c, 'ANY (repeat FAIL)', `${failedRuns.length}/${mine.length}`, '', '', mine.filter((r) => r.invalid).length ? `${mine.filter((r) => r.invalid).length} invalid (the instrument's, re-run)` : '']);
+    rows.push([c, 'NOT JUDGED (repeat)', `${unjudged.length}/${mine.length}`, '—', '', '', unjudged.length ? `${unjudged[0].notJudged!.join(', ')}: ${(unjudged[0].gates.get('drift')?.detail ?? '').slice(0, 100)}` : '']);
+    rows.push([c, 'ANY (repeat FAIL)', `${failedRuns.length}/${mine.length}`, `${mine.filter((r) => GATES.some((g) => failedBefore(r, g))).length}/${mine.length}`, '', '', mine.filter((r) => r.invalid).length ? `${mine.filter((r) => r.invalid).length} invalid (the instrument's, re-run)` : '']);
   }
-  out.push(`## ${label}`, '', table(['configuration', 'gate', 'failed / runs', 'steal max (failed runs)', 'load1 max (failed runs)', 'why (first failure)'], rows));
+  out.push(`## ${label}`, '', table(['configuration', 'gate', 'failed / runs', 'before (plain rules)', 'steal max (failed runs)', 'load1 max (failed runs)', 'why (first failure)'], rows));
   const steal = runs.map((r) => r.stealMax).filter((x): x is number => x !== null).sort((a, b) => a - b);
   const load = runs.map((r) => r.loadMax).filter((x): x is number => x !== null).sort((a, b) => a - b);
   const mid = (xs: number[]) => (xs.length ? xs[Math.floor(xs.length / 2)] : null);

@@ -21,10 +21,18 @@ export function progressLine(p: CampaignProgress, nowMs?: number): string {
   if (p.secondsLeft > 0) parts.push(`~${duration(p.secondsLeft)} of measuring left`);
   const last = p.lastVerdicts[p.lastVerdicts.length - 1];
   if (last) {
-    parts.push(`last: ${last.configuration} r${last.index} ${last.passed ? 'PASS' : 'FAIL'}${last.p99Ms !== null ? ` p99 ${last.p99Ms.toFixed(1)} ms` : ''}`);
+    parts.push(`last: ${last.configuration} r${last.index} ${repeatWord(last)}${last.p99Ms !== null ? ` p99 ${last.p99Ms.toFixed(1)} ms` : ''}`);
   }
   if (p.aborting) parts.push('(aborting after this repeat)');
   return parts.join(' · ');
+}
+
+/** A repeat's word on the progress line: an invalid or NOT JUDGED repeat is not the target's failure. */
+export function repeatWord(r: CampaignProgress['lastVerdicts'][number]): string {
+  if (r.passed) return 'PASS';
+  if (r.invalid) return `INVALID (${r.invalid.split(':')[0]})`;
+  if (r.notJudged?.length) return `NOT JUDGED (${r.notJudged.join(', ')})`;
+  return 'FAIL';
 }
 
 /** "r2 and r3": the counted repeats of a configuration that were NOT JUDGED (on drift). */

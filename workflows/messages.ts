@@ -19,7 +19,7 @@ export interface CampaignProgress {
   startedAt: string;
   /** Estimate of the measuring time still ahead (repeats, cool-downs, ceiling, denominator). */
   secondsLeft: number;
-  lastVerdicts: Array<Pick<RepeatSummary, 'configuration' | 'index' | 'attempt' | 'passed' | 'p99Ms' | 'reasons'>>;
+  lastVerdicts: Array<Pick<RepeatSummary, 'configuration' | 'index' | 'attempt' | 'passed' | 'p99Ms' | 'reasons' | 'invalid' | 'notJudged'>>;
   aborting: boolean;
 }
 

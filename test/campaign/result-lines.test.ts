@@ -3,7 +3,7 @@
 // ran, so a configuration the campaign stopped before reads "not run", never "0/3 passed, NOT held".
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { resultLines } from '../../client/progress-view';
+import { progressLine, resultLines } from '../../client/progress-view';
 import type { CampaignResult, RepeatSummary } from '../../lib/protocol/campaign-result';
 
 const repeat = (configuration: string, index: number, passed: boolean): RepeatSummary =>
@@ -38,4 +38,13 @@ test('the database calibration\'s line, as `rig calibrate --database` ends, when
   assert.ok(resultLines(ran('ok', 'database NOT CALIBRATED 4/5: lock wait (fix: x)')).includes('  database NOT CALIBRATED 4/5: lock wait (fix: x)'));
   assert.ok(resultLines(ran('failed', 'no superuser')).includes('  database calibration failed: no superuser'));
   assert.ok(!resultLines(result([], 'failed')).some((l) => /database/.test(l)));
+});
+
+test('the progress line never calls an invalid or NOT JUDGED repeat FAIL: it was not the target\'s failure', () => {
+  const base = { campaignId: 'c', step: 'sustained' as const, status: 'running' as const, startedAt: '2026-12-05T00:00:00Z', secondsLeft: 0, aborting: false };
+  const last = (x: object) => progressLine({ ...base, lastVerdicts: [{ configuration: 'single', index: 3, attempt: 1, passed: false, p99Ms: 4.1, reasons: [], ...x }] });
+  assert.match(last({ notJudged: ['drift not judgeable'] }), /last: single r3 NOT JUDGED \(drift not judgeable\) p99 4\.1 ms/);
+  assert.match(last({ invalid: 'instrument: schedule lag p99 9 ms' }), /last: single r3 INVALID \(instrument\)/);
+  assert.match(last({}), /last: single r3 FAIL p99 4\.1 ms/);
+  assert.match(last({ passed: true }), /last: single r3 PASS/);
 });

@@ -51,5 +51,6 @@ export async function record(cx: Campaign, out: { summary: RepeatSummary; interr
 }
 
 function pick(s: RepeatSummary): CampaignProgress['lastVerdicts'][number] {
-  return { configuration: s.configuration, index: s.index, attempt: s.attempt, passed: s.passed, p99Ms: s.p99Ms, reasons: s.reasons };
+  // invalid and notJudged ride along so that the line never calls a repeat the target did not fail "FAIL".
+  return { configuration: s.configuration, index: s.index, attempt: s.attempt, passed: s.passed, p99Ms: s.p99Ms, reasons: s.reasons, ...(s.invalid ? { invalid: s.invalid } : {}), ...(s.notJudged?.length ? { notJudged: s.notJudged } : {}) };
 }
