@@ -146,6 +146,8 @@ export interface RepeatInput extends RigInput {
   seconds: number;
   probe: { rate: number; p99BudgetMs: number };
   driftLimit: number;
+  /** sustained.drift "noted": drift reported beside the verdict, not gated. Absent (and so in every older history): gated. */
+  driftNoted?: boolean;
   maxInFlight: number;
   /** Closed loop with this many workers (the ceiling); open loop when absent. */
   closedLoopWorkers?: number;

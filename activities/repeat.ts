@@ -417,6 +417,7 @@ export async function judge(target: Target, store: EvidenceStore, input: RepeatI
         recoveryLimitS: input.kind === 'sustained' ? (input.configuration.workload?.recoveryLimitSeconds ?? null) : null,
         windowP99LimitMs: input.kind === 'sustained' ? (input.configuration.workload?.windowP99LimitMs ?? null) : null,
         driftLimit: input.driftLimit,
+        ...(input.driftNoted && input.kind === 'sustained' ? { driftNoted: true } : {}),
         reconciliation: rec ? { rows_written: rec.rows, quantity_gained: rec.quantity } : null,
         probeP99Ms: input.probe.p99BudgetMs,
         interrupted: false,

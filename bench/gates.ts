@@ -32,7 +32,8 @@ import type { CampaignResult, RepeatSummary } from '../lib/protocol/campaign-res
 import type { CampaignSpecInput } from '../lib/protocol/spec';
 
 type ConfigurationSpecInput = NonNullable<CampaignSpecInput['sustained']>['configurations'][number];
-import type { CheckName } from '../lib/protocol/gates';
+import { DRIFT_NOTED, type CheckName } from '../lib/protocol/gates';
+import { DEFAULT_DRIFT_LIMIT, judgeDrift, type Drift } from '../lib/protocol/drift';
 import { createRigWorkers } from '../worker/run-worker';
 import { rehearsalSeries, resultsOf } from './gates-rehearsals';
 
@@ -52,6 +53,8 @@ interface Run {
   gates: Map<string, { passed: boolean | null; detail: string }>;
   stealMax: number | null;
   loadMax: number | null;
+  /** Drift as the protocol's gate would have judged it (its 95 % interval against the limit), gated or only noted. */
+  driftIfGated: 'pass' | 'fail' | 'undecided' | null;
 }
 
 function rehearsal(): CampaignSpecInput {
@@ -75,9 +78,21 @@ function studySpec(base: CampaignSpecInput, configs: ConfigurationSpecInput[], r
 function readRun(resultsDir: string, r: RepeatSummary, seconds: number): Run {
   const dir = path.join(resultsDir, r.dir);
   const gates = new Map<string, { passed: boolean | null; detail: string }>();
+  let driftIfGated: string | null = null;
   try {
-    const v = JSON.parse(fs.readFileSync(path.join(dir, 'verdict.json'), 'utf8')) as { gate?: { checks: Array<{ name: string; passed: boolean | null; detail: string }> }; probe?: { verdict: string; reasons?: string[] } };
+    const v = JSON.parse(fs.readFileSync(path.join(dir, 'verdict.json'), 'utf8')) as {
+      gate?: { checks: Array<{ name: string; passed: boolean | null; detail: string }>; notes?: string[] };
+      probe?: { verdict: string; reasons?: string[] };
+      drift?: number | null;
+      drift_low?: number | null;
+      drift_high?: number | null;
+    };
     for (const c of v.gate?.checks ?? []) gates.set(c.name, { passed: c.passed, detail: c.detail });
+    // sustained.drift "noted": not a check, but the study still counts what the gate would have said.
+    const noted = (v.gate?.notes ?? []).find((n) => n.startsWith(DRIFT_NOTED));
+    if (noted && !gates.has('drift')) gates.set('drift', { passed: null, detail: noted });
+    driftIfGated = typeof v.drift === 'number' && typeof v.drift_low === 'number' ? judgeDrift({ ratio: v.drift, ratio_low: v.drift_low, ratio_high: v.drift_high ?? null } as Drift, DEFAULT_DRIFT_LIMIT).state : null;
+    if (driftIfGated === 'unjudgeable') driftIfGated = null;
     if (v.probe) gates.set('probe', { passed: v.probe.verdict === 'OFF' ? null : v.probe.verdict !== 'DEGRADED', detail: (v.probe.reasons ?? []).join('; ') || v.probe.verdict });
   } catch (err) {
     gates.set('verdict', { passed: false, detail: `verdict.json unreadable: ${(err as Error).message}` });
@@ -97,7 +112,7 @@ function readRun(resultsDir: string, r: RepeatSummary, seconds: number): Run {
       }
     }
   }
-  return { config: r.configuration, dir: r.dir, seconds, passed: r.passed, ...(r.invalid ? { invalid: r.invalid } : {}), ...(r.notJudged?.length ? { notJudged: r.notJudged } : {}), gates, stealMax, loadMax };
+  return { config: r.configuration, dir: r.dir, seconds, passed: r.passed, ...(r.invalid ? { invalid: r.invalid } : {}), ...(r.notJudged?.length ? { notJudged: r.notJudged } : {}), gates, stealMax, loadMax, driftIfGated: driftIfGated as Run['driftIfGated'] };
 }
 
 /**
@@ -146,6 +161,10 @@ function report(runs: Run[], label: string): string {
         failed.length ? (failed[0].gates.get(g)?.detail ?? '').slice(0, 140) : '',
       ]);
     }
+    // Drift as the gate would have judged it, also where the campaign only noted it (sustained.drift "noted").
+    const judged = mine.filter((r) => r.driftIfGated !== null);
+    const would = (s: Run['driftIfGated']) => mine.filter((r) => r.driftIfGated === s).length;
+    rows.push([c, `drift at x${DEFAULT_DRIFT_LIMIT} (if gated)`, `${would('fail')} fail, ${would('undecided')} not judged / ${judged.length}`, `${mine.filter((r) => failedBefore(r, 'drift')).length}/${mine.length}`, '', '', mine.some((r) => r.gates.get('drift')?.passed === null && r.gates.get('drift')?.detail.startsWith(DRIFT_NOTED)) ? 'noted, not gated, in these runs (sustained.drift "noted")' : '']);
     // A repeat NOT JUDGED (its drift interval straddled the limit) is neither a pass nor a failure.
     const unjudged = mine.filter((r) => !r.passed && !r.invalid && r.notJudged);
     const failedRuns = mine.filter((r) => !r.passed && !r.notJudged);

@@ -55,7 +55,7 @@ export function resultLines(r: CampaignResult): string[] {
             ? `${c.passed} of ${c.ran} valid repeats passed; NOT JUDGED (instrument): a repeat was invalid twice (the generator late or the host's CPU stolen), not the service's failure`
             : c.state === 'not judged (drift)'
               ? `${c.passed} of ${c.ran} repeats passed, none failed; NOT JUDGED (drift): ${driftUnjudged(r, c.name)} passed every other gate, but the drift's interval straddled the limit (too few samples a third to decide; the page names how many would), not the service's failure`
-              : `${c.passed}/${c.total} passed${c.state === 'held' ? ', held' : ', NOT held'}`;
+              : `${c.passed}/${c.total} passed${c.state === 'held' ? ', held' : ', NOT held'}${c.driftNoted ? ' (drift noted, not gated: sustained.drift "noted")' : ''}`;
     lines.push(`  ${c.name.padEnd(12)} ${c.eventsPerSecond} ev/s batch ${c.batch}: ${verdict}${c.invalid ? ` (+${c.invalid} invalid, not counted)` : ''}`);
   }
   // Invalid repeats (the instrument's failures): kept and named, never counted.

@@ -79,7 +79,7 @@ export const { run, actions, syntax } = defineCommand({
         if (!s || !configuration) throw new Error(`--config must name a sustained configuration of the spec (${s?.configurations.map((c) => c.name).join(', ') ?? 'none'})`);
         const index = Number(values.repeat ?? '1');
         if (!Number.isInteger(index) || index < 1) throw new Error('--repeat must be a repeat number, 1 or more');
-        const input = { ...ref, rig: rig(), kind: 'sustained' as const, configuration, index, seconds: s.repeatSeconds, probe: s.probe, driftLimit: s.driftLimit, maxInFlight: s.maxInFlight };
+        const input = { ...ref, rig: rig(), kind: 'sustained' as const, configuration, index, seconds: s.repeatSeconds, probe: s.probe, driftLimit: s.driftLimit, ...(s.drift === 'noted' ? { driftNoted: true } : {}), maxInFlight: s.maxInFlight };
         let attempt = 1;
         while (fs.existsSync(path.join(campaignDir(campaignId), attemptDir(input, attempt)))) attempt++;
         const out = await activities.runRepeat({ ...input, attempt });

@@ -144,6 +144,8 @@ export interface ConfigurationOutcome {
    * NOT JUDGED, never NOT HELD.
    */
   notJudged?: 'instrument' | 'drift';
+  /** sustained.drift "noted": drift was shown beside each repeat and gated nothing, so "held" is held on every other gate. */
+  driftNoted?: true;
 }
 
 /**

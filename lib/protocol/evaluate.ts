@@ -11,6 +11,8 @@ export interface EvaluateOptions {
   kind?: GateVerdict['kind'];
   p99LimitMs?: number | null;
   driftLimit?: number;
+  /** sustained.drift "noted": drift reported, not gated (gates.ts). */
+  driftNoted?: boolean;
   minSamples?: number;
   reconciliation?: Reconciliation | null;
   probeP99Ms?: number;
@@ -37,7 +39,7 @@ export function evaluateRun(a: RunAnalysis, o: EvaluateOptions = {}): Evaluation
       ? ladderGate(a.ingest, { driftLimit: o.driftLimit, reconciliation: o.reconciliation, probeLag })
       : kind === 'ceiling'
         ? ceilingGate(a.ingest, { driftLimit: o.driftLimit, minSamples: o.minSamples, reconciliation: o.reconciliation })
-        : sustainedGate(a.ingest, { p99LimitMs: o.p99LimitMs, driftLimit: o.driftLimit, minSamples: o.minSamples, reconciliation: o.reconciliation, probeLag, phaseP99LimitMs: o.phaseP99LimitMs, recoveryLimitS: o.recoveryLimitS, windowP99LimitMs: o.windowP99LimitMs });
+        : sustainedGate(a.ingest, { p99LimitMs: o.p99LimitMs, driftLimit: o.driftLimit, ...(o.driftNoted ? { driftNoted: true } : {}), minSamples: o.minSamples, reconciliation: o.reconciliation, probeLag, phaseP99LimitMs: o.phaseP99LimitMs, recoveryLimitS: o.recoveryLimitS, windowP99LimitMs: o.windowP99LimitMs });
   const gate = o.nodes?.length ? withNodeGates(merged, o.nodes) : merged;
   // A stream whose plan says it was cut short is an interrupted run, whoever reads it.
   const interrupted = (o.interrupted ?? false) || (a.plan?.cut_short ?? false);

@@ -178,7 +178,7 @@ export function sampleWarnings(spec: Pick<CampaignSpec, 'sustained'>): string[] 
  */
 export function driftWarnings(spec: Pick<CampaignSpec, 'sustained'>): string[] {
   const s = spec.sustained;
-  if (!s) return [];
+  if (!s || s.drift === 'noted') return [];
   const need = referenceThirdSamples(1, s.driftLimit);
   if (need === null) return [];
   const out: string[] = [];

@@ -86,6 +86,8 @@ export const FIELD_DOCS: Readonly<Record<string, string>> = {
   'sustained.probe.rate': 'Read requests per second while ingest runs; 0 = no probe. Default 0.',
   'sustained.probe.p99BudgetMs': 'The probe\'s p99 budget in ms. Default 500.',
   'sustained.driftLimit': 'p99 of the last third over p99 of the first third must stay under this (> 1). Default 1.5.',
+  'sustained.drift':
+    '"gated" (absent: the protocol\'s rule) or "noted": drift shown beside each repeat and not gated, as the protocol shows it beside its short ladder rungs. For smoke runs whose repeats are too short for drift on a shared host (examples/rehearsal.json; docs/benchmarks.md, the gates\' A/A study). A held then means held on every other gate, and every line that says held says so.',
   'sustained.maxInFlight': 'Request slots of the open-loop generator (k6\'s maxVUs); a request with no free slot is dropped. Default 512.',
   'sustained.warmupSeconds': 'Seconds (0-3600) of unmeasured load at each configuration\'s own rate before its first repeat; 0 = off. Default 10.',
   ladder: 'A quick rate sweep: rungs climbed in order, each judged on the ingest gate alone. Exactly one of sustained or ladder.',

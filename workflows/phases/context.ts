@@ -219,6 +219,7 @@ export function outcomes(spec: CampaignSpec, repeats: RepeatSummary[]): Configur
   const configs = measuredConfigurations(spec).map((c) => ({ name: c.name, eventsPerSecond: c.eventsPerSecond, batch: c.batch, total }));
   return configs.map((c) => {
     const { ran: _ran, ...counts } = configurationCounts(repeats, c.name, c.total);
-    return { ...c, ...counts };
+    // A held that did not gate drift says so wherever it is printed (client/progress-view.ts, the page).
+    return { ...c, ...counts, ...(spec.sustained?.drift === 'noted' ? { driftNoted: true as const } : {}) };
   });
 }

@@ -72,6 +72,8 @@ export async function measure(cx: Campaign): Promise<void> {
           seconds: m.seconds,
           probe: m.probe,
           driftLimit: m.driftLimit,
+          // Only when the spec says so: an older spec's repeat input stays byte for byte what it was.
+          ...(m.driftNoted ? { driftNoted: true } : {}),
           maxInFlight: m.maxInFlight,
           ...(judgeValidity ? { validity: { stealBoundPct: cx.stealBoundPct ?? INVALID_STEAL_PCT } } : {}),
         };
@@ -105,8 +107,8 @@ export async function measure(cx: Campaign): Promise<void> {
 function seriesSettings(spec: CampaignSpec, kind: MeasuringSeries['kind']) {
   if (kind === 'rung') {
     const l = spec.ladder!;
-    return { step: 'ladder' as const, seconds: l.rungSeconds, cooldownSeconds: l.cooldownSeconds, cooldownAfterLast: true, maxInFlight: l.maxInFlight, warmupSeconds: l.warmupSeconds, probe: { rate: 0, p99BudgetMs: 500 }, driftLimit: 1.5 };
+    return { step: 'ladder' as const, seconds: l.rungSeconds, cooldownSeconds: l.cooldownSeconds, cooldownAfterLast: true, maxInFlight: l.maxInFlight, warmupSeconds: l.warmupSeconds, probe: { rate: 0, p99BudgetMs: 500 }, driftLimit: 1.5, driftNoted: false };
   }
   const s = spec.sustained!;
-  return { step: 'sustained' as const, seconds: s.repeatSeconds, cooldownSeconds: s.cooldownSeconds, cooldownAfterLast: false, maxInFlight: s.maxInFlight, warmupSeconds: s.warmupSeconds, probe: s.probe, driftLimit: s.driftLimit };
+  return { step: 'sustained' as const, seconds: s.repeatSeconds, cooldownSeconds: s.cooldownSeconds, cooldownAfterLast: false, maxInFlight: s.maxInFlight, warmupSeconds: s.warmupSeconds, probe: s.probe, driftLimit: s.driftLimit, driftNoted: s.drift === 'noted' };
 }
