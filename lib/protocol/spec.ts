@@ -478,12 +478,17 @@ export const PROFILES: Record<'rehearsal' | 'full', CampaignSpecInput> = {
     seed: { customers: 200, historyRows: 200_000, settleTimeoutSeconds: 120 },
     sustained: {
       repeats: 3,
-      // 45 s at 240 requests/s: thirds of 3,600 samples, enough to decide drift at x1.5 on a steady
-      // target (lib/protocol/drift.ts; at 30 s and 100-200 requests/s nearly every repeat read NOT JUDGED).
-      // Batched is 5 events a request: 2,400 ev/s at batch 10 dropped requests on a 2-core host (p99 3.7 s).
+      // 45 s at 240 requests/s: thirds of 3,600 samples. Batched is 5 events a request: 2,400 ev/s at
+      // batch 10 dropped requests on a 2-core host (p99 3.7 s); 3,000 ev/s at batch 5 broke its 100-ms
+      // limit once in two 60-s repeats (the host 66 % busy).
       repeatSeconds: 45,
       cooldownSeconds: 5,
       warmupSeconds: 10,
+      // Noted, not gated (issue 34; docs/benchmarks.md, bench:gates): 15-s thirds cannot judge drift on a
+      // shared host. A steady target's thirds moved x0.68-x1.59 at a p99 of ~4 ms, one 0.18-s stall read
+      // x7.2 (x2.7-x11.8), and 60-s repeats at 600 requests/s still read x1.47 (x1.23-x1.72): the tail
+      // wanders, so no sample count cures it short of the protocol's 10-minute repeats.
+      drift: 'noted',
       configurations: [
         { name: 'single', eventsPerSecond: 240, batch: 1, p99LimitMs: 50 },
         { name: 'batched', eventsPerSecond: 1200, batch: 5, p99LimitMs: 100 },
