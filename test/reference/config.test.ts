@@ -21,6 +21,7 @@ test('configFromEnv: defaults are the measured configuration (per-event, per-min
     slowRecoveryS: 0,
     burstRps: 0,
     slowRecoveryMs: 50,
+    dropLateMs: 0,
     build: '',
   });
   const all = configFromEnv({
