@@ -83,7 +83,6 @@ export class BodyMaker {
     this.keyPrefixBytes = Buffer.from(this.keyPrefix);
     this.tailBytes = Buffer.from(this.tail);
     const longestOpen = Math.max(...this.eventOpen.map((b) => b.length));
-    // per event: separator, the open piece, quantity, key prefix, request number, '-', position, tail
     const largest = plan.sizes ? plan.sizes.largest : plan.batch;
     const stamp = plan.timestamps ? STAMP.length + STAMP_ROOM : 0;
     if (plan.timestamps && !plan.intendedUs) throw new Error('BodyMaker: client timestamps need the schedule (intendedUs)');
@@ -92,7 +91,6 @@ export class BodyMaker {
     const perEvent = 1 + longestOpen + intLength(plan.quantityMax) + this.keyPrefixBytes.length + 16 + 1 + intLength(largest) + stamp + this.tailBytes.length;
     this.maxBytes = OPEN.length + largest * perEvent + CLOSE.length;
   }
-
 
   /** Events in request n: its drawn size, or the batch. */
   sizeOf(n: number): number {

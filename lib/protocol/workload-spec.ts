@@ -212,7 +212,7 @@ function requestProblems(c: { batch: number; workload?: WorkloadSpec }): Array<{
   const b = c.workload?.batchSizes;
   if (b && BatchSizesSpec.safeParse(b).success && Number.isInteger(c.batch) && c.batch >= 1) {
     const why = batchSizesProblem(resolveBatchSizes(b, 0), c.batch);
-    if (why) out.push({ message: why, path: ['workload', 'batchSizes', ...fieldPath(why, 'batchSizes')] });
+    if (why) out.push({ message: why.replace(/^batchSizes: /, ''), path: ['workload', 'batchSizes', ...fieldPath(why, 'batchSizes')] });
   }
   const t = c.workload?.timestamps;
   if (t && TimestampsSpec.safeParse(t).success) {
