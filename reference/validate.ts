@@ -79,9 +79,11 @@ function clientTimestamp(v: unknown, field: string): { text: string; ms: number 
   const days = mo === 2 ? (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(mo) ? 30 : 31;
   const tz = m[8].length > 1 ? [Number(m[9]), Number(m[10])] : [0, 0];
   if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > days || h > 23 || mi > 59 || s > 59 || tz[0] > 23 || tz[1] > 59) throw new HttpError(400, `${fix}: no such day or time`, field);
-  const ms = Date.parse(v.toUpperCase());
+  // Upper case (RFC 3339 allows a lower-case t and z): the one spelling both Date and PostgreSQL read.
+  const text = v.toUpperCase();
+  const ms = Date.parse(text);
   if (!Number.isFinite(ms)) throw new HttpError(400, fix, field);
-  return { text: v, ms };
+  return { text, ms };
 }
 
 function text(v: unknown, field: string): string {
