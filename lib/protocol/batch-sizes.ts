@@ -85,7 +85,9 @@ export function batchSizesProblem(p: BatchSizesPlan, batch: number): string | nu
   if (Math.abs(mean - batch) > MEAN_TOLERANCE) {
     const fix =
       p.distribution === 'geometric'
-        ? `raise batchSizes.max (${p.max}) or lower batch`
+        ? p.max < MAX_BATCH
+          ? `raise batchSizes.max (${p.max}; at most ${MAX_BATCH}) or lower batch`
+          : `lower batch: a geometric of mean ${batch} is cut short by the service's ${MAX_BATCH} events a request (or draw from a uniform or a fixed-mix)`
         : `set batch to ${Math.round(mean)}, or move the ${p.distribution === 'uniform' ? 'bounds' : 'mix'} so its mean is ${batch}`;
     return `batchSizes: the ${p.distribution} sizes' mean is ${round3(mean)} events, but the configuration's batch is ${batch}; batch is the mean size (requests/s = eventsPerSecond / batch): ${fix}`;
   }

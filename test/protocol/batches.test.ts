@@ -71,7 +71,8 @@ test('batch sizes: a mean that is not the batch, bounds the wrong way round, sha
   assert.equal(batchSizesProblem(uniform, 10), null);
   assert.match(batchSizesProblem(uniform, 12) ?? '', /the uniform sizes' mean is 10 events, but the configuration's batch is 12; batch is the mean size .*: set batch to 10, or move the bounds so its mean is 12/);
   assert.match(batchSizesProblem({ ...uniform, min: 20, max: 2 }, 11) ?? '', /batchSizes\.min 20 is above batchSizes\.max 2: swap them/);
-  assert.match(batchSizesProblem({ distribution: 'geometric', max: 1000, seed: 0 }, 200) ?? '', /geometric sizes' mean is 198\.\d+ events, .*raise batchSizes\.max \(1000\) or lower batch/);
+  assert.match(batchSizesProblem({ distribution: 'geometric', max: 1000, seed: 0 }, 200) ?? '', /geometric sizes' mean is 198\.\d+ events, .*lower batch: a geometric of mean 200 is cut short by the service's 1000 events a request/);
+  assert.match(batchSizesProblem({ distribution: 'geometric', max: 20, seed: 0 }, 10) ?? '', /mean is 8\.78\d* events, .*raise batchSizes\.max \(20; at most 1000\) or lower batch/);
   assert.match(batchSizesProblem({ ...mix, mix: [{ size: 1, share: 0.5 }, { size: 3, share: 0.4 }] }, 2) ?? '', /shares sum to 0\.9: they must sum to 1/);
   assert.match(batchSizesProblem({ ...mix, mix: [{ size: 2, share: 0.5 }, { size: 2, share: 0.5 }] }, 2) ?? '', /mix\[1\]\.size 2 is listed twice/);
 });
