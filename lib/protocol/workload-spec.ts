@@ -228,3 +228,24 @@ function fieldPath(message: string, block: string): Array<string | number> {
   if (!m) return [];
   return m[2] === undefined ? [m[1]] : [m[1], Number(m[2]), m[3]];
 }
+
+/**
+ * What a dry run says of a configuration's requests when its workload draws their sizes or stamps their
+ * events (issue 35), in words; null without either (the plan is then today's).
+ */
+export function workloadRequests(c: { batch: number; workload?: WorkloadSpec }): string | null {
+  const b = c.workload?.batchSizes;
+  const t = c.workload?.timestamps;
+  if (!b && !t) return null;
+  const parts: string[] = [];
+  if (b) {
+    const range = b.distribution === 'uniform' ? `${b.min}-${b.max}` : b.distribution === 'geometric' ? `1-${b.max ?? MAX_BATCH}` : b.mix.map((m) => `${m.size} x ${m.share}`).join(', ');
+    parts.push(`${b.distribution} batch sizes of mean ${c.batch} (${range})${b.seed === undefined ? ', seed from each run tag' : `, seed ${b.seed}`}`);
+  }
+  if (t) {
+    const p = resolveTimestamps(t, 0);
+    const pct = (x: number) => `${Number((x * 100).toFixed(3))} %`;
+    parts.push(`client timestamps on every event, ${pct(p.late_share)} ${p.lag_ms} ms late, ${pct(p.out_of_order_share)} out of order (up to ${p.out_of_order_ms} ms)`);
+  }
+  return parts.join('; ');
+}

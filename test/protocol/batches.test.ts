@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { dryRunPlan } from '../../client/dry-run';
 import { BodyMaker } from '../../lib/loadgen/body';
 import { BatchSizes, batchSizesMean, batchSizesProblem, type BatchSizesPlan } from '../../lib/protocol/batch-sizes';
 import { ClientTimestamps, LATE, ON_TIME, OUT_OF_ORDER, timestampsProblem, type TimestampsPlan } from '../../lib/protocol/client-timestamps';
@@ -226,6 +227,10 @@ const spec = (workload: unknown, c: Record<string, unknown> = {}, extra: Record<
 test('examples/batches.json parses; bad batch sizes and timestamps are refused at parse naming the field and the fix', () => {
   const ex = parseCampaignSpec(example).sustained!.configurations[0];
   assert.deepEqual(ex.workload, { batchSizes: { distribution: 'geometric', max: 100 }, timestamps: { lateShare: 0.1, lagMs: 3_600_000, outOfOrderShare: 0.05 } });
+  // The dry run says what the requests carry (and nothing more for a configuration without them).
+  const planned = dryRunPlan('b-1', parseCampaignSpec(example), new Date('2026-12-05T12:00:00Z')).configurations[0];
+  assert.equal(planned.requests, 'geometric batch sizes of mean 10 (1-100), seed from each run tag; client timestamps on every event, 10 % 3600000 ms late, 5 % out of order (up to 1000 ms)');
+  assert.equal('requests' in dryRunPlan('b-2', parseCampaignSpec(spec(undefined)), new Date('2026-12-05T12:00:00Z')).configurations[0], false);
   const w = 'sustained.configurations[0].workload';
   assert.deepEqual(specIssues(spec({ batchSizes: { distribution: 'uniform', min: 1, max: 30 } })), [
     `${w}.batchSizes: the uniform sizes' mean is 15.5 events, but the configuration's batch is 10; batch is the mean size (requests/s = eventsPerSecond / batch): set batch to 16, or move the bounds so its mean is 10`,
