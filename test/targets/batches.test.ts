@@ -114,6 +114,8 @@ test('geometric batch sizes with 10 % late and 5 % out-of-order client timestamp
   // The shares as sent, and the database holds every stamp: the late rows an hour before they were written.
   const t = report.timestamps!;
   assert.ok(Math.abs((t.late_share ?? 0) - 0.1) < 0.03 && Math.abs((t.out_of_order_share ?? 0) - 0.05) < 0.03, `late ${t.late_share}, out of order ${t.out_of_order_share}`);
+  // Said where a reader of the test output sees it: the figures of this repeat.
+  console.log(`as sent: ${report.batch_sizes?.requests_sent} requests of mean ${report.batch_sizes?.mean?.toFixed(2)} events (${report.batch_sizes?.min}-${report.batch_sizes?.max}); ${t.events_sent} events, ${t.late} late (${((t.late_share ?? 0) * 100).toFixed(1)} %), ${t.out_of_order} out of order (${((t.out_of_order_share ?? 0) * 100).toFixed(1)} %); ${checks('rows')?.detail}`);
   const want = claimedKeys(cols, runTag);
   assert.equal(t.late_claimed, want.late.size);
   const stored = await storedKeys(runTag);
@@ -151,6 +153,7 @@ test('a service that drops late events (its HC_DROP_LATE_MS test switch) fails r
   assert.equal(report.gate.checks.find((c) => c.name === 'quantity')?.passed, false);
   assert.equal(reconciled, false);
   assert.equal(report.verdict.passed, false);
+  console.log(`the lossy build: ${rows?.detail}`);
   // The rows missing are the late ones, key for key.
   const want = claimedKeys(cols, runTag);
   const stored = new Set((await storedKeys(runTag)).map((r) => r.key));
