@@ -311,6 +311,9 @@ async function measure(target: Target, store: EvidenceStore, input: RepeatInput,
         // Tenants and repeated keys (issue 35), written into the stream's plan; absent without them, as before.
         ...(workload?.tenants ? { tenants: workload.tenants, tenantKeys: tenantKeys.map((k) => k.reveal()) } : {}),
         ...(workload?.duplicates ? { duplicates: workload.duplicates } : {}),
+        // Batch sizes and client timestamps (issue 35), likewise.
+        ...(workload?.batchSizes ? { batchSizes: workload.batchSizes } : {}),
+        ...(workload?.timestamps ? { timestamps: workload.timestamps } : {}),
         customers,
         runTag,
         out: samplesTmp,

@@ -10,7 +10,7 @@ import { MIN_SAMPLES } from '../lib/protocol/gates';
 import { driftWarnings, fullPlan, sampleWarnings, totalMinutes, watchdogLine, watchdogNeed } from '../lib/protocol/plan';
 import { campaignImages, serviceBuild, serviceSettingsList, variantRuns } from '../lib/protocol/service-spec';
 import type { CampaignSpec, ConfigurationSpec } from '../lib/protocol/spec';
-import { workloadSummary } from '../lib/protocol/workload-spec';
+import { workloadRequests, workloadSummary } from '../lib/protocol/workload-spec';
 import { measuringOrder, measuringSeries, variantNames, variantSettings } from '../lib/protocol/variants';
 import { awsCampaignCost } from '../lib/targets/aws/campaign-cost';
 import { formatPerHour, rigCost } from '../lib/targets/aws/cost';
@@ -43,6 +43,8 @@ export interface DryRunPlan {
     gates: string[];
     /** The workload's arrivals in words (issue 35); absent for the protocol's constant arrivals. */
     arrivals?: string;
+    /** Its requests' drawn sizes and client timestamps in words (issue 35); absent without them. */
+    requests?: string;
   }>;
   probe: { rate: number; p99BudgetMs: number } | null;
   ceiling: CampaignSpec['ceiling'] | null;
@@ -87,6 +89,7 @@ export function dryRunPlan(campaignId: string, spec: CampaignSpec, now = new Dat
   const configurations = (series?.configurations ?? []).map((c) => {
     // Only a configuration with a workload gains the key: without one the plan is today's to the byte.
     const w = 'workload' in c ? workloadSummary(c as ConfigurationSpec, seconds) : null;
+    const r = 'workload' in c ? workloadRequests(c as ConfigurationSpec) : null;
     return {
       name: c.name,
       eventsPerSecond: c.eventsPerSecond,
@@ -96,6 +99,7 @@ export function dryRunPlan(campaignId: string, spec: CampaignSpec, now = new Dat
       requestsPerRepeat: w?.requests ?? Math.floor((c.eventsPerSecond / c.batch) * seconds),
       gates: gatesOf(spec, c.p99LimitMs, series!.kind),
       ...(w ? { arrivals: w.arrivals } : {}),
+      ...(r ? { requests: r } : {}),
     };
   });
   const names = variantNames(spec);
@@ -206,6 +210,7 @@ export function dryRunLines(campaignId: string, spec: CampaignSpec, now = new Da
   for (const c of p.configurations) {
     out.push(`  ${c.name}: ${c.eventsPerSecond} ev/s, batch ${c.batch}, ${c.repeats} x ${c.seconds} s (${c.requestsPerRepeat} requests a repeat)`);
     if (c.arrivals) out.push(`    arrivals: ${c.arrivals}`);
+    if (c.requests) out.push(`    requests: ${c.requests}`);
     out.push(`    gates: ${c.gates.join('; ')}`);
   }
   if (p.probe) out.push(`  probe: ${p.probe.rate} reads/s beside the load, p99 <= ${p.probe.p99BudgetMs} ms`);

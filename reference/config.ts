@@ -45,6 +45,12 @@ export interface ServiceConfig {
   burstRps?: number;
   /** With slowRecoveryS: the added delay during a burst and at its end, ms. Default 50. */
   slowRecoveryMs?: number;
+  /**
+   * A TEST SWITCH (reference/drop-late.ts): events whose client timestamp is more than this many ms
+   * before the request's arrival are answered as accepted but never written, a lossy build for the
+   * reconciliation to catch (issue 35). Default 0: off.
+   */
+  dropLateMs?: number;
   /** The build this service says it is (its /healthz `build`), e.g. a CI-stamped commit; default none. */
   build?: string;
 }
@@ -64,6 +70,7 @@ export function resolveConfig(c: ServiceConfig): ResolvedConfig {
     slowRecoveryS: c.slowRecoveryS ?? 0,
     burstRps: c.burstRps ?? 0,
     slowRecoveryMs: c.slowRecoveryMs ?? 50,
+    dropLateMs: c.dropLateMs ?? 0,
     build: c.build ?? '',
   };
   if (!r.databaseUrl) throw new Error('databaseUrl (HC_DATABASE_URL) is required');
@@ -74,6 +81,7 @@ export function resolveConfig(c: ServiceConfig): ResolvedConfig {
     if (!Number.isInteger(r.burstRps) || r.burstRps < 1) throw new Error(`HC_SLOW_RECOVERY_S needs HC_BURST_RPS, the requests per second over which the service is in a burst (a whole number >= 1; got ${r.burstRps})`);
     if (!Number.isInteger(r.slowRecoveryMs) || r.slowRecoveryMs < 1 || r.slowRecoveryMs > 60_000) throw new Error(`slow recovery delay ${r.slowRecoveryMs} (HC_SLOW_RECOVERY_MS) is not a whole number of milliseconds from 1 to 60000`);
   }
+  if (!Number.isInteger(r.dropLateMs) || r.dropLateMs < 0) throw new Error(`drop-late threshold ${r.dropLateMs} (HC_DROP_LATE_MS, a test switch) is not a whole number of milliseconds >= 0 (0: off)`);
   if (r.build.length > 200 || /[\u0000-\u001f]/.test(r.build)) throw new Error('build (HC_BUILD) must be one line of at most 200 characters');
   if (!Number.isInteger(r.poolSize) || r.poolSize < 1) throw new Error(`pool size ${r.poolSize} is not a positive integer`);
   oneOf('lastUsed (HC_LAST_USED)', r.lastUsed, ['per-minute', 'every-request']);
@@ -106,6 +114,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ResolvedCon
     slowRecoveryS: int('HC_SLOW_RECOVERY_S'),
     burstRps: int('HC_BURST_RPS'),
     slowRecoveryMs: int('HC_SLOW_RECOVERY_MS'),
+    dropLateMs: int('HC_DROP_LATE_MS'),
     build: env.HC_BUILD || undefined,
   });
 }

@@ -10,6 +10,9 @@
 // costs is a race: a concurrent request can commit one of our keys between our lookup and our INSERT,
 // which then fails with unique_violation; the whole request transaction is then rolled back and run
 // again (ingestRequest), and the retry's lookup sees the key as a duplicate.
+//
+// Client timestamps (issue 35): an event's `timestamp` is its occurred_at, whatever it is (late, out of
+// order); an event without one keeps the column's default, now() (the transaction's start), as always.
 import type pg from 'pg';
 import type { IngestResponse } from '../lib/protocol/hardcount-api';
 import type { InsertMode } from './config';
@@ -27,14 +30,14 @@ const PER_EVENT_INSERT = `WITH rate AS (
      WHERE tenant_id = $1::bigint AND meter_id = $3::bigint AND valid_from <= now()
      ORDER BY valid_from DESC LIMIT 1
   )
-  INSERT INTO usage_events (tenant_id, customer_id, meter_id, quantity, idempotency_key, properties, cost)
-  SELECT $1::bigint, $2::bigint, $3::bigint, $4::bigint, $5::text, $6::jsonb, $4::bigint * (SELECT unit_cost FROM rate)`;
+  INSERT INTO usage_events (tenant_id, customer_id, meter_id, quantity, idempotency_key, properties, cost, occurred_at)
+  SELECT $1::bigint, $2::bigint, $3::bigint, $4::bigint, $5::text, $6::jsonb, $4::bigint * (SELECT unit_cost FROM rate), COALESCE($7::timestamptz, now())`;
 
 // #823's lever (HC_INSERT=multi-row): the batch's new events in one statement, priced by a lateral rate
 // lookup per row, inserted in batch order. Same rows, same cost.
-const MULTI_ROW_INSERT = `INSERT INTO usage_events (tenant_id, customer_id, meter_id, quantity, idempotency_key, properties, cost)
-  SELECT $1::bigint, v.c, v.m, v.q, v.k, v.p, v.q * r.unit_cost
-    FROM jsonb_to_recordset($2::jsonb) AS v(o int, c bigint, m bigint, q bigint, k text, p jsonb)
+const MULTI_ROW_INSERT = `INSERT INTO usage_events (tenant_id, customer_id, meter_id, quantity, idempotency_key, properties, cost, occurred_at)
+  SELECT $1::bigint, v.c, v.m, v.q, v.k, v.p, v.q * r.unit_cost, COALESCE(v.t, now())
+    FROM jsonb_to_recordset($2::jsonb) AS v(o int, c bigint, m bigint, q bigint, k text, p jsonb, t timestamptz)
     LEFT JOIN LATERAL (
       SELECT unit_cost FROM provider_cost_rates pr
        WHERE pr.tenant_id = $1::bigint AND pr.meter_id = v.m AND pr.valid_from <= now()
@@ -49,10 +52,10 @@ const ON_CONFLICT = `
 const SQL = {
   perEvent: { name: 'hc_insert_event', text: `${PER_EVENT_INSERT}\n  RETURNING id` },
   perEventArbiter: { name: 'hc_insert_event_arbiter', text: `${PER_EVENT_INSERT}${ON_CONFLICT}\n  RETURNING id` },
-  multiRow: { name: 'hc_insert_batch', text: `${MULTI_ROW_INSERT}\n  RETURNING customer_id::text AS c, meter_id::text AS m, quantity::text AS q` },
+  multiRow: { name: 'hc_insert_batch', text: `${MULTI_ROW_INSERT}\n  RETURNING customer_id::text AS c, meter_id::text AS m, quantity::text AS q, occurred_at::text AS t` },
   multiRowArbiter: {
     name: 'hc_insert_batch_arbiter',
-    text: `${MULTI_ROW_INSERT}${ON_CONFLICT}\n  RETURNING customer_id::text AS c, meter_id::text AS m, quantity::text AS q`,
+    text: `${MULTI_ROW_INSERT}${ON_CONFLICT}\n  RETURNING customer_id::text AS c, meter_id::text AS m, quantity::text AS q, occurred_at::text AS t`,
   },
 };
 
@@ -175,14 +178,14 @@ async function ingest(
       try {
         res = await client.query({
           ...stmt,
-          values: [key.tenantId, e.customerId, e.meterId, e.quantity, e.idempotencyKey, e.properties],
+          values: [key.tenantId, e.customerId, e.meterId, e.quantity, e.idempotencyKey, e.properties, e.occurredAt],
         });
       } catch (err) {
         throw pricingError(err, `events[${i}].quantity`);
       }
       if (res.rowCount === 1) {
         created++;
-        if (opts.rollup) addToDelta(delta, e.customerId, e.meterId, e.quantity);
+        if (opts.rollup) addToDelta(delta, e.customerId, e.meterId, e.quantity, e.occurredAt);
       }
     }
   } else {
@@ -192,17 +195,19 @@ async function ingest(
     for (let i = 0; i < resolved.length; i++) {
       if (!isNew[i]) continue;
       const e = resolved[i];
-      parts.push(`{"o":${i},"c":${e.customerId},"m":${e.meterId},"q":${e.quantity},"k":${JSON.stringify(e.idempotencyKey)},"p":${e.properties}}`);
+      // A client timestamp rides as "t"; left out without one (v.t is then null, and occurred_at now()).
+      const t = e.occurredAt === null ? '' : `,"t":${JSON.stringify(e.occurredAt)}`;
+      parts.push(`{"o":${i},"c":${e.customerId},"m":${e.meterId},"q":${e.quantity},"k":${JSON.stringify(e.idempotencyKey)},"p":${e.properties}${t}}`);
     }
     if (parts.length > 0) {
-      let res: pg.QueryResult<{ c: string; m: string; q: string }>;
+      let res: pg.QueryResult<{ c: string; m: string; q: string; t: string }>;
       try {
         res = await client.query({ ...(arbiter ? SQL.multiRowArbiter : SQL.multiRow), values: [key.tenantId, `[${parts.join(',')}]`] });
       } catch (err) {
         throw pricingError(err, 'events');
       }
       created = res.rowCount ?? 0;
-      if (opts.rollup) for (const r of res.rows) addToDelta(delta, r.c, r.m, Number(r.q));
+      if (opts.rollup) for (const r of res.rows) addToDelta(delta, r.c, r.m, Number(r.q), r.t);
     }
   }
   if (opts.rollup) await applyRollupDelta(client, key.tenantId, delta);

@@ -5,47 +5,46 @@
 import pg from 'pg';
 import { pgConfig } from '../lib/pg/connection';
 
-/** Created rows of one request, summed per (customer, meter). */
-export type RollupDelta = Map<string, { customer: string; meter: string; count: number; sum: number }>;
+/** Created rows of one request, summed per (customer, meter, occurred_at as given). */
+export type RollupDelta = Map<string, { customer: string; meter: string; at: string | null; count: number; sum: number }>;
 
-export function addToDelta(delta: RollupDelta, customer: string, meter: string, quantity: number): void {
-  const k = `${customer}:${meter}`;
+/**
+ * Counts a created row. `at` is its occurred_at as the INSERT took it (a client timestamp, issue 35, or
+ * the row's own time read back), or null for now(): the upsert puts it in that instant's UTC day.
+ */
+export function addToDelta(delta: RollupDelta, customer: string, meter: string, quantity: number, at: string | null = null): void {
+  const k = `${customer}:${meter}:${at ?? ''}`;
   const cur = delta.get(k);
   if (cur) {
     cur.count += 1;
     cur.sum += quantity;
   } else {
-    delta.set(k, { customer, meter, count: 1, sum: quantity });
+    delta.set(k, { customer, meter, at, count: 1, sum: quantity });
   }
 }
 
 /**
- * Add a request's created rows to the rollup. Every row a request creates has occurred_at = now() (the
- * transaction's start; the API takes no client timestamps), so its day is now()'s UTC date. Rows are
- * upserted in (customer, meter) order so that concurrent requests lock rollup rows in one global order
- * and cannot deadlock each other.
+ * Add a request's created rows to the rollup. A row's day is its occurred_at's UTC date: now()'s (the
+ * transaction's start) for a row without a client timestamp, the timestamp's for one with (late rows
+ * land in their own, maybe earlier, day). The instants are grouped by day in the statement, and the
+ * rollup rows upserted in (customer, meter, day) order, so that concurrent requests lock rollup rows in
+ * one global order and cannot deadlock each other.
  */
 export async function applyRollupDelta(client: pg.PoolClient, tenantId: string, delta: RollupDelta): Promise<void> {
   if (delta.size === 0) return;
-  const rows = [...delta.values()].sort((a, b) =>
-    a.customer === b.customer ? cmpId(a.meter, b.meter) : cmpId(a.customer, b.customer),
-  );
+  const rows = [...delta.values()];
   await client.query({
     name: 'hc_rollup_upsert',
     text: `INSERT INTO usage_daily_rollup AS r (tenant_id, customer_id, meter_id, livemode, day, event_count, quantity_sum)
-           SELECT $1::bigint, u.c, u.m, current_setting('app.livemode')::boolean, (now() AT TIME ZONE 'UTC')::date, u.n, u.q
-             FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) WITH ORDINALITY AS u(c, m, n, q, o)
-            ORDER BY u.o
+           SELECT $1::bigint, u.c, u.m, current_setting('app.livemode')::boolean, (COALESCE(u.t, now()) AT TIME ZONE 'UTC')::date AS d, sum(u.n)::bigint, sum(u.q)::bigint
+             FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::timestamptz[]) AS u(c, m, n, q, t)
+            GROUP BY u.c, u.m, d
+            ORDER BY u.c, u.m, d
            ON CONFLICT (tenant_id, livemode, customer_id, meter_id, day) DO UPDATE
               SET event_count = r.event_count + EXCLUDED.event_count,
                   quantity_sum = r.quantity_sum + EXCLUDED.quantity_sum`,
-    values: [tenantId, rows.map((r) => r.customer), rows.map((r) => r.meter), rows.map((r) => r.count), rows.map((r) => r.sum)],
+    values: [tenantId, rows.map((r) => r.customer), rows.map((r) => r.meter), rows.map((r) => r.count), rows.map((r) => r.sum), rows.map((r) => r.at)],
   });
-}
-
-function cmpId(a: string, b: string): number {
-  const d = BigInt(a) - BigInt(b);
-  return d < 0n ? -1 : d > 0n ? 1 : 0;
 }
 
 /**

@@ -21,6 +21,7 @@ import { bearerKey, hashApiKey } from './keys';
 import { listCustomers, listInvoices, parseLimit } from './lists';
 import { RequestPath } from './request-tx';
 import { SlowRecovery } from './slow-recovery';
+import { dropLateEvents } from './drop-late';
 import { parseIngestBody } from './validate';
 
 export interface RunningService {
@@ -82,8 +83,10 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         const keyHash = auth(req);
         // Validation needs no database: a bad batch is refused before a connection is taken.
         const events = parseIngestBody(await readBody(req, MAX_BODY_BYTES));
-        const out = await ingestRequest(path, keyHash, events, { insert: cfg.insert, rollup: cfg.aggregate === 'rollup' });
-        sendJson(res, 201, out);
+        // The lossy build's test switch (HC_DROP_LATE_MS, drop-late.ts): late events answered, never written.
+        const kept = cfg.dropLateMs > 0 ? dropLateEvents(events, Date.now(), cfg.dropLateMs) : events;
+        const out = await ingestRequest(path, keyHash, kept, { insert: cfg.insert, rollup: cfg.aggregate === 'rollup' });
+        sendJson(res, 201, kept === events ? out : { ...out, accepted: events.length });
       }),
     },
     [AGGREGATE_PATH]: {
@@ -116,6 +119,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         // added delay, the slow recovery and the build only when set (a default build's answer is as it always was).
         const settings = { lastUsed: cfg.lastUsed, insert: cfg.insert, aggregate: cfg.aggregate, ...(cfg.addedDelayMs > 0 ? { addedDelayMs: String(cfg.addedDelayMs) } : {}),
           ...(cfg.slowRecoveryS > 0 ? { slowRecoveryS: String(cfg.slowRecoveryS), burstRps: String(cfg.burstRps), slowRecoveryMs: String(cfg.slowRecoveryMs) } : {}),
+          ...(cfg.dropLateMs > 0 ? { dropLateMs: String(cfg.dropLateMs) } : {}),
         };
         sendJson(res, 200, { ...out, settings, ...(cfg.build ? { build: cfg.build } : {}) });
       },

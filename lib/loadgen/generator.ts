@@ -16,6 +16,10 @@
 // Several clients (issue 35; lib/protocol/clients.ts): with tenants, request k goes with the key of
 // its tenant's (one request maker per key); with duplicates, a repeat carries its original's body (the
 // same idempotency keys and quantities). Both fixed in the plan, neither changes a time.
+// Batch sizes and client timestamps (issue 35; lib/protocol/batch-sizes.ts, client-timestamps.ts): request k
+// carries its drawn size, each event its client timestamp (the schedule's time of its request, as a
+// wall-clock instant, less its seeded offset); both fixed in the plan too, and a repeat carries its
+// original's (the same body).
 //
 // Closed loop (ceilings only): V workers, each sending its next request when its reply arrives.
 //
@@ -40,6 +44,8 @@ import { arrivalSchedule, type ArrivalSchedule } from '../protocol/arrivals';
 import { requestOf, shareCount, type NodeShare } from '../protocol/node-share';
 import { countBefore } from '../protocol/stream-plan';
 import { ClientMap } from '../protocol/clients';
+import { BatchSizes } from '../protocol/batch-sizes';
+import { ClientTimestamps } from '../protocol/client-timestamps';
 import { BodyMaker } from './body';
 import { Exchange, type ExchangeOwner } from './http1/exchange';
 import { IngestRequests, getRequest } from './http1/request-head';
@@ -130,6 +136,9 @@ export class Generator implements ExchangeOwner {
   private readonly requests: IngestRequests[];
   /** Who sends request k and which request's body it carries (tenants, duplicates); null: one client, no repeats. */
   private readonly clients: ClientMap | null;
+  /** Request k's drawn size (issue 35), or null: `batch` events each. */
+  private readonly sizes: BatchSizes | null;
+  private readonly bodies: BodyMaker;
   private readonly pool: SocketPool;
   private readonly probePool: SocketPool | null;
   private readonly probeBase: string;
@@ -218,7 +227,13 @@ export class Generator implements ExchangeOwner {
     const timeoutMs = o.requestTimeoutSeconds * 1000;
     this.pool = new SocketPool(endpoint, o.maxInFlight, this, timeoutMs);
     this.probePool = o.probeRate > 0 ? new SocketPool(endpoint, o.probeMaxInFlight, this, timeoutMs) : null;
-    const bodies = new BodyMaker({ runTag: o.runTag, meter: o.meter, customers: o.customers, batch: o.batch, seed: o.seed, quantityMax: o.quantityMax });
+    const open = o.mode === 'open';
+    this.sizes = open && o.batchSizes ? new BatchSizes(o.batchSizes, o.batch) : null;
+    const stamps = open && o.timestamps ? new ClientTimestamps(o.timestamps) : null;
+    // Left out without them: the bodies are then today's to the byte.
+    const drawn = { ...(this.sizes ? { sizes: this.sizes } : {}), ...(stamps ? { timestamps: stamps, intendedUs: (n: number) => this.intendedUs(n) } : {}) };
+    const bodies = new BodyMaker({ runTag: o.runTag, meter: o.meter, customers: o.customers, batch: o.batch, seed: o.seed, quantityMax: o.quantityMax, ...drawn });
+    this.bodies = bodies;
     // Every tenant has the same customer ids and meter key (lib/targets/tenant-fixtures.ts): one body
     // maker, one head per tenant's key.
     this.requests = (o.tenants ? tenantKeys : [apiKey]).map((k) => new IngestRequests(prefix + INGEST_PATH, this.host, k, bodies));
@@ -246,6 +261,8 @@ export class Generator implements ExchangeOwner {
       ...(o.share.nodes > 1 ? { share: o.share } : {}),
       ...(o.mode === 'open' && o.tenants ? { tenants: o.tenants } : {}),
       ...(o.mode === 'open' && o.duplicates ? { duplicates: o.duplicates } : {}),
+      ...(this.sizes && o.batchSizes ? { batch_sizes: o.batchSizes } : {}),
+      ...(stamps && o.timestamps ? { timestamps: o.timestamps } : {}),
     });
   }
 
@@ -279,6 +296,8 @@ export class Generator implements ExchangeOwner {
     // the warm-up would otherwise be collected, in one long pause, in the first second of the run.
     (globalThis as { gc?: () => void }).gc?.();
     this.t0.ms = await this.startInstant();
+    // Client timestamps count from this instant on the wall clock (the schedule's time 0).
+    this.bodies.epochMs = performance.timeOrigin + this.t0.ms;
     if (this.stopping) return this.finish();
     this.cpu0 = process.cpuUsage();
     const drained = new Promise<void>((resolve) => (this.drained = resolve));
@@ -378,7 +397,9 @@ export class Generator implements ExchangeOwner {
     if (this.inFlight >= this.maxInFlight) {
       this.dropped++;
       this.sec.dropped++;
-      this.writer.row(INGEST_CODE, intended, 0, 0, -1, this.batch, 0);
+      // A dropped row carries the events its request would have sent: its original's drawn size.
+      const s = this.sizes;
+      this.writer.row(INGEST_CODE, intended, 0, 0, -1, s === null ? this.batch : s.of(this.clients === null ? n : this.clients.originalOf(n)), 0);
       return;
     }
     this.send(n, intended, -1);
@@ -391,8 +412,9 @@ export class Generator implements ExchangeOwner {
     const req = c === null ? this.requests[0] : this.requests[c.tenantOf(n)];
     x.request = req.make(c === null ? n : c.originalOf(n));
     x.quantity = req.quantity;
+    x.events = req.events;
     this.inFlight++;
-    this.eventsSent += this.batch;
+    this.eventsSent += x.events;
     this.quantitySent += x.quantity;
     this.pool.dispatch(x);
   }

@@ -3,6 +3,8 @@
 import { ArrivalsError, arrivalsProblem, type Arrivals } from '../protocol/arrivals';
 import { MAX_BATCH } from '../protocol/hardcount-api';
 import { duplicatesProblem, tenantsProblem, type DuplicateMode, type DuplicatesPlan, type TenantsPlan } from '../protocol/clients';
+import { batchSizesProblem, resolveBatchSizes, type BatchSizesInput, type BatchSizesPlan } from '../protocol/batch-sizes';
+import { resolveTimestamps, timestampsProblem, type TimestampsInput, type TimestampsPlan } from '../protocol/client-timestamps';
 import { shareProblem, WHOLE, type NodeShare } from '../protocol/node-share';
 import { seedFromString } from './prng';
 
@@ -78,10 +80,21 @@ export interface LoadOptions {
   tenantKeys?: string[];
   /** Open loop: a share of requests that repeat an earlier one's body and keys (clients.ts). */
   duplicates?: { share: number; mode: DuplicateMode; afterMs?: number; seed?: number } | null;
+  /**
+   * Open loop: each request's size drawn from a distribution of mean `batch` (lib/protocol/batch-sizes.ts);
+   * the seed left out comes from the run tag. Absent or null: every request carries `batch` events.
+   */
+  batchSizes?: BatchSizesInput | null;
+  /** Open loop: client-side timestamps on every event, a share late or out of order (client-timestamps.ts). */
+  timestamps?: TimestampsInput | null;
 }
 
 /** Options with every default resolved, as the child receives them (minus the key, which goes by env). */
-export interface ResolvedLoadOptions extends Required<Omit<LoadOptions, 'apiKey' | 'rate' | 'maxInFlight' | 'workers' | 'arrivals' | 'tenants' | 'tenantKeys' | 'duplicates'>> {
+export interface ResolvedLoadOptions extends Required<Omit<LoadOptions, 'apiKey' | 'rate' | 'maxInFlight' | 'workers' | 'arrivals' | 'tenants' | 'tenantKeys' | 'duplicates' | 'batchSizes' | 'timestamps'>> {
+  /** Batch sizes with their seed resolved, or null: `batch` events a request. */
+  batchSizes: BatchSizesPlan | null;
+  /** Client timestamps with their seed and defaults resolved, or null: events carry none. */
+  timestamps: TimestampsPlan | null;
   /** Tenants with their seed resolved, or null: one tenant. */
   tenants: TenantsPlan | null;
   /** Duplicates with their seed and afterMs resolved, or null: none. */
@@ -178,6 +191,7 @@ export function resolveLoadOptions(o: LoadOptions): ResolvedLoadOptions {
   const warm = o.warmConnections ?? Math.min(maxInFlight, Math.max(2, Math.ceil(requestRate * 0.02)), 256);
   const arrivals = resolveArrivals(o.arrivals ?? null, mode, rate, batch, o.seconds, runTag);
   const { tenants, duplicates } = resolveClients(o, mode, runTag);
+  const { batchSizes, timestamps } = resolveEvents(o, mode, batch, runTag);
   return {
     url: url.origin + url.pathname.replace(/\/+$/, ''),
     mode,
@@ -205,6 +219,8 @@ export function resolveLoadOptions(o: LoadOptions): ResolvedLoadOptions {
     startAtMs,
     tenants,
     duplicates,
+    batchSizes,
+    timestamps,
   };
 }
 
@@ -231,6 +247,25 @@ function resolveClients(o: LoadOptions, mode: 'open' | 'closed', runTag: string)
   const dBad = duplicates && duplicatesProblem(duplicates);
   if (dBad) throw new LoadOptionsError('duplicates', dBad);
   return { tenants, duplicates };
+}
+
+/** Salts of the batch-size and timestamp seeds derived from the run tag. */
+const BATCH_SIZES_SALT = ':batch-sizes';
+const TIMESTAMPS_SALT = ':timestamps';
+
+function resolveEvents(o: LoadOptions, mode: 'open' | 'closed', batch: number, runTag: string): { batchSizes: BatchSizesPlan | null; timestamps: TimestampsPlan | null } {
+  const b = o.batchSizes ?? null;
+  const t = o.timestamps ?? null;
+  const which = b ? 'batchSizes' : 'timestamps';
+  if ((b || t) && mode !== 'open') throw new LoadOptionsError(which, `${which} are drawn over an open loop's requests: a closed loop (a ceiling) sends \`batch\` events without them; drop them or the closed loop`);
+  if ((b || t) && (o.share?.nodes ?? 1) > 1) throw new LoadOptionsError(which, `${which} are sent from one load node so far: drop them or the node share`);
+  const batchSizes = b ? resolveBatchSizes(b, seedFromString(runTag + BATCH_SIZES_SALT)) : null;
+  const bBad = batchSizes && batchSizesProblem(batchSizes, batch);
+  if (bBad) throw new LoadOptionsError('batchSizes', bBad);
+  const timestamps = t ? resolveTimestamps(t, seedFromString(runTag + TIMESTAMPS_SALT)) : null;
+  const tBad = timestamps && timestampsProblem(timestamps);
+  if (tBad) throw new LoadOptionsError('timestamps', tBad);
+  return { batchSizes, timestamps };
 }
 
 /** Salt of a Poisson seed derived from the run tag (so it differs from the quantities' seed). */

@@ -39,7 +39,7 @@ export class SampleWriter {
 
   constructor(
     readonly filePath: string,
-    private readonly plan: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'run_tag' | 'arrivals' | 'share' | 'tenants' | 'duplicates'> | null = null,
+    private readonly plan: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'run_tag' | 'arrivals' | 'share' | 'tenants' | 'duplicates' | 'batch_sizes' | 'timestamps'> | null = null,
   ) {
     fs.mkdirSync(path.dirname(filePath), { recursive: true });
     this.file = fs.createWriteStream(filePath);

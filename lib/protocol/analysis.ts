@@ -15,6 +15,7 @@ import { freezeCadenceS, freezeSeconds, medianBucketP99, windows } from './detec
 import { drift, type Drift } from './drift';
 import { percentiles } from './percentile';
 import { analyzeClients, type ClientsAnalysis } from './clients-analysis';
+import { analyzeSentEvents, type BatchSizesFigures, type TimestampsFigures } from './sent-events';
 import { analyzePhases, type PhaseAnalysis } from './phases';
 import { perWindowP99 } from './window-figures';
 import type { WindowFigure } from './window-gates';
@@ -86,6 +87,13 @@ export interface IngestAnalysis extends Counts {
    * original once (what the database must hold). Absent for one client without repeats: today's.
    */
   clients?: ClientsAnalysis;
+  /**
+   * Batch sizes drawn from a distribution (issue 35, sent-events.ts): the sizes as sent, each row's held to
+   * its request's draw. Absent without them in the plan: today's.
+   */
+  batch_sizes?: BatchSizesFigures;
+  /** Client timestamps (issue 35): the events late and out of order as sent, and among the claims. Absent without them. */
+  timestamps?: TimestampsFigures;
   /**
    * Each window's p99 when the caller asked for windows (a workload's windowSeconds: window-gates.ts);
    * absent otherwise: the analysis is today's.
@@ -227,6 +235,7 @@ function analyzeIngest(cols: SampleColumns, durationS: number, plan: StreamPlan 
   // A spike or a ramp is judged per phase, its drift over its steady phase only (phases.ts).
   const phased = plan && plan.mode === 'open' ? analyzePhases(g, plan.arrivals) : null;
   const clients = plan ? analyzeClients(cols, plan) : null;
+  const sentEvents = plan ? analyzeSentEvents(cols, plan) : null;
   const per = (x: number) => (durationS > 0 ? x / durationS : 0);
   return {
     ...c,
@@ -257,6 +266,8 @@ function analyzeIngest(cols: SampleColumns, durationS: number, plan: StreamPlan 
     ten_second: tenSecond,
     ...(phased ? { phases: phased.phases } : {}),
     ...(clients ? { clients } : {}),
+    ...(sentEvents?.batch_sizes ? { batch_sizes: sentEvents.batch_sizes } : {}),
+    ...(sentEvents?.timestamps ? { timestamps: sentEvents.timestamps } : {}),
     ...(windowSeconds ? { per_window: perWindowP99(g, windowSeconds) } : {}),
   };
 }

@@ -365,8 +365,13 @@ function reconciliationChecks(a: IngestAnalysis, r: Reconciliation | null): Gate
       { name: 'quantity', passed: null, detail: `not reconciled: ${a.quantity_claimed} quantity claimed, quantity gained unknown` },
     ];
   }
+  const rows = diffCheck('rows', 'rows written', r.rows_written, 'events claimed', a.events_claimed);
+  // With client timestamps (issue 35) a short database is told beside the claims it should hold stamped
+  // late or out of order: a service that loses late events is short by exactly its late claims.
+  const t = a.timestamps;
+  if (t && rows.passed === false && r.rows_written < a.events_claimed) rows.detail += `; of the events claimed, ${t.late_claimed} were stamped late and ${t.out_of_order_claimed} out of order`;
   return [
-    diffCheck('rows', 'rows written', r.rows_written, 'events claimed', a.events_claimed),
+    rows,
     diffCheck('quantity', 'quantity gained', r.quantity_gained, 'quantity sent (acknowledged)', a.quantity_claimed),
   ];
 }

@@ -26,6 +26,12 @@ export interface UsageEventIn {
   quantity: number;
   /** Unique per tenant; a replay returns the first result and writes nothing. */
   idempotency_key: string;
+  /**
+   * When the event happened, as its client says (issue 35): RFC 3339 with a zone, e.g.
+   * "2026-12-05T16:30:00.123Z"; stored as the event's time, late or out of order alike. Absent: the
+   * time the service takes it.
+   */
+  timestamp?: string;
   properties?: Record<string, unknown>;
 }
 

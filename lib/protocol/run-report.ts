@@ -6,6 +6,7 @@ import { secondRanges } from './second-ranges';
 import { describeArrivals } from './arrivals';
 import type { PhaseAnalysis } from './phases';
 import type { ClientsAnalysis } from './clients-analysis';
+import type { BatchSizesFigures, TimestampsFigures } from './sent-events';
 import type { WindowFigure } from './window-gates';
 import type { StreamPlan } from './stream-plan';
 import { checkReason, driftInterval, type GateVerdict } from './gates';
@@ -63,6 +64,10 @@ export interface RunReport {
    * claims (events_claimed is then theirs) and each tenant's p99. Absent for one client: today's report.
    */
   clients?: ClientsReport;
+  /** Batch sizes drawn from a distribution (issue 35, sent-events.ts): the sizes as sent. Absent without them: today's report. */
+  batch_sizes?: BatchSizesFigures;
+  /** Client timestamps (issue 35): events late and out of order as sent, and among the claims. Absent without them. */
+  timestamps?: TimestampsFigures;
   /** A long soak's windows, each with its p99 (window-gates.ts); absent without a workload's windowSeconds. */
   windows_p99?: WindowFigure[];
   freeze_seconds: number[];
@@ -133,6 +138,8 @@ export function runReport(a: RunAnalysis, v: RepeatVerdict): RunReport {
     drift_last_third_p99_ms: ms(i.drift.last_p99_us),
     ...(i.phases ? { phases: i.phases } : {}),
     ...(i.clients ? { clients: clientsReport(i.clients) } : {}),
+    ...(i.batch_sizes ? { batch_sizes: i.batch_sizes } : {}),
+    ...(i.timestamps ? { timestamps: i.timestamps } : {}),
     ...(i.per_window ? { windows_p99: i.per_window } : {}),
     freeze_seconds: i.freeze_seconds,
     freeze_cadence_s: i.freeze_cadence_s,
@@ -150,7 +157,7 @@ export function formatRunReport(r: RunReport): string {
     `duration ${r.duration_s} s: offered ${r.offered} requests (${r.offered_rate} ev/s), sent ${r.sent}, ok ${r.ok}, failed ${r.failed}, dropped ${r.dropped}`,
     `delivered ${r.delivered_rate} ev/s (${r.delivered_rate_rps} req/s); claimed ${r.events_claimed} events, quantity ${r.quantity_claimed}`,
     r.plan
-      ? `plan: ${r.plan.mode} loop${r.plan.rate === null ? '' : `, ${r.plan.arrivals ? describeArrivals(r.plan.arrivals, r.plan.rate) : `${r.plan.rate} ev/s`}`}, batch ${r.plan.batch}, ${r.plan.seconds} s${r.plan.probe_rate ? `, probe ${r.plan.probe_rate}/s` : ''}${r.plan.source === 'flags' ? ' (from the flags)' : ''}${r.plan.cut_short ? `; CUT SHORT${r.plan.cut_reason ? ` (${r.plan.cut_reason})` : ''}` : ''}${
+      ? `plan: ${r.plan.mode} loop${r.plan.rate === null ? '' : `, ${r.plan.arrivals ? describeArrivals(r.plan.arrivals, r.plan.rate) : `${r.plan.rate} ev/s`}`}, batch ${r.plan.batch}${r.plan.batch_sizes ? ` (the mean of ${r.plan.batch_sizes.distribution} sizes)` : ''}, ${r.plan.seconds} s${r.plan.probe_rate ? `, probe ${r.plan.probe_rate}/s` : ''}${r.plan.source === 'flags' ? ' (from the flags)' : ''}${r.plan.cut_short ? `; CUT SHORT${r.plan.cut_reason ? ` (${r.plan.cut_reason})` : ''}` : ''}${
           r.delivery ? `; delivered ${r.delivery.delivered} of ${r.delivery.scheduled} scheduled requests${r.delivery.short_seconds.length ? `, short seconds ${secondRanges(r.delivery.short_seconds)}` : ''}` : ''
         }`
       : 'plan: none in the stream: delivery not judged: no plan',
@@ -162,6 +169,15 @@ export function formatRunReport(r: RunReport): string {
     const c = r.clients;
     lines.push(`clients: ${c.repeats} repeats of earlier keys (${c.repeats_ok} ok); ${c.unique_requests_ok} unique requests ok, ${c.unique_events} unique events, quantity ${c.unique_quantity}`);
     if (c.tenants) lines.push(`tenants: ${c.tenants.map((t) => `${t.tenant}: ${t.sent} sent, p99 ${n(t.p99_ms)}`).join('; ')}`);
+  }
+  if (r.batch_sizes) {
+    const b = r.batch_sizes;
+    lines.push(`batch sizes: ${b.requests_sent} requests sent, ${b.events_sent} events, mean ${b.mean === null ? '—' : round3(b.mean)} (${b.min ?? '—'}-${b.max ?? '—'})`);
+  }
+  if (r.timestamps) {
+    const t = r.timestamps;
+    const pct = (x: number | null) => (x === null ? '—' : `${round3(x * 100)} %`);
+    lines.push(`client timestamps: of ${t.events_sent} events sent, ${t.late} late (${pct(t.late_share)}), ${t.out_of_order} out of order (${pct(t.out_of_order_share)}); claimed once each: ${t.late_claimed} late, ${t.out_of_order_claimed} out of order`);
   }
   for (const c of r.gate.checks) lines.push(`  ${c.passed === null ? 'n/a ' : c.passed ? 'ok  ' : 'FAIL'} ${checkReason(c)}`);
   for (const note of r.gate.notes) lines.push(`  note ${note}`);

@@ -307,14 +307,15 @@ export const CampaignSpec = z
   });
 
 /**
- * Tenants and duplicates (issue 35, item 2) where they are not run yet: the tenants' keys, customers and
- * meters are made by the local target (lib/targets/tenant-fixtures.ts), and neither is split over
- * load nodes.
+ * Tenants, duplicates, batch sizes and timestamps (issue 35, item 2) where they are not run yet: the
+ * tenants' keys, customers and meters are made by the local target (lib/targets/tenant-fixtures.ts),
+ * and none of the four is split over load nodes (a node's plan does not carry them).
  */
 function clientsProblems(s: { target: string; load?: LoadSpec }, c: { load?: LoadSpec; workload?: WorkloadSpec }): Array<{ message: string; path: string[] }> {
   const out: Array<{ message: string; path: string[] }> = [];
   if (c.workload?.tenants && s.target !== 'local') out.push({ message: `tenants are made by target "local" only so far (target "${s.target}" has the one fixtures tenant): remove workload.tenants or use target "local"`, path: ['workload', 'tenants'] });
-  const which = c.workload?.tenants ? 'tenants' : c.workload?.duplicates ? 'duplicates' : null;
+  const w = c.workload;
+  const which = w?.tenants ? 'tenants' : w?.duplicates ? 'duplicates' : w?.batchSizes ? 'batchSizes' : w?.timestamps ? 'timestamps' : null;
   if (which && loadNodesOf(s, c) > 1) out.push({ message: `workload.${which} is sent from one load node so far: set load.nodes to 1 for this configuration, or remove workload.${which}`, path: ['workload', which] });
   return out;
 }

@@ -5,6 +5,8 @@
 // lib/protocol to that.
 
 import type { Arrivals } from './arrivals';
+import type { BatchSizesPlan } from './batch-sizes';
+import type { TimestampsPlan } from './client-timestamps';
 import type { DuplicatesPlan, TenantsPlan } from './clients';
 import type { NodeShare } from './node-share';
 
@@ -45,4 +47,11 @@ export interface StreamPlan {
   tenants?: TenantsPlan;
   /** Requests that repeat an earlier one's idempotency keys (clients.ts). Absent: none. */
   duplicates?: DuplicatesPlan;
+  /**
+   * Batch sizes drawn from a distribution (issue 35, batch-sizes.ts): request k carries its own size, batch
+   * being their mean. Absent: every request carries `batch` events, as before.
+   */
+  batch_sizes?: BatchSizesPlan;
+  /** Client-side timestamps, a share late or out of order (client-timestamps.ts). Absent: the events carry none. */
+  timestamps?: TimestampsPlan;
 }

@@ -32,10 +32,16 @@
 //
 // A plan may also carry `tenants` and `duplicates` (issue 35, item 2; clients.ts), version 2 too: they
 // change no time of the schedule, only which tenant sends request k and which request's keys it repeats.
+//
+// And `batch_sizes` and `timestamps` (issue 35, item 2; batch-sizes.ts, client-timestamps.ts), version 2
+// too: how many events request k carries (its row's `events` is held to it) and how each event is
+// stamped. Neither changes a time of the schedule.
 import { arrivalSchedule, arrivalsProblem, schedulePerSecond, type ArrivalSchedule, type Arrivals } from './arrivals';
 import { PROBE_SCENARIOS, SCENARIOS, SampleFormatError, type SampleColumns, INGEST } from './sample-row';
 import type { StreamPlan } from './stream-plan-types';
 import { duplicatesProblem, tenantsProblem, type DuplicatesPlan, type TenantsPlan } from './clients';
+import { batchSizesProblem, type BatchSizesPlan } from './batch-sizes';
+import { timestampsProblem, type TimestampsPlan } from './client-timestamps';
 import { owns, requestOf, shareCount, shareProblem, WHOLE, type NodeShare } from './node-share';
 
 // The plan's shape lives in stream-plan-types.ts, which the row format's SampleColumns can import
@@ -65,7 +71,7 @@ export class PlanError extends Error {
 }
 
 /** The `#plan` line (with its newline) the writer puts before the CSV header. */
-export function formatPlanRecord(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'run_tag' | 'arrivals' | 'share' | 'nodes' | 'tenants' | 'duplicates'>): string {
+export function formatPlanRecord(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'run_tag' | 'arrivals' | 'share' | 'nodes' | 'tenants' | 'duplicates' | 'batch_sizes' | 'timestamps'>): string {
   const fields = { mode: p.mode, rate: p.rate, batch: p.batch, seconds: p.seconds, probe_rate: p.probe_rate, run_tag: p.run_tag };
   // Version 2 carries arrivals, then a node's share or a merge's node count (a share wins over a count).
   const shape = p.arrivals ? { arrivals: p.arrivals } : {};
@@ -73,8 +79,14 @@ export function formatPlanRecord(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' |
   // The constant schedule from one node (no arrivals, no share, no merge): version 1, byte for byte the
   // record every earlier stream carries.
   // Tenants and duplicates (issue 35, item 2) ride after them, also version 2.
-  const clients = { ...(p.tenants ? { tenants: p.tenants } : {}), ...(p.duplicates ? { duplicates: p.duplicates } : {}) };
-  if (!p.arrivals && !('share' in split) && !('nodes' in split) && !p.tenants && !p.duplicates) return `${PLAN_RECORD}${JSON.stringify({ v: PLAN_VERSION, ...fields })}\n`;
+  // Batch sizes and client timestamps (issue 35, item 2) after those, version 2 as well.
+  const clients = {
+    ...(p.tenants ? { tenants: p.tenants } : {}),
+    ...(p.duplicates ? { duplicates: p.duplicates } : {}),
+    ...(p.batch_sizes ? { batch_sizes: p.batch_sizes } : {}),
+    ...(p.timestamps ? { timestamps: p.timestamps } : {}),
+  };
+  if (!p.arrivals && !('share' in split) && !('nodes' in split) && Object.keys(clients).length === 0) return `${PLAN_RECORD}${JSON.stringify({ v: PLAN_VERSION, ...fields })}\n`;
   return `${PLAN_RECORD}${JSON.stringify({ v: PLAN_VERSION_2, ...fields, ...shape, ...split, ...clients })}\n`;
 }
 
@@ -97,8 +109,8 @@ export function parsePlanRecord(json: string): StreamPlan {
   }
   if (typeof o !== 'object' || o === null) throw new PlanError('the #plan record is not a JSON object');
   if (o.v !== PLAN_VERSION && o.v !== PLAN_VERSION_2) throw new PlanError(`the #plan record has version ${String(o.v)}; this reader knows versions ${PLAN_VERSION} and ${PLAN_VERSION_2}`);
-  const carries = o.arrivals !== undefined || o.share !== undefined || o.nodes !== undefined || o.tenants !== undefined || o.duplicates !== undefined;
-  if (o.v === PLAN_VERSION && carries) throw new PlanError('the #plan record\'s version 1 carries no arrivals, share or nodes, nor tenants or duplicates (a record with any is version 2)');
+  const carries = o.arrivals !== undefined || o.share !== undefined || o.nodes !== undefined || o.tenants !== undefined || o.duplicates !== undefined || o.batch_sizes !== undefined || o.timestamps !== undefined;
+  if (o.v === PLAN_VERSION && carries) throw new PlanError('the #plan record\'s version 1 carries no arrivals, share or nodes, nor tenants or duplicates, nor batch sizes or timestamps (a record with any is version 2)');
   const mode = o.mode;
   if (mode !== 'open' && mode !== 'closed') throw new PlanError(`the #plan record's mode must be 'open' or 'closed', got ${JSON.stringify(mode)}`);
   const plan: StreamPlan = {
@@ -115,7 +127,7 @@ export function parsePlanRecord(json: string): StreamPlan {
   if (o.v === PLAN_VERSION_2) {
     // Arrivals (a shaped schedule), and/or exactly one of a node's share or a merge of nodes.
     const share = o.share as { node?: unknown; nodes?: unknown } | undefined;
-    if (!carries) throw new PlanError('the #plan record of version 2 must carry "arrivals" (a shaped schedule), "tenants", "duplicates" and/or exactly one of "share" (a load node\'s stream) or "nodes" (a merged stream); it carries none');
+    if (!carries) throw new PlanError('the #plan record of version 2 must carry "arrivals" (a shaped schedule), "tenants", "duplicates", "batch_sizes", "timestamps" and/or exactly one of "share" (a load node\'s stream) or "nodes" (a merged stream); it carries none');
     if (share !== undefined && o.nodes !== undefined) throw new PlanError('the #plan record of version 2 must carry exactly one of "share" (a load node\'s stream) or "nodes" (a merged stream), not both');
     if (o.arrivals !== undefined) {
       if (typeof o.arrivals !== 'object' || o.arrivals === null) throw new PlanError("the #plan record's arrivals must be an object");
@@ -132,13 +144,15 @@ export function parsePlanRecord(json: string): StreamPlan {
       if (!Number.isInteger(n) || n < 2 || n > 1024) throw new PlanError(`the #plan record's nodes must be a whole number within 2..1024, got ${String(o.nodes)}`);
       plan.nodes = n;
     }
-    for (const key of ['tenants', 'duplicates'] as const) {
+    for (const key of ['tenants', 'duplicates', 'batch_sizes', 'timestamps'] as const) {
       const v = o[key];
       if (v === undefined) continue;
       if (typeof v !== 'object' || v === null) throw new PlanError(`the #plan record's ${key} must be an object`);
       if (mode !== 'open') throw new PlanError(`the #plan record's ${key} belong to a schedule: a closed loop has none`);
       if (key === 'tenants') plan.tenants = v as TenantsPlan;
-      else plan.duplicates = v as DuplicatesPlan;
+      else if (key === 'duplicates') plan.duplicates = v as DuplicatesPlan;
+      else if (key === 'batch_sizes') plan.batch_sizes = v as BatchSizesPlan;
+      else plan.timestamps = v as TimestampsPlan;
     }
     if ((plan.share || plan.nodes) && mode !== 'open') throw new PlanError('the #plan record of version 2 must be an open loop: only a schedule is split over nodes');
   }
@@ -160,7 +174,7 @@ export function parseEndRecord(json: string): { cut_short: boolean; reason: stri
 }
 
 /** What is wrong with a plan's fields (naming the field), or null. */
-export function planProblem(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'arrivals' | 'share' | 'nodes' | 'tenants' | 'duplicates'>): string | null {
+export function planProblem(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'seconds' | 'probe_rate' | 'arrivals' | 'share' | 'nodes' | 'tenants' | 'duplicates' | 'batch_sizes' | 'timestamps'>): string | null {
   // Each generator offers at most 100,000 requests/s: a node's share of the schedule, or each of the merged nodes'.
   const senders = p.share?.nodes ?? p.nodes ?? 1;
   if (!Number.isInteger(p.batch) || p.batch < 1 || p.batch > 1000) return `batch must be a whole number of events within 1..1000, got ${p.batch}`;
@@ -171,7 +185,11 @@ export function planProblem(p: Pick<StreamPlan, 'mode' | 'rate' | 'batch' | 'sec
   if (p.probe_rate !== null && !(typeof p.probe_rate === 'number' && Number.isFinite(p.probe_rate) && p.probe_rate >= 0 && p.probe_rate <= 1000)) {
     return `probe_rate must be within 0..1000, got ${p.probe_rate}`;
   }
-  const clients = (p.tenants && tenantsProblem(p.tenants)) || (p.duplicates && duplicatesProblem(p.duplicates));
+  const clients =
+    (p.tenants && tenantsProblem(p.tenants)) ||
+    (p.duplicates && duplicatesProblem(p.duplicates)) ||
+    (p.batch_sizes && batchSizesProblem(p.batch_sizes, p.batch)) ||
+    (p.timestamps && timestampsProblem(p.timestamps));
   if (clients) return clients;
   if (p.arrivals) {
     if (p.mode !== 'open') return 'arrivals are a schedule: a closed loop has none';

@@ -7,10 +7,17 @@
 // repeat. A trace names a file (offsets in ms, one a line, or a k6 JSON export) read by `rig campaign
 // start` (refused there, before anything runs, when it cannot be read) and by the worker that sends
 // the load; its instants ride in the stream's plan.
+//
+// Batch sizes (`batchSizes`, batch-sizes.ts) draw each request's size from a distribution whose mean is
+// the configuration's `batch` (so eventsPerSecond stays the mean offered event rate); client timestamps
+// (`timestamps`, client-timestamps.ts) stamp every event, a share of them late or out of order.
 import { z } from 'zod';
 import { arrivalSchedule, arrivalsProblem, describeArrivals, type Arrivals } from './arrivals';
 import { TRACE_FORMATS } from './arrival-trace';
 import { DUPLICATE_MODES, MAX_DUPLICATE_SHARE, MAX_TENANTS } from './clients';
+import { batchSizesProblem, MAX_MIX, resolveBatchSizes } from './batch-sizes';
+import { MAX_LAG_MS, MAX_OUT_OF_ORDER_MS, resolveTimestamps, timestampsProblem } from './client-timestamps';
+import { MAX_BATCH } from './hardcount-api';
 
 const num = (what: string) =>
   z.number({ error: (iss) => (iss.input === undefined ? `${what} is required` : `${what} must be a number (got ${JSON.stringify(iss.input)})`) });
@@ -60,11 +67,55 @@ export const DuplicatesSpec = z.strictObject({
   seed: num('duplicates.seed').int('duplicates.seed must be a whole number').min(0).max(0xffffffff).optional(),
 });
 
+const seedOf = (what: string) => num(what).int(`${what} must be a whole number`).min(0).max(0xffffffff).optional();
+const size = (what: string) =>
+  num(what).int(`${what} must be a whole number of events`).min(1, `${what} must be at least 1 event`).max(MAX_BATCH, `${what} must be at most ${MAX_BATCH} events (the service's limit)`);
+const shareOf = (what: string, eg: string) => num(what).min(0, `${what} must be >= 0`).max(1, `${what} must be at most 1 (${eg})`);
+
+/**
+ * Each request's size drawn from a distribution (lib/protocol/batch-sizes.ts) whose mean is the
+ * configuration's batch. Absent: every request carries `batch` events.
+ */
+export const BatchSizesSpec = z.discriminatedUnion(
+  'distribution',
+  [
+    /** Every size in min..max alike; (min + max) / 2 must be the batch. */
+    z.strictObject({ distribution: z.literal('uniform'), min: size('batchSizes.min'), max: size('batchSizes.max'), seed: seedOf('batchSizes.seed') }),
+    /** Geometric of mean batch (many small requests, a few large), a draw above max taken as max. */
+    z.strictObject({ distribution: z.literal('geometric'), max: size('batchSizes.max').optional(), seed: seedOf('batchSizes.seed') }),
+    /** Each size with its share (summing to 1), their mean the batch. */
+    z.strictObject({
+      distribution: z.literal('fixed-mix'),
+      mix: z
+        .array(z.strictObject({ size: size('batchSizes.mix[].size'), share: num('batchSizes.mix[].share').positive('batchSizes.mix[].share must be > 0').max(1, 'batchSizes.mix[].share must be at most 1') }))
+        .min(1, 'batchSizes.mix must list at least one size')
+        .max(MAX_MIX, `batchSizes.mix lists at most ${MAX_MIX} sizes`),
+      seed: seedOf('batchSizes.seed'),
+    }),
+  ],
+  { error: 'batchSizes.distribution must be one of "uniform", "geometric", "fixed-mix"' },
+);
+
+/** Client-side timestamps on every event, a share late or out of order (lib/protocol/client-timestamps.ts). */
+export const TimestampsSpec = z.strictObject({
+  lateShare: shareOf('timestamps.lateShare', '0.1: one event in 10 is late').optional(),
+  lagMs: num('timestamps.lagMs').int('timestamps.lagMs must be a whole number of ms').min(1, 'timestamps.lagMs must be >= 1 ms').max(MAX_LAG_MS, `timestamps.lagMs must be at most ${MAX_LAG_MS} (30 days)`).optional(),
+  outOfOrderShare: shareOf('timestamps.outOfOrderShare', '0.05: one event in 20').optional(),
+  outOfOrderMs: num('timestamps.outOfOrderMs')
+    .int('timestamps.outOfOrderMs must be a whole number of ms')
+    .min(1, 'timestamps.outOfOrderMs must be >= 1 ms')
+    .max(MAX_OUT_OF_ORDER_MS, `timestamps.outOfOrderMs must be at most ${MAX_OUT_OF_ORDER_MS} (an hour)`)
+    .optional(),
+  seed: seedOf('timestamps.seed'),
+});
+
 export const WorkloadSpec = z.strictObject({
   /** Absent: the protocol's constant arrivals (a workload of tenants or duplicates alone). */
   arrivals: ArrivalsSpec.optional(),
   tenants: TenantsSpec.optional(),
   duplicates: DuplicatesSpec.optional(),
+  batchSizes: BatchSizesSpec.optional(),
+  timestamps: TimestampsSpec.optional(),
   /**
    * A spike's or a ramp's own p99 limit (ms) per phase (lib/protocol/phases.ts: before, during, after;
    * ramp, after); a phase not named is held to the configuration's p99LimitMs.
@@ -93,6 +144,8 @@ export type ArrivalsSpec = z.infer<typeof ArrivalsSpec>;
 export type WorkloadSpec = z.infer<typeof WorkloadSpec>;
 export type TenantsSpec = z.infer<typeof TenantsSpec>;
 export type DuplicatesSpec = z.infer<typeof DuplicatesSpec>;
+export type BatchSizesSpec = z.infer<typeof BatchSizesSpec>;
+export type TimestampsSpec = z.infer<typeof TimestampsSpec>;
 
 /**
  * A configuration's arrivals as the load generator takes them (events/s, its rate the base), or null
@@ -109,7 +162,7 @@ export function workloadArrivals(w: WorkloadSpec | undefined): Exclude<ArrivalsS
  * the path of its field under the configuration and the fix. A trace's file is checked where it can be
  * read (client/spec-input.ts); here only its speed.
  */
-export function workloadProblems(c: { eventsPerSecond: number; batch: number; workload?: WorkloadSpec }, repeatSeconds: number): Array<{ message: string; path: string[] }> {
+export function workloadProblems(c: { eventsPerSecond: number; batch: number; workload?: WorkloadSpec }, repeatSeconds: number): Array<{ message: string; path: Array<string | number> }> {
   const out: Array<{ message: string; path: string[] }> = [];
   const shape = c.workload?.arrivals?.shape ?? 'constant';
   if (c.workload?.recoveryLimitSeconds !== undefined && shape !== 'spike') out.push({ message: `recoveryLimitSeconds is a spike's: arrivals are ${shape}; remove it, or make the arrivals a spike`, path: ['workload', 'recoveryLimitSeconds'] });
@@ -118,7 +171,7 @@ export function workloadProblems(c: { eventsPerSecond: number; batch: number; wo
   const phases = Object.keys(c.workload?.phaseP99LimitMs ?? {});
   const own = shape === 'spike' ? ['before', 'during', 'after'] : shape === 'ramp' ? ['ramp', 'after'] : [];
   for (const ph of phases) if (!own.includes(ph)) out.push({ message: `a ${shape} has no phase "${ph}"${own.length ? ` (its phases: ${own.join(', ')})` : ': phases are a spike\'s or a ramp\'s'}`, path: ['workload', 'phaseP99LimitMs', ph] });
-  return [...out, ...arrivalsProblems(c, repeatSeconds)];
+  return [...out, ...arrivalsProblems(c, repeatSeconds), ...requestProblems(c)];
 }
 
 function arrivalsProblems(c: { eventsPerSecond: number; batch: number; workload?: WorkloadSpec }, repeatSeconds: number): Array<{ message: string; path: string[] }> {
@@ -147,4 +200,52 @@ export function workloadSummary(c: { eventsPerSecond: number; batch: number; wor
   if (a.shape === 'poisson' && a.seed === undefined) return { arrivals: `poisson, mean ${c.eventsPerSecond} ev/s (seed from each run tag)`, requests: Math.floor((c.eventsPerSecond / c.batch) * seconds) };
   const plan: Arrivals = a.shape === 'poisson' ? { shape: 'poisson', seed: a.seed ?? 0 } : a;
   return { arrivals: describeArrivals(plan, c.eventsPerSecond), requests: arrivalSchedule({ rate: c.eventsPerSecond, batch: c.batch, seconds, arrivals: plan }).count };
+}
+
+/**
+ * What a configuration's batch sizes and timestamps cannot be: the rules across their fields (a mean
+ * that is not the batch, min above max, shares that do not sum to 1, a lag without a late share), each
+ * with its path and the fix. A field the schema refused already is not refused twice.
+ */
+function requestProblems(c: { batch: number; workload?: WorkloadSpec }): Array<{ message: string; path: Array<string | number> }> {
+  const out: Array<{ message: string; path: Array<string | number> }> = [];
+  const b = c.workload?.batchSizes;
+  if (b && BatchSizesSpec.safeParse(b).success && Number.isInteger(c.batch) && c.batch >= 1) {
+    const why = batchSizesProblem(resolveBatchSizes(b, 0), c.batch);
+    if (why) out.push({ message: why.replace(/^batchSizes: /, ''), path: ['workload', 'batchSizes', ...fieldPath(why, 'batchSizes')] });
+  }
+  const t = c.workload?.timestamps;
+  if (t && TimestampsSpec.safeParse(t).success) {
+    const why = timestampsProblem(resolveTimestamps(t, 0));
+    if (why) out.push({ message: why, path: ['workload', 'timestamps', ...fieldPath(why, 'timestamps')] });
+  }
+  return out;
+}
+
+/** The field a problem's message starts with (`batchSizes.mix[2].size ...` -> ['mix', 2, 'size']), [] for the block. */
+function fieldPath(message: string, block: string): Array<string | number> {
+  const m = new RegExp(`^${block}\\.(\\w+)(?:\\[(\\d+)\\]\\.(\\w+))?`).exec(message);
+  if (!m) return [];
+  return m[2] === undefined ? [m[1]] : [m[1], Number(m[2]), m[3]];
+}
+
+/**
+ * What a dry run says of a configuration's requests when its workload draws their sizes or stamps their
+ * events (issue 35), in words; null without either (the plan is then today's).
+ */
+export function workloadRequests(c: { batch: number; workload?: WorkloadSpec }): string | null {
+  const b = c.workload?.batchSizes;
+  const t = c.workload?.timestamps;
+  if (!b && !t) return null;
+  const parts: string[] = [];
+  if (b) {
+    const range = b.distribution === 'uniform' ? `${b.min}-${b.max}` : b.distribution === 'geometric' ? `1-${b.max ?? MAX_BATCH}` : b.mix.map((m) => `${m.size} x ${m.share}`).join(', ');
+    parts.push(`${b.distribution} batch sizes of mean ${c.batch} (${range})${b.seed === undefined ? ', seed from each run tag' : `, seed ${b.seed}`}`);
+  }
+  if (t) {
+    const p = resolveTimestamps(t, 0);
+    const pct = (x: number) => `${Number((x * 100).toFixed(3))} %`;
+    parts.push(`client timestamps on every event, ${pct(p.late_share)} ${p.lag_ms} ms late, ${pct(p.out_of_order_share)} out of order (up to ${p.out_of_order_ms} ms)`);
+  }
+  return parts.join('; ');
 }

@@ -21,6 +21,7 @@ test('configFromEnv: defaults are the measured configuration (per-event, per-min
     slowRecoveryS: 0,
     burstRps: 0,
     slowRecoveryMs: 50,
+    dropLateMs: 0,
     build: '',
   });
   const all = configFromEnv({
@@ -53,6 +54,7 @@ test('configFromEnv refuses bad values, naming the variable and never echoing th
     [{ HC_DATABASE_URL: url, HC_ADDED_DELAY_MS: '-5' }, /HC_ADDED_DELAY_MS/],
     [{ HC_DATABASE_URL: url, HC_ADDED_DELAY_MS: '60001' }, /HC_ADDED_DELAY_MS/],
     [{ HC_DATABASE_URL: url, HC_BUILD: 'two\nlines' }, /HC_BUILD/],
+    [{ HC_DATABASE_URL: url, HC_DROP_LATE_MS: '-1' }, /HC_DROP_LATE_MS/],
     [{ HC_DATABASE_URL: url, HC_SLOW_RECOVERY_S: '30' }, /HC_SLOW_RECOVERY_S needs HC_BURST_RPS/],
     [{ HC_DATABASE_URL: url, HC_SLOW_RECOVERY_S: '3601', HC_BURST_RPS: '300' }, /HC_SLOW_RECOVERY_S/],
     [{ HC_DATABASE_URL: url, HC_SLOW_RECOVERY_S: '30', HC_BURST_RPS: '300', HC_SLOW_RECOVERY_MS: '0' }, /HC_SLOW_RECOVERY_MS/],

@@ -4,6 +4,7 @@
 //
 // Deterministic: no timestamps, ids assigned in page order, chart options serialised as JSON.
 import { repeatsTable, tenantsTable } from './tenants';
+import { sentEventsTable } from './sent-events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { baselineFiguresTable, baselineTable } from './baseline';
@@ -87,9 +88,12 @@ function configSection(c: ConfigurationModel, charts: Map<string, Chart[]>): str
   // Several clients (issue 35): each tenant's p99, and the repeats against the unique events.
   const tenants = tenantsTable(c);
   const dups = repeatsTable(c);
+  // Batch sizes and client timestamps (issue 35): what the requests carried, as sent.
+  const sent = sentEventsTable(c);
   const clients = [
     tenants ? `<h4>p99 per tenant</h4>${table(tenants, `tenants-${c.name}`)}` : '',
     dups ? `<h4>Repeated keys, counted once</h4>${table(dups, `repeated-${c.name}`)}` : '',
+    sent ? `<h4>Batch sizes and client timestamps, as sent</h4>${table(sent, `sent-events-${c.name}`)}` : '',
   ].filter(Boolean);
   return [head, why, table(runsTable(c), `runs-${c.name}`), ...clients, ...c.repeats.map((r) => repeatBlock(r, charts.get(r.id)))].join('\n');
 }

@@ -1,6 +1,7 @@
 // The page as Markdown (report.md, `rig report --format md`). Sections follow the spec's results
 // page: result, at a glance, method, conditions, runs, not published, what this does not show. Pure.
 import { repeatsTable, tenantsTable } from './tenants';
+import { sentEventsTable } from './sent-events';
 import type { ReportModel } from './model-types';
 import { ceilingLine, ceilingStatusText, ceilingTable, cloudTable, cloudTitle, conditionsTable, dbMarked, floorText, glanceTable, kneeText, kneeWaitsTable, LADDER_NOTE, ladderTable, ownWorkTable, readsTable, runsTable, stepsTable, stopsTable, type Table } from './tables';
 import { laddersShown } from './ladder';
@@ -130,6 +131,12 @@ export function renderMarkdown(m: ReportModel): string {
     if (dups) {
       out.push(`#### ${c.name}: repeated keys, counted once`);
       out.push(mdTable(dups));
+    }
+    // Batch sizes and client timestamps (issue 35): what the requests carried, as sent.
+    const sent = sentEventsTable(c);
+    if (sent) {
+      out.push(`#### ${c.name}: batch sizes and client timestamps, as sent`);
+      out.push(mdTable(sent));
     }
     // Each repeat's cloud figures (aws only), beside the DB sampler's in the runs table above.
     for (const r of c.repeats) {

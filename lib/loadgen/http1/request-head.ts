@@ -29,6 +29,8 @@ export class IngestRequests {
   private readonly bodyAt: number;
   /** The quantity of the batch make() built last. */
   quantity = 0;
+  /** The events of the batch make() built last (its drawn size, issue 35). */
+  events = 0;
 
   constructor(
     path: string,
@@ -49,6 +51,7 @@ export class IngestRequests {
     const s = this.scratch;
     const end = this.bodies.encode(n, s, this.bodyAt);
     this.quantity = this.bodies.quantity;
+    this.events = this.bodies.count;
     const length = end - this.bodyAt;
     // The head ends right where the body starts: its Content-Length digits and CR LF CR LF go just
     // before bodyAt, the fixed prefix before them.
