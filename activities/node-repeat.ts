@@ -150,11 +150,11 @@ export function nodeRepeatActivities(deps: ActivityDeps) {
     const merging = !store.exists(`${dir}/${VERDICT}`) && !store.exists(`${dir}/${SAMPLES}`);
     // A node on a host of its own (aws) wrote its stream there and shipped it: it comes here first.
     // One that is not found stays missing, and the merge below refuses it (the node was lost).
-    const fetch = target.nodes?.fetchLoadNodeEvidence;
-    if (merging && fetch) {
+    const fetchShipped = target.nodes?.fetchLoadNodeEvidence;
+    if (merging && fetchShipped) {
       for (const s of shares) {
         const want = [SAMPLES, NODE_FILE].map((f) => `${nodeDir(dir, s.node)}/${f}`).filter((rel) => !store.exists(rel));
-        if (want.length) await fetch(input.campaignId, s.node, want, (line) => heartbeat(line));
+        if (want.length) await fetchShipped(input.campaignId, s.node, want, (line) => heartbeat(line));
       }
     }
     const files = shares.map((s) => store.path(`${nodeDir(dir, s.node)}/${SAMPLES}`));
