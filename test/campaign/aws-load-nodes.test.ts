@@ -74,6 +74,7 @@ test('load.nodes 2 on aws: both load nodes launched and sending their shares fro
   await nodeWorker('app', awsAppQueue(id), nodeEnv, children, appFolders);
   const result = (await handle.result()) as CampaignResult;
   for (const s of result.steps) t.diagnostic(`${s.step} ${s.status}: ${s.summary.slice(0, 160)}`);
+  for (const r of result.repeats) t.diagnostic(`repeat ${r.index} attempt ${r.attempt}: ${r.passed ? 'PASS' : 'FAIL'} ${r.reasons.join('; ')}`);
 
   for (const s of ['provision', 'database', 'prepare', 'service', 'bring-up', 'seed', 'load-nodes', 'sustained', 'teardown', 'clean-check-after', 'report']) {
     assert.ok(result.steps.some((x) => x.step === s && x.status === 'ok'), `${s} ran and was ok: ${JSON.stringify(result.steps.map((x) => [x.step, x.status, x.summary]))}`);
