@@ -1,6 +1,7 @@
 // The rig's load nodes (issue 37): startLoadNodes makes (or finds) the N workers that each send a
 // node's share of a repeat, on the claimed host's queue, after bring-up. Safe to run twice: the target
-// reuses what lives (the local target's load-workers.ts) and replaces what died.
+// reuses what lives (the local target's load-workers.ts) and replaces what died, or finds what its
+// provisioning launched (the aws target's load-nodes.ts: read-only).
 import type { RigHandle } from '../lib/protocol/campaign-result';
 import { EvidenceStore } from '../lib/evidence/store';
 import type { LoadNodeHandle } from '../lib/targets/target';
@@ -18,7 +19,7 @@ export interface StartLoadNodesInput {
 export function loadNodeActivities(deps: ActivityDeps) {
   async function startLoadNodes(input: StartLoadNodesInput): Promise<LoadNodeHandle[]> {
     const target = rigTarget(deps, input.rig);
-    if (!target.startLoadNodes) throw refusal('LoadNodesRefusal', `target "${target.name}" has one load host: load.nodes > 1 runs on target "local" only so far`);
+    if (!target.startLoadNodes) throw refusal('LoadNodesRefusal', `target "${target.name}" has one load host: load.nodes > 1 runs on targets "local" and "aws"`);
     const store = EvidenceStore.forCampaign(input.campaignId);
     try {
       const nodes = await target.startLoadNodes(input.campaignId, input.nodes, (line) => heartbeat(line));

@@ -22,6 +22,7 @@ import { INTERRUPTED, LOAD, SAMPLES, VERDICT } from '../lib/evidence/layout';
 import type { InterruptedFile, LoadFile } from '../lib/evidence/records';
 import { EvidenceStore } from '../lib/evidence/store';
 import { measureClockOffset } from '../lib/loadgen/clock-offset';
+import { measureNtpOffset } from '../lib/loadgen/ntp-clock';
 import { readCustomersFile } from '../lib/loadgen/customers';
 import { mergeNodeStreams } from '../lib/loadgen/merge-streams';
 import { seededArrivals } from '../lib/loadgen/options';
@@ -33,6 +34,7 @@ import { LOAD_NODE_GATEWAY_ENV, throughGateway } from '../lib/protocol/load-node
 import { NodeMergeRefusal } from '../lib/protocol/node-merge';
 import { nodeRows, type NodeRow } from '../lib/protocol/node-gates';
 import { nodeRunTag, sharesOf } from '../lib/protocol/node-share';
+import type { Target } from '../lib/targets/target';
 import { hostName } from '../lib/tools/host-name';
 import { customersFile } from './bringup';
 import type { RepeatInput } from './contract';
@@ -94,7 +96,8 @@ export function nodeRepeatActivities(deps: ActivityDeps) {
     const bound = clockBoundMs(input.kind === 'sustained' ? input.configuration.p99LimitMs : null);
     let clock: ClockReading | null = null;
     if (input.clockUrl) {
-      clock = await measureClockOffset(input.clockUrl);
+      // The control host's /clock (local), or the time server the rig's nodes share (aws: ntp://, lib/targets/aws/load-nodes.ts).
+      clock = input.clockUrl.startsWith('ntp://') ? await measureNtpOffset(input.clockUrl) : await measureClockOffset(input.clockUrl);
       try {
         checkClock(input.node, clock, bound);
       } catch (err) {
@@ -118,7 +121,7 @@ export function nodeRepeatActivities(deps: ActivityDeps) {
         // The configuration's workload (issue 35), one schedule for every node: a Poisson seed left out
         // comes from the repeat's tag (a one-node repeat's own), never the node's.
         arrivals: seededArrivals(loadArrivals(input.configuration.workload), repeatTag),
-        customers: readCustomersFile(customersFile(target, input.campaignId)),
+        customers: await nodeCustomers(target, input.campaignId),
         runTag,
         out: tmp,
         share,
@@ -144,9 +147,19 @@ export function nodeRepeatActivities(deps: ActivityDeps) {
     const interrupted = readJson<InterruptedFile>(store, `${dir}/${INTERRUPTED}`);
     if (interrupted) throw repeatInterrupted(interrupted.reason);
     const shares = sharesOf(input.nodes);
+    const merging = !store.exists(`${dir}/${VERDICT}`) && !store.exists(`${dir}/${SAMPLES}`);
+    // A node on a host of its own (aws) wrote its stream there and shipped it: it comes here first.
+    // One that is not found stays missing, and the merge below refuses it (the node was lost).
+    const fetchShipped = target.nodes?.fetchLoadNodeEvidence;
+    if (merging && fetchShipped) {
+      for (const s of shares) {
+        const want = [SAMPLES, NODE_FILE].map((f) => `${nodeDir(dir, s.node)}/${f}`).filter((rel) => !store.exists(rel));
+        if (want.length) await fetchShipped(input.campaignId, s.node, want, (line) => heartbeat(line));
+      }
+    }
     const files = shares.map((s) => store.path(`${nodeDir(dir, s.node)}/${SAMPLES}`));
     const nodeFiles = shares.map((s) => readJson<NodeLoadFile>(store, `${nodeDir(dir, s.node)}/${NODE_FILE}`));
-    if (!store.exists(`${dir}/${VERDICT}`) && !store.exists(`${dir}/${SAMPLES}`)) {
+    if (merging) {
       const tmp = store.tempPath(`${dir}/${SAMPLES}`);
       try {
         const merged = await mergeNodeStreams(files, tmp, runTag);
@@ -190,6 +203,21 @@ export function nodeRepeatActivities(deps: ActivityDeps) {
 /** Non-retryable (the streams will not change), and not a Refusal (the campaign goes on): the workflow runs the next attempt on all nodes. */
 function repeatInterrupted(reason: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(reason, 'RepeatInterrupted');
+}
+
+/**
+ * The fixtures' customers the load is sent for: the file bring-up wrote on the data-plane host, else
+ * (a load node on a host of its own: aws) read where that node can, once, and kept in the same place.
+ */
+async function nodeCustomers(target: Target, campaignId: string): Promise<string[]> {
+  const file = customersFile(target, campaignId);
+  const read = target.nodes?.fixtureCustomers;
+  if (!fs.existsSync(file) && read) {
+    const ids = await read(campaignId);
+    if (!ids.length) throw new Error(`rig ${campaignId} has no fixtures' customers yet: bring-up has not run`);
+    fs.writeFileSync(file, ids.join('\n') + '\n');
+  }
+  return readCustomersFile(file);
 }
 
 function netNamespace(): string | null {

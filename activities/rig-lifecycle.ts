@@ -10,6 +10,7 @@ import { RIG_FILE } from '../lib/evidence/layout';
 import type { RigHandle } from '../lib/protocol/campaign-result';
 import { serviceBuild, serviceLaunch, serviceSettingsList, variantRuns } from '../lib/protocol/service-spec';
 import { expectedFromProvisioning, watchdogNeed } from '../lib/protocol/plan';
+import { campaignLoadNodes } from '../lib/protocol/load-nodes';
 import type { CampaignSpec } from '../lib/protocol/spec';
 import type { CleanCheckResult, Hardware, Leftover } from '../lib/targets/target';
 import type { CleanCheckInput, CleanCheckOutput, NodeConsoleTail, ProvisionInput, RetagExpiryInput, StepSummary, TeardownInput } from './contract';
@@ -83,7 +84,7 @@ export function rigLifecycleActivities({ targetFor }: ActivityDeps) {
         service: serviceLaunch(spec.service),
         // The expiry tag: the watchdog's deadline as armed just before provisioning.
         ...(spec.aws
-          ? { aws: { spec: spec.aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString(), lifetimeMinutes: spec.watchdogMinutes, planMinutes: watchdogNeed(spec).planMinutes, expectedMinutes: expectedFromProvisioning(spec), evidenceBytes: plannedEvidenceBytes(spec), ...(input.databaseApart ? { waitForDatabase: false } : {}) } }
+          ? { aws: { spec: spec.aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString(), lifetimeMinutes: spec.watchdogMinutes, planMinutes: watchdogNeed(spec).planMinutes, expectedMinutes: expectedFromProvisioning(spec), evidenceBytes: plannedEvidenceBytes(spec), ...(input.databaseApart ? { waitForDatabase: false } : {}), ...(campaignLoadNodes(spec) > 1 ? { loadNodes: campaignLoadNodes(spec) } : {}) } }
           : {}),
         ...(spec.existing ? { existing: spec.existing } : {}),
         ...(spec.local ? { local: spec.local } : {}),

@@ -10,6 +10,7 @@ import { MIN_SAMPLES } from '../lib/protocol/gates';
 import { driftWarnings, fullPlan, sampleWarnings, totalMinutes, watchdogLine, watchdogNeed } from '../lib/protocol/plan';
 import { campaignImages, serviceBuild, serviceSettingsList, variantRuns } from '../lib/protocol/service-spec';
 import type { CampaignSpec, ConfigurationSpec } from '../lib/protocol/spec';
+import { campaignLoadNodes } from '../lib/protocol/load-nodes';
 import { workloadRequests, workloadSummary } from '../lib/protocol/workload-spec';
 import { measuringOrder, measuringSeries, variantNames, variantSettings } from '../lib/protocol/variants';
 import { awsCampaignCost } from '../lib/targets/aws/campaign-cost';
@@ -159,10 +160,12 @@ function rigLines(campaignId: string, spec: CampaignSpec): { rig: string[]; cost
   const out: string[] = [];
   if (spec.target === 'aws' && spec.aws) {
     const aws = spec.aws;
-    out.push(`target aws: region ${aws.region}, zone ${aws.zone} (the database, the app node and the load node)`);
+    // load.nodes (issue 37): the load node and the others of its type, each in the plan, the cost and the preflight.
+    const loadNodes = campaignLoadNodes(spec);
+    out.push(`target aws: region ${aws.region}, zone ${aws.zone} (the database, the app node and ${loadNodes > 1 ? `${loadNodes} load nodes` : 'the load node'})`);
     out.push(`resources, in the order provisioning makes them (teardown removes them in reverse), tagged ${tagLine(campaignId)}:`);
-    for (const r of awsPlan(campaignId, { database: spec.database, aws })) out.push(`  ${r.type.padEnd(19)} ${r.name.padEnd(44)} ${r.detail}`);
-    const c = rigCost(aws);
+    for (const r of awsPlan(campaignId, { database: spec.database, aws }, loadNodes)) out.push(`  ${r.type.padEnd(19)} ${r.name.padEnd(44)} ${r.detail}`);
+    const c = rigCost(aws, new Date(), loadNodes);
     const lines = [
       ...c.items.map((i) => `  ${i.what.padEnd(30)} ${formatPerHour(i.perHour)}${i.from === 'spec' ? ' (spec)' : ''}`),
       ...c.missing.map((m) => `  MISSING ${m}`),
@@ -249,7 +252,7 @@ export async function dryRunPreflight(spec: CampaignSpec, say: (line: string) =>
   const c = awsClients(spec.aws.region);
   try {
     say(`PREFLIGHT against the AWS account in ${spec.aws.region} (read-only):`);
-    await preflightAws(c, spec.aws, say, { images: campaignImages(spec.service, variantRuns(spec)) });
+    await preflightAws(c, spec.aws, say, { images: campaignImages(spec.service, variantRuns(spec)), loadNodes: campaignLoadNodes(spec) });
     return 0;
   } catch (err) {
     if (!(err instanceof PreflightRefusal)) throw err;

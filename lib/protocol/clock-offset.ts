@@ -17,6 +17,11 @@ export interface ClockReading {
   uncertainty_ms: number;
   /** Exchanges made; the one with the shortest round trip is kept (Cristian's algorithm). */
   exchanges: number;
+  /**
+   * What the offset is against when it is not the control host's `/clock`: a time server every node
+   * of the rig reads (ntp-time.ts; an AWS rig's Amazon Time Sync Service). Absent: the control host.
+   */
+  reference?: string;
 }
 
 export interface ClockSample {
@@ -48,7 +53,7 @@ export class ClockRefusal extends Error {
     readonly boundMs: number,
   ) {
     super(
-      `load node ${node}'s clock is ${reading.offset_ms.toFixed(3)} ms (+/- ${reading.uncertainty_ms.toFixed(3)} ms) off the control host's, past the instrument's bound of ${boundMs} ms: ` +
+      `load node ${node}'s clock is ${reading.offset_ms.toFixed(3)} ms (+/- ${reading.uncertainty_ms.toFixed(3)} ms) off ${reading.reference ? `the time server's (${reading.reference})` : "the control host's"}, past the instrument's bound of ${boundMs} ms: ` +
         'its share of the schedule would go out that late against the other nodes, unseen by any stream. Synchronise its clock (chrony/NTP) and run again',
     );
     this.name = 'ClockRefusal';

@@ -9,10 +9,15 @@
 // always runs from one node.
 import { z } from 'zod';
 
-/** One load node as the workflow addresses it: its worker's queue, the control host's clock as the node reaches it, its own address. */
+/** One load node as the workflow addresses it: its worker's queue, the clock it reads its own against, its own address. */
 export interface LoadNodeHandle {
   node: number;
   queue: string;
+  /**
+   * What the node reads its clock against before the load (lib/loadgen/clock-offset.ts): the control
+   * host's `GET /clock` (http://, the local target's gateway), or a time server every node of the rig
+   * shares (ntp://host:port, the aws target's Amazon Time Sync Service); null: not measured.
+   */
   clockUrl: string | null;
   address: string;
 }
@@ -61,8 +66,21 @@ export function loadNodesOf(spec: { load?: LoadSpec }, configuration?: { load?: 
 }
 
 /**
+ * The load hosts a campaign makes: the most any of its sustained configurations asks for (1: none
+ * beyond the rig's own). What an AWS rig launches, bills and asks its quota for; the workflow's
+ * fan-out starts this many.
+ */
+export function campaignLoadNodes(spec: { load?: LoadSpec; sustained?: { configurations: Array<{ load?: LoadSpec }> } }): number {
+  if (!spec.sustained) return 1;
+  return Math.max(1, ...spec.sustained.configurations.map((c) => loadNodesOf(spec, c)));
+}
+
+/** The targets whose rigs make several load hosts (Target.startLoadNodes): local (namespaces), aws (instances). */
+export const LOAD_NODE_TARGETS: readonly string[] = ['local', 'aws'];
+
+/**
  * Whether the campaign workflow's repeat phase fans a repeat out to its load nodes
- * (workflows/phases/load-nodes.ts, behind patched('load-nodes')): it does, on target local. Kept as a
+ * (workflows/phases/load-nodes.ts, behind patched('load-nodes')): it does, on targets local and aws. Kept as a
  * switch so that the rules below can still be tested as they were before the fan-out.
  */
 export const LOAD_NODES_WIRED = true;
@@ -75,10 +93,10 @@ export function loadProblems(s: NodesInput, wired = LOAD_NODES_WIRED): Array<{ p
     const path = (s.load?.nodes ?? 1) > 1 ? ['load', 'nodes'] : ['sustained', 'configurations'];
     return [{ path, message: 'load.nodes > 1 is not run by the campaign yet (the repeat phase does not fan out to load nodes): set load.nodes to 1 or leave it out' }];
   }
-  if (many && s.target !== 'local') {
-    // The fan-out is built beneath the workflow for local first; an AWS rig has one load node so far.
+  if (many && !LOAD_NODE_TARGETS.includes(s.target)) {
+    // Only a target that makes its own load hosts can make more of them (an existing deployment has none of the rig's).
     const path = (s.load?.nodes ?? 1) > 1 ? ['load', 'nodes'] : ['sustained', 'configurations'];
-    out.push({ path, message: `load.nodes > 1 runs on target "local" only so far (target "${s.target}" has one load host): remove "load" or use target "local"` });
+    out.push({ path, message: `load.nodes > 1 runs on targets "local" and "aws" (target "${s.target}" has one load host): remove "load" or use one of those targets` });
   }
   if ((s.load?.nodes ?? 1) > 1 && s.ladder && !s.sustained) {
     // A ladder's rungs are sent from one node (the fan-out is the sustained repeats'): never silently.

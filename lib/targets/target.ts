@@ -61,7 +61,7 @@ export interface RigParameters {
   /** The AWS target's: the spec's aws block and when the rig expires (the expiry tag); the local target ignores it. */
   /** lifetimeMinutes: the spec's watchdogMinutes, each node's own deadline until it reads its rig:expires tag (lib/targets/aws/user-data.ts). */
   /** waitForDatabase false: provision returns once everything is made and launched; Target.awaitDatabase waits for the database. */
-  aws?: { spec: AwsSpec; expiresAt: string; lifetimeMinutes?: number; planMinutes?: number; /** The plan's expected minutes from provisioning on (the cost's "expected"). */ expectedMinutes?: number; waitForDatabase?: boolean; /** The plan's evidence at the most (lib/protocol/evidence-size.ts): the nodes' root volumes are sized for it. */ evidenceBytes?: number };
+  aws?: { spec: AwsSpec; expiresAt: string; lifetimeMinutes?: number; planMinutes?: number; /** The plan's expected minutes from provisioning on (the cost's "expected"). */ expectedMinutes?: number; waitForDatabase?: boolean; /** The plan's evidence at the most (lib/protocol/evidence-size.ts): the nodes' root volumes are sized for it. */ evidenceBytes?: number; /** The campaign's load nodes (lib/protocol/load-nodes.ts campaignLoadNodes), given only above 1: the load node and loadNodes - 1 more of its type are launched, billed and counted against the quota. */ loadNodes?: number };
   /** The local target's: the spec's `local` block (rdsFidelity: a cluster that refuses what RDS refuses). */
   local?: LocalSpec;
   /** The existing target's: the service's URL and where the database's URLs are read (connect makes nothing). */
@@ -208,6 +208,17 @@ export interface RigNodes {
   shipEvidence(campaignId: string, onProgress: ProgressFn): Promise<void>;
   /** On the control host, before the rig (and the shipped evidence with it) is removed, and before the report: the nodes' evidence comes into its results folder. */
   gatherEvidence(campaignId: string, onProgress: ProgressFn): Promise<string>;
+  /**
+   * On a load node that is not the data plane's (issue 37, `load.nodes` > 1): the fixtures' customers
+   * in bring-up's order, which only the data plane's disk holds as a file (aws: read from the database).
+   */
+  fixtureCustomers?(campaignId: string): Promise<string[]>;
+  /**
+   * On the data-plane node, before a repeat's node streams are merged: the files `rels` (campaign
+   * folder paths) that load node `node` wrote on its own host and shipped, brought into this one's
+   * folder. One it never shipped is left missing (the merge refuses it). Returns how many came.
+   */
+  fetchLoadNodeEvidence?(campaignId: string, node: number, rels: string[], onProgress: ProgressFn): Promise<number>;
 }
 
 export type { LoadNodeHandle };
@@ -279,8 +290,9 @@ export interface Target {
    */
   applySettings?(campaignId: string, settings: { database: DbParameters; service: ServiceParameters }, onProgress: ProgressFn): Promise<AppliedSettings>;
   /**
-   * The rig's load nodes (issue 37, `load.nodes` > 1): a worker per node polling loadNodeQueue(campaign,
-   * i), made or found (idempotent), removed by teardown. Absent on a target with one load host (the spec
+   * The rig's load nodes (issue 37, `load.nodes` > 1): a worker per node polling its own queue
+   * (local: loadNodeQueue(campaign, i) in a namespace each; aws: the instances provisioning launched),
+   * made or found (idempotent), removed by teardown. Absent on a target with one load host (the spec
    * check refuses more there).
    */
   startLoadNodes?(campaignId: string, nodes: number, onProgress: ProgressFn): Promise<LoadNodeHandle[]>;

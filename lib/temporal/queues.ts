@@ -68,3 +68,12 @@ export function leaseWorkflowId(host: string): string {
 export function loadNodeQueue(campaignId: string, node: number): string {
   return `rig-load-${campaignTag(campaignId)}-n${node}`;
 }
+
+/**
+ * Load node i of an AWS rig (issue 37): node 0 is the rig's own load node, whose worker already serves
+ * the data plane (awsDataQueue) and sends node 0's share from there; node i >= 1 is an instance of its
+ * own polling loadNodeQueue(campaign, i). Each node's queue is its own, per campaign and node.
+ */
+export function awsLoadNodeQueue(campaignId: string, node: number): string {
+  return node === 0 ? awsDataQueue(campaignId) : loadNodeQueue(campaignId, node);
+}

@@ -1,5 +1,6 @@
 // A whole AWS campaign under moto's IAM enforcement (test/campaign/aws-campaign*.test.ts): the three
-// identities it runs as, and the two emulated nodes' workers.
+// identities it runs as, and the emulated nodes' workers (the app node's, the load node's, and with
+// load.nodes > 1 the other load nodes', each named as its user data names it: load-n<i>).
 //
 // - The control host (the worker in the test's own process, process.env's AWS keys): an IAM user
 //   holding the documented policies (docs/aws-iam-policy-*.json), or a variant with one action taken out.
@@ -93,14 +94,14 @@ export async function grantNodePolicy(admin: Keys, region: string, endpoint: str
   });
 }
 
-/** A node's own state and results folders. */
-export function nodeFolders(node: 'load' | 'app'): { stateDir: string; resultsDir: string } {
+/** A node's own state and results folders (`load-n<i>`: a load node beyond the rig's own, issue 37). */
+export function nodeFolders(node: string): { stateDir: string; resultsDir: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rig-aws-${node}-node-`));
   return { stateDir: path.join(dir, 'state'), resultsDir: path.join(dir, 'state', 'results') };
 }
 
 /** A node's worker: `rig worker --task-queue Q` in a child process, with the node's own folders and the settings its user data gives it. */
-export async function nodeWorker(node: 'load' | 'app', queue: string, env: NodeJS.ProcessEnv, children: Set<ChildProcess>, folders = nodeFolders(node)): Promise<{ stateDir: string; resultsDir: string }> {
+export async function nodeWorker(node: string, queue: string, env: NodeJS.ProcessEnv, children: Set<ChildProcess>, folders = nodeFolders(node)): Promise<{ stateDir: string; resultsDir: string }> {
   await spawnRigWorker({
     env: { ...env, RIG_STATE_DIR: folders.stateDir, RIG_RESULTS: folders.resultsDir, RIG_AWS_NODE: node },
     args: ['--task-queue', queue],

@@ -48,7 +48,11 @@ test('load.nodes: absent, the resolved spec has no load block (as before); given
   assert.match(refusal({ ...rehearsal, load: {} } as CampaignSpecInput), /load\.nodes: load\.nodes is required/);
   assert.match(refusal({ ...rehearsal, load: { nodes: 2, extra: 1 } } as CampaignSpecInput), /load\.extra: unknown field/);
   const existing = parseCampaignSpec(JSON.parse(fs.readFileSync(path.join(__dirname, '../../examples/existing.json'), 'utf8')) as CampaignSpecInput);
-  assert.match(rules({ ...existing, load: { nodes: 2 } }), /^load\.nodes: load\.nodes > 1 runs on target "local" only so far \(target "existing" has one load host\)/);
+  assert.match(rules({ ...existing, load: { nodes: 2 } }), /^load\.nodes: load\.nodes > 1 runs on targets "local" and "aws" \(target "existing" has one load host\)/);
+  // An AWS rig launches its load nodes (lib/targets/aws/load-nodes.ts): nothing refuses the target there.
+  const aws = JSON.parse(fs.readFileSync(path.join(__dirname, '../../examples/aws.json'), 'utf8')) as CampaignSpecInput;
+  assert.equal(parseCampaignSpec({ ...aws, load: { nodes: 2 } }).load?.nodes, 2, 'examples/aws.json split two ways is a valid spec');
+  assert.equal(rules({ ...parseCampaignSpec(aws), load: { nodes: 2 } }), '');
   const huge = { target: 'local', load: { nodes: 2 }, sustained: { configurations: [{ name: 'x', eventsPerSecond: 300_000, batch: 1 }] } };
   assert.match(rules(huge), /^sustained\.configurations\.0\.load\.nodes: configuration "x" asks each of its 2 load nodes for 150000 requests\/s.*give load\.nodes >= 3/);
   const tooFine = { target: 'local', load: { nodes: 20 }, sustained: { configurations: [{ name: 'y', eventsPerSecond: 2_000_000, batch: 1 }] } };

@@ -11,7 +11,7 @@
 // node's clock past the instrument's bound) stops the campaign, naming the node.
 import { ActivityCancellationType, isCancellation, patched } from '@temporalio/workflow';
 import type { InterruptedAttempt, RepeatSummary } from '../../lib/protocol/campaign-result';
-import { loadNodesOf, type LoadNodeHandle } from '../../lib/protocol/load-nodes';
+import { campaignLoadNodes, loadNodesOf, type LoadNodeHandle } from '../../lib/protocol/load-nodes';
 import type { CampaignSpec } from '../../lib/protocol/spec';
 import type { RepeatInput } from '../../activities/contract';
 import { failureReason, isRefusal } from '../failures';
@@ -32,8 +32,7 @@ export const MAX_NODE_ATTEMPTS = 4;
 
 /** The most load nodes any sustained configuration of the spec asks for (1: the fan-out is never used). */
 export function mostLoadNodes(spec: CampaignSpec): number {
-  if (!spec.sustained) return 1;
-  return Math.max(1, ...spec.sustained.configurations.map((c) => loadNodesOf(spec, c)));
+  return campaignLoadNodes(spec);
 }
 
 /** Whether this configuration's repeats run on load nodes (and the patch is taken, only then). */

@@ -5,11 +5,11 @@
 // attempt made (by its derived name) and makes only what is missing; the package is content-keyed,
 // so a retry uploads nothing. The user data each node gets is rendered from the result (user-data.ts).
 import { DescribeDBInstancesCommand } from '@aws-sdk/client-rds';
-import { awsAppQueue, awsDataQueue } from '../../temporal/queues';
+import { awsAppQueue, awsDataQueue, awsLoadNodeQueue } from '../../temporal/queues';
 import type { ProgressFn } from '../target';
 import { ensureBucket } from './bucket';
 import type { AwsClients } from './clients';
-import { evidencePrefix } from './evidence-sync';
+import { evidencePrefix, loadNodeShipName } from './evidence-sync';
 import { accountOf, ensureInstanceProfile, ensureMonitoringRole, ensureNodeRole, putNodePolicy } from './iam';
 import { rigNames, type RigResourceKind } from './names';
 import { buildPackage, uploadPackage, type RigPackage } from './package';
@@ -56,7 +56,7 @@ export async function masterSecretArn(c: AwsClients, dbInstance: string, onProgr
 }
 
 /** Everything the nodes need before RunInstances. `pkg` is for tests; by default the project is packed here. */
-export async function ensureNodeBootstrap(x: Ctx, opts: { dbMasterSecretArn: string; rigSecretArn?: string; pkg?: RigPackage }): Promise<NodeBootstrap> {
+export async function ensureNodeBootstrap(x: Ctx, opts: { dbMasterSecretArn: string; rigSecretArn?: string; pkg?: RigPackage; loadNodes?: number }): Promise<NodeBootstrap> {
   const n = rigNames(x.campaignId);
   const roleArn = await ensureNodeRole(x.c, n.nodeRole, tagsFor(x, 'node-role', n.nodeRole), x.onProgress);
   const bucket = n.artifactsBucket(accountOf(roleArn));
@@ -70,7 +70,7 @@ export async function ensureNodeBootstrap(x: Ctx, opts: { dbMasterSecretArn: str
 
   await putNodePolicy(x.c, n.nodeRole, { bucket, objectKeys: [keys.tarball, keys.lock], secretArns: [temporalSecretArn, opts.dbMasterSecretArn],
     rigSecretArn: opts.rigSecretArn,
-    rig: { region: x.c.region, account: accountOf(roleArn), dbInstance: n.dbInstance, evidencePrefix: evidencePrefix(x.campaignId) },
+    rig: { region: x.c.region, account: accountOf(roleArn), dbInstance: n.dbInstance, evidencePrefix: evidencePrefix(x.campaignId), ...((opts.loadNodes ?? 1) > 1 ? { loadNodes: opts.loadNodes } : {}) },
   });
   const instanceProfileArn = await ensureInstanceProfile(x.c, n.nodeInstanceProfile, n.nodeRole, tagsFor(x, 'node-instance-profile', n.nodeInstanceProfile), x.onProgress);
   return {
@@ -85,14 +85,20 @@ export async function ensureNodeBootstrap(x: Ctx, opts: { dbMasterSecretArn: str
   };
 }
 
-/** The user data input of one node: the load node serves the data plane, the app node the service. */
-export function nodeUserDataInput(campaignId: string, region: string, node: 'app' | 'load', b: NodeBootstrap, opts: { docker?: boolean; lifetimeMinutes: number; buildId?: string }): UserDataInput {
+/**
+ * The user data input of one node: the load node serves the data plane, the app node the service.
+ * `loadNode` (1..N-1, issue 37): a load node beyond the rig's own, booted as it is, whose worker serves
+ * its own queue (awsLoadNodeQueue) and ships its evidence under its own name.
+ */
+export function nodeUserDataInput(campaignId: string, region: string, node: 'app' | 'load', b: NodeBootstrap, opts: { docker?: boolean; lifetimeMinutes: number; buildId?: string; loadNode?: number }): UserDataInput {
   const n = rigNames(campaignId);
+  const extra = node === 'load' && opts.loadNode !== undefined && opts.loadNode > 0 ? opts.loadNode : undefined;
   return {
     node,
+    ...(extra !== undefined ? { nodeName: loadNodeShipName(extra) } : {}),
     campaignId,
-    hostName: node === 'load' ? n.loadNode : n.appNode,
-    queue: node === 'load' ? b.dataQueue : b.appQueue,
+    hostName: extra !== undefined ? n.extraLoadNode(extra).name : node === 'load' ? n.loadNode : n.appNode,
+    queue: extra !== undefined ? awsLoadNodeQueue(campaignId, extra) : node === 'load' ? b.dataQueue : b.appQueue,
     region,
     bucket: b.bucket,
     tarballKey: b.tarballKey,

@@ -1,11 +1,12 @@
 // What a campaign on an AWS rig will be billed, beside the instances' and storage's $/hour (cost.ts):
-// the nodes' public IPv4 addresses and root volumes, Enhanced Monitoring's log ingestion at its
+// the nodes' public IPv4 addresses and root volumes (the app node's and every load node's: load.nodes), Enhanced Monitoring's log ingestion at its
 // interval, and over time: the plan's total (RDS billed at least its 10-minute minimum) and the worst
 // case, the rig left running to its watchdog deadline (teardown failed; the watchdog tears down then,
 // and the nodes end themselves at it, user-data.ts). Pure: the dry run prints these lines, provisioning
 // keeps them in the rig's record for the page. Every price is prices.ts's (source and date there) or
 // the spec's override.
 import type { AwsSpec } from '../../protocol/aws-spec';
+import { campaignLoadNodes } from '../../protocol/load-nodes';
 import { expectedFromProvisioning, watchdogNeed } from '../../protocol/plan';
 import type { CampaignSpec } from '../../protocol/spec';
 import { MONITORING_INTERVAL_S } from './plan';
@@ -34,6 +35,8 @@ export interface CampaignCostInput {
   monitoringIntervalS: number;
   /** The nodes' root volume, GB each. */
   rootVolumeGb: number;
+  /** The campaign's load nodes (load.nodes; absent: 1), each with its address and root volume beside the app node's. */
+  loadNodes?: number;
 }
 
 export interface CampaignCost {
@@ -53,15 +56,17 @@ const usd = (x: number | undefined, digits = 2) => (x === undefined ? 'unknown' 
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 
 export function campaignCost(x: CampaignCostInput): CampaignCost {
-  const base = rigCost(x.aws);
+  const loadNodes = x.loadNodes ?? 1;
+  const base = rigCost(x.aws, new Date(), loadNodes);
+  const nodes = 1 + loadNodes;
   const inTable = x.aws.region === PRICE_TABLE_REGION;
   const missing = [...base.missing];
   const extras: CostItem[] = [];
   // These are small beside the instances: outside the table's region they are its figures, said so,
   // rather than leaving the whole total unknown (the IPv4 price is the same in every commercial region).
   const extra = (what: string, perHour: number) => extras.push({ what: inTable ? what : `${what} (at ${PRICE_TABLE_REGION}'s price)`, perHour, from: 'table' });
-  extra('2 public IPv4 addresses (one per node)', 2 * PUBLIC_IPV4_PER_HOUR);
-  extra(`2 node root volumes (gp3 ${x.rootVolumeGb} GB each)`, (2 * x.rootVolumeGb * EC2_GP3_PER_GB_MONTH) / HOURS_PER_MONTH);
+  extra(`${nodes} public IPv4 addresses (one per node)`, nodes * PUBLIC_IPV4_PER_HOUR);
+  extra(`${nodes} node root volumes (gp3 ${x.rootVolumeGb} GB each)`, (nodes * x.rootVolumeGb * EC2_GP3_PER_GB_MONTH) / HOURS_PER_MONTH);
   const gbPerHour = x.monitoringIntervalS > 0 ? ((3600 / x.monitoringIntervalS) * ENHANCED_MONITORING_BYTES_PER_SAMPLE) / 1e9 : 0;
   if (gbPerHour > 0) extra(`Enhanced Monitoring every ${x.monitoringIntervalS} s (~${gbPerHour.toFixed(3)} GB/hour into CloudWatch Logs)`, gbPerHour * CLOUDWATCH_LOGS_INGEST_PER_GB);
 
@@ -89,7 +94,8 @@ export function campaignCost(x: CampaignCostInput): CampaignCost {
 
 /** A spec's campaign cost: its plan from provisioning on, its watchdog, the rig's monitoring and root volumes. */
 export function awsCampaignCost(spec: CampaignSpec & { aws: AwsSpec }): CampaignCost {
-  return campaignCost({ aws: spec.aws, planMinutes: watchdogNeed(spec).planMinutes, expectedMinutes: expectedFromProvisioning(spec), watchdogMinutes: spec.watchdogMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb: nodeRootVolumeGb(plannedEvidenceBytes(spec)) });
+  const loadNodes = campaignLoadNodes(spec);
+  return campaignCost({ aws: spec.aws, planMinutes: watchdogNeed(spec).planMinutes, expectedMinutes: expectedFromProvisioning(spec), watchdogMinutes: spec.watchdogMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb: nodeRootVolumeGb(plannedEvidenceBytes(spec)), ...(loadNodes > 1 ? { loadNodes } : {}) });
 }
 
 /** The dry run's lines for a spec (awsCampaignCost's, with what is missing). */

@@ -31,19 +31,23 @@ function gp3Included(sizeGb: number): { iops: number; throughputMiBps: number } 
   return sizeGb < GP3_SMALL_VOLUME_GB ? { ...GP3_SMALL_BASELINE } : { iops: GP3_LARGE_RANGE.iops[0], throughputMiBps: GP3_LARGE_RANGE.throughputMiBps[0] };
 }
 
-/** `now`: when the rig runs, for whether its major is past standard support (rds-lifecycle.ts). */
-export function rigCost(aws: AwsSpec, now: Date = new Date()): RigCost {
+/**
+ * `now`: when the rig runs, for whether its major is past standard support (rds-lifecycle.ts).
+ * `loadNodes`: the campaign's load nodes (load.nodes, issue 37), each an instance of aws.load's type
+ * at its price (aws.prices.loadNodePerHour is per node).
+ */
+export function rigCost(aws: AwsSpec, now: Date = new Date(), loadNodes = 1): RigCost {
   const o = aws.prices ?? {};
   const inTable = aws.region === PRICE_TABLE_REGION;
   const items: CostItem[] = [];
   const missing: string[] = [];
-  const price = (what: string, override: number | undefined, table: number | undefined, overrideName: string): number | undefined => {
+  const price = (what: string, override: number | undefined, table: number | undefined, overrideName: string, count = 1): number | undefined => {
     if (override !== undefined) {
-      items.push({ what, perHour: override, from: 'spec' });
+      items.push({ what, perHour: override * count, from: 'spec' });
       return override;
     }
     if (inTable && table !== undefined) {
-      items.push({ what, perHour: table, from: 'table' });
+      items.push({ what, perHour: table * count, from: 'table' });
       return table;
     }
     missing.push(`${what}: no price for ${inTable ? 'it' : `region ${aws.region}`} in the table (${PRICE_TABLE_REGION} only); give aws.prices.${overrideName}`);
@@ -51,7 +55,7 @@ export function rigCost(aws: AwsSpec, now: Date = new Date()): RigCost {
   };
   const db = price(`RDS ${aws.database.instanceClass}`, o.databasePerHour, RDS_POSTGRES_PER_HOUR[aws.database.instanceClass], 'databasePerHour');
   const app = price(`app node ${aws.app.instanceType}`, o.appNodePerHour, EC2_PER_HOUR[aws.app.instanceType], 'appNodePerHour');
-  price(`load node ${aws.load.instanceType}`, o.loadNodePerHour, EC2_PER_HOUR[aws.load.instanceType], 'loadNodePerHour');
+  price(loadNodes > 1 ? `${loadNodes} load nodes ${aws.load.instanceType}` : `load node ${aws.load.instanceType}`, o.loadNodePerHour, EC2_PER_HOUR[aws.load.instanceType], 'loadNodePerHour', loadNodes);
 
   const s = aws.database.storage;
   const included = gp3Included(s.sizeGb);

@@ -30,7 +30,12 @@ export function evidencePrefix(campaignId: string): string {
   return `evidence/${campaignId}/`;
 }
 
-/** Which node this is: RIG_AWS_NODE (the node's user data sets load or app), else this host's name. */
+/** What load node i ships its evidence as (RIG_AWS_NODE): the rig's own load node (0) is `load`, each one beyond it `load-n<i>`. */
+export function loadNodeShipName(node: number): string {
+  return node === 0 ? 'load' : `load-n${node}`;
+}
+
+/** Which node this is: RIG_AWS_NODE (the node's user data sets load, load-n<i> or app), else this host's name. */
 export function nodeName(env: NodeJS.ProcessEnv = process.env): string {
   return env.RIG_AWS_NODE || `host-${hostName()}`;
 }

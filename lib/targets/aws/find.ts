@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-rds';
 import type { AwsClients } from './clients';
 import { findBootstrapResources } from './find-bootstrap';
-import { CAMPAIGN_TAG, CREATED_TAG, EXPIRES_TAG, RESOURCE_TAG, type RigResourceKind } from './names';
+import { CAMPAIGN_TAG, CREATED_TAG, EXPIRES_TAG, LOAD_NODE_TAG, RESOURCE_TAG, type RigResourceKind } from './names';
 
 export { CREATED_TAG };
 
@@ -37,6 +37,8 @@ export interface FoundResource {
   address?: string;
   /** The RDS resource's ARN (AddTagsToResource keys by it); EC2 resources are keyed by id. */
   arn?: string;
+  /** A load node beyond the data plane's: its node number (LOAD_NODE_TAG). */
+  loadNode?: number;
 }
 
 type AnyTag = Ec2Tag | RdsTag;
@@ -65,7 +67,8 @@ export async function findRigResources(c: AwsClients, campaignId?: string): Prom
       const state = inst.State?.Name ?? '';
       if (state === 'terminated' || !mine(inst.Tags)) continue;
       const b = base(inst.Tags, 'app-node');
-      found.push({ ...b, id: inst.InstanceId ?? '?', createdAt: inst.LaunchTime ?? b.created, state, size: inst.InstanceType, address: inst.PrivateIpAddress });
+      const loadNode = Number(tagOf(inst.Tags, LOAD_NODE_TAG));
+      found.push({ ...b, id: inst.InstanceId ?? '?', createdAt: inst.LaunchTime ?? b.created, state, size: inst.InstanceType, address: inst.PrivateIpAddress, ...(Number.isInteger(loadNode) && loadNode > 0 ? { loadNode } : {}) });
     }
     token = page.NextToken;
   } while (token);

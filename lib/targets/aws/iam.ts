@@ -9,7 +9,8 @@
 // node also keeps the API key); read their own database instance, its log files and the cloud
 // evidence of its repeats (CloudWatch, Enhanced Monitoring, Performance Insights: collected on the
 // load node, after each repeat); find the app node's zone; and ship their evidence under
-// evidence/<campaign>/ in the bucket. Nothing else (nodePolicyDocument).
+// evidence/<campaign>/ in the bucket; with several load nodes (issue 37), also read what was shipped
+// there (the data plane merges the other load nodes' streams). Nothing else (nodePolicyDocument).
 //
 // IAM is eventually consistent: on real AWS a role or profile made a moment ago can be refused by EC2
 // and RDS for some seconds ("Invalid IAM Instance Profile", "IAM role ARN value is invalid");
@@ -62,7 +63,7 @@ export interface NodePolicyInput {
    * the database instance (its endpoint, zone and master secret; its log files), the app node's zone,
    * the cloud evidence of each repeat, and the evidence prefix it ships to.
    */
-  rig?: { region: string; account: string; dbInstance: string; evidencePrefix: string };
+  rig?: { region: string; account: string; dbInstance: string; evidencePrefix: string; /** Above 1 (issue 37): the load nodes read each other's shipped evidence (the data plane merges their streams). */ loadNodes?: number };
 }
 
 /** The nodes' inline policy: least privilege, only the named objects and secrets. Pure. */
@@ -84,6 +85,16 @@ function rigStatements(bucket: string, r: NonNullable<NodePolicyInput['rig']>): 
   const db = `arn:aws:rds:${r.region}:${r.account}:db:${r.dbInstance}`;
   return [
     { Sid: 'ShipTheEvidence', Effect: 'Allow', Action: 's3:PutObject', Resource: `arn:aws:s3:::${bucket}/${r.evidencePrefix}*` },
+    // Several load nodes: the data plane's reads the streams the others shipped, before it merges them
+    // (lib/targets/aws/load-nodes.ts). Only the campaign's own evidence prefix, only then. The listing
+    // of that prefix is what makes S3 answer a stream never shipped with NoSuchKey (a node lost: the
+    // merge refuses it) rather than AccessDenied.
+    ...((r.loadNodes ?? 1) > 1
+      ? [
+          { Sid: 'ReadTheLoadNodesEvidence', Effect: 'Allow', Action: 's3:GetObject', Resource: `arn:aws:s3:::${bucket}/${r.evidencePrefix}*` },
+          { Sid: 'KnowWhatTheLoadNodesShipped', Effect: 'Allow', Action: 's3:ListBucket', Resource: `arn:aws:s3:::${bucket}`, Condition: { StringLike: { 's3:prefix': `${r.evidencePrefix}*` } } },
+        ]
+      : []),
     { Sid: 'ReadTheDatabase', Effect: 'Allow', Action: ['rds:DescribeDBInstances', 'rds:DescribeDBLogFiles', 'rds:DownloadDBLogFilePortion'], Resource: db },
     // No resource-level permissions for these (DescribeInstances, GetMetricData) or the resource is
     // known only once the instance exists (Performance Insights keys it by DbiResourceId).

@@ -11,6 +11,7 @@ import { awsApiKeys, awsAvailabilityZones, awsDbUrls, awsPgbenchRunner, awsWorkD
 import { gatherEvidence, shipEvidence, summarizeGather } from './evidence-sync';
 import { emulatorMap } from './emulator-map';
 import { openAwsPostgresLog as openRdsPostgresLog } from './evidence/postgres-log';
+import { fetchLoadNodeEvidence, fixtureCustomersAws, startLoadNodesAws } from './load-nodes';
 import { prepareAwsDatabase, startAwsService } from './nodes';
 import { awaitAwsDatabase, provisionAws } from './provision';
 import { readAwsRecord } from './record';
@@ -61,7 +62,7 @@ export const awsTarget: Target = {
       line: `${declared.description}: ${rec.hardwareLine}`,
       costPerHour: rec.costPerHour,
       ...(rec.priceSource ? { priceSource: rec.priceSource } : {}),
-      priceCovers: 'the RDS instance, its gp3 storage, the app node and the load node, their public IPv4 addresses and root volumes, and Enhanced Monitoring\'s log ingestion',
+      priceCovers: `the RDS instance, its gp3 storage, the app node and ${(rec.loadNodes ?? 1) > 1 ? `the ${rec.loadNodes} load nodes` : 'the load node'}, their public IPv4 addresses and root volumes, and Enhanced Monitoring's log ingestion`,
       ...(rec.costLines?.length ? { costNotes: rec.costLines } : {}),
     };
   },
@@ -79,7 +80,12 @@ export const awsTarget: Target = {
       await withClients(campaignId, (c) => shipEvidence(c, campaignId, { onProgress }));
     },
     gatherEvidence: (campaignId, onProgress) => withClients(campaignId, async (c) => summarizeGather(await gatherEvidence(c, campaignId, { onProgress }))),
+    // Several load nodes (issue 37, load-nodes.ts): what the nodes beyond the data plane's need of it, and it of them.
+    fixtureCustomers: fixtureCustomersAws,
+    fetchLoadNodeEvidence,
   },
+  // The load node and the ones provisioning launched beside it (load.nodes > 1), by their tags.
+  startLoadNodes: startLoadNodesAws,
   leftoverKinds: AWS_LEFTOVER_KINDS,
   extendExpiry: async (campaignId, expiresAt) => {
     await extendExpiryAws(campaignId, expiresAt);

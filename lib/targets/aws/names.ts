@@ -15,6 +15,12 @@ export const EXPIRES_TAG = 'rig:expires';
 export const CREATED_TAG = 'rig:created';
 /** Which of the rig's resources this is (RigResourceKind). */
 export const RESOURCE_TAG = 'rig:resource';
+/**
+ * On a load node beyond the rig's own (issue 37, `load.nodes` > 1): its node number, 1..N-1. The load
+ * node without it is node 0, the data plane's. The kind stays `load-node`, so teardown, the reaper, the
+ * re-tag and the clean check take every one of them as they take that one.
+ */
+export const LOAD_NODE_TAG = 'rig:load-node';
 
 // db-subnet-group: not made yet (the default VPC's default subnet group serves the first slice), but
 // the reaper removes one that carries the rig's tags, so a later slice that makes one is covered.
@@ -49,6 +55,8 @@ export interface RigNames {
   /** EC2 RunInstances idempotency tokens (64 ASCII characters at most). */
   appClientToken: string;
   loadClientToken: string;
+  /** Load node `node` (1..N-1) beyond the data plane's: its Name and its RunInstances token, each its own. */
+  extraLoadNode(node: number): { name: string; clientToken: string };
   /** Secrets Manager name of the Temporal connection the nodes' workers use. */
   temporalSecret: string;
   /** IAM role and instance profile of the app and load nodes (64 characters at most). */
@@ -79,6 +87,7 @@ export function rigNames(campaignId: string): RigNames {
     loadNode: `${base}-load`,
     appClientToken: `rig-${hash}-app`,
     loadClientToken: `rig-${hash}-load`,
+    extraLoadNode: (node) => ({ name: `${base}-load-n${node}`, clientToken: `rig-${hash}-load-n${node}` }),
     temporalSecret: `rig/${base.slice(4)}/temporal`,
     nodeRole: `${base}-node`,
     nodeInstanceProfile: `${base}-node`,

@@ -4,7 +4,7 @@
 import type { AwsSpec } from '../../protocol/aws-spec';
 import type { CampaignSpec } from '../../protocol/spec';
 import { rigSecretName } from './secrets';
-import { awsAppQueue, awsDataQueue } from '../../temporal/queues';
+import { awsAppQueue, awsDataQueue, awsLoadNodeQueue } from '../../temporal/queues';
 import { CAMPAIGN_TAG, EXPIRES_TAG, IAM_PATH, rigNames, type RigResourceKind } from './names';
 import { parameterGroupFamily, rdsParameters } from './parameters';
 import { engineLifecycleSupport } from '../../protocol/rds-lifecycle';
@@ -22,7 +22,8 @@ export interface PlannedResource {
   detail: string;
 }
 
-export function awsPlan(campaignId: string, spec: Pick<CampaignSpec, 'database'> & { aws: AwsSpec }): PlannedResource[] {
+/** `loadNodes` (load.nodes, issue 37): the load nodes beyond the rig's own, launched after it, each on its own queue. */
+export function awsPlan(campaignId: string, spec: Pick<CampaignSpec, 'database'> & { aws: AwsSpec }, loadNodes = 1): PlannedResource[] {
   const n = rigNames(campaignId);
   const { aws } = spec;
   const s = aws.database.storage;
@@ -46,7 +47,12 @@ export function awsPlan(campaignId: string, spec: Pick<CampaignSpec, 'database'>
     { kind: 'temporal-secret', type: 'secret', name: n.temporalSecret, detail: 'the nodes\' Temporal connection (this machine\'s TEMPORAL_* settings)' },
     { kind: 'node-instance-profile', type: 'instance profile', name: `${IAM_PATH}${n.nodeInstanceProfile}`, detail: `carries ${n.nodeRole}` },
     { kind: 'app-node', type: 'EC2 instance', name: n.appNode, detail: `${aws.app.instanceType} in ${aws.zone} (ClientToken ${n.appClientToken}-<secret suffix>), worker on ${awsAppQueue(campaignId)}` },
-    { kind: 'load-node', type: 'EC2 instance', name: n.loadNode, detail: `${aws.load.instanceType} in ${aws.zone} (ClientToken ${n.loadClientToken}-<secret suffix>), worker on ${awsDataQueue(campaignId)}` },
+    { kind: 'load-node', type: 'EC2 instance', name: n.loadNode, detail: `${aws.load.instanceType} in ${aws.zone} (ClientToken ${n.loadClientToken}-<secret suffix>), worker on ${awsDataQueue(campaignId)}${loadNodes > 1 ? `, load node 0 of ${loadNodes}` : ''}` },
+    ...Array.from({ length: Math.max(0, loadNodes - 1) }, (_, k): PlannedResource => {
+      const node = k + 1;
+      const x = n.extraLoadNode(node);
+      return { kind: 'load-node', type: 'EC2 instance', name: x.name, detail: `${aws.load.instanceType} in ${aws.zone} (ClientToken ${x.clientToken}-<secret suffix>), worker on ${awsLoadNodeQueue(campaignId, node)}, load node ${node} of ${loadNodes}` };
+    }),
   ];
 }
 

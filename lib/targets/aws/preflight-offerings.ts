@@ -1,4 +1,4 @@
-// Preflight: both node types are offered in the spec's zone. A zone NAME (us-east-1a) maps to a
+// Preflight: both node types are offered in the spec's zone (every load node is of the load node's type). A zone NAME (us-east-1a) maps to a
 // different physical zone in each account; its zone ID (use1-az4) is the same for everyone, and
 // offerings are published by zone ID. So the name is mapped with DescribeAvailabilityZones first, then
 // DescribeInstanceTypeOfferings is asked with LocationType availability-zone-id (EC2 API reference,
@@ -45,18 +45,20 @@ async function offeredIn(ec2: EC2Client, types: string[], zoneIds?: string[]): P
   return out;
 }
 
-export async function checkInstanceTypes(ec2: EC2Client, aws: AwsSpec, zoneId: string): Promise<Verdict> {
+/** `loadNodes` (load.nodes, issue 37): every load node is of aws.load's type, in the same zone; said in the verdict. */
+export async function checkInstanceTypes(ec2: EC2Client, aws: AwsSpec, zoneId: string, loadNodes = 1): Promise<Verdict> {
   const types = [...new Set([aws.app.instanceType, aws.load.instanceType])] as _InstanceType[];
+  const forNodes = loadNodes > 1 ? ` (the app node and ${loadNodes} load nodes of ${aws.load.instanceType})` : '';
   try {
     const here = new Set((await offeredIn(ec2, types, [zoneId])).map((o) => o.type));
     const missing = types.filter((t) => !here.has(t));
-    if (missing.length === 0) return pass(OFFERED, `${types.join(' and ')} offered in ${aws.zone} (${zoneId})`);
+    if (missing.length === 0) return pass(OFFERED, `${types.join(' and ')} offered in ${aws.zone} (${zoneId})${forNodes}`);
     // Where the missing ones are offered, by this account's zone names.
     const names = new Map(((await ec2.send(new DescribeAvailabilityZonesCommand({}))).AvailabilityZones ?? []).map((z) => [z.ZoneId ?? '', z.ZoneName ?? '']));
     const elsewhere = await offeredIn(ec2, missing);
     const where = missing.map((t) => `${t}: ${elsewhere.filter((o) => o.type === t).map((o) => names.get(o.zoneId) ?? o.zoneId).sort().join(', ') || `no zone of ${aws.region}`}`);
     const fields = missing.map((t) => (t === aws.app.instanceType && t === aws.load.instanceType ? 'aws.app/load.instanceType' : t === aws.app.instanceType ? 'aws.app.instanceType' : 'aws.load.instanceType'));
-    return refuse(OFFERED, `${missing.join(' and ')} not offered in ${aws.zone} (${zoneId}); offered in ${where.join('; ')}`, `set ${fields.join(' and ')} to a type offered in ${aws.zone}, or aws.zone to a zone that offers it (the database must be orderable there too)`);
+    return refuse(OFFERED, `${missing.join(' and ')} not offered in ${aws.zone} (${zoneId})${forNodes}; offered in ${where.join('; ')}`, `set ${fields.join(' and ')} to a type offered in ${aws.zone}, or aws.zone to a zone that offers it (the database must be orderable there too)`);
   } catch (err) {
     return couldNotLook(OFFERED, 'ec2:DescribeInstanceTypeOfferings', err);
   }

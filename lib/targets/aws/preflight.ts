@@ -46,12 +46,13 @@ export interface PreflightResult {
  * `makeServiceLinkedRole`: provisioning's preflight makes RDS's service-linked role when it is absent
  * (the one thing it may make; preflight-account.ts); the dry run's only reads. `images`: the images the
  * app node will run (none for the reference service), each checked for the node's platform.
+ * `loadNodes`: the campaign's load nodes (load.nodes), each counted by the quota and the offerings.
  */
 export async function preflightAws(
   c: AwsClients,
   aws: AwsSpec,
   say: (line: string) => void = () => {},
-  opts: { makeServiceLinkedRole?: boolean; images?: readonly CampaignImage[]; registry?: RegistryOptions; now?: Date } = {},
+  opts: { makeServiceLinkedRole?: boolean; images?: readonly CampaignImage[]; registry?: RegistryOptions; now?: Date; loadNodes?: number } = {},
 ): Promise<PreflightResult> {
   const verdicts: Verdict[] = [];
   const record = <V extends Verdict>(v: V): V => {
@@ -65,8 +66,8 @@ export async function preflightAws(
   const engine = record(await resolveEngineVersion(c.rds, aws.database.engineVersion, aws.region));
   record(engine.resolved ? await checkOrderable(c.rds, aws, engine.resolved.version) : refuse('db-instance-class', 'not checked: the engine version is not resolved', 'fix engine-version first'));
   const zone = record(await zoneIdOf(c.ec2, aws));
-  record(zone.zoneId ? await checkInstanceTypes(c.ec2, aws, zone.zoneId) : refuse('instance-types', 'not checked: the zone has no ID here', 'fix zone first'));
-  record(await checkVcpuQuota(c.ec2, c.serviceQuota, aws));
+  record(zone.zoneId ? await checkInstanceTypes(c.ec2, aws, zone.zoneId, opts.loadNodes) : refuse('instance-types', 'not checked: the zone has no ID here', 'fix zone first'));
+  record(await checkVcpuQuota(c.ec2, c.serviceQuota, aws, opts.loadNodes));
   record(await checkRdsServiceLinkedRole(c.iam, { create: opts.makeServiceLinkedRole }));
   record(await checkDefaultVpc(c.ec2, aws));
   for (const img of opts.images ?? []) record(await checkImagePlatform(img, aws.app.instanceType, opts.registry));

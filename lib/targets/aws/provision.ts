@@ -24,7 +24,7 @@ import { isNamed } from './errors';
 import { stampExpiry } from './expiry-stamp';
 import { findRigResources, type FoundResource } from './find';
 import { whileIamPropagates } from './iam';
-import { CREATED_TAG, EXPIRES_TAG, rigNames, type RigResourceKind } from './names';
+import { CREATED_TAG, EXPIRES_TAG, LOAD_NODE_TAG, rigNames, type RigResourceKind } from './names';
 import type { RigPackage } from './package';
 import { rdsParameters } from './parameters';
 import { engineLifecycleSupport } from '../../protocol/rds-lifecycle';
@@ -101,10 +101,14 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
   const pkg = opts.pkg;
   const n = rigNames(campaignId);
   const now = new Date();
+  // load.nodes (issue 37): the rig's own load node and loadNodes - 1 more of its type, launched last.
+  const loadNodes = params.aws.loadNodes ?? 1;
+  const many = loadNodes > 1 ? { loadNodes } : {};
   // Before the first create: everything AWS (or an image's registry) could refuse later, once the database is billing.
-  const pre = await preflightAws(c, aws, onProgress, { makeServiceLinkedRole: true, images, ...(opts.registry ? { registry: opts.registry } : {}) });
+  const pre = await preflightAws(c, aws, onProgress, { makeServiceLinkedRole: true, images, ...(opts.registry ? { registry: opts.registry } : {}), ...many });
   const existing = await findRigResources(c, campaignId);
-  const have = (kind: RigResourceKind): FoundResource | undefined => existing.find((r) => r.kind === kind);
+  // The rig's own of each kind: a load node beyond it (tagged with its node number) is looked up apart.
+  const have = (kind: RigResourceKind): FoundResource | undefined => existing.find((r) => r.kind === kind && r.loadNode === undefined);
   let reused = existing.length > 0;
 
   const vpc = (await c.ec2.send(new DescribeVpcsCommand({ Filters: [{ Name: 'is-default', Values: ['true'] }] }))).Vpcs?.[0]?.VpcId;
@@ -201,7 +205,7 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
   }
 
   // The nodes read the master password's secret through their role: its ARN is known once RDS made it.
-  const boot: NodeBootstrap = await ensureNodeBootstrap(ctx, { dbMasterSecretArn: await masterSecretArn(c, n.dbInstance, onProgress), rigSecretArn, pkg });
+  const boot: NodeBootstrap = await ensureNodeBootstrap(ctx, { dbMasterSecretArn: await masterSecretArn(c, n.dbInstance, onProgress), rigSecretArn, pkg, ...many });
 
   // RunInstances' ClientToken makes a retried launch return the same instance on real AWS, but only
   // when every parameter is the same: so the tags it carries are the ones every attempt gives alike
@@ -224,7 +228,7 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
   // own activity (awaitRigDatabase).
   const cost = rigCost(aws);
   // Everything billed per hour (the IPv4 addresses, root volumes and Enhanced Monitoring too), and over the plan and the watchdog's deadline.
-  const billed = campaignCost({ aws, planMinutes: planMinutes ?? lifetimeMinutes, ...(expectedMinutes !== undefined ? { expectedMinutes } : {}), watchdogMinutes: lifetimeMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb });
+  const billed = campaignCost({ aws, planMinutes: planMinutes ?? lifetimeMinutes, ...(expectedMinutes !== undefined ? { expectedMinutes } : {}), watchdogMinutes: lifetimeMinutes, monitoringIntervalS: MONITORING_INTERVAL_S, rootVolumeGb, ...many });
   writeAwsRecord({
     campaignId,
     region: aws.region,
@@ -234,23 +238,26 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
     dbEndpoint: '',
     appAddress: '',
     loadAddress: '',
-    hardwareLine: `${hardwareLineOf(aws, pre.engine.version)}; ${nodeImagesLine(amis)}; ${caBundleLine()}`,
+    hardwareLine: `${hardwareLineOf(aws, pre.engine.version, loadNodes)}; ${nodeImagesLine(amis)}; ${caBundleLine()}`,
     costPerHour: billed.perHour,
     priceSource: cost.source,
     costLines: billed.lines,
     parameters: Object.fromEntries(parameters.map((p) => [p.name, p.value])),
     bootstrap: boot,
     nodeImages: amis,
+    ...many,
   });
-  const node = async (kind: 'app-node' | 'load-node', name: string, instanceType: string, clientToken: string): Promise<string> => {
-    const found = have(kind);
+  // `found`: this node as an earlier attempt launched it (by its tags); `loadNode`: a load node beyond the rig's own (1..N-1).
+  const node = async (kind: 'app-node' | 'load-node', name: string, instanceType: string, clientToken: string, found: FoundResource | undefined, loadNode?: number): Promise<string> => {
     if (found) {
       // Launched by an attempt that died before it stamped it.
       if (!found.expiresAt) await stamp(found.id, !found.createdAt);
       return found.id;
     }
     onProgress(`launching ${kind} ${name} (${instanceType}) in ${aws.zone}`);
-    const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { docker, lifetimeMinutes, buildId }));
+    const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { docker, lifetimeMinutes, buildId, ...(loadNode ? { loadNode } : {}) }));
+    // Its node number, so that a retry finds it (and no other load node) before launching it again.
+    const nodeTags = [...launchTags(kind, name), ...(loadNode ? [{ Key: LOAD_NODE_TAG, Value: String(loadNode) }] : [])];
     const { imageId, rootDevice } = amis[architectureOf(instanceType)]!;
     // Retried while IAM has not spread the profile, and while EC2 does not know the nodes' group yet
     // (the same ClientToken each time: one instance).
@@ -272,8 +279,8 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
         UserData: Buffer.from(userData, 'utf8').toString('base64'),
         BlockDeviceMappings: [{ DeviceName: rootDevice, Ebs: { VolumeSize: rootVolumeGb, VolumeType: 'gp3', DeleteOnTermination: true } }],
         TagSpecifications: [
-          { ResourceType: 'instance', Tags: launchTags(kind, name) },
-          { ResourceType: 'volume', Tags: launchTags(kind, name) },
+          { ResourceType: 'instance', Tags: nodeTags },
+          { ResourceType: 'volume', Tags: nodeTags },
         ],
       }),
     ), [GROUP_NOT_KNOWN_YET], onProgress), onProgress);
@@ -281,8 +288,13 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
     await stamp(id, true);
     return id;
   };
-  await node('app-node', n.appNode, aws.app.instanceType, n.appClientToken);
-  await node('load-node', n.loadNode, aws.load.instanceType, n.loadClientToken);
+  await node('app-node', n.appNode, aws.app.instanceType, n.appClientToken, have('app-node'));
+  await node('load-node', n.loadNode, aws.load.instanceType, n.loadClientToken, have('load-node'));
+  // The other load nodes (issue 37), each its own Name, ClientToken and node tag; they boot while RDS is made.
+  for (let i = 1; i < loadNodes; i++) {
+    const x = n.extraLoadNode(i);
+    await node('load-node', x.name, aws.load.instanceType, x.clientToken, existing.find((r) => r.kind === 'load-node' && r.loadNode === i), i);
+  }
 
   if (!waitForDatabase) {
     onProgress(`launched; RDS instance ${n.dbInstance} is waited for apart (awaitRigDatabase), the nodes boot meanwhile`);
@@ -300,9 +312,9 @@ export function caBundleLine(env: NodeJS.ProcessEnv = process.env): string {
 /** How long provisioning waits for RDS when the spec does not say (aws.database.availableWaitMinutes). */
 export const DEFAULT_DATABASE_WAIT_MINUTES = 60;
 
-function hardwareLineOf(aws: AwsSpec, engineVersion: string): string {
+function hardwareLineOf(aws: AwsSpec, engineVersion: string, loadNodes = 1): string {
   const s = aws.database.storage;
-  return `RDS ${aws.database.instanceClass} PostgreSQL ${engineVersion} (gp3 ${s.sizeGb} GB, ${s.iops} IOPS, ${s.throughputMiBps} MiB/s), app ${aws.app.instanceType}, load ${aws.load.instanceType}, ${aws.zone}`;
+  return `RDS ${aws.database.instanceClass} PostgreSQL ${engineVersion} (gp3 ${s.sizeGb} GB, ${s.iops} IOPS, ${s.throughputMiBps} MiB/s), app ${aws.app.instanceType}, load ${loadNodes > 1 ? `${loadNodes} x ` : ''}${aws.load.instanceType}, ${aws.zone}`;
 }
 
 /**
@@ -322,7 +334,9 @@ export async function databaseReady(c: AwsClients, campaignId: string, waitMinut
     onProgress,
     ...(bound.signal ? { signal: bound.signal } : {}),
   });
-  const all = await findRigResources(c, campaignId);
+  // The rig's own resources: the load nodes beyond its own (issue 37) are found by their tags when asked for.
+  const everything = await findRigResources(c, campaignId);
+  const all = everything.filter((r) => r.loadNode === undefined);
   const find = (kind: RigResourceKind) => all.find((r) => r.kind === kind);
   const appAddress = find('app-node')?.address ?? '';
   const host = dbReady.Endpoint?.Address ?? '';
@@ -336,7 +350,7 @@ export async function databaseReady(c: AwsClients, campaignId: string, waitMinut
     hardwareLine: dbReady.EngineVersion ? rec.hardwareLine.replace(/PostgreSQL \S+ \(/, `PostgreSQL ${dbReady.EngineVersion} (`) : rec.hardwareLine,
     rdsSettings: rdsSettingsLine(dbReady),
   });
-  onProgress(`provisioned: ${all.length} resources, ${formatPerHour(rec.costPerHour)}`);
+  onProgress(`provisioned: ${everything.length} resources, ${formatPerHour(rec.costPerHour)}`);
   return { ...awsConnection(campaignId, appAddress, host, port), reused: true };
 }
 

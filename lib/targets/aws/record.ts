@@ -29,6 +29,8 @@ export interface AwsRigRecord {
   parameters: Record<string, string>;
   /** What the nodes were given: bucket, package keys, Temporal secret ARN, instance profile, queues. */
   bootstrap?: NodeBootstrap;
+  /** The campaign's load nodes when more than the rig's own (load.nodes, issue 37): launched, billed and counted against the quota. */
+  loadNodes?: number;
   /** The nodes' AMI per architecture, resolved once per campaign (node-image.ts): every later launch attempt reuses it. */
   nodeImages?: Partial<Record<NodeArchitecture, NodeImage>>;
 }

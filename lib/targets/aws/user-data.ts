@@ -48,6 +48,12 @@ const STOP_TIMEOUT_S = 12 * 60;
 
 export interface UserDataInput {
   node: 'app' | 'load';
+  /**
+   * The name its evidence ships under (RIG_AWS_NODE, evidence-sync.ts): `load-n<i>` for load node i
+   * beyond the data plane's (issue 37), which boots as the load node does and serves its own queue.
+   * Absent: `node`.
+   */
+  nodeName?: string;
   campaignId: string;
   /** The node's host name for the rig (RIG_HOST): its EC2 Name tag. */
   hostName: string;
@@ -144,8 +150,9 @@ export function renderUserData(u: UserDataInput): string {
   if (!Number.isFinite(u.lifetimeMinutes) || u.lifetimeMinutes <= 0) throw new Error(`user data: lifetimeMinutes must be a positive number of minutes, got ${u.lifetimeMinutes}`);
   const load = u.node === 'load';
   const docker = u.node === 'app' && u.docker === true;
+  const name = plain('nodeName', u.nodeName ?? u.node);
   const script = `#!/bin/bash
-# rig bootstrap: the ${u.node} node of campaign ${JSON.stringify(u.campaignId).slice(1, -1).replace(/[\r\n]/g, ' ')}, worker on task queue ${queue}.
+# rig bootstrap: the ${name} node of campaign ${JSON.stringify(u.campaignId).slice(1, -1).replace(/[\r\n]/g, ' ')}, worker on task queue ${queue}.
 # Rendered by lib/targets/aws/user-data.ts. Holds no secret: the Temporal connection is read from
 # Secrets Manager with this instance's role.
 set -euo pipefail
@@ -250,7 +257,7 @@ fi
 
 cat >/etc/systemd/system/${WORKER_UNIT} <<'UNIT'
 [Unit]
-Description=rig worker (${u.node} node, task queue ${queue})
+Description=rig worker (${name} node, task queue ${queue})
 Wants=network-online.target
 After=network-online.target
 
@@ -262,7 +269,7 @@ EnvironmentFile=/etc/rig/worker.env
 Environment=RIG_STATE_DIR=/var/lib/rig/state
 Environment=RIG_HOST=${host}
 Environment=AWS_REGION=${region}
-Environment=RIG_AWS_NODE=${u.node}
+Environment=RIG_AWS_NODE=${name}
 Environment=RIG_AWS_ARTIFACTS_BUCKET=${bucket}${buildId ? `\nEnvironment=RIG_BUILD_ID=${buildId}` : ''}
 ExecStart=/usr/bin/node-22 /opt/rig/app/bin/rig.cjs worker --task-queue ${queue}
 Restart=on-failure

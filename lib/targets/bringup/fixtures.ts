@@ -130,3 +130,25 @@ export async function createFixtures(ownerUrl: string, opts: FixtureOptions = {}
     await client.end();
   }
 }
+
+/**
+ * The fixtures' customers as createFixtures made them (external ids, in its order: cus_0001.. sorts as
+ * it counts), read back as the owner: what a load node on a host of its own sends for, where bring-up's
+ * file is not (issue 37: an AWS rig's load nodes beyond the data plane's, which reach the database).
+ */
+export async function readFixtureCustomers(ownerUrl: string, tenantName = FIXTURES_TENANT): Promise<string[]> {
+  const client = new pg.Client(pgConfig(ownerUrl, { application_name: 'rig-load-node' }));
+  await client.connect();
+  try {
+    const r = await client.query<{ external_id: string }>(
+      `SELECT c.external_id FROM customers c
+        WHERE c.tenant_id = (SELECT id FROM tenants WHERE name = $1 ORDER BY id LIMIT 1)
+        ORDER BY c.external_id COLLATE "C"`,
+      [tenantName],
+    );
+    return r.rows.map((x) => x.external_id);
+  } finally {
+    await client.end();
+  }
+}
+

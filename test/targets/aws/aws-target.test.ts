@@ -13,12 +13,14 @@ import { DescribeImagesCommand, DescribeInstancesCommand } from '@aws-sdk/client
 import { DescribeDBParametersCommand } from '@aws-sdk/client-rds';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { awsClients } from '../../../lib/targets/aws/clients';
+import { findRigResources } from '../../../lib/targets/aws/find';
 import { CAMPAIGN_TAG, rigNames } from '../../../lib/targets/aws/names';
 import { al2023Parameter } from '../../../lib/targets/aws/node-image';
 import { provisionAws } from '../../../lib/targets/aws/provision';
 import { readAwsRecord, writeAwsRecord, type AwsRigRecord } from '../../../lib/targets/aws/record';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
 import { targetFor } from '../../../lib/targets/registry';
+import { awsDataQueue, awsLoadNodeQueue } from '../../../lib/temporal/queues';
 import { freePort } from '../../../lib/tools/free-port';
 import { exampleAws as aws, exampleSpec as spec, useMoto, MADE_KINDS } from '../../harness/aws-env';
 import { startMoto } from '../../harness/moto';
@@ -125,6 +127,29 @@ test('an endpoint that does not answer: COULD NOT LOOK (exit 69); no region: COU
   const noRegion = await rig(['check', '--target', 'aws'], cliEnv({ AWS_REGION: '', AWS_DEFAULT_REGION: '' }));
   assert.equal(noRegion.code, 69);
   assert.match(noRegion.stderr, /COULD NOT LOOK: no AWS region/);
+});
+
+test('load.nodes 3: provisioning launches the load node and two more of its type, each tagged with its node; a second provision launches none; the handles name all three; the cost counts them; teardown terminates every one', async () => {
+  const id = 'aws-moto-nodes';
+  const p = { ...params(), aws: { ...params().aws, loadNodes: 3 } };
+  await provisionAws(id, p);
+  const loads = () => env.withClients(async (c) => (await findRigResources(c, id)).filter((r) => r.kind === 'load-node').map((r) => `n${r.loadNode ?? 0} ${r.size}`).sort());
+  const three = ['n0 c7g.2xlarge', 'n1 c7g.2xlarge', 'n2 c7g.2xlarge'];
+  assert.deepEqual(await loads(), three);
+  await provisionAws(id, p);
+  assert.deepEqual(await loads(), three, 'found by their tags: none launched again');
+  assert.equal((await launchedImages(id)).length, 4, 'the app node and three load nodes, each launched once');
+  const handles = await targetFor('aws').startLoadNodes!(id, 3, () => {});
+  assert.deepEqual(handles.map((h) => [h.node, h.queue, h.clockUrl]), [0, 1, 2].map((i) => [i, awsLoadNodeQueue(id, i), 'ntp://169.254.169.123:123']));
+  assert.equal(handles[0].queue, awsDataQueue(id));
+  assert.ok(handles.every((h) => /^\d+\.\d+\.\d+\.\d+$/.test(h.address)), JSON.stringify(handles));
+  const hw = targetFor('aws').hardware(id, { description: 'AWS', costPerHour: 0 });
+  assert.match(hw.priceCovers ?? '', /the app node and the 3 load nodes, their public IPv4 addresses and root volumes/);
+  assert.ok(hw.costNotes?.some((l) => l.startsWith('4 public IPv4 addresses')), JSON.stringify(hw.costNotes));
+  assert.match(hw.line, /, load 3 x c7g\.2xlarge, /);
+  const down = await teardownAws(id);
+  assert.equal(down.removed.filter((r) => r.startsWith('load-node ')).length, 3, down.removed.join(', '));
+  assert.deepEqual(await env.rigResources(id), []);
 });
 
 test('provision with the database waited for apart: it returns once made and launched; awaitDatabase completes the record with the endpoint and the version', async () => {

@@ -72,6 +72,23 @@ test('the local dry run too, and a bad spec is still refused first', async () =>
   assert.match(refused.stderr, /aws\.zone: zone eu-west-1a is not in region us-east-1/);
 });
 
+test('load.nodes 2 on aws: the dry run lists both load nodes, each on its own queue, and its cost counts both', async () => {
+  const { env, state } = await offlineEnv();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-dry-run-spec-'));
+  const file = path.join(dir, 'aws-2.json');
+  fs.writeFileSync(file, JSON.stringify({ ...(JSON.parse(fs.readFileSync('examples/aws.json', 'utf8')) as object), $schema: undefined, load: { nodes: 2 } }));
+  const r = await rig(['campaign', 'start', file, '--id', 'nightly-2', '--dry-run'], env);
+  fs.rmSync(dir, { recursive: true });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /zone us-east-1a \(the database, the app node and 2 load nodes\)/);
+  assert.match(r.stdout, /rig-nightly-2-[0-9a-f]{8}-load +c7g\.2xlarge .*worker on rig-aws-data-nightly-2-[0-9a-f]{8}, load node 0 of 2$/m);
+  assert.match(r.stdout, /rig-nightly-2-[0-9a-f]{8}-load-n1 +c7g\.2xlarge .*ClientToken rig-[0-9a-f]{8}-load-n1-<secret suffix>\), worker on rig-load-nightly-2-[0-9a-f]{8}-n1, load node 1 of 2$/m);
+  assert.match(r.stdout, /^ {2}2 load nodes c7g\.2xlarge +\$0\.5800\/hour$/m);
+  assert.match(r.stdout, /^ {2}3 public IPv4 addresses \(one per node\): \$0\.0150\/hour$/m);
+  assert.match(r.stdout, /^ {2}3 node root volumes \(gp3 \d+ GB each\)/m);
+  assert.equal(fs.existsSync(state), false, 'the dry run wrote nothing');
+});
+
 test('a campaign on aws passes the spec checks like a local one: rig campaign start, rig rehearse and rig schedule create go on to connect to Temporal', async () => {
   const { env } = await offlineEnv();
   for (const argv of [['campaign', 'start', 'examples/aws.json'], ['rehearse', 'examples/aws.json'], ['schedule', 'create', 'weekly-aws', 'examples/aws.json', '--every', '7d']]) {

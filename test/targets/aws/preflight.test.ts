@@ -36,10 +36,10 @@ const withAws = (change: (a: AwsSpec) => void): AwsSpec => {
 };
 
 /** provisionAws must refuse naming `check`, and nothing may exist in moto afterwards. */
-async function refusedBeforeAnyCreate(campaignId: string, aws: AwsSpec, check: string, message: RegExp, alsoFailed: string[] = []): Promise<void> {
+async function refusedBeforeAnyCreate(campaignId: string, aws: AwsSpec, check: string, message: RegExp, alsoFailed: string[] = [], loadNodes = 1): Promise<void> {
   const lines: string[] = [];
   const expiresAt = new Date(Date.now() + 3600_000).toISOString();
-  await assert.rejects(provisionAws(campaignId, { db: { ...spec.database }, aws: { spec: aws, expiresAt } }, (l) => lines.push(l)), (err: unknown) => {
+  await assert.rejects(provisionAws(campaignId, { db: { ...spec.database }, aws: { spec: aws, expiresAt, ...(loadNodes > 1 ? { loadNodes } : {}) } }, (l) => lines.push(l)), (err: unknown) => {
     assert.ok(err instanceof PreflightRefusal, String(err));
     assert.deepEqual(err.failed, [check, ...alsoFailed]);
     assert.match(err.message, message);
@@ -74,6 +74,15 @@ test('a passing preflight prints each verdict and resolves the major to its defa
   assert.match(lines[1], /^preflight rds-ca-bundle: ok, the vendored bundle \(.*rds-global-bundle\.pem\) holds "Amazon RDS us-east-1 Root CA RSA2048 G1" \(sha256 [0-9a-f]{12}\)$/);
   assert.match(lines[7], /^preflight rds-service-linked-role: ok, AWSServiceRoleForRDS exists \(arn:aws:iam::\d+:role\/aws-service-role\/rds\.amazonaws\.com\/AWSServiceRoleForRDS\)$/);
   assert.match(lines[8], /^preflight default-vpc: ok, default VPC vpc-\w+, subnet subnet-\w+ in us-east-1a with public addresses$/);
+});
+
+test('load.nodes: the quota and the offerings count every load node, and a quota too small for them is refused before any create, naming load.nodes', async () => {
+  const lines: string[] = [];
+  await withClients((c) => preflightAws(c, exampleAws, (l) => lines.push(l), { loadNodes: 7 }));
+  assert.ok(lines.includes('preflight instance-types: ok, c7g.2xlarge offered in us-east-1a (use1-az6) (the app node and 7 load nodes of c7g.2xlarge)'), lines.join('\n'));
+  assert.ok(lines.includes('preflight vcpu-quota: ok, Running On-Demand Standard instances (L-1216C47A) in us-east-1 is 64 vCPUs, the nodes need 64 (app c7g.2xlarge 8 + 7 load nodes c7g.2xlarge 8 each); instances already running count against it too'), lines.join('\n'));
+  // One more node is 72 vCPUs, past the 64 of the account.
+  await refusedBeforeAnyCreate('preflight-nodes-quota', exampleAws, 'vcpu-quota', /is 64 vCPUs; the nodes need 72 \(app c7g\.2xlarge 8 \+ 8 load nodes c7g\.2xlarge 8 each\); fix: .*--desired-value 72, or smaller aws\.app\/load\.instanceType, or fewer load\.nodes \(8 asked: 8 load nodes of c7g\.2xlarge\)/, [], 8);
 });
 
 test('a class not orderable in the zone is refused before any create, naming the zones that have it', async () => {
