@@ -22,7 +22,7 @@ import { liveResources } from '../../lib/targets/local/ledger';
 import { campaignNamespaces, loadNamespaceOf } from '../../lib/targets/local/load-netns';
 import { campaignEnv, tinySpec } from '../harness/campaign';
 
-test('a load node that fails calibration stops the campaign, naming it, before any repeat; teardown removes the nodes', { skip: process.getuid?.() !== 0 ? 'needs root (ip netns)' : false, timeout: 15 * 60_000 }, async (t) => {
+test('a load node that fails calibration stops the campaign, naming it, before any repeat; teardown removes the nodes', { skip: process.getuid?.() !== 0 ? 'needs root (ip netns)' : false, timeout: 12 * 60_000 }, async (t) => {
   const env = await campaignEnv();
   // The control worker passes its environment to the load nodes' workers it starts (the local
   // target's load-workers.ts); only node 1's generators match the host pattern.
@@ -85,6 +85,10 @@ test('a load node that fails calibration stops the campaign, naming it, before a
   assert.deepEqual(result.interrupted, [], said);
   assert.ok(!fs.existsSync(evidence('repeats')), 'no repeat folder: no node sent load');
   assert.ok(!order.includes('warm-up'), said);
+  // After the refusal only the campaign's end: the series step it stopped, teardown and the report.
+  const afterRefusal = result.steps.slice(result.steps.indexOf(calibrations[1]) + 1);
+  assert.deepEqual(afterRefusal.find((s) => s.step === 'sustained')?.status, 'refused', said);
+  assert.ok(afterRefusal.every((s) => ['sustained', 'teardown', 'clean-check-after', 'report'].includes(s.step)), said);
 
   // Teardown ran: workers, gateway and namespaces gone.
   assert.equal(result.steps.find((s) => s.step === 'teardown')?.status, 'ok', said);

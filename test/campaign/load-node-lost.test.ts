@@ -31,7 +31,7 @@ const SECONDS = 10;
 /** The network namespace `ns` (made by `ip netns add`) as /proc/<pid>/ns/net names it. */
 const netnsId = (ns: string) => `net:[${fs.statSync(`/run/netns/${ns}`).ino}]`;
 
-test('a load node killed mid-repeat: the attempt is interrupted naming it, never merged; the repeat runs again on all nodes and that one is counted', { skip: process.getuid?.() !== 0 ? 'needs root (ip netns)' : false, timeout: 15 * 60_000 }, async (t) => {
+test('a load node killed mid-repeat: the attempt is interrupted naming it, never merged; the repeat runs again on all nodes and that one is counted', { skip: process.getuid?.() !== 0 ? 'needs root (ip netns)' : false, timeout: 12 * 60_000 }, async (t) => {
   const env = await campaignEnv();
   await env.childWorker();
   const id = 'load-node-lost';
