@@ -29,7 +29,7 @@ const RATE = 240;
 const SECONDS = 10;
 
 /** The network namespace `ns` (made by `ip netns add`) as /proc/<pid>/ns/net names it. */
-const netnsId = (ns: string) => `net:[${fs.statSync(`/run/netns/${ns}`).ino}]`;
+const netnsId = (ns: string) => `net:[${fs.statSync(`/var/run/netns/${ns}`).ino}]`;
 
 test('a load node killed mid-repeat: the attempt is interrupted naming it, never merged; the repeat runs again on all nodes and that one is counted', { skip: process.getuid?.() !== 0 ? 'needs root (ip netns)' : false, timeout: 12 * 60_000 }, async (t) => {
   const env = await campaignEnv();
@@ -71,7 +71,7 @@ test('a load node killed mid-repeat: the attempt is interrupted naming it, never
     (e: unknown) => {
       if (!(e instanceof WorkflowFailedError)) throw e;
       const r = (e.cause as { details?: unknown[] }).details?.[0] as CampaignResult | undefined;
-      assert.fail(`the campaign failed: ${e.cause?.message ?? e.message}\n${JSON.stringify(r?.steps.map((s) => [s.step, s.status, s.summary]))}`);
+      return assert.fail(`the campaign failed: ${e.cause?.message ?? e.message}\n${JSON.stringify(r?.steps.map((s) => [s.step, s.status, s.summary]))}`);
     },
   );
   const said = JSON.stringify({ status: result.status, error: result.error, repeats: result.repeats.map((r) => [r.dir, r.attempt, r.passed, r.reasons]), interrupted: result.interrupted, steps: result.steps.map((s) => [s.step, s.status, s.summary.slice(0, 160)]) }, null, 1);
