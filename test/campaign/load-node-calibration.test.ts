@@ -31,9 +31,9 @@ test('a load node that fails calibration stops the campaign, naming it, before a
   const id = 'load-node-calibration';
   // Node i's namespace is rigload-<hash of the campaign>-<i>, whatever its subnet.
   const namespacePrefix = loadNamespaceOf(id, 0, 0).ns.slice(0, -1);
-  let handle: WorkflowHandle | undefined;
+  const running: { handle?: WorkflowHandle } = {};
   t.after(async () => {
-    await handle?.terminate('test ended').catch(() => undefined);
+    await running.handle?.terminate('test ended').catch(() => undefined);
     if (liveResources(id).length) await teardownRig({ campaignId: id, target: 'local', by: 'operator' });
   });
   // The control host's instrument and the rig's database are not what is shown here: their judgements
@@ -49,7 +49,7 @@ test('a load node that fails calibration stops the campaign, naming it, before a
   recorded(DB_CALIBRATION_FILE, { calibrated: true, passed: 0, total: 0, cases: [], tolerances: {}, settings: {}, started_at: new Date().toISOString(), ended_at: new Date().toISOString(), note });
 
   const spec = tinySpec({ calibrate: true, load: { nodes: 2 }, sustained: { repeats: 1, repeatSeconds: 6, cooldownSeconds: 0, warmupSeconds: 0, configurations: [{ name: 'single', eventsPerSecond: 240, batch: 1, p99LimitMs: 1000 }] } });
-  handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] });
+  const handle = (running.handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] }));
   const failure = await handle.result().then(
     (r) => assert.fail(`the campaign did not fail: ${JSON.stringify(r)}`),
     (e: unknown) => e,

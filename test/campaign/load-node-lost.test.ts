@@ -35,15 +35,14 @@ test('a load node killed mid-repeat: the attempt is interrupted naming it, never
   const env = await campaignEnv();
   await env.childWorker();
   const id = 'load-node-lost';
-  let handle: WorkflowHandle | undefined;
+  const running: { handle?: WorkflowHandle } = {};
   t.after(async () => {
     // A failed assertion leaves the campaign running and its rig up: stop one, tear down the other.
-    await handle?.terminate('test ended').catch(() => undefined);
+    await running.handle?.terminate('test ended').catch(() => undefined);
     if (liveResources(id).length) await teardownRig({ campaignId: id, target: 'local', by: 'operator' });
   });
   const spec = tinySpec({ load: { nodes: 3 }, sustained: { repeats: 1, repeatSeconds: SECONDS, cooldownSeconds: 0, warmupSeconds: 0, configurations: [{ name: 'single', eventsPerSecond: RATE, batch: 1, p99LimitMs: 1000 }] } });
-  handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] });
-  const h = handle;
+  const h = (running.handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] }));
 
   // Node 1's load is running: its generator's first progress line came back as its activity's heartbeat.
   const seen = await waitOnCampaign(h, "node 1's load under way (attempt 1)", async () => {
