@@ -20,7 +20,8 @@ import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { NodeLoadFile } from '../../activities/node-repeat';
 import { teardownRig } from '../../activities/rig-lifecycle';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
-import { liveResources, readLedger } from '../../lib/targets/local/ledger';
+import { liveResources, readLedgerFile } from '../../lib/targets/local/ledger';
+import { closedLedgerDir } from '../../lib/targets/local/rig-paths';
 import { campaignNamespaces } from '../../lib/targets/local/load-netns';
 import { isAlive, processGroup } from '../../lib/targets/local/proc';
 import { campaignEnv, tinySpec, waitOnCampaign } from '../harness/campaign';
@@ -101,7 +102,10 @@ test('a load node killed mid-repeat: the attempt is interrupted naming it, never
   // The lost worker was replaced before attempt 2 (the step ran again); nodes 0 and 2 kept theirs.
   const loadNodeSteps = result.steps.filter((s) => s.step === 'load-nodes');
   assert.deepEqual(loadNodeSteps.map((s) => s.status), ['ok', 'ok'], said);
-  const ledger = readLedger(id);
+  // Teardown closed the ledger (nothing of it lives): it is under ledger/closed/<campaign>-<time>.jsonl.
+  const closed = fs.readdirSync(closedLedgerDir()).filter((f) => f.startsWith(`${id}-`));
+  assert.equal(closed.length, 1, closed.join(', '));
+  const ledger = readLedgerFile(path.join(closedLedgerDir(), closed[0]));
   const madePids = (node: number) => ledger.filter((e) => e.id === `load-worker-${node}` && e.op === 'made' && e.detail.pid !== undefined).map((e) => e.detail.pid);
   assert.equal(madePids(0).length, 1, 'node 0 kept its worker');
   assert.equal(madePids(2).length, 1, 'node 2 kept its worker');
