@@ -97,14 +97,18 @@ function askParentToStart(): Promise<void> {
  * TEST-ONLY: RIG_TEST_LATE_GENERATOR="blockMs:everyMs" blocks this event loop blockMs every everyMs
  * (a generator that is really late), so a test can check that calibration refuses it, or that a
  * campaign's repeat is invalid. RIG_TEST_LATE_GENERATOR_TAG=<regex> limits it to runs whose run tag
- * matches (a campaign's measured repeats, say, and not its warm-ups). Honoured only when
- * RIG_TESTING=1 (set by `npm test`); otherwise ignored.
+ * matches (a campaign's measured repeats, say, and not its warm-ups), RIG_TEST_LATE_GENERATOR_HOST=<regex>
+ * to generators whose host (RIG_HOST) matches: a local load node's worker has `<host>.n<i>` (the local
+ * target's load-workers.ts), so `\.n1$` makes node 1's instrument late and no other's. Honoured only
+ * when RIG_TESTING=1 (set by `npm test`); otherwise ignored.
  */
 function lateForTests(runTag: string | undefined): void {
   const m = /^(\d+):(\d+)$/.exec(process.env.RIG_TEST_LATE_GENERATOR ?? '');
   if (!m || process.env.RIG_TESTING !== '1') return;
   const only = process.env.RIG_TEST_LATE_GENERATOR_TAG;
   if (only && !new RegExp(only).test(runTag ?? '')) return;
+  const host = process.env.RIG_TEST_LATE_GENERATOR_HOST;
+  if (host && !new RegExp(host).test(process.env.RIG_HOST ?? '')) return;
   const [blockMs, everyMs] = [Number(m[1]), Number(m[2])];
   setInterval(() => {
     const until = performance.now() + blockMs;

@@ -7,8 +7,11 @@
 // Attempt A of a repeat: startAtMs = now + LEAD; runNodeLoad on every node (one attempt each: a node
 // re-run alone would miss its start instant), all awaited to their end; then judgeNodeRepeat. A node
 // that failed (its worker lost, its load cut short) or a merge refused (RepeatInterrupted) makes the
-// attempt interrupted: it is recorded and attempt A + 1 runs on ALL nodes. A refusal (ClockRefusal: a
-// node's clock past the instrument's bound) stops the campaign, naming the node.
+// attempt interrupted: it is recorded and attempt A + 1 runs on ALL nodes. A node whose activity
+// failed may have lost its worker with it (nobody polls its queue then, and A + 1 would wait for it in
+// vain): the nodes are made again first (patched('load-nodes-replace-lost'); live workers are kept, a
+// dead one replaced). A refusal (ClockRefusal: a node's clock past the instrument's bound) stops the
+// campaign, naming the node.
 import { ActivityCancellationType, isCancellation, patched } from '@temporalio/workflow';
 import type { InterruptedAttempt, RepeatSummary } from '../../lib/protocol/campaign-result';
 import { campaignLoadNodes, loadNodesOf, type LoadNodeHandle } from '../../lib/protocol/load-nodes';
@@ -20,6 +23,13 @@ import { repeatActs } from './repeat';
 
 /** Active: a configuration with load.nodes > 1 runs its repeats on its load nodes (asked only for such a configuration). */
 export const LOAD_NODES_PATCH = 'load-nodes';
+
+/**
+ * Active: after an attempt in which a node's activity failed, the load-nodes step runs again before
+ * the next attempt (asked only on that path). Without it a node whose worker was lost is never
+ * replaced, and every later attempt fails on its empty queue until the campaign gives up.
+ */
+export const LOAD_NODES_REPLACE_PATCH = 'load-nodes-replace-lost';
 
 /**
  * From the workflow's now to the nodes' common start: each node's worker spawns its generator, warms
@@ -42,9 +52,14 @@ export function fansOut(cx: Campaign, configuration: { load?: { nodes: number } 
   return n > 1 && patched(LOAD_NODES_PATCH) ? n : 1;
 }
 
-/** The rig's load nodes' workers, made once (after bring-up) before the first repeat that needs them. */
-export async function ensureLoadNodes(cx: Campaign): Promise<LoadNodeHandle[]> {
-  if (cx.loadNodes) return cx.loadNodes;
+/**
+ * The rig's load nodes' workers, made once (after bring-up) before the first repeat that needs them,
+ * and made again (`again`) after an attempt that may have lost one: the step keeps what lives and
+ * replaces what died, and each node's calibration is asked for again (a node that calibrated returns
+ * its recorded judgement, activities/calibrate.ts; a new machine in a lost one's place measures).
+ */
+export async function ensureLoadNodes(cx: Campaign, again = false): Promise<LoadNodeHandle[]> {
+  if (cx.loadNodes && !again) return cx.loadNodes;
   const nodes = mostLoadNodes(cx.spec);
   const rig = cx.theRig;
   cx.loadNodes = await cx.step(
@@ -68,7 +83,7 @@ export async function ensureLoadNodes(cx: Campaign): Promise<LoadNodeHandle[]> {
 
 /** One repeat from N load nodes, re-run on all of them until an attempt is judged (or MAX_NODE_ATTEMPTS). */
 export async function nodeRepeat(cx: Campaign, input: RepeatInput, nodes: number): Promise<{ summary: RepeatSummary; interrupted: InterruptedAttempt[] }> {
-  const handles = (await ensureLoadNodes(cx)).slice(0, nodes);
+  let handles = (await ensureLoadNodes(cx)).slice(0, nodes);
   const interrupted: InterruptedAttempt[] = [];
   const before = input.attemptsBefore ?? 0;
   const nodeOpts = {
@@ -93,6 +108,8 @@ export async function nodeRepeat(cx: Campaign, input: RepeatInput, nodes: number
     if (refused) throw refused.err; // a node's clock past the bound: the campaign stops, naming it
     if (failed.length) {
       lost(failed.map((f) => `load node ${f.node}: ${failureReason(f.err)}`).join('; '));
+      // Its worker may be gone with it (a heartbeat timeout): the next attempt needs one on every queue.
+      if (patched(LOAD_NODES_REPLACE_PATCH)) handles = (await ensureLoadNodes(cx, true)).slice(0, nodes);
       continue;
     }
     try {
