@@ -70,3 +70,13 @@ test('made by the rig and removed at teardown: the ledger names each namespace b
     for (const ns of campaignNamespaces(campaign)) removeLoadNamespace({ ns, hostLink: `rl${ns.split('-')[1]}h${ns.split('-')[2]}` });
   }
 });
+
+test('two campaigns making their namespaces at once start their subnet search apart (the campaign id picks where)', { skip: process.getuid?.() !== 0 ? 'needs root (ip netns)' : false }, () => {
+  // Side by side (test files in lanes), both used to take the first free subnet and made the same
+  // addresses twice. Each id now starts its search at a subnet of its own; both are free here.
+  const a = freeSubnet('load-node-lost');
+  const b = freeSubnet('load-node-calibration');
+  assert.notEqual(a, b);
+  assert.equal(freeSubnet('load-node-lost'), a, 'the same id, the same subnet (while it is free)');
+  for (const s of [a, b]) assert.ok(s >= 1 && s <= 254, String(s));
+});

@@ -69,10 +69,20 @@ function listNamespaces(): string[] {
     .filter(Boolean);
 }
 
-/** A 10.231.S.0/24 that no address of this machine is in (for a campaign's first namespace). */
-export function freeSubnet(): number {
+/**
+ * A 10.231.S.0/24 that no address of this machine is in (for a campaign's first namespace). The search
+ * starts at a subnet drawn from the campaign's id, not at 1: two campaigns making their namespaces at
+ * the same moment (test files side by side) both saw S = 1 free and made the same addresses twice, and
+ * one's worker could not reach its gateway ("exited during start-up"). From different starts they
+ * collide only when their ids hash near each other, about 1 in 250.
+ */
+export function freeSubnet(campaignId = ''): number {
   const used = ip(['-o', 'addr']);
-  for (let s = 1; s < 255; s++) if (!used.includes(` 10.231.${s}.`)) return s;
+  const start = parseInt(campaignHash(campaignId), 16) % 254;
+  for (let k = 0; k < 254; k++) {
+    const s = ((start + k) % 254) + 1;
+    if (!used.includes(` 10.231.${s}.`)) return s;
+  }
   throw new LoadNamespaceRefusal('no free 10.231.S.0/24 on this machine for the load nodes\' namespaces: remove leftovers (ip netns list | grep rigload-)');
 }
 
@@ -119,7 +129,7 @@ export function removeLoadNamespace(n: Pick<LoadNamespace, 'ns' | 'hostLink'>): 
  */
 export function provisionLoadNamespaces(campaignId: string, nodes: number): LoadNamespace[] {
   const live = liveResources(campaignId).filter((r) => r.kind === 'load-netns');
-  const subnet = live.find((r) => r.detail.subnet !== undefined)?.detail.subnet ?? freeSubnet();
+  const subnet = live.find((r) => r.detail.subnet !== undefined)?.detail.subnet ?? freeSubnet(campaignId);
   const out: LoadNamespace[] = [];
   for (let i = 0; i < nodes; i++) {
     const id = `load-netns-${i}`;
