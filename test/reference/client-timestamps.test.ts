@@ -13,6 +13,7 @@ import type { ServiceConfig } from '../../reference/config';
 import { startService } from '../../reference/service';
 import { hardcountDb, type HardcountDb } from '../harness/hardcount';
 import { api, ev } from './api-client';
+import { rollupMismatches } from './rollup-recount';
 
 const dbReady = hardcountDb();
 let db: HardcountDb;
@@ -101,16 +102,7 @@ test('HC_AGGREGATE=rollup: each row counted in its occurred_at\'s UTC day, late 
   });
   const answers = await Promise.all(posts);
   assert.ok(answers.every((a) => a.status === 201 && a.body.created === 8), JSON.stringify(answers.map((a) => a.body)));
-  const drift = await owner.query(
-    `SELECT r.customer_id, r.day, r.event_count, r.quantity_sum, e.n, e.q
-       FROM usage_daily_rollup r
-       FULL JOIN (SELECT customer_id, meter_id, (occurred_at AT TIME ZONE 'UTC')::date AS day, count(*) AS n, sum(quantity) AS q
-                    FROM usage_events WHERE tenant_id = $1::bigint GROUP BY 1, 2, 3) e
-         ON e.customer_id = r.customer_id AND e.meter_id = r.meter_id AND e.day = r.day
-      WHERE (r.tenant_id = $1::bigint OR r.tenant_id IS NULL)
-        AND (r.event_count IS DISTINCT FROM e.n OR r.quantity_sum IS DISTINCT FROM e.q)`,
-    [fx.tenantId],
-  );
+  const drift = { rows: await rollupMismatches(owner, fx.tenantId) };
   assert.deepEqual(drift.rows, [], 'the rollup matches a recount of usage_events, day by day');
   const days = await owner.query<{ n: string }>('SELECT count(DISTINCT day)::text AS n FROM usage_daily_rollup WHERE tenant_id = $1::bigint', [fx.tenantId]);
   assert.ok(Number(days.rows[0].n) >= 3, `${days.rows[0].n} days in the rollup: today, yesterday, a week back`);

@@ -12,6 +12,7 @@ import { startService, type RunningService } from '../../reference/service';
 import type { ServiceConfig } from '../../reference/config';
 import { hardcountDb, type HardcountDb } from '../harness/hardcount';
 import { api, ev } from './api-client';
+import { rollupMismatches } from './rollup-recount';
 
 // pg_stat_statements counts the INSERT statements each insert mode issues.
 const dbReady = hardcountDb({ parameters: { shared_preload_libraries: 'pg_stat_statements' } });
@@ -210,16 +211,7 @@ test('HC_AGGREGATE=rollup: the ingest path maintains usage_daily_rollup, and the
     assert.deepEqual(r, s);
     assert.equal(s.meters[0].count, 60);
   }
-  const drift = await owner.query(
-    `SELECT r.customer_id, r.day, r.event_count, r.quantity_sum, e.n, e.q
-       FROM usage_daily_rollup r
-       FULL JOIN (SELECT customer_id, meter_id, (occurred_at AT TIME ZONE 'UTC')::date AS day, count(*) AS n, sum(quantity) AS q
-                    FROM usage_events WHERE tenant_id = $1::bigint GROUP BY 1, 2, 3) e
-         ON e.customer_id = r.customer_id AND e.meter_id = r.meter_id AND e.day = r.day
-      WHERE (r.tenant_id = $1::bigint OR r.tenant_id IS NULL)
-        AND (r.event_count IS DISTINCT FROM e.n OR r.quantity_sum IS DISTINCT FROM e.q)`,
-    [rollupFx.tenantId],
-  );
+  const drift = { rows: await rollupMismatches(owner, rollupFx.tenantId) };
   assert.deepEqual(drift.rows, [], 'the rollup matches a recount of usage_events');
 });
 
