@@ -91,7 +91,7 @@ function readRun(resultsDir: string, r: RepeatSummary, seconds: number): Run {
     // sustained.drift "noted": not a check, but the study still counts what the gate would have said.
     const noted = (v.gate?.notes ?? []).find((n) => n.startsWith(DRIFT_NOTED));
     if (noted && !gates.has('drift')) gates.set('drift', { passed: null, detail: noted });
-    driftIfGated = typeof v.drift === 'number' && typeof v.drift_low === 'number' ? judgeDrift({ ratio: v.drift, ratio_low: v.drift_low, ratio_high: v.drift_high ?? null } as Drift, DEFAULT_DRIFT_LIMIT).state : null;
+    driftIfGated = typeof v.drift === 'number' && typeof v.drift_low === 'number' ? judgeDrift({ ratio: v.drift, ratio_low: v.drift_low, ratio_high: v.drift_high ?? null } as Drift, limitOf(gates.get('drift')?.detail)).state : null;
     if (driftIfGated === 'unjudgeable') driftIfGated = null;
     if (v.probe) gates.set('probe', { passed: v.probe.verdict === 'OFF' ? null : v.probe.verdict !== 'DEGRADED', detail: (v.probe.reasons ?? []).join('; ') || v.probe.verdict });
   } catch (err) {
@@ -113,6 +113,12 @@ function readRun(resultsDir: string, r: RepeatSummary, seconds: number): Run {
     }
   }
   return { config: r.configuration, dir: r.dir, seconds, passed: r.passed, ...(r.invalid ? { invalid: r.invalid } : {}), ...(r.notJudged?.length ? { notJudged: r.notJudged } : {}), gates, stealMax, loadMax, driftIfGated: driftIfGated as Run['driftIfGated'] };
+}
+
+/** The drift limit a repeat was judged (or noted) against, as its drift detail names it ("limit x1.5"); the default when it names none. */
+function limitOf(detail: string | undefined): number {
+  const m = /limit x([0-9.]+)/.exec(detail ?? '');
+  return m ? Number(m[1]) : DEFAULT_DRIFT_LIMIT;
 }
 
 /**
