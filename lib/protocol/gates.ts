@@ -47,6 +47,15 @@ export const INSTRUMENT_LAG_NO_LIMIT_MS = 5;
 /** ...or when any request left later than the p99 limit itself (with no limit, this many ms). */
 export const INSTRUMENT_MAX_LAG_NO_LIMIT_MS = 50;
 
+/**
+ * The fewest requests a schedule lag's p99 can be judged on: below 100, the p99 IS the maximum, and one
+ * request a few ms late (a GC pause, a scheduler tick on a shared host) fails the tail rule, which is
+ * meant to allow 1 % of them. The probe sends 2-5 requests/s, so a 45-s repeat holds 90 (issue 34's
+ * A/A study: 4 of 34 healthy repeats made invalid by one probe request 5-7.5 ms late against a 5-ms
+ * tail). Such a tail is reported, not judged; the maximum still is (no request later than the limit).
+ */
+export const MIN_LAG_TAIL_SAMPLES = 100;
+
 export type CheckName = 'threshold' | 'dropped' | 'failed' | 'rows' | 'quantity' | 'samples' | 'drift' | 'delivered' | 'instrument' | 'recovery' | 'windows';
 
 export interface GateCheck {
@@ -296,7 +305,8 @@ export function lateSeconds(bySecondMaxUs: Float64Array, limitUs: number): numbe
  * waited on the load host, not the server, and that wait is in neither figure the threshold sees. So
  * the lag is judged on its tail (p99 <= 10 % of the limit), its maximum (no request later than the
  * limit itself) and the seconds that hold such a request (named): a stall of any share of the run
- * fails. The probe's requests are held to the same. The corrected p99 (done - intended) is given
+ * fails. The probe's requests are held to the same (its tail from MIN_LAG_TAIL_SAMPLES requests on:
+ * a 2/s probe's p99 is its maximum). The corrected p99 (done - intended) is given
  * beside it: what a user arriving on schedule would have seen.
  */
 export function instrumentCheck(a: IngestAnalysis, p99LimitMs: number | null, probeLag: LagStats | null): GateCheck {
@@ -308,7 +318,8 @@ export function instrumentCheck(a: IngestAnalysis, p99LimitMs: number | null, pr
   };
   if (a.schedule_lag_p99_us === null) return { name: 'instrument', passed: null, detail: 'no request was sent: no schedule lag to judge' };
   const ingest = lagJudgement('', { p99_us: a.schedule_lag_p99_us, max_us: a.schedule_lag_max_us, by_second_max_us: a.schedule_lag_by_second_max_us }, limit, maxLimit, basis);
-  const probe = probeLag && probeLag.p99_us !== null ? lagJudgement('probe ', probeLag, limit, maxLimit, basis) : null;
+  // The probe's few requests: its tail judged only from MIN_LAG_TAIL_SAMPLES on; its maximum always.
+  const probe = probeLag && probeLag.p99_us !== null ? lagJudgement('probe ', probeLag, limit, maxLimit, basis, probeLag.samples) : null;
   const late = [...new Set([...ingest.late, ...(probe?.late ?? [])])].sort((x, y) => x - y);
   const ok = ingest.ok && (probe?.ok ?? true);
   const parts = [ingest.text, ...(probe ? [probe.text] : [])];
@@ -326,13 +337,18 @@ function lagJudgement(
   limitMs: number,
   maxLimitMs: number,
   basis: { tail: string; max: string },
+  samples?: number,
 ): { ok: boolean; late: number[]; text: string } {
   const p99 = (l.p99_us as number) / 1000;
   const max = (l.max_us ?? 0) / 1000;
   const late = lateSeconds(l.by_second_max_us, maxLimitMs * 1000);
-  const tailOk = p99 <= limitMs;
+  const tailJudged = samples === undefined || samples >= MIN_LAG_TAIL_SAMPLES;
+  const tailOk = !tailJudged || p99 <= limitMs;
   const maxOk = max <= maxLimitMs;
-  const text = `${who}schedule lag p99 ${fmt(p99)} ms ${tailOk ? '<=' : '>'} ${fmt(limitMs)} ms (${basis.tail}), max ${fmt(max)} ms ${maxOk ? '<=' : '>'} ${fmt(maxLimitMs)} ms (${basis.max})${
+  const tail = tailJudged
+    ? `p99 ${fmt(p99)} ms ${tailOk ? '<=' : '>'} ${fmt(limitMs)} ms (${basis.tail})`
+    : `p99 ${fmt(p99)} ms (not judged: ${samples} requests, fewer than the ${MIN_LAG_TAIL_SAMPLES} whose p99 is not their maximum)`;
+  const text = `${who}schedule lag ${tail}, max ${fmt(max)} ms ${maxOk ? '<=' : '>'} ${fmt(maxLimitMs)} ms (${basis.max})${
     late.length ? `, late seconds ${secondRanges(late)}` : ''
   }`;
   return { ok: tailOk && maxOk, late, text };

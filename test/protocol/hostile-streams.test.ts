@@ -152,6 +152,23 @@ test('the probe\'s lateness is judged like ingest\'s', async () => {
   assert.equal(e.report.probe_schedule_lag_max_ms, 400);
 });
 
+/** The stream with its first `n` probe requests from second 10 on sent `lateUs` late. */
+function lateProbe(s: Stream, n: number, lateUs: number): Stream {
+  let k = 0;
+  return { ...s, rows: s.rows.map((r) => (r.scenario !== 'ingest' && r.intended_us >= 10e6 && k++ < n ? { ...r, sent_us: r.intended_us + lateUs, done_us: r.intended_us + lateUs + 3_000 } : r)) };
+}
+
+test('a probe of a few requests is not made late by one of them: its p99 is its maximum, so only the maximum is judged (issue 34)', async () => {
+  // 2/s for 30 s: 60 probe requests, one 7 ms late (the tail limit is 5 ms, 10 % of the p99 limit 50 ms).
+  const few = await judgeStream(dir, lateProbe(makeStream({ rate: 1000, batch: 10, seconds: 30, probeRate: 2 }), 1, 7_000));
+  assert.equal(few.verdict.state, 'PASS', verdictLine(few.report));
+  assert.match(check(few, 'instrument')?.detail ?? '', /probe schedule lag p99 7 ms \(not judged: 60 requests, fewer than the 100 whose p99 is not their maximum\), max 7 ms <= 50 ms/);
+  // 5/s for 30 s: 150 probe requests, 3 of them (2 %) 7 ms late: the tail is judged, and fails.
+  const many = await judgeStream(dir, lateProbe(makeStream({ rate: 1000, batch: 10, seconds: 30, probeRate: 5 }), 3, 7_000));
+  assert.deepEqual(failed(many), ['instrument']);
+  assert.match(many.verdict.reasons[0], /; probe schedule lag p99 7 ms > 5 ms \(10 % of the p99 limit 50 ms\)/);
+});
+
 test('without a threshold a 10-s-per-request run is NOT JUDGED (no threshold), never PASS', async () => {
   const slow = await judgeStream(dir, makeStream({ rate: 100, batch: 1, seconds: 15, latencyMs: () => 10_000 }), { p99LimitMs: null });
   assert.equal(slow.verdict.state, 'NOT JUDGED');
