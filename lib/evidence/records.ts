@@ -15,6 +15,7 @@
 //
 // The schemas are loose on purpose: they require only what the report reads and let writers add
 // fields. Every time is an ISO-8601 UTC string (Date#toISOString()).
+import type { MemorySeries } from '../protocol/memory-trend';
 import { z } from 'zod';
 import type { TruthFigures } from '../protocol/calibration-truth';
 import type { StepOutcome } from '../protocol/campaign-result';
@@ -83,6 +84,8 @@ export interface LoadFile {
   sent?: number;
   dropped?: number;
   host?: string;
+  /** The generator's summary (lib/loadgen/generator.ts LoadSummary); the page reads only its memory series (issue 35's soak). */
+  generator?: { memory?: MemorySeries };
 }
 export const LoadSchema = z.looseObject({ started_at: iso, cut_short: z.boolean().optional(), cutShort: z.boolean().optional() });
 

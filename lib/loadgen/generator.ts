@@ -54,6 +54,7 @@ import type { Endpoint } from './http1/connection';
 import type { ResolvedLoadOptions } from './options';
 import { hash32 } from './prng';
 import { SampleWriter } from './sample-writer';
+import { MemorySamples, type MemorySeries } from './memory-samples';
 
 const INGEST_CODE = 0;
 const PROBE_CODES = [1, 2, 3]; // probe:aggregate, probe:invoices, probe:customers
@@ -111,6 +112,8 @@ export interface LoadSummary {
    */
   start_at_ms?: number;
   start_late_ms?: number;
+  /** The generator's own RSS and heap over the run (issue 35's soak: is it flat?); read every 10 s. */
+  memory: MemorySeries;
 }
 
 type Emit = (line: ProgressLine | LoadSummary) => void;
@@ -198,6 +201,7 @@ export class Generator implements ExchangeOwner {
   private readonly secHist = histogram();
   private readonly latHist = histogram();
   private readonly lagHist = histogram();
+  private readonly memory = new MemorySamples();
 
   /** `keys`: the API key, or with tenants each tenant's key in order (tenant 1's first). */
   constructor(
@@ -300,6 +304,7 @@ export class Generator implements ExchangeOwner {
     this.bodies.epochMs = performance.timeOrigin + this.t0.ms;
     if (this.stopping) return this.finish();
     this.cpu0 = process.cpuUsage();
+    this.memory.tick(0);
     const drained = new Promise<void>((resolve) => (this.drained = resolve));
     this.progressTimer = setTimeout(() => this.tickProgress(), 1000);
     if (this.o.mode === 'open') this.pump();
@@ -559,6 +564,7 @@ export class Generator implements ExchangeOwner {
     this.sec = { offered: 0, sent: 0, done: 0, dropped: 0, failed: 0 };
     this.secProbe = { sent: 0, done: 0, failed: 0, dropped: 0 };
     this.secHist.reset();
+    this.memory.tick(this.second);
     if (this.ended) return;
     // Aligned to whole seconds since start, so one-second lines do not drift either.
     this.progressTimer = setTimeout(this.tickProgress, Math.max(1, (this.second + 1) * 1000 - (performance.now() - this.t0.ms)));
@@ -634,6 +640,7 @@ export class Generator implements ExchangeOwner {
       elapsed_s: Math.round(elapsed * 1000) / 1000,
       interrupted: this.interrupted,
       reason: this.reason,
+      memory: this.memory.series(),
       ...(this.o.startAtMs ? { start_at_ms: this.o.startAtMs, start_late_ms: this.startLateMs ?? 0 } : {}),
     };
   }

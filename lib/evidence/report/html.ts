@@ -18,7 +18,7 @@ import { laddersShown } from './ladder';
 import { tailCountsText, tailsTable } from './tails';
 import { warmupTable } from './warmups';
 import { loadNodesTable } from './load-nodes';
-import { recoveryText, windowsTable, workloadTable } from './workload';
+import { memoryText, recoveryText, windowsTable, workloadTable } from './workload';
 import { historyTable, historyText } from './history-chart';
 
 export function esc(s: string): string {
@@ -68,7 +68,8 @@ function repeatBlock(r: RepeatModel, charts: Chart[] | undefined): string {
     const rec = r.workload.recovery ? `<p class="${r.workload.recovery.passed === false ? 'failed' : 'passed'}">Recovery: ${esc(recoveryText(r.workload.recovery))}.</p>` : '';
     const wt = windowsTable(r.workload);
     const wins = wt ? `<p>Windows of ${r.workload.windows![0].to_s - r.workload.windows![0].from_s} s, each held to its p99 limit (drift is over the whole run):</p>${table(wt, `windows-${r.id.replace(/\s+/g, '-')}`)}` : '';
-    parts.push(`<div class="workload"><h5>${esc(r.workload.arrivals)}</h5>${rec}${t ? table(t, `workload-${r.id.replace(/\s+/g, '-')}`) : ''}${wins}</div>`);
+    const mem = r.workload.memory ? `<p>${esc(memoryText(r.workload.memory))}.</p>` : '';
+    parts.push(`<div class="workload"><h5>${esc(r.workload.arrivals)}</h5>${rec}${t ? table(t, `workload-${r.id.replace(/\s+/g, '-')}`) : ''}${wins}${mem}</div>`);
   }
   if (charts?.length) parts.push(chartDivs(charts));
   if (r.series && !r.db) parts.push('<p class="note">Wait events and WAL: not sampled (no db-samples.jsonl for this repeat).</p>');

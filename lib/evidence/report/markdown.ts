@@ -13,7 +13,7 @@ import { variantChangesTable, variantsTable, variantsText } from './variants';
 import { tailCountsText, tailsTable } from './tails';
 import { warmupTable } from './warmups';
 import { loadNodesTable } from './load-nodes';
-import { recoveryText, windowsTable, workloadTable } from './workload';
+import { memoryText, recoveryText, windowsTable, workloadTable } from './workload';
 
 function cell(s: string): string {
   return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
@@ -154,6 +154,7 @@ export function renderMarkdown(m: ReportModel): string {
       if (t) out.push(mdTable(t));
       const wt = windowsTable(r.workload);
       if (wt) out.push(`Windows of ${r.workload.windows![0].to_s - r.workload.windows![0].from_s} s, each held to its p99 limit (drift is over the whole run):`, mdTable(wt));
+      if (r.workload.memory) out.push(`${memoryText(r.workload.memory)}.`);
       out.push('The HTML page charts its offered and delivered rates and p99 per second, the phases marked.');
     }
     // Each repeat's freeze-seconds and windows beside the markers and the disk (only repeats that have any).

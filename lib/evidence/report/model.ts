@@ -282,7 +282,7 @@ export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | nul
   const tails = tailsOf(a, report, requestTablesOf(spec, a.config));
   const withTails = tails ? { tails } : {};
   // A shaped repeat's phases and recovery beside their limits (absent without arrivals: today's page).
-  const wl = a.kind === 'sustained' ? workloadModel(report, cfg?.p99LimitMs ?? null, cfg?.workload) : null;
+  const wl = a.kind === 'sustained' ? workloadModel(report, cfg?.p99LimitMs ?? null, cfg?.workload, a.load?.generator?.memory) : null;
   if (wl) Object.assign(withTails, { workload: wl });
   if (why.length) {
     return { ...base, status: 'not-published', reasons: why, gate_reasons: gateReasons.filter((r) => !r.startsWith('rows:') && !r.startsWith('quantity:')), report, checks: gate.checks, db, host, series: seriesOf(report, a), ...withTails };

@@ -5,6 +5,7 @@
 // the recovery limit, as the verdict judged them. Absent for a repeat without arrivals in its plan:
 // such a repeat's page is today's. Pure.
 import { describeArrivals } from '../../protocol/arrivals';
+import { memoryTrend, type MemorySeries, type MemoryTrend } from '../../protocol/memory-trend';
 import type { RunReport } from '../../protocol/run-report';
 import type { WorkloadSpec } from '../../protocol/workload-spec';
 import { DASH, ms, type Table } from './cells';
@@ -43,6 +44,8 @@ export interface WorkloadModel {
   recovery: WorkloadRecovery | null;
   /** A long soak's windows (issue 35 item 4): each one's p99 beside the limit; absent without windowSeconds. */
   windows?: WorkloadWindow[];
+  /** A soak's generator memory (issue 35 item 4: bounded and measured); only beside windows, from load.json. */
+  memory?: MemoryTrend;
 }
 
 export interface WorkloadWindow {
@@ -58,7 +61,7 @@ export interface WorkloadWindow {
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** The workload of a re-derived repeat, or null when its plan has no arrivals (the protocol's constant schedule). */
-export function workloadModel(report: RunReport, p99LimitMs: number | null, w: WorkloadSpec | undefined): WorkloadModel | null {
+export function workloadModel(report: RunReport, p99LimitMs: number | null, w: WorkloadSpec | undefined, memory?: MemorySeries): WorkloadModel | null {
   const a = report.plan?.arrivals;
   if (!a && !report.windows_p99) return null;
   const wLimit = w?.windowP99LimitMs ?? p99LimitMs;
@@ -87,7 +90,14 @@ export function workloadModel(report: RunReport, p99LimitMs: number | null, w: W
           factor: rec.factor,
         }
       : null;
-  return { arrivals: describeArrivals(a ?? null, report.plan?.rate ?? 0), shape: a?.shape ?? 'constant', phases, recovery, ...(windows ? { windows } : {}) };
+  const trend = windows && memory ? memoryTrend(memory) : null;
+  return { arrivals: describeArrivals(a ?? null, report.plan?.rate ?? 0), shape: a?.shape ?? 'constant', phases, recovery, ...(windows ? { windows } : {}), ...(trend ? { memory: trend } : {}) };
+}
+
+/** The generator's memory over a soak in words: "RSS 61.2 MB at the start, 61.9 MB at the end (max 63.0), +0.4 MB/h over 3600 s (361 samples)". */
+export function memoryText(m: MemoryTrend): string {
+  const slope = m.slope_mb_per_h === null ? 'too few samples for a slope' : `${m.slope_mb_per_h >= 0 ? '+' : ''}${m.slope_mb_per_h.toFixed(2)} MB/h after the first tenth`;
+  return `The generator's memory: RSS ${m.first_mb.toFixed(1)} MB at the start, ${m.last_mb.toFixed(1)} MB at the end (max ${m.max_mb.toFixed(1)}), ${slope}, over ${m.span_s} s (${m.samples} samples)`;
 }
 
 const verdictCell = (p: boolean | null) => (p === null ? 'not gated' : p ? 'within' : 'over');

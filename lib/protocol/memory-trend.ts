@@ -1,0 +1,60 @@
+// Whether the generator's memory stayed flat over a long run (issue 35's soak): the least-squares
+// slope of its resident set, in MB per hour, with the level at the start and the end beside it.
+//
+// The first tenth of the run is left out of the slope: connections, buffers and the JIT's code are
+// allocated then, once, and a run of a few minutes would otherwise read that as growth.
+
+/** What goes into the generator's summary, and from there into the repeat's load evidence. */
+export interface MemorySeries {
+  /** Seconds of the run between two samples (doubles as the series is thinned). */
+  every_s: number;
+  /** Resident set size, MB (10^6 bytes), one decimal; sample i was read at second i x every_s. */
+  rss_mb: number[];
+  /** V8 heap in use, MB, at the same moments. */
+  heap_used_mb: number[];
+}
+
+export interface MemoryTrend {
+  samples: number;
+  /** Seconds the series covers. */
+  span_s: number;
+  /** Median RSS (MB) over the first and the last tenth of the run (at least one sample each). */
+  first_mb: number;
+  last_mb: number;
+  max_mb: number;
+  /** Least-squares slope of RSS after the first tenth, MB per hour; null with fewer than 3 samples there. */
+  slope_mb_per_h: number | null;
+}
+
+export function memoryTrend(s: MemorySeries): MemoryTrend | null {
+  const n = s.rss_mb.length;
+  if (n === 0) return null;
+  const tenth = Math.max(1, Math.floor(n / 10));
+  const settled = s.rss_mb.slice(tenth).map((y, i) => ({ x: ((i + tenth) * s.every_s) / 3600, y }));
+  return {
+    samples: n,
+    span_s: (n - 1) * s.every_s,
+    first_mb: median(s.rss_mb.slice(0, tenth)),
+    last_mb: median(s.rss_mb.slice(n - tenth)),
+    max_mb: Math.max(...s.rss_mb),
+    slope_mb_per_h: settled.length >= 3 ? slope(settled) : null,
+  };
+}
+
+function slope(pts: Array<{ x: number; y: number }>): number {
+  const mx = pts.reduce((a, p) => a + p.x, 0) / pts.length;
+  const my = pts.reduce((a, p) => a + p.y, 0) / pts.length;
+  let num = 0;
+  let den = 0;
+  for (const p of pts) {
+    num += (p.x - mx) * (p.y - my);
+    den += (p.x - mx) ** 2;
+  }
+  return den === 0 ? 0 : num / den;
+}
+
+function median(xs: number[]): number {
+  const v = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(v.length / 2);
+  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}

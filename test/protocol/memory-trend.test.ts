@@ -1,0 +1,68 @@
+// test-mode: unit
+// The generator's memory over a soak (issue 35, item 4: "its RSS over a 1-hour soak ... the figure and
+// its slope"). On series whose truth is known: a flat RSS after a start-up step reads a slope of 0
+// (the first tenth, where the start-up allocations land, is left out); a leak of 12 MB/h reads
+// +12 MB/h; the sampler stays bounded on a run of any length by thinning to every other sample and
+// doubling its spacing, so sample i is still at second i x every_s; the page says the figure beside
+// a soak's windows and nowhere else.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { MemorySamples } from '../../lib/loadgen/memory-samples';
+import { memoryTrend, type MemorySeries } from '../../lib/protocol/memory-trend';
+import { memoryText, workloadModel } from '../../lib/evidence/report/workload';
+import type { RunReport } from '../../lib/protocol/run-report';
+
+const series = (every: number, f: (s: number) => number, n: number): MemorySeries => ({
+  every_s: every,
+  rss_mb: Array.from({ length: n }, (_, i) => f(i * every)),
+  heap_used_mb: Array.from({ length: n }, () => 10),
+});
+
+test('a flat RSS after a start-up step has slope 0; the step is the start level, not growth', () => {
+  // 1 hour at 10 s: 40 MB for the first 60 s, then 55 MB.
+  const t = memoryTrend(series(10, (s) => (s < 60 ? 40 : 55), 361));
+  assert.ok(t);
+  assert.equal(t.samples, 361);
+  assert.equal(t.span_s, 3600);
+  assert.equal(t.slope_mb_per_h, 0);
+  assert.equal(t.last_mb, 55);
+  assert.equal(t.max_mb, 55);
+});
+
+test('a leak of 12 MB an hour reads +12 MB/h', () => {
+  const t = memoryTrend(series(10, (s) => 50 + (12 * s) / 3600, 361));
+  assert.ok(t?.slope_mb_per_h !== null && t?.slope_mb_per_h !== undefined);
+  assert.ok(Math.abs(t.slope_mb_per_h - 12) < 1e-9, `slope ${t.slope_mb_per_h}`);
+  assert.ok(t.last_mb > t.first_mb + 10);
+});
+
+test('too few samples: no slope, the levels still read', () => {
+  const t = memoryTrend(series(10, () => 50, 3));
+  assert.equal(t?.slope_mb_per_h, null);
+  assert.equal(memoryTrend({ every_s: 10, rss_mb: [], heap_used_mb: [] }), null);
+});
+
+test('the sampler reads every every_s seconds, and thins itself on a long run: bounded, still evenly spaced', () => {
+  const m = new MemorySamples(10);
+  for (let s = 0; s <= 100; s++) m.tick(s);
+  assert.equal(m.series().rss_mb.length, 11); // seconds 0, 10, ..., 100
+  assert.ok(m.series().rss_mb.every((x) => x > 0));
+  const long = new MemorySamples(10);
+  for (let s = 0; s <= 36_000; s++) long.tick(s); // 10 hours
+  const out = long.series();
+  assert.ok(out.rss_mb.length <= 720, `${out.rss_mb.length} samples`);
+  assert.equal(out.every_s, 80);
+  // sample i at second i x every_s: the last one is at or just under the run's last second
+  assert.equal((out.rss_mb.length - 1) * out.every_s, 36_000);
+  assert.equal(out.heap_used_mb.length, out.rss_mb.length);
+});
+
+test("the page says the generator's memory beside a soak's windows, and only there", () => {
+  const report = { windows_p99: [{ from_s: 0, to_s: 600, samples: 100, p99_us: 5000, partial: false }] } as unknown as RunReport;
+  const mem = series(10, () => 60, 61);
+  const soak = workloadModel(report, 100, { windowSeconds: 600 }, mem);
+  assert.ok(soak?.memory);
+  assert.match(memoryText(soak.memory), /^The generator's memory: RSS 60\.0 MB at the start, 60\.0 MB at the end \(max 60\.0\), \+0\.00 MB\/h after the first tenth, over 600 s \(61 samples\)$/);
+  const steady = workloadModel({} as RunReport, 100, undefined, mem);
+  assert.equal(steady, null);
+});
