@@ -76,11 +76,16 @@ export interface DryRunPlan {
 }
 
 /** The gates a sustained repeat (or a rung) is judged by, in words (lib/protocol/gates.ts). */
-function gatesOf(spec: CampaignSpec, p99LimitMs: number, kind: 'sustained' | 'rung'): string[] {
+function gatesOf(spec: CampaignSpec, p99LimitMs: number, kind: 'sustained' | 'rung', workload?: ConfigurationSpec['workload']): string[] {
   const reconciled = 'rows and quantity reconciled with the database';
   if (kind === 'rung') return ['no failed request', 'no dropped request', 'delivered rate within 0.5 % of offered', reconciled, 'drift noted, not gated'];
   const s = spec.sustained!;
-  return [`p99 <= ${p99LimitMs} ms`, 'no dropped request', 'no failed request', reconciled, `>= ${MIN_SAMPLES} samples`, s.drift === 'noted' ? `drift (p99 last third / first third) noted beside each verdict, not gated (sustained.drift "noted")` : `drift (p99 last third / first third) <= ${s.driftLimit}`, 'instrument on time (schedule lag)'];
+  return [`p99 <= ${p99LimitMs} ms`, 'no dropped request', 'no failed request', reconciled, `>= ${MIN_SAMPLES} samples`, s.drift === 'noted' ? `drift (p99 last third / first third) noted beside each verdict, not gated (sustained.drift "noted")` : `drift (p99 last third / first third) <= ${s.driftLimit}`, 'instrument on time (schedule lag)', ...windowGate(workload, p99LimitMs)];
+}
+
+/** A soak's per-window gate (issue 35 item 4), in words; none without windowSeconds, so the plan is today's. */
+function windowGate(w: ConfigurationSpec['workload'], p99LimitMs: number): string[] {
+  return w?.windowSeconds ? [`p99 <= ${w.windowP99LimitMs ?? p99LimitMs} ms in every ${w.windowSeconds}-s window`] : [];
 }
 
 export function dryRunPlan(campaignId: string, spec: CampaignSpec, now = new Date(), preflight = false): DryRunPlan {
@@ -98,7 +103,7 @@ export function dryRunPlan(campaignId: string, spec: CampaignSpec, now = new Dat
       repeats: series!.repeats,
       seconds,
       requestsPerRepeat: w?.requests ?? Math.floor((c.eventsPerSecond / c.batch) * seconds),
-      gates: gatesOf(spec, c.p99LimitMs, series!.kind),
+      gates: gatesOf(spec, c.p99LimitMs, series!.kind, 'workload' in c ? (c as ConfigurationSpec).workload : undefined),
       ...(w ? { arrivals: w.arrivals } : {}),
       ...(r ? { requests: r } : {}),
     };
