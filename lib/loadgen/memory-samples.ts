@@ -15,6 +15,7 @@ export class MemorySamples {
   private every: number;
   private readonly rss: number[] = [];
   private readonly heap: number[] = [];
+  private readonly external: number[] = [];
 
   constructor(everyS = 10) {
     this.every = everyS;
@@ -26,16 +27,17 @@ export class MemorySamples {
     const m = process.memoryUsage();
     this.rss.push(mb(m.rss));
     this.heap.push(mb(m.heapUsed));
+    this.external.push(mb(m.external));
     if (this.rss.length > MAX_SAMPLES) this.thin();
   }
 
   series(): MemorySeries {
-    return { every_s: this.every, rss_mb: [...this.rss], heap_used_mb: [...this.heap] };
+    return { every_s: this.every, rss_mb: [...this.rss], heap_used_mb: [...this.heap], external_mb: [...this.external] };
   }
 
   /** Keeps the samples at even multiples of the spacing (second 0, 2 x every, ...), then doubles it. */
   private thin(): void {
-    for (const xs of [this.rss, this.heap]) {
+    for (const xs of [this.rss, this.heap, this.external]) {
       const kept = xs.filter((_, i) => i % 2 === 0);
       xs.length = 0;
       xs.push(...kept);

@@ -12,6 +12,12 @@ export interface MemorySeries {
   rss_mb: number[];
   /** V8 heap in use, MB, at the same moments. */
   heap_used_mb: number[];
+  /**
+   * Memory outside the V8 heap that V8 knows of (Buffers, zlib's and the sockets' native memory), MB;
+   * absent in a series recorded before it: where RSS grows while the heap does not, this says whether
+   * the growth is the process's own buffers or the allocator's.
+   */
+  external_mb?: number[];
 }
 
 export interface MemoryTrend {

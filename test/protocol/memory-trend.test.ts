@@ -55,6 +55,7 @@ test('the sampler reads every every_s seconds, and thins itself on a long run: b
   // sample i at second i x every_s: the last one is at or just under the run's last second
   assert.equal((out.rss_mb.length - 1) * out.every_s, 36_000);
   assert.equal(out.heap_used_mb.length, out.rss_mb.length);
+  assert.equal(out.external_mb?.length, out.rss_mb.length);
 });
 
 test("the page says the generator's memory beside a soak's windows, and only there", () => {
