@@ -44,6 +44,12 @@ function seedDetail(hb: SeedHeartbeat, a: PendingActivity, mem: DetailMemory): s
   return `seed: starting${attempt}`;
 }
 
+/** The measured load's second from a repeat's last heartbeat (not a warm-up's), or undefined. */
+export function loadSecond(a: PendingActivity): number | undefined {
+  const d = a.details;
+  return isObject(d) && typeof d.second === 'number' && typeof d.warmup !== 'string' ? d.second : undefined;
+}
+
 /** The line's detail, or undefined when the activity has said nothing yet. */
 export function activityDetail(a: PendingActivity, mem: DetailMemory = {}): string | undefined {
   const d = a.details;

@@ -10,7 +10,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { CampaignResult } from '../lib/protocol/campaign-result';
 import { progressQuery } from '../workflows/messages';
-import { activityDetail, type DetailMemory, type PendingActivity } from './activity-detail';
+import { activityDetail, loadSecond, type DetailMemory, type PendingActivity } from './activity-detail';
 import { progressLine } from './progress-view';
 import { OutageReporter } from './temporal-outage';
 
@@ -69,6 +69,8 @@ export async function watchCampaign(client: Client, campaignId: string, out: Nod
   let lastKey = '';
   let lastWriteMs = 0;
   let detail: string | undefined;
+  /** The running repeat's load second (its heartbeat), taken off the measuring left on the line. */
+  let intoRepeat: number | undefined;
   let detailAtMs = 0;
   let lastStep = '';
   const memory: DetailMemory = {};
@@ -88,16 +90,16 @@ export async function watchCampaign(client: Client, campaignId: string, out: Nod
       const now = Date.now();
       const stepKey = progressLine(p);
       // A new step: its activity's detail, not the last step's.
-      if (stepKey !== lastStep) detail = undefined;
+      if (stepKey !== lastStep) [detail, intoRepeat] = [undefined, undefined];
       if (stepKey !== lastStep || now - detailAtMs >= DETAIL_EVERY_MS) {
         lastStep = stepKey;
         detailAtMs = now;
-        detail = await pendingActivities(handle).then(
-          (acts) => acts.map((a) => activityDetail(a, memory)).find((d) => d !== undefined),
-          () => detail,
+        [detail, intoRepeat] = await pendingActivities(handle).then(
+          (acts) => [acts.map((a) => activityDetail(a, memory)).find((d) => d !== undefined), acts.map(loadSecond).find((x) => x !== undefined)] as const,
+          () => [detail, intoRepeat] as const,
         );
       }
-      const line = `${progressLine(p, now)}${detail ? ` · ${detail}` : ''}`;
+      const line = `${progressLine(p, now, intoRepeat)}${detail ? ` · ${detail}` : ''}`;
       // A terminal redraws every second (the elapsed time moves); a log gets a line when the step
       // changes, and the line with its detail at least every 15 s.
       const key = tty ? line : stepKey;

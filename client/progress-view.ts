@@ -11,14 +11,20 @@ export function duration(seconds: number): string {
   return h ? `${h}h${String(m).padStart(2, '0')}m` : m ? `${m}m${String(r).padStart(2, '0')}s` : `${r}s`;
 }
 
-/** The line; the elapsed time is computed here from the recorded start (omitted without `nowMs`). */
-export function progressLine(p: CampaignProgress, nowMs?: number): string {
+/**
+ * The line; the elapsed time is computed here from the recorded start (omitted without `nowMs`).
+ * `intoRepeatS`: how far the running repeat's load is (its activity's last heartbeat), taken off the
+ * measuring left, which the workflow counts down only as repeats end: an hour-long soak would
+ * otherwise say "~1h00m left" for its whole hour.
+ */
+export function progressLine(p: CampaignProgress, nowMs?: number, intoRepeatS?: number): string {
   const parts = [`[${p.step}]`];
   if (p.waitingFor) parts.push(`waiting for ${p.waitingFor}`);
   if (p.configuration && p.phase === 'warm-up') parts.push(`${p.configuration} warm-up (not measured)`);
   else if (p.configuration) parts.push(p.repeat ? `${p.configuration} repeat ${p.repeat.k}/${p.repeat.n}${p.phase === 'cool-down' ? ' done, cooling down' : ''}` : p.configuration);
   if (nowMs !== undefined) parts.push(`elapsed ${duration((nowMs - Date.parse(p.startedAt)) / 1000)}`);
-  if (p.secondsLeft > 0) parts.push(`~${duration(p.secondsLeft)} of measuring left`);
+  const left = p.phase === 'repeat' && intoRepeatS !== undefined ? Math.max(0, p.secondsLeft - intoRepeatS) : p.secondsLeft;
+  if (left > 0) parts.push(`~${duration(left)} of measuring left`);
   const last = p.lastVerdicts[p.lastVerdicts.length - 1];
   if (last) {
     parts.push(`last: ${last.configuration} r${last.index} ${repeatWord(last)}${last.p99Ms !== null ? ` p99 ${last.p99Ms.toFixed(1)} ms` : ''}`);

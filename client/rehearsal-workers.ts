@@ -7,6 +7,8 @@
 // current there, which no worker serves any more, and wait for ever. Elsewhere (a shared or production
 // server) making a build current stays a deploy's decision (`rig worker --make-current`).
 // Campaigns pinned to the older build stay on it (a new current version changes where new ones start).
+// When this tree's build is not current and no worker of it was reused (`current: false`), a campaign
+// started now would wait for ever on a build nobody serves here: rehearse refuses instead (notCurrentRefusal).
 import { CONTROL_QUEUE, createRigWorkers, dataQueue, hostQueue } from '../worker/run-worker';
 import type { TemporalEnv } from '../lib/temporal/connection-env';
 import { deploymentName } from '../lib/temporal/deployment';
@@ -14,7 +16,7 @@ import { resolveBuildId } from '../lib/tools/build-id';
 import { claimWorker, runningWorkers, type WorkerRecord } from '../lib/tools/worker-lock';
 import { takeCurrentVersion } from '../worker/versioning';
 
-export type RehearsalWorkers = { reused: WorkerRecord; stop(): Promise<void> } | { reused?: undefined; stop(): Promise<void> };
+export type RehearsalWorkers = { reused: WorkerRecord; stop(): Promise<void> } | { reused?: undefined; current: boolean; stop(): Promise<void> };
 
 export async function rehearsalWorkers(env: TemporalEnv, host: string, ownsServer = false): Promise<RehearsalWorkers> {
   const live = runningWorkers(host, env.address, env.namespace);
@@ -32,11 +34,25 @@ export async function rehearsalWorkers(env: TemporalEnv, host: string, ownsServe
       await connection.close();
       claim.release();
     };
-    await takeCurrentVersion({ connection, namespace: env.namespace, version, makeCurrent: ownsServer, identity: `rig rehearse ${host} pid ${process.pid}`, log: (l) => console.error(`rig rehearse: ${l}`) });
-    return { stop };
+    const current = await takeCurrentVersion({ connection, namespace: env.namespace, version, makeCurrent: ownsServer, identity: `rig rehearse ${host} pid ${process.pid}`, log: (l) => console.error(`rig rehearse: ${l}`) });
+    return { current, stop };
   } catch (err) {
     if (stop) await stop();
     else claim.release();
     throw err;
   }
+}
+
+/**
+ * Why a rehearsal whose workers' build is not current stops before it starts a campaign: the campaign
+ * would start on the current build, which no worker on this machine serves, and wait for ever. The
+ * fix is named: make this build current (a deploy's decision on a server that is not this tree's own).
+ */
+export function notCurrentRefusal(address: string): string {
+  return (
+    `rig rehearse: not started: this tree's build is not the current version on the Temporal server at ${address} ` +
+    '(a server this checkout did not start, e.g. another clone\'s `rig dev up`), and no worker of the current build runs on this machine, ' +
+    'so the campaign would wait for ever. Make this build current from this tree: `npx rig deploy set-current` ' +
+    '(or stop the other checkout\'s server with `npx rig dev down` there), then run rig rehearse again'
+  );
 }

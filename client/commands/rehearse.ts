@@ -8,7 +8,7 @@ import { portAnswers } from '../../lib/tools/free-port';
 import { UnreachableError } from '../../lib/tools/unreachable';
 import { hostName } from '../../lib/tools/host-name';
 import { rehearsalExitCode, rehearsalVerdictLine } from '../rehearsal-exit';
-import { rehearsalWorkers } from '../rehearsal-workers';
+import { notCurrentRefusal, rehearsalWorkers } from '../rehearsal-workers';
 import { watchCampaign } from '../campaign-watch';
 import { connectClient, warnMissingSearchAttributes } from '../connect';
 import { devStatus, devUp } from '../dev-server';
@@ -84,6 +84,10 @@ export const { run, actions, syntax } = defineCommand({
     const own = await devStatus({ ip: host, port: Number(port ?? 7233), uiPort: Number(port ?? 7233) + 1000 });
     const workers = await rehearsalWorkers(env, hostName(), own.up && !own.foreign && own.record?.address === env.address);
     if (workers.reused) console.log(`using the rig worker already running on this machine (pid ${workers.reused.pid}, since ${workers.reused.startedAt}); not starting a second one`);
+    else if (!workers.current) {
+      await workers.stop();
+      throw new UsageError(notCurrentRefusal(env.address));
+    }
     const rc = await connectClient(env);
     let running = false;
     try {

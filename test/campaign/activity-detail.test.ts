@@ -1,10 +1,11 @@
 // test-mode: unit
 // The watcher's detail beside the step (client/activity-detail.ts): from each long step's last
 // heartbeat, what it is doing now: the seed's rows and rate, the settle's wait, the repeat's second
-// and live p99, the teardown's resources left.
+// and live p99, the teardown's resources left; and the measuring left, counted down through a long repeat.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { activityDetail, type DetailMemory } from '../../client/activity-detail';
+import { activityDetail, loadSecond, type DetailMemory } from '../../client/activity-detail';
+import { progressLine } from '../../client/progress-view';
 
 test('the seed: rows of the total, committed, and the rate between two looks; then the settle\'s wait', () => {
   const mem: DetailMemory = {};
@@ -34,4 +35,15 @@ test('a line the step sends (teardown, bring-up) is shown as it is, a long one c
   assert.equal(activityDetail({ type: 'runRepeat', attempt: 1, details: { runTag: 't', phase: 'judging' } }), 'judging');
   assert.equal(activityDetail({ type: 'teardownRig', attempt: 1, details: 'x'.repeat(300) })!.length, 160);
   assert.equal(activityDetail({ type: 'seedHistory', attempt: 1, details: undefined }), undefined);
+});
+
+test("the measuring left counts down through a long repeat: the running load's second, from its heartbeat, is taken off", () => {
+  const p = { campaignId: 'c', step: 'sustained' as const, status: 'running' as const, startedAt: '2026-12-05T00:00:00Z', secondsLeft: 3_605, aborting: false, lastVerdicts: [], configuration: 'soak', repeat: { k: 1, n: 1 }, phase: 'repeat' as const };
+  const second = loadSecond({ type: 'runRepeat', attempt: 1, details: { runTag: 't', second: 481, sent: 240 } });
+  assert.equal(second, 481);
+  assert.match(progressLine(p, undefined, second), /~52m04s of measuring left/);
+  assert.match(progressLine(p), /~1h00m of measuring left/); // no heartbeat yet: the whole repeat
+  // A warm-up's second is not the repeat's; a cool-down's line keeps the workflow's own count.
+  assert.equal(loadSecond({ type: 'warmUp', attempt: 1, details: { warmup: 'soak', second: 4, sent: 800 } }), undefined);
+  assert.match(progressLine({ ...p, phase: 'cool-down' }, undefined, 481), /~1h00m of measuring left/);
 });

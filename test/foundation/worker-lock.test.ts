@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { rehearsalWorkers } from '../../client/rehearsal-workers';
+import { notCurrentRefusal, rehearsalWorkers } from '../../client/rehearsal-workers';
 import { deploymentName, routing } from '../../lib/temporal/deployment';
 import { claimWorker, parseProcStat, runningWorker, runningWorkers, type WorkerRecord } from '../../lib/tools/worker-lock';
 import { startCampaignServer } from '../harness/campaign-server';
@@ -238,10 +238,14 @@ test("rig rehearse on this machine's own dev server makes its build current over
     const elsewhere = await rehearsalWorkers(env, 'rehearse-host', false);
     assert.equal(await current(), 'build-old', 'not its own server: a deploy decides');
     assert.match(logs.join('\n'), /build build-old is the current version .*This worker \(build build-new\) serves only campaigns pinned to its build/);
+    // ...so rehearse starts no campaign there (it would wait for ever on build-old): it refuses, naming the fix.
+    assert.equal(!elsewhere.reused && elsewhere.current, false);
+    assert.match(notCurrentRefusal(env.address), /not started: this tree's build is not the current version .*`npx rig deploy set-current`/);
     await elsewhere.stop();
 
     const own = await rehearsalWorkers(env, 'rehearse-host', true);
     assert.equal(await current(), 'build-new', "its own dev server: this tree's build is current");
+    assert.equal(!own.reused && own.current, true);
     assert.match(logs.join('\n'), /build build-new is now the current version of deployment .* \(was build-old, which drains/);
     await own.stop();
   } finally {
