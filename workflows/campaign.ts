@@ -9,10 +9,12 @@
 // files (activities return paths and small summaries); no secret is ever an argument or a result.
 //
 // Campaigns started by a versioned worker are PINNED (workflows/index.ts) and never run newer code.
-// Two patches are active: 'aws-plan-own-allowances' (phases/spec.ts) and 'instrument-invalid-rerun'
-// (phases/measure.ts). The thirteen deprecated in step one of issue 24's retirement are gone (step two,
-// issue 37; docs/architecture.md, "Retiring the campaign's patches"): a history that holds their
-// markers flagged deprecated replays without them.
+// The active patch ids: 'aws-plan-own-allowances' and 'history-budget-load-nodes' (phases/spec.ts),
+// 'database-calibration' (phases/bring-up.ts), 'instrument-invalid-rerun' (phases/measure.ts),
+// 'load-nodes', 'load-nodes-replace-lost' and 'load-nodes-early' (phases/load-nodes.ts). The thirteen
+// deprecated in step one of issue 24's retirement are gone (step two, issue 37; docs/architecture.md,
+// "Retiring the campaign's patches"): a history that holds their markers flagged deprecated replays
+// without them. The watchdog's own ids are in workflows/watchdog.ts.
 import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { CampaignResult, CampaignStatus } from '../lib/protocol/campaign-result';
 import { campaignVerdict } from '../lib/protocol/configuration-state';
@@ -25,6 +27,7 @@ import { Campaign, outcomes, StopBeforeMeasuring } from './phases/context';
 import { denominator } from './phases/denominator';
 import { answerMessages } from './phases/handlers';
 import { claimHostAndLease, releaseLease } from './phases/lease';
+import { makeLoadNodesEarly } from './phases/load-nodes';
 import { measure } from './phases/measure';
 import { provision } from './phases/provision';
 import { report } from './phases/report';
@@ -48,6 +51,7 @@ export async function benchCampaign(input: CampaignSpecInput): Promise<CampaignR
     await provision(cx); // (aws: then RDS, waited for apart)
     await prepareRigNodes(cx); // aws: the database from the load node, the service on the app node
     await calibrate(cx, 'rig'); // aws: on the load node
+    await makeLoadNodesEarly(cx); // load.nodes > 1: each node made and calibrated, before bring-up and seed
     await bringUp(cx);
     await seed(cx);
     await measure(cx); // sustained repeats (or the ladder), each configuration after its warm-up

@@ -1,14 +1,18 @@
 // Issue 37, item 4: calibration runs on each load node in its own worker, and a node that fails it
-// stops the campaign, naming the node, before any repeat is sent and before any later node goes on.
-// A local campaign with `load.nodes: 2` and `calibrate`; node 0's instrument is really late: the
-// test-only switch of lib/loadgen/child.ts blocks the event loop of every generator whose host is node
-// 0's (RIG_TEST_LATE_GENERATOR_HOST matches the `.n0` its worker is given), 400 ms each second, so its
-// schedule lag p99 is ~390 ms, over 20 % of the 1-s p99 limit on any host, however busy. (Node 0, not
-// node 1: a real calibration that must PASS first is not certain beside other work on a 2-core host,
-// where case 6's drift went undecided in this test's first run; a late one fails on any host.)
+// stops the campaign, naming the node, before provisioning goes further: the nodes are made and
+// calibrated right after the rig is provisioned (workflows/phases/load-nodes.ts makeLoadNodesEarly,
+// patched('load-nodes-early')), before bring-up and seed. A local campaign with `load.nodes: 2` and
+// `calibrate`; node 0's instrument is really late: the test-only switch of lib/loadgen/child.ts
+// blocks the event loop of every generator whose host is node 0's (RIG_TEST_LATE_GENERATOR_HOST
+// matches the `.n0` its worker is given), 400 ms each second, so its schedule lag p99 is ~390 ms,
+// over 20 % of the 1-s p99 limit on any host, however busy. (Node 0, not node 1: a real calibration
+// that must PASS first is not certain beside other work on a 2-core host, where case 6's drift went
+// undecided in this test's first run; a late one fails on any host.)
 // Shown: node 0's CalibrationRefusal names it and its figure, the campaign fails with it, node 1 was
-// never calibrated nor any repeat sent from either node, and teardown ran (no namespace of the
-// campaign left: `ip netns list`). Root only (ip netns).
+// never calibrated; the workflow's history holds no bring-up and no seed activity (nor any repeat or
+// warm-up): nothing was done to the rig after provisioning but making the nodes; teardown ran (no
+// namespace of the campaign left: `ip netns list`). The history is saved and replayed against the
+// code that made it (test/harness/recorded-replay.ts). Root only (ip netns).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,14 +20,14 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { teardownRig } from '../../activities/rig-lifecycle';
-import { CALIBRATION_FILE, DB_CALIBRATION_FILE } from '../../lib/evidence/layout';
+import { CALIBRATION_FILE } from '../../lib/evidence/layout';
 import type { CalibrationFile } from '../../lib/evidence/records';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { liveResources } from '../../lib/targets/local/ledger';
 import { campaignNamespaces, loadNamespaceOf } from '../../lib/targets/local/load-netns';
-import { campaignEnv, tinySpec } from '../harness/campaign';
+import { campaignEnv, saveHistory, tinySpec } from '../harness/campaign';
 
-test('a load node that fails calibration stops the campaign, naming it, before any repeat; teardown removes the nodes', { skip: process.getuid?.() !== 0 ? 'needs root (ip netns)' : false, timeout: 12 * 60_000 }, async (t) => {
+test('a load node that fails calibration stops the campaign, naming it, before bring-up and seed; teardown removes the nodes', { skip: process.getuid?.() !== 0 ? 'needs root (ip netns)' : false, timeout: 12 * 60_000 }, async (t) => {
   const env = await campaignEnv();
   // The control worker passes its environment to the load nodes' workers it starts (the local
   // target's load-workers.ts); only node 0's generators match the host pattern.
@@ -37,17 +41,14 @@ test('a load node that fails calibration stops the campaign, naming it, before a
     await running.handle?.terminate('test ended').catch(() => undefined);
     if (liveResources(id).length) await teardownRig({ campaignId: id, target: 'local', by: 'operator' });
   });
-  // The control host's instrument and the rig's database are not what is shown here: their judgements
-  // are recorded beforehand, as an earlier attempt of their steps would have left them (each activity
-  // returns a recorded judgement instead of measuring again). The nodes' calibrations are real.
-  const recorded = (rel: string, body: unknown) => {
-    const file = path.join(process.env.RIG_RESULTS!, id, rel);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, JSON.stringify(body));
-  };
+  // The control host's instrument is not what is shown here: its judgement is recorded beforehand, as
+  // an earlier attempt of its step would have left it (the activity returns a recorded judgement
+  // instead of measuring again). The nodes' calibrations are real. (The rig's database is never
+  // calibrated: that follows bring-up, which the refusal comes before.)
+  const file = path.join(process.env.RIG_RESULTS!, id, CALIBRATION_FILE);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
   const note = 'recorded by test/campaign/load-node-calibration.test.ts: what is shown is the load nodes\' calibration';
-  recorded(CALIBRATION_FILE, { calibrated: true, cases: [{ name: note, passed: true, detail: 'not measured' }] });
-  recorded(DB_CALIBRATION_FILE, { calibrated: true, passed: 0, total: 0, cases: [], tolerances: {}, settings: {}, started_at: new Date().toISOString(), ended_at: new Date().toISOString(), note });
+  fs.writeFileSync(file, JSON.stringify({ calibrated: true, cases: [{ name: note, passed: true, detail: 'not measured' }] }));
 
   const spec = tinySpec({ calibrate: true, load: { nodes: 2 }, sustained: { repeats: 1, repeatSeconds: 6, cooldownSeconds: 0, warmupSeconds: 0, configurations: [{ name: 'single', eventsPerSecond: 240, batch: 1, p99LimitMs: 1000 }] } });
   const handle = (running.handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] }));
@@ -72,21 +73,29 @@ test('a load node that fails calibration stops the campaign, naming it, before a
   const calibrations = result.steps.filter((s) => s.step === 'calibrate' && /^load node /.test(s.summary));
   assert.deepEqual(calibrations.map((s) => [s.status, s.summary.slice(0, 13)]), [['refused', 'load node 0: ']], said);
   const order = result.steps.map((s) => s.step);
-  assert.ok(order.indexOf('load-nodes') < order.lastIndexOf('calibrate'), said);
+  assert.ok(order.indexOf('provision') < order.indexOf('load-nodes') && order.indexOf('load-nodes') < order.lastIndexOf('calibrate'), said);
   const n0 = JSON.parse(fs.readFileSync(evidence('calibration/nodes/n0/calibration.json'), 'utf8')) as CalibrationFile;
   assert.equal(n0.calibrated, false);
   assert.ok(n0.cases.some((c) => !c.passed && /schedule lag p99 .* the generator sends late/.test(c.detail)), JSON.stringify(n0.cases.map((c) => c.detail)));
   assert.ok(!fs.existsSync(evidence('calibration/nodes/n1')), 'node 1 was never calibrated: the campaign stopped at node 0');
 
-  // Before any repeat: nothing was sent from a node, nothing measured or counted.
+  // Before provisioning went further: no bring-up, no seed, nothing sent from a node, nothing measured
+  // or counted. The workflow's own history says which activities it ever scheduled.
   assert.deepEqual(result.repeats, [], said);
   assert.deepEqual(result.interrupted, [], said);
   assert.ok(!fs.existsSync(evidence('repeats')), 'no repeat folder: no node sent load');
-  assert.ok(!order.includes('warm-up'), said);
-  // After the refusal only the campaign's end: the series step it stopped, teardown and the report.
+  const scheduled = ((await handle.fetchHistory()).events ?? []).flatMap((e) => {
+    const a = e.activityTaskScheduledEventAttributes;
+    return a ? [a.activityType?.name ?? '?'] : [];
+  });
+  const ran = JSON.stringify(scheduled);
+  for (const act of ['provisionRig', 'startLoadNodes', 'calibrateInstrument', 'teardownRig']) assert.ok(scheduled.includes(act), `${act} was scheduled: ${ran}`);
+  for (const act of ['bringUp', 'calibrateDatabase', 'seedHistory', 'warmUp', 'runRepeat', 'runNodeLoad', 'judgeNodeRepeat']) assert.ok(!scheduled.includes(act), `no ${act}: ${ran}`);
+  assert.ok(scheduled.indexOf('provisionRig') < scheduled.indexOf('startLoadNodes'), `the nodes were made after provisioning: ${ran}`);
+  for (const step of ['bring-up', 'calibrate-database', 'seed', 'warm-up', 'sustained'] as const) assert.ok(!order.includes(step), `no ${step} step: ${said}`);
+  // After the refusal only the campaign's end: teardown, the clean-check after it and the report.
   const afterRefusal = result.steps.slice(result.steps.indexOf(calibrations[0]) + 1);
-  assert.deepEqual(afterRefusal.find((s) => s.step === 'sustained')?.status, 'refused', said);
-  assert.ok(afterRefusal.every((s) => ['sustained', 'teardown', 'clean-check-after', 'report'].includes(s.step)), said);
+  assert.ok(afterRefusal.every((s) => ['teardown', 'clean-check-after', 'report'].includes(s.step)), said);
 
   // Teardown ran: workers, gateway and namespaces gone.
   assert.equal(result.steps.find((s) => s.step === 'teardown')?.status, 'ok', said);
@@ -95,4 +104,6 @@ test('a load node that fails calibration stops the campaign, naming it, before a
   assert.ok(!left.includes(namespacePrefix), `no namespace ${namespacePrefix}* left:\n${left}`);
   assert.deepEqual(campaignNamespaces(id), []);
   await env.assertClean();
+  // The early path recorded and replayed against the code that made it.
+  await saveHistory(env.address, id);
 });

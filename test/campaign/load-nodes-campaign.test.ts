@@ -1,6 +1,7 @@
 // MUST SHOW of issue 37: a local campaign with `load.nodes: 3` at the rehearsal's first configuration
 // (240 events/s, batch 1), split three ways, one short repeat. The rig starts three `rig worker`s, each
-// in a network namespace of its own polling its node's queue, after bring-up; the repeat is sent from
+// in a network namespace of its own polling its node's queue, right after provisioning (before
+// bring-up and seed, once: the repeat reuses them); the repeat is sent from
 // all three from one start instant and judged from the merge; teardown removes workers, gateway and
 // namespaces. Then `rig analyze` accepts the merged stream and the three node streams (each checked on
 // its share of the plan), and the page has a row per node beside the merged row. Root only (namespaces).
@@ -33,6 +34,11 @@ test('load.nodes 3: three workers in three namespaces, one merged repeat judged,
   assert.ok(['uncalibrated'].includes(result.status), `${result.status}: ${result.error ?? ''} ${JSON.stringify(result.steps.filter((s) => s.status !== 'ok'))}`);
   const started = result.steps.find((s) => s.step === 'load-nodes');
   assert.equal(started?.status, 'ok', JSON.stringify(started));
+  // Made once, right after provisioning and before bring-up and seed (patched('load-nodes-early')); the repeat reused them.
+  const order = result.steps.map((s) => s.step);
+  assert.deepEqual(order.filter((s) => s === 'load-nodes'), ['load-nodes'], JSON.stringify(order));
+  const at = (s: (typeof order)[number]) => order.indexOf(s);
+  assert.ok(at('provision') < at('load-nodes') && at('load-nodes') < at('bring-up') && at('bring-up') < at('seed') && at('seed') < at('sustained'), JSON.stringify(order));
   assert.equal(result.repeats.length, 1);
   const dir = evidence('repeats/single/r1-a1');
 

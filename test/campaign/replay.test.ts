@@ -5,7 +5,10 @@
 // recorded before AWS had its own plan (aws-lacking, by 6672f30's aws-campaign-iam test: it keeps
 // the old plan through workflows/phases/spec.ts AWS_PLAN_PATCH; without the patch it fails to replay;
 // its other markers are flagged deprecated, so it also shows that such a history replays once the
-// deprecated calls are gone). The campaign's own paths recorded just before its split into phases
+// deprecated calls are gone), and an AWS campaign on two load nodes recorded before they were made
+// early (aws-nodes-2, by bd858e0's aws-load-nodes test: its nodes made at the first repeat, after
+// bring-up and seed; it replays through workflows/phases/load-nodes.ts LOAD_NODES_EARLY_PATCH and the
+// old history count, workflows/phases/spec.ts HISTORY_NODES_PATCH). The campaign's own paths recorded just before its split into phases
 // are replayed by replay-pre-phases.test.ts; the main paths' fresh histories by the tests that record
 // them (test/harness/recorded-replay.ts). A change that breaks determinism fails here, in CI, before
 // it can strand a running overnight series. Each file is named by the workflow id it was recorded

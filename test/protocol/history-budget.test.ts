@@ -1,14 +1,16 @@
 // test-mode: unit
 // The plan in workflow-history events (lib/protocol/history-budget.ts): a 400-unit plan is refused
 // before anything is provisioned, with the reason and how many units fit; the built-in profiles and
-// the examples fit; the count grows with what each unit issues (a warm-up, a change of variant, aws).
+// the examples fit; the count grows with what each unit issues (a warm-up, a change of variant, aws,
+// each load node's runNodeLoad) and with making the load nodes; a campaign in flight before the nodes
+// were counted keeps its old count (countLoadNodes: false, workflows/phases/spec.ts).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { loadSpec } from '../../client/spec-input';
-import { FIXED_EVENTS, HISTORY_WARN_EVENTS, historyBudget, historyProblem } from '../../lib/protocol/history-budget';
+import { FIXED_EVENTS, HISTORY_WARN_EVENTS, historyBudget, historyProblem, loadNodeFixedEvents } from '../../lib/protocol/history-budget';
 import { parseCampaignSpec, PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -76,4 +78,61 @@ test('what a unit issues counts: a warm-up, a change of variant, the app node\'s
   const variants = historyBudget(parseCampaignSpec(ladder(2, 2, { variants: AB })));
   assert.equal(variants.units, 2 * plain.units);
   assert.ok(variants.unitEvents / variants.units > plain.unitEvents / plain.units, 'a change of variant and its warm-up cost more per unit');
+});
+
+/** Sustained repeats of one configuration (a warm-up before the first), on `nodes` load nodes when given. */
+function sustained(repeats: number, nodes?: number, extra: Partial<CampaignSpecInput> = {}): CampaignSpecInput {
+  return {
+    name: 'nodes',
+    target: 'local',
+    calibrate: true,
+    watchdogMinutes: 100_000,
+    seed: { customers: 20, historyRows: 0 },
+    ...(nodes ? { load: { nodes } } : {}),
+    sustained: { repeats, repeatSeconds: 6, cooldownSeconds: 1, warmupSeconds: 1, configurations: [{ name: 'single', eventsPerSecond: 240, batch: 1, p99LimitMs: 1000 }] },
+    ...extra,
+  };
+}
+
+test('load nodes count: each node\'s runNodeLoad in every repeat, and making and calibrating the nodes once', () => {
+  const one = historyBudget(parseCampaignSpec(sustained(2)));
+  const three = historyBudget(parseCampaignSpec(sustained(2, 3)));
+  assert.equal(three.units, one.units);
+  // 6 events an activity: three runNodeLoad beside the judge that stands where runRepeat was, per repeat.
+  assert.equal(three.unitEvents - one.unitEvents, 2 * 3 * 6);
+  // startLoadNodes and three calibrations, each an activity and its step's search-attribute upsert, and four patch markers.
+  assert.equal(loadNodeFixedEvents(parseCampaignSpec(sustained(2, 3))), 4 * 7 + 4);
+  assert.equal(three.fixedEvents, FIXED_EVENTS + 4 * 7 + 4);
+  assert.equal(three.events, three.fixedEvents + three.unitEvents);
+  // Without calibration the nodes are only made: one step.
+  assert.equal(loadNodeFixedEvents(parseCampaignSpec(sustained(2, 3, { calibrate: false }))), 7 + 4);
+  // One node: nothing of this (the count of every campaign before issue 37).
+  assert.equal(loadNodeFixedEvents(parseCampaignSpec(sustained(2, 1))), 0);
+  assert.deepEqual(historyBudget(parseCampaignSpec(sustained(2, 1))), one);
+  assert.equal(one.fixedEvents, FIXED_EVENTS);
+});
+
+test('a configuration\'s own load.nodes counts for its repeats only', () => {
+  const base = sustained(2);
+  const mixed = parseCampaignSpec({
+    ...base,
+    sustained: { ...base.sustained!, configurations: [{ ...base.sustained!.configurations[0], load: { nodes: 4 } }, { name: 'batched', eventsPerSecond: 100, batch: 10, p99LimitMs: 1000 }] },
+  });
+  const plain = parseCampaignSpec({ ...base, sustained: { ...base.sustained!, configurations: [base.sustained!.configurations[0], { name: 'batched', eventsPerSecond: 100, batch: 10, p99LimitMs: 1000 }] } });
+  assert.equal(historyBudget(mixed).unitEvents - historyBudget(plain).unitEvents, 2 * 4 * 6, "single's two repeats on four nodes; batched's on one");
+  assert.equal(historyBudget(mixed).fixedEvents - FIXED_EVENTS, (1 + 4) * 7 + 4, 'the nodes are made once, as many as the largest configuration asks');
+});
+
+test('a plan that fits on one node is refused on 64, naming load.nodes; the count of a campaign in flight before nodes were counted is unchanged', () => {
+  const spec = parseCampaignSpec(sustained(40, 64));
+  assert.equal(historyProblem(parseCampaignSpec(sustained(40))), null);
+  const problem = historyProblem(spec);
+  assert.match(problem ?? '', /^the plan has 40 measuring units, .* plus \d+ for the other steps\), past the server's warning at 10240 .*keep a campaign to about \d+ units \(fewer sustained\.configurations, sustained\.repeats, load\.nodes\) and run the rest as further campaigns$/);
+  // The units the refusal names fit on the same 64 nodes, and one more does not.
+  const fits = Number(/keep a campaign to about (\d+) units/.exec(problem!)![1]);
+  assert.equal(historyProblem(parseCampaignSpec(sustained(fits, 64))), null);
+  assert.notEqual(historyProblem(parseCampaignSpec(sustained(fits + 1, 64))), null);
+  // countLoadNodes: false (a campaign started before the patch, replayed): the one-node count, not refused.
+  assert.deepEqual(historyBudget(spec, { countLoadNodes: false }), historyBudget(parseCampaignSpec(sustained(40))));
+  assert.equal(historyProblem(spec, { countLoadNodes: false }), null);
 });

@@ -12,6 +12,12 @@
 // vain): the nodes are made again first (patched('load-nodes-replace-lost'); live workers are kept, a
 // dead one replaced). A refusal (ClockRefusal: a node's clock past the instrument's bound) stops the
 // campaign, naming the node.
+//
+// When they are made (patched('load-nodes-early')): right after the rig's own provisioning and
+// calibration, before bring-up and seed (makeLoadNodesEarly), so a node that cannot be made or fails
+// its calibration stops the campaign before provisioning goes further, naming the node (issue 37 item
+// 4). The local target's gateway relays the service's port, known once provisioned: that is the
+// earliest point. Campaigns started before it made them at their first repeat on N nodes.
 import { ActivityCancellationType, isCancellation, patched } from '@temporalio/workflow';
 import type { InterruptedAttempt, RepeatSummary } from '../../lib/protocol/campaign-result';
 import { campaignLoadNodes, loadNodesOf, type LoadNodeHandle } from '../../lib/protocol/load-nodes';
@@ -30,6 +36,13 @@ export const LOAD_NODES_PATCH = 'load-nodes';
  * replaced, and every later attempt fails on its empty queue until the campaign gives up.
  */
 export const LOAD_NODES_REPLACE_PATCH = 'load-nodes-replace-lost';
+
+/**
+ * Active: a campaign whose largest load.nodes > 1 makes and calibrates its load nodes right after
+ * provisioning (and an AWS rig's own calibration), before bring-up and seed; its repeats reuse them.
+ * Asked only for such a campaign. Before it, they were made at the first repeat that needed them.
+ */
+export const LOAD_NODES_EARLY_PATCH = 'load-nodes-early';
 
 /**
  * From the workflow's now to the nodes' common start: each node's worker spawns its generator, warms
@@ -53,12 +66,23 @@ export function fansOut(cx: Campaign, configuration: { load?: { nodes: number } 
 }
 
 /**
- * The rig's load nodes' workers, made once (after bring-up) before the first repeat that needs them,
- * and made again (`again`) after an attempt that may have lost one: the step keeps what lives and
- * replaces what died, and each node's calibration is asked for again (a node that calibrated returns
- * its recorded judgement, activities/calibrate.ts; a new machine in a lost one's place measures).
+ * The load nodes made and calibrated as a step of the campaign's own, right after provisioning and
+ * before bring-up (LOAD_NODES_EARLY_PATCH): a node that fails stops the campaign there, naming it, with
+ * nothing seeded. A one-node campaign asks nothing and issues the commands it always did.
  */
-export async function ensureLoadNodes(cx: Campaign, again = false): Promise<LoadNodeHandle[]> {
+export async function makeLoadNodesEarly(cx: Campaign): Promise<void> {
+  if (mostLoadNodes(cx.spec) <= 1 || !patched(LOAD_NODES_EARLY_PATCH)) return;
+  await ensureLoadNodes(cx, false, false);
+}
+
+/**
+ * The rig's load nodes' workers, made once (early, makeLoadNodesEarly; in a campaign before it, at the
+ * first repeat that needs them), and made again (`again`) after an attempt that may have lost one: the
+ * step keeps what lives and replaces what died, and each node's calibration is asked for again (a node
+ * that calibrated returns its recorded judgement, activities/calibrate.ts; a new machine in a lost
+ * one's place measures). `within`: its steps run inside the series step (progress keeps the series).
+ */
+export async function ensureLoadNodes(cx: Campaign, again = false, within = true): Promise<LoadNodeHandle[]> {
   if (cx.loadNodes && !again) return cx.loadNodes;
   const nodes = mostLoadNodes(cx.spec);
   const rig = cx.theRig;
@@ -66,7 +90,7 @@ export async function ensureLoadNodes(cx: Campaign, again = false): Promise<Load
     'load-nodes',
     () => cx.machine({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '2 minutes', retry: { initialInterval: '5 seconds', maximumAttempts: 2 } }).startLoadNodes({ campaignId: cx.campaignId, rig, nodes }),
     (r) => r.map((n) => `node ${n.node} ${n.address}`).join(', '),
-    true,
+    within,
   );
   // Each node's own instrument, in its own worker, one after another (they share this host's CPU): a
   // node that fails stops the campaign (CalibrationRefusal naming it) before any repeat is sent from it.
@@ -75,7 +99,7 @@ export async function ensureLoadNodes(cx: Campaign, again = false): Promise<Load
     const p99LimitMs = limits.length ? Math.min(...limits) : undefined;
     for (const h of cx.loadNodes) {
       const acts = cx.on(h.queue, { startToCloseTimeout: '5 minutes', heartbeatTimeout: '30 seconds' });
-      await cx.step('calibrate', () => acts.calibrateInstrument({ campaignId: cx.campaignId, p99LimitMs, node: h.node }), (r) => r.summary, true);
+      await cx.step('calibrate', () => acts.calibrateInstrument({ campaignId: cx.campaignId, p99LimitMs, node: h.node }), (r) => r.summary, within);
     }
   }
   return cx.loadNodes;

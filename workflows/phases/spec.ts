@@ -4,6 +4,7 @@
 import { ActivityFailure, ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
 import type * as activities from '../../activities';
 import { historyProblem } from '../../lib/protocol/history-budget';
+import { campaignLoadNodes } from '../../lib/protocol/load-nodes';
 import { measuringSecondsLeft, watchdogProblem, type PlanOptions } from '../../lib/protocol/plan';
 import type { CampaignSpec, CampaignSpecInput } from '../../lib/protocol/spec';
 import { CONTROL_QUEUE } from '../../lib/temporal/queues';
@@ -20,6 +21,15 @@ import type { Campaign } from './context';
 const AWS_PLAN_PATCH = 'aws-plan-own-allowances';
 
 /**
+ * Active (patched, not deprecated): the history budget counts the load nodes' activities (each node's
+ * runNodeLoad per repeat, making and calibrating the nodes: lib/protocol/history-budget.ts), so a plan
+ * on many nodes that would pass the server's warning is refused before anything is made. Asked only
+ * for a campaign on N > 1 nodes (a one-node count is unchanged); one started before it keeps the count
+ * it had, and is not refused on replay.
+ */
+const HISTORY_NODES_PATCH = 'history-budget-load-nodes';
+
+/**
  * Resolves the spec into `cx.spec` and refuses a plan the rig cannot keep. A bad spec fails here,
  * before any step touches a machine, naming each field.
  */
@@ -33,7 +43,8 @@ export async function resolveAndCheckSpec(cx: Campaign, input: CampaignSpecInput
   if (shortWatchdog) throw ApplicationFailure.nonRetryable(shortWatchdog, 'InvalidSpec');
   // Started without the client's check (a schedule, `temporal workflow start`): the same refusal here
   // (lib/protocol/history-budget.ts: past the server's 10,240-event warning).
-  const tooLong = historyProblem(spec);
+  const countLoadNodes = campaignLoadNodes(spec) > 1 && patched(HISTORY_NODES_PATCH);
+  const tooLong = historyProblem(spec, { countLoadNodes });
   if (tooLong) throw ApplicationFailure.nonRetryable(tooLong, 'InvalidSpec');
   cx.progress.secondsLeft = measuringSecondsLeft(spec, 0);
 }

@@ -69,7 +69,7 @@ export function loadNodeHandles(campaignId: string, nodes: number, found: readon
   return handles;
 }
 
-/** The aws target's startLoadNodes: on the control host, after bring-up; read-only towards AWS, so safe to run twice. */
+/** The aws target's startLoadNodes: on the control host, right after provisioning (and the rig's own calibration); read-only towards AWS, so safe to run twice. */
 export async function startLoadNodesAws(campaignId: string, nodes: number, onProgress: ProgressFn = () => {}): Promise<LoadNodeHandle[]> {
   const found = await withClients(campaignId, (c) => findRigResources(c, campaignId));
   const handles = loadNodeHandles(campaignId, nodes, found, timeSyncUrl());

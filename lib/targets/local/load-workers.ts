@@ -1,8 +1,8 @@
 // The local rig's load nodes (issue 37): with `load.nodes: N`, N rig workers, each in a network
 // namespace of its own (load-netns.ts), each polling its node's queue (loadNodeQueue), and one gateway
 // on this machine's side of the pairs (load-gateway-main.ts) that relays the service and Temporal to
-// each pair's host end and answers the control host's clock there. Started after bring-up (the
-// service's port is known then), removed by teardown.
+// each pair's host end and answers the control host's clock there. Started right after provisioning
+// (the service's port is known from then on), before bring-up; removed by teardown.
 //
 // Every process is written to the ledger BEFORE it is spawned (kind load-gateway / load-worker, with
 // the script its argv must hold) and marked (RIG_LOCAL_*), so a retry finds and reuses a live one,
