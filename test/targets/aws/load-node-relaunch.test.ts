@@ -96,8 +96,9 @@ test('node 1 terminated and node 2 stopped: the step launches two replacements w
   assert.deepEqual(lasting(new2), lasting(n2));
   assert.ok(tag(new1, CREATED_TAG), 'stamped with its own creation time');
   assert.deepEqual([new1.InstanceType, new1.ImageId], [n1.InstanceType, n1.ImageId]);
-  // Where moto reports the token a node was launched with (RunInstances' ClientToken), it is the recorded one.
-  if (new1.ClientToken !== undefined) assert.deepEqual([new1.ClientToken, new2.ClientToken], [r1.clientToken, r2.clientToken]);
+  // The token each was launched with, as DescribeInstances reports it (moto keeps it, though it does not dedupe on it): the recorded ones, not provisioning's.
+  assert.deepEqual([new1.ClientToken, new2.ClientToken], [r1.clientToken, r2.clientToken]);
+  assert.deepEqual([n1.ClientToken, n2.ClientToken], [1, 2].map((i) => `${rigNames(ID).extraLoadNode(i).clientToken}-${suffix}`));
   assert.deepEqual((await loadNodes(0)).map((i) => [i.InstanceId, i.State?.Name]), [[n0.InstanceId, 'running']]);
   assert.deepEqual(second.map((h) => [h.node, h.address]), [[0, first[0].address], [1, new1.PrivateIpAddress], [2, new2.PrivateIpAddress]]);
 
