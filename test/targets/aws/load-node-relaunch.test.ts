@@ -8,7 +8,8 @@
 // The crash in between: a first try of the second run as a user whose policy lacks ec2:RunInstances
 // fails at node 1's RunInstances, after its relaunch entry was written. The run that follows sends
 // THAT token (not a new one) and adds no entry: on real EC2, one instance for it however often the
-// step is retried (moto 5.2.5 ignores ClientToken, so it is the record that is checked here).
+// step is retried (moto 5.2.5 reports the token an instance was launched with but never dedupes on it,
+// so what is checked is the token sent: the record's, and DescribeInstances' ClientToken).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DescribeInstancesCommand, StopInstancesCommand, TerminateInstancesCommand, type Instance } from '@aws-sdk/client-ec2';
