@@ -68,7 +68,7 @@ export function loadNodeHandles(campaignId: string, nodes: number, found: readon
     else handles.push({ node, queue: awsLoadNodeQueue(campaignId, node), clockUrl, address: inst.address ?? '' });
   }
   if (missing.length) {
-    throw new Error(`the rig has ${nodes - missing.length} of its ${nodes} load nodes up; not up: ${missing.join(', ')}. a node that stopped is lost (its repeat would be a merge of survivors): nodes 1 and up are launched again by this step, node 0 (the data plane's) is not`);
+    throw new Error(`the rig has ${nodes - missing.length} of its ${nodes} load nodes up; not up: ${missing.join(', ')}. A node that stopped is lost (its repeat would be a merge of survivors): nodes 1 and up are launched again by this step, node 0 (the data plane's) is not`);
   }
   return handles;
 }
