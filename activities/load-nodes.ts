@@ -1,7 +1,7 @@
 // The rig's load nodes (issue 37): startLoadNodes makes (or finds) the N workers that each send a
 // node's share of a repeat, on the claimed host's queue, right after provisioning. Safe to run twice:
 // the target reuses what lives (the local target's load-workers.ts) and replaces what died, or finds
-// what its provisioning launched (the aws target's load-nodes.ts: read-only).
+// what its provisioning launched and launches a lost node again (the aws target's load-nodes.ts, relaunch.ts).
 import type { RigHandle } from '../lib/protocol/campaign-result';
 import { EvidenceStore } from '../lib/evidence/store';
 import type { LoadNodeHandle } from '../lib/targets/target';

@@ -1,8 +1,10 @@
 // How much evidence a campaign's plan writes where it measures, at the most: the requests it sends
 // (warm-ups, repeats or rungs, the ceiling at its bound) times what a request leaves on disk, measured.
 // The AWS target sizes its nodes' root volumes from it (lib/targets/aws/node-volume.ts): a node keeps
-// the streams until they ship. Pure.
+// the streams until they ship. A repeat sent from N load nodes (issue 37) leaves N node streams on the
+// data plane beside its merged stream: counted too. Pure.
 import { dbSamplerBytes } from './db-sampling';
+import { loadNodesOf } from './load-nodes';
 import type { CampaignSpec } from './spec';
 import { measuringOrder, measuringSeries, warmsUpBefore } from './variants';
 
@@ -17,7 +19,10 @@ export const EVIDENCE_FIXED_BYTES = 256 * 1024 ** 2;
 /** A closed-loop worker's requests per second at the most (the ceiling's rate is not planned, only bounded). */
 const CLOSED_LOOP_REQUESTS_PER_WORKER_S = 2_000;
 
-type SizedSpec = Pick<CampaignSpec, 'sustained' | 'ladder' | 'variants' | 'ceiling'>;
+/** A node stream's files besides its rows (node.json, the gzip frame): a few KB measured, rounded up. */
+export const NODE_STREAM_FIXED_BYTES = 64 * 1024;
+
+type SizedSpec = Pick<CampaignSpec, 'sustained' | 'ladder' | 'variants' | 'ceiling' | 'load'>;
 
 /** The requests the plan sends (warm-ups, repeats or rungs, the ceiling at its bound). Pure. */
 export function plannedRequests(spec: SizedSpec): number {
@@ -54,7 +59,28 @@ export function plannedDbSamplerBytes(spec: SizedSpec): number {
   return bytes;
 }
 
+/**
+ * The node streams of the plan's repeats sent from several load nodes (load.nodes N > 1), at the most.
+ * The data plane keeps each node's stream (repeats/<c>/rK-aA/nodes/n<i>/: node 0's own, the others
+ * fetched from the bucket, activities/node-repeat.ts) beside the merged stream that plannedRequests
+ * counts: N streams per repeat, node i's of its share of the schedule (requests i, i+N, ...), so their
+ * rows together are the repeat's requests once more, and each stream has its own files. A ladder's rungs,
+ * the warm-ups and the ceiling run from one node: none. Pure.
+ */
+export function plannedNodeStreamBytes(spec: SizedSpec): number {
+  const series = measuringSeries(spec);
+  if (!series || series.kind !== 'sustained') return 0;
+  let bytes = 0;
+  for (const u of measuringOrder(spec)) {
+    const nodes = loadNodesOf(spec, u.configuration);
+    if (nodes <= 1) continue;
+    const requests = (u.configuration.eventsPerSecond / u.configuration.batch) * spec.sustained!.repeatSeconds;
+    bytes += Math.ceil(requests) * EVIDENCE_BYTES_PER_REQUEST + nodes * NODE_STREAM_FIXED_BYTES;
+  }
+  return bytes;
+}
+
 /** Bytes of evidence the plan writes where the load runs, at the most. Pure. */
 export function plannedEvidenceBytes(spec: SizedSpec): number {
-  return plannedRequests(spec) * EVIDENCE_BYTES_PER_REQUEST + plannedDbSamplerBytes(spec) + EVIDENCE_FIXED_BYTES;
+  return plannedRequests(spec) * EVIDENCE_BYTES_PER_REQUEST + plannedNodeStreamBytes(spec) + plannedDbSamplerBytes(spec) + EVIDENCE_FIXED_BYTES;
 }

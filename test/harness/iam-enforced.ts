@@ -122,6 +122,17 @@ async function accessKey(c: AwsClients, name: string): Promise<Keys> {
   return { AWS_ACCESS_KEY_ID: k.AccessKeyId!, AWS_SECRET_ACCESS_KEY: k.SecretAccessKey! };
 }
 
+/** Runs fn with `keys` as the process's AWS credentials (the rig's clients read them from process.env), then puts the old ones back. */
+export async function asUser<T>(keys: Keys, fn: () => Promise<T>): Promise<T> {
+  const saved = { AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY };
+  Object.assign(process.env, keys);
+  try {
+    return await fn();
+  } finally {
+    Object.assign(process.env, saved);
+  }
+}
+
 /** From now on moto authenticates and authorizes every request (POST /moto-api/reset-auth 0). */
 export async function enforce(endpoint: string): Promise<void> {
   const r = await fetch(`${endpoint}/moto-api/reset-auth`, { method: 'POST', body: '0' });

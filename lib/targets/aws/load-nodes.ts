@@ -5,7 +5,10 @@
 // own name for the evidence it ships (load-n<i>). Teardown and the reaper take them by tag as they take
 // any node. Here, what the campaign asks of them once the rig is up:
 // - startLoadNodesAws (the control host): the nodes' handles, from AWS's own answer (each node running,
-//   its private address); a node missing is an error naming it (provisioning, run again, launches it).
+//   its private address). A node i >= 1 that is lost (terminated, shutting-down, stopped, stopping) is
+//   launched again first (relaunch.ts: its own ClientToken, recorded before RunInstances; a stopped one
+//   terminated before), which is what the campaign's step, run again after an attempt with a failed
+//   node, asks for. Node 0, the data plane's, is never launched again: lost, it is an error naming it.
 // - fetchLoadNodeEvidence (the data-plane node, before a merge): the stream and node.json a node
 //   shipped to the bucket under its name, into this node's folder.
 // - fixtureCustomersAws (a node beyond the data plane's, before its first load): the fixtures'
@@ -29,6 +32,7 @@ import path from 'node:path';
 import { writeAtomic } from '../../evidence/atomic';
 import { campaignDir } from '../../evidence/layout';
 import { awsLoadNodeQueue } from '../../temporal/queues';
+import { UP_STATES } from '../../protocol/load-node-relaunch';
 import { readFixtureCustomers } from '../bringup/fixtures';
 import type { LoadNodeHandle, ProgressFn } from '../target';
 import { artifactsBucket, evidencePrefix, loadNodeShipName } from './evidence-sync';
@@ -37,6 +41,7 @@ import { emulatorMap } from './emulator-map';
 import { isNamed } from './errors';
 import { findRigResources, type FoundResource } from './find';
 import { rigNames } from './names';
+import { relaunchLostLoadNodes } from './relaunch';
 
 /** The local Amazon Time Sync Service's NTP endpoint on every EC2 instance. */
 export const AMAZON_TIME_SYNC = '169.254.169.123:123';
@@ -49,29 +54,28 @@ export function timeSyncUrl(env: NodeJS.ProcessEnv = process.env, emulated = emu
   return emulated ? null : `ntp://${AMAZON_TIME_SYNC}`;
 }
 
-/** States in which an instance is, or is becoming, a node whose worker answers. */
-const UP = new Set(['pending', 'running']);
-
 /** The handles of the campaign's `nodes` load nodes from what AWS lists of it (pure): throws naming each node that is not up. */
 export function loadNodeHandles(campaignId: string, nodes: number, found: readonly FoundResource[], clockUrl: string | null): LoadNodeHandle[] {
   const n = rigNames(campaignId);
   const handles: LoadNodeHandle[] = [];
   const missing: string[] = [];
   for (let node = 0; node < nodes; node++) {
-    const inst = found.find((r) => r.kind === 'load-node' && (node === 0 ? r.loadNode === undefined : r.loadNode === node));
+    // An up instance first: a replaced node's lost instance may still be listed beside its replacement (shutting-down).
+    const mine = found.filter((r) => r.kind === 'load-node' && (node === 0 ? r.loadNode === undefined : r.loadNode === node));
+    const inst = mine.find((r) => UP_STATES.includes(r.state)) ?? mine[0];
     const name = node === 0 ? n.loadNode : n.extraLoadNode(node).name;
-    if (!inst || !UP.has(inst.state)) missing.push(`node ${node} (${name}: ${inst ? inst.state : 'not launched'})`);
+    if (!inst || !UP_STATES.includes(inst.state)) missing.push(`node ${node} (${name}: ${inst ? inst.state : 'not launched'})`);
     else handles.push({ node, queue: awsLoadNodeQueue(campaignId, node), clockUrl, address: inst.address ?? '' });
   }
   if (missing.length) {
-    throw new Error(`the rig has ${nodes - missing.length} of its ${nodes} load nodes up; not up: ${missing.join(', ')}. Provisioning launches them: a node that stopped is lost (its repeat would be a merge of survivors)`);
+    throw new Error(`the rig has ${nodes - missing.length} of its ${nodes} load nodes up; not up: ${missing.join(', ')}. A node that stopped is lost (its repeat would be a merge of survivors): nodes 1 and up are launched again by this step, node 0 (the data plane's) is not`);
   }
   return handles;
 }
 
-/** The aws target's startLoadNodes: on the control host, right after provisioning (and the rig's own calibration); read-only towards AWS, so safe to run twice. */
+/** The aws target's startLoadNodes: on the control host, right after provisioning (and the rig's own calibration); launches a lost node again (relaunch.ts), so safe to run twice. */
 export async function startLoadNodesAws(campaignId: string, nodes: number, onProgress: ProgressFn = () => {}): Promise<LoadNodeHandle[]> {
-  const found = await withClients(campaignId, (c) => findRigResources(c, campaignId));
+  const found = await withClients(campaignId, async (c) => relaunchLostLoadNodes(c, campaignId, nodes, await findRigResources(c, campaignId), onProgress));
   const handles = loadNodeHandles(campaignId, nodes, found, timeSyncUrl());
   onProgress(`load nodes: ${handles.map((h) => `node ${h.node} at ${h.address || '?'} on ${h.queue}`).join('; ')}; clocks against ${handles[0]?.clockUrl ?? 'nothing (one machine)'}`);
   return handles;

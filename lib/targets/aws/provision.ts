@@ -8,29 +8,25 @@
 // The database has Enhanced Monitoring every second (through the monitoring role) and Performance
 // Insights (7 days, the free retention); the nodes launch with the instance profile and the user data
 // that install the project and start their workers (bootstrap.ts, user-data.ts).
-import {
-  CreateSecurityGroupCommand,
-  DescribeVpcsCommand,
-  RunInstancesCommand,
-} from '@aws-sdk/client-ec2';
+import { CreateSecurityGroupCommand, DescribeVpcsCommand } from '@aws-sdk/client-ec2';
 import { CreateDBInstanceCommand, CreateDBParameterGroupCommand, ModifyDBParameterGroupCommand } from '@aws-sdk/client-rds';
 import type { AwsSpec } from '../../protocol/aws-spec';
 import type { DatabaseWaitBound, ProgressFn, ProvisionResult, RigParameters } from '../target';
 import { awsClients, type AwsClients } from './clients';
 import { campaignCost } from './campaign-cost';
 import { formatPerHour, rigCost } from './cost';
-import { ensureMonitoring, ensureNodeBootstrap, masterSecretArn, nodeUserDataInput, type NodeBootstrap } from './bootstrap';
+import { ensureMonitoring, ensureNodeBootstrap, masterSecretArn, type NodeBootstrap } from './bootstrap';
 import { isNamed } from './errors';
 import { stampExpiry } from './expiry-stamp';
 import { findRigResources, type FoundResource } from './find';
 import { whileIamPropagates } from './iam';
-import { CREATED_TAG, EXPIRES_TAG, LOAD_NODE_TAG, rigNames, type RigResourceKind } from './names';
+import { CREATED_TAG, EXPIRES_TAG, rigNames, type RigResourceKind } from './names';
 import type { RigPackage } from './package';
 import { rdsParameters } from './parameters';
 import { engineLifecycleSupport } from '../../protocol/rds-lifecycle';
 import { caBundleInUse } from './rds-ca-coverage';
-import { authorizeIngress, GROUP_NOT_KNOWN_YET } from './security-group';
-import { eventually } from './wait';
+import { authorizeIngress } from './security-group';
+import { runNode } from './launch-node';
 import { preflightAws } from './preflight';
 import { rdsWindows } from './rds-windows';
 import { MONITORING_INTERVAL_S, POSTGRES_PORT } from './plan';
@@ -47,7 +43,6 @@ import { waitForRdsAvailable } from './rds-available';
 import { readAwsRecord, writeAwsRecord } from './record';
 import { ensureRigSecret } from './secrets';
 import { rigTags as tags } from './tags';
-import { renderUserData } from './user-data';
 import { resolveBuildId } from '../../tools/build-id';
 
 
@@ -222,7 +217,8 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
   // The nodes' AMI: the recorded one when an earlier attempt resolved it, so every launch attempt sends
   // the same ImageId (node-image.ts); else the SSM public parameter's, now, kept by the record below
   // before the first launch.
-  const { images: amis } = await nodeImages(c, [architectureOf(aws.app.instanceType), architectureOf(aws.load.instanceType)], readAwsRecord(campaignId)?.nodeImages);
+  const before = readAwsRecord(campaignId);
+  const { images: amis } = await nodeImages(c, [architectureOf(aws.app.instanceType), architectureOf(aws.load.instanceType)], before?.nodeImages);
   // Written before the launches (it holds the AMI they use): everything but what only an available
   // instance tells (its endpoint, its version, its set-up), which databaseReady() adds, here or in its
   // own activity (awaitRigDatabase).
@@ -245,6 +241,9 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
     parameters: Object.fromEntries(parameters.map((p) => [p.name, p.value])),
     bootstrap: boot,
     nodeImages: amis,
+    // What the load-nodes step needs to launch a lost load node again as this provisioning launched it (relaunch.ts).
+    loadLaunch: { instanceType: aws.load.instanceType, rootVolumeGb, tokenSuffix },
+    ...(before?.relaunches ? { relaunches: before.relaunches } : {}),
     ...many,
   });
   // `found`: this node as an earlier attempt launched it (by its tags); `loadNode`: a load node beyond the rig's own (1..N-1).
@@ -254,37 +253,11 @@ async function provisionWith(c: AwsClients, campaignId: string, params: RigParam
       if (!found.expiresAt) await stamp(found.id, !found.createdAt);
       return found.id;
     }
-    onProgress(`launching ${kind} ${name} (${instanceType}) in ${aws.zone}`);
-    const userData = renderUserData(nodeUserDataInput(campaignId, aws.region, kind === 'load-node' ? 'load' : 'app', boot, { docker, lifetimeMinutes, buildId, ...(loadNode ? { loadNode } : {}) }));
-    // Its node number, so that a retry finds it (and no other load node) before launching it again.
-    const nodeTags = [...launchTags(kind, name), ...(loadNode ? [{ Key: LOAD_NODE_TAG, Value: String(loadNode) }] : [])];
-    const { imageId, rootDevice } = amis[architectureOf(instanceType)]!;
-    // Retried while IAM has not spread the profile, and while EC2 does not know the nodes' group yet
-    // (the same ClientToken each time: one instance).
-    const r = await whileIamPropagates(`launching ${kind} ${name}`, () => eventually(`launching ${kind} ${name}`, () => c.ec2.send(
-      new RunInstancesCommand({
-        ImageId: imageId,
-        InstanceType: instanceType as never,
-        MinCount: 1,
-        MaxCount: 1,
-        ClientToken: `${clientToken}-${tokenSuffix}`,
-        Placement: { AvailabilityZone: aws.zone },
-        SecurityGroupIds: [nodesSg],
-        IamInstanceProfile: { Arn: boot.instanceProfileArn },
-        // Its own dead-man switch (user-data.ts): a poweroff from inside terminates it, and it reads its
-        // rig:expires tag from instance metadata (IMDSv2 only). Tags in metadata allow only keys of
-        // letters, digits and + - = . , _ : @ (no '/', no space): the rig's are Name and rig:*.
-        InstanceInitiatedShutdownBehavior: 'terminate',
-        MetadataOptions: { HttpEndpoint: 'enabled', HttpTokens: 'required', InstanceMetadataTags: 'enabled' },
-        UserData: Buffer.from(userData, 'utf8').toString('base64'),
-        BlockDeviceMappings: [{ DeviceName: rootDevice, Ebs: { VolumeSize: rootVolumeGb, VolumeType: 'gp3', DeleteOnTermination: true } }],
-        TagSpecifications: [
-          { ResourceType: 'instance', Tags: nodeTags },
-          { ResourceType: 'volume', Tags: nodeTags },
-        ],
-      }),
-    ), [GROUP_NOT_KNOWN_YET], onProgress), onProgress);
-    const id = r.Instances![0].InstanceId!;
+    const { id } = await runNode(c, {
+      campaignId, region: aws.region, zone: aws.zone, kind, name, instanceType, clientToken: `${clientToken}-${tokenSuffix}`,
+      ...(loadNode ? { loadNode } : {}), tags: launchTags(kind, name), boot, docker, lifetimeMinutes, buildId,
+      image: amis[architectureOf(instanceType)]!, rootVolumeGb, securityGroupId: nodesSg,
+    }, onProgress);
     await stamp(id, true);
     return id;
   };

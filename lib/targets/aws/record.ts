@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { stateDir } from '../../tools/paths';
+import type { LoadNodeRelaunch } from '../../protocol/load-node-relaunch';
 import type { NodeBootstrap } from './bootstrap';
 import type { RigResourceKind } from './names';
 import type { NodeArchitecture, NodeImage } from './node-image';
@@ -33,6 +34,21 @@ export interface AwsRigRecord {
   loadNodes?: number;
   /** The nodes' AMI per architecture, resolved once per campaign (node-image.ts): every later launch attempt reuses it. */
   nodeImages?: Partial<Record<NodeArchitecture, NodeImage>>;
+  /** What a load node's launch sends besides the above, kept so that a lost one can be launched again as provisioning launched it (relaunch.ts). */
+  loadLaunch?: LoadLaunch;
+  /**
+   * The load nodes launched again in a lost one's place (relaunch.ts), each written here BEFORE its
+   * RunInstances with its own ClientToken: a retry after a crash sends the same token. Provisioning
+   * keeps them when it writes the record again.
+   */
+  relaunches?: LoadNodeRelaunch[];
+}
+
+export interface LoadLaunch {
+  instanceType: string;
+  rootVolumeGb: number;
+  /** The provisioning's ClientToken suffix (provision.ts tokenSuffix): a relaunch's token carries it too. */
+  tokenSuffix: string;
 }
 
 export function awsRecordFile(campaignId: string): string {

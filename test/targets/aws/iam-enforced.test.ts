@@ -21,7 +21,7 @@ import { provisionAws } from '../../../lib/targets/aws/provision';
 import { extendExpiryAws } from '../../../lib/targets/aws/retag';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
 import { exampleAws as aws, exampleSpec as spec, prepareAccount, useMoto, MADE_KINDS } from '../../harness/aws-env';
-import { adminUser, documentedPolicies, enforce, userWithPolicies, withoutAction, type Keys } from '../../harness/iam-enforced';
+import { adminUser, asUser, documentedPolicies, enforce, userWithPolicies, withoutAction, type Keys } from '../../harness/iam-enforced';
 
 let rigKeys: Keys;
 let lackingKeys: Keys;
@@ -43,16 +43,7 @@ const env = useMoto({
   },
 });
 
-/** Runs fn with `keys` as the process's AWS credentials (the rig's clients read them from process.env). */
-async function as<T>(keys: Keys, fn: () => Promise<T>): Promise<T> {
-  const saved = { AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY };
-  Object.assign(process.env, keys);
-  try {
-    return await fn();
-  } finally {
-    Object.assign(process.env, saved);
-  }
-}
+const as = asUser;
 const params = () => ({ db: { ...spec.database }, aws: { spec: aws, expiresAt: new Date(Date.now() + spec.watchdogMinutes * 60_000).toISOString() } });
 const kindsOf = async (campaignId: string) => (await as(admin, () => env.rigResources(campaignId))).map((r) => r.split(' ')[0]).sort();
 

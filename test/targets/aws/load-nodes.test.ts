@@ -63,6 +63,9 @@ test('the handles come from what AWS lists: node 0 the rig\'s load node, node i 
   ]);
   assert.throws(() => loadNodeHandles(ID, 4, found, null), new RegExp(`3 of its 4 load nodes up; not up: node 3 \\(${n.extraLoadNode(3).name}: not launched\\)`));
   assert.throws(() => loadNodeHandles(ID, 3, [found[0], found[1], inst('stopped', '10.0.0.2', 1)], null), /not up: node 1 \(.*-load-n1: stopped\)/);
+  // A node launched again (relaunch.ts): its lost instance may still be listed (shutting-down) before its replacement; the replacement is the handle.
+  const replaced = [found[0], found[1], inst('shutting-down', '10.0.0.2', 1), inst('pending', '10.0.0.7', 1)];
+  assert.equal(loadNodeHandles(ID, 3, replaced, null)[1].address, '10.0.0.7');
 });
 
 test('a load node beyond the rig\'s own boots as the load node does, on its own queue, host name and evidence name; the rig\'s own is unchanged', () => {
