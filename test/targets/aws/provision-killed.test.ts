@@ -53,7 +53,8 @@ async function killedThenRetried(campaignId: string, what: string, when: KillWhe
 
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'test', 'harness', 'provision-aws-child.ts'), campaignId, expiresAt], {
     cwd: root,
-    env: { ...process.env },
+    // A kill at a line: the child holds there until killed (provision-aws-child.ts HOLD_AT).
+    env: { ...process.env, ...('line' in when ? { HOLD_AT: when.line.source } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child = proc;
