@@ -63,7 +63,7 @@ test("the page says the generator's memory beside a soak's windows, and only the
   const mem = series(10, () => 60, 61);
   const soak = workloadModel(report, 100, { windowSeconds: 600 }, mem);
   assert.ok(soak?.memory);
-  assert.match(memoryText(soak.memory), /^The generator's memory: RSS 60\.0 MB at the start, 60\.0 MB at the end \(max 60\.0\), \+0\.00 MB\/h after the first tenth, over 600 s \(61 samples\)$/);
+  assert.match(memoryText(soak.memory), /^The generator's memory: RSS 60\.0 MB over the first tenth of the run, 60\.0 MB over the last \(max 60\.0\), \+0\.00 MB\/h after the first tenth, over 600 s \(61 samples\)$/);
   const steady = workloadModel({} as RunReport, 100, undefined, mem);
   assert.equal(steady, null);
 });
