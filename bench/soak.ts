@@ -15,6 +15,7 @@ import { HOST_SAMPLES, LOAD, RESULT_FILE, SAMPLES, SPEC_FILE } from '../lib/evid
 import { analyzeFile } from '../lib/loadgen/analyze-file';
 import type { CampaignResult } from '../lib/protocol/campaign-result';
 import { memoryTrend, type MemorySeries } from '../lib/protocol/memory-trend';
+import { median } from '../lib/protocol/percentile';
 
 const root = path.resolve(__dirname, '..');
 const arg = (name: string) => {
@@ -40,30 +41,24 @@ interface SpecConfig {
   workload?: { windowSeconds?: number; windowP99LimitMs?: number };
 }
 
-const median = (xs: number[]) => {
-  if (!xs.length) return null;
-  const v = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(v.length / 2);
-  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-};
 const f1 = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(1));
 const f2 = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
 
+interface HostRow {
+  t?: string;
+  cpu?: { st?: number };
+  loadavg?: number[];
+}
+
 /** Max steal % and load1 of the host samples whose time falls in [from, to) s after the load's start. */
-function hostIn(file: string, startMs: number, from: number, to: number): { steal: number | null; load: number | null } {
+function hostIn(rows: readonly HostRow[], startMs: number, from: number, to: number): { steal: number | null; load: number | null } {
   let steal: number | null = null;
   let load: number | null = null;
-  if (!fs.existsSync(file)) return { steal, load };
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    try {
-      const s = JSON.parse(line) as { t?: string; ts?: string; at?: string; cpu?: { st?: number }; loadavg?: number[] };
-      const at = Date.parse(s.t ?? s.ts ?? s.at ?? '');
-      if (!Number.isFinite(at) || at < startMs + from * 1000 || at >= startMs + to * 1000) continue;
-      if (typeof s.cpu?.st === 'number') steal = Math.max(steal ?? 0, s.cpu.st);
-      if (typeof s.loadavg?.[0] === 'number') load = Math.max(load ?? 0, s.loadavg[0]);
-    } catch {
-      // an empty or torn line
-    }
+  for (const s of rows) {
+    const at = Date.parse(s.t ?? '');
+    if (!Number.isFinite(at) || at < startMs + from * 1000 || at >= startMs + to * 1000) continue;
+    if (typeof s.cpu?.st === 'number') steal = Math.max(steal ?? 0, s.cpu.st);
+    if (typeof s.loadavg?.[0] === 'number') load = Math.max(load ?? 0, s.loadavg[0]);
   }
   return { steal, load };
 }
@@ -86,7 +81,12 @@ async function main(): Promise<void> {
     const { analysis } = await analyzeFile(at(SAMPLES), { durationS: campaignSpec.sustained?.repeatSeconds, windowSeconds: windowS });
     const limit = cfg.workload?.windowP99LimitMs ?? cfg.p99LimitMs;
     const startMs = Date.parse(load.started_at);
-    const inWindow = (xs: number[] | undefined, from: number, to: number) => median((xs ?? []).filter((_, i) => i * (mem?.every_s ?? 1) >= from && i * (mem?.every_s ?? 1) < to));
+    // Read once for every window; a torn line (the sampler stopped mid-write) is left out.
+    const hostRows = fs.existsSync(at(HOST_SAMPLES)) ? fs.readFileSync(at(HOST_SAMPLES), 'utf8').split('\n').flatMap((l) => { try { return [JSON.parse(l) as HostRow]; } catch { return []; } }) : [];
+    const inWindow = (xs: number[] | undefined, from: number, to: number) => {
+      const v = (xs ?? []).filter((_, i) => i * (mem?.every_s ?? 1) >= from && i * (mem?.every_s ?? 1) < to);
+      return v.length ? median(v) : null;
+    };
     const rss0 = mem ? inWindow(mem.rss_mb, 0, windowS) : null;
     console.log(`### ${x.configuration} r${x.index}-a${x.attempt}: ${x.passed ? 'passed' : `failed (${(x.reasons ?? []).join('; ')})`}\n`);
     console.log('| window | requests | p99 ms | limit ms | verdict | generator RSS MB (median) | vs first window | heap MB | host steal max % | load1 max |');
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
       const p99 = w.p99_us === null ? null : w.p99_us / 1000;
       const rss = mem ? inWindow(mem.rss_mb, w.from_s, w.to_s) : null;
       const heap = mem ? inWindow(mem.heap_used_mb, w.from_s, w.to_s) : null;
-      const h = hostIn(at(HOST_SAMPLES), startMs, w.from_s, w.to_s);
+      const h = hostIn(hostRows, startMs, w.from_s, w.to_s);
       const vs = rss !== null && rss0 !== null ? `${rss - rss0 >= 0 ? '+' : ''}${(rss - rss0).toFixed(1)}` : '—';
       console.log(`| ${w.from_s}-${w.to_s} s${w.partial ? ' (partial)' : ''} | ${w.samples} | ${f2(p99)} | ${limit} | ${p99 !== null && p99 <= limit ? 'within' : 'over'} | ${f1(rss)} | ${vs} | ${f1(heap)} | ${f1(h.steal)} | ${f2(h.load)} |`);
     }

@@ -3,6 +3,7 @@
 //
 // The first tenth of the run is left out of the slope: connections, buffers and the JIT's code are
 // allocated then, once, and a run of a few minutes would otherwise read that as growth.
+import { median } from './percentile';
 
 /** What goes into the generator's summary, and from there into the repeat's load evidence. */
 export interface MemorySeries {
@@ -59,8 +60,3 @@ function slope(pts: Array<{ x: number; y: number }>): number {
   return den === 0 ? 0 : num / den;
 }
 
-function median(xs: number[]): number {
-  const v = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(v.length / 2);
-  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
