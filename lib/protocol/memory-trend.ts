@@ -3,6 +3,11 @@
 //
 // The first tenth of the run is left out of the slope: connections, buffers and the JIT's code are
 // allocated then, once, and a run of a few minutes would otherwise read that as growth.
+//
+// The slope over the second half is beside it, because a slope alone cannot tell a leak from a
+// plateau: an allocator that reaches its working set slowly (glibc's arenas hold freed memory) climbs
+// for a while and then stays, while a leak climbs at the same rate throughout. A plateau's second-half
+// slope is near 0; a leak's equals its whole-run slope.
 import { median } from './percentile';
 
 /** What goes into the generator's summary, and from there into the repeat's load evidence. */
@@ -31,13 +36,21 @@ export interface MemoryTrend {
   max_mb: number;
   /** Least-squares slope of RSS after the first tenth, MB per hour; null with fewer than 3 samples there. */
   slope_mb_per_h: number | null;
+  /** The same slope over the run's second half alone (a plateau reads ~0, a leak its full rate); null with fewer than 3 samples. */
+  second_half_slope_mb_per_h: number | null;
+  /** Median external memory (MB) over the first and the last tenth; absent for a series without it. */
+  external_first_mb?: number;
+  external_last_mb?: number;
 }
 
 export function memoryTrend(s: MemorySeries): MemoryTrend | null {
   const n = s.rss_mb.length;
   if (n === 0) return null;
   const tenth = Math.max(1, Math.floor(n / 10));
-  const settled = s.rss_mb.slice(tenth).map((y, i) => ({ x: ((i + tenth) * s.every_s) / 3600, y }));
+  const from = (k: number) => s.rss_mb.slice(k).map((y, i) => ({ x: ((i + k) * s.every_s) / 3600, y }));
+  const settled = from(tenth);
+  const secondHalf = from(Math.floor(n / 2));
+  const ext = s.external_mb?.length === n ? s.external_mb : undefined;
   return {
     samples: n,
     span_s: (n - 1) * s.every_s,
@@ -45,6 +58,8 @@ export function memoryTrend(s: MemorySeries): MemoryTrend | null {
     last_mb: median(s.rss_mb.slice(n - tenth)),
     max_mb: Math.max(...s.rss_mb),
     slope_mb_per_h: settled.length >= 3 ? slope(settled) : null,
+    second_half_slope_mb_per_h: secondHalf.length >= 3 ? slope(secondHalf) : null,
+    ...(ext ? { external_first_mb: median(ext.slice(0, tenth)), external_last_mb: median(ext.slice(n - tenth)) } : {}),
   };
 }
 

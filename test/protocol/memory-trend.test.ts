@@ -2,7 +2,8 @@
 // The generator's memory over a soak (issue 35, item 4: "its RSS over a 1-hour soak ... the figure and
 // its slope"). On series whose truth is known: a flat RSS after a start-up step reads a slope of 0
 // (the first tenth, where the start-up allocations land, is left out); a leak of 12 MB/h reads
-// +12 MB/h; the sampler stays bounded on a run of any length by thinning to every other sample and
+// +12 MB/h; a climb that stops (a plateau) reads ~0 over the second half, where a leak reads its whole
+// rate; the sampler stays bounded on a run of any length by thinning to every other sample and
 // doubling its spacing, so sample i is still at second i x every_s; the page says the figure beside
 // a soak's windows and nowhere else.
 import assert from 'node:assert/strict';
@@ -36,9 +37,25 @@ test('a leak of 12 MB an hour reads +12 MB/h', () => {
   assert.ok(t.last_mb > t.first_mb + 10);
 });
 
+test('a plateau is told from a leak: a climb that stops reads ~0 over the second half, a leak its whole rate', () => {
+  // 2 hours at 10 s: +4 MB over the first 40 min (the allocator reaching its working set), then flat.
+  const plateau = memoryTrend(series(10, (s) => 75 + 4 * Math.min(s, 2400) / 2400, 721));
+  assert.ok(plateau?.slope_mb_per_h !== null && plateau?.second_half_slope_mb_per_h !== null && plateau);
+  assert.ok(plateau.slope_mb_per_h! > 1, `whole-run slope ${plateau.slope_mb_per_h}: the climb shows there`);
+  assert.equal(plateau.second_half_slope_mb_per_h, 0);
+  const leak = memoryTrend(series(10, (s) => 75 + (2 * s) / 3600, 721));
+  assert.ok(Math.abs(leak!.second_half_slope_mb_per_h! - 2) < 1e-9, `second half ${leak!.second_half_slope_mb_per_h}`);
+  assert.ok(Math.abs(leak!.slope_mb_per_h! - 2) < 1e-9);
+  // External memory's levels, where the series has them: is the growth the process's buffers?
+  const ext = memoryTrend({ ...series(10, () => 80, 100), external_mb: Array.from({ length: 100 }, (_, i) => (i < 50 ? 3 : 4)) });
+  assert.deepEqual([ext?.external_first_mb, ext?.external_last_mb], [3, 4]);
+  assert.equal(leak?.external_first_mb, undefined);
+});
+
 test('too few samples: no slope, the levels still read', () => {
   const t = memoryTrend(series(10, () => 50, 3));
   assert.equal(t?.slope_mb_per_h, null);
+  assert.equal(t?.second_half_slope_mb_per_h, null);
   assert.equal(memoryTrend({ every_s: 10, rss_mb: [], heap_used_mb: [] }), null);
 });
 
@@ -63,7 +80,7 @@ test("the page says the generator's memory beside a soak's windows, and only the
   const mem = series(10, () => 60, 61);
   const soak = workloadModel(report, 100, { windowSeconds: 600 }, mem);
   assert.ok(soak?.memory);
-  assert.match(memoryText(soak.memory), /^The generator's memory: RSS 60\.0 MB over the first tenth of the run, 60\.0 MB over the last \(max 60\.0\), \+0\.00 MB\/h after the first tenth, over 600 s \(61 samples\)$/);
+  assert.match(memoryText(soak.memory), /^The generator's memory: RSS 60\.0 MB over the first tenth of the run, 60\.0 MB over the last \(max 60\.0\), \+0\.00 MB\/h after the first tenth, \+0\.00 MB\/h over the second half, over 600 s \(61 samples\)$/);
   const steady = workloadModel({} as RunReport, 100, undefined, mem);
   assert.equal(steady, null);
 });

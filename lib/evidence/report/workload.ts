@@ -94,10 +94,17 @@ export function workloadModel(report: RunReport, p99LimitMs: number | null, w: W
   return { arrivals: describeArrivals(a ?? null, report.plan?.rate ?? 0), shape: a?.shape ?? 'constant', phases, recovery, ...(windows ? { windows } : {}), ...(trend ? { memory: trend } : {}) };
 }
 
-/** The generator's memory over a soak in words: "RSS 61.2 MB over the first tenth of the run, 61.9 MB over the last (max 63.0), +0.40 MB/h after the first tenth, over 3600 s (361 samples)". */
+/**
+ * The generator's memory over a soak in words: "RSS 61.2 MB over the first tenth of the run, 61.9 MB
+ * over the last (max 63.0), +0.40 MB/h after the first tenth, +0.02 MB/h over the second half,
+ * external 3.1 -> 3.2 MB, over 3600 s (361 samples)".
+ */
 export function memoryText(m: MemoryTrend): string {
-  const slope = m.slope_mb_per_h === null ? 'too few samples for a slope' : `${m.slope_mb_per_h >= 0 ? '+' : ''}${m.slope_mb_per_h.toFixed(2)} MB/h after the first tenth`;
-  return `The generator's memory: RSS ${m.first_mb.toFixed(1)} MB over the first tenth of the run, ${m.last_mb.toFixed(1)} MB over the last (max ${m.max_mb.toFixed(1)}), ${slope}, over ${m.span_s} s (${m.samples} samples)`;
+  const rate = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)} MB/h`;
+  const slope = m.slope_mb_per_h === null ? 'too few samples for a slope' : `${rate(m.slope_mb_per_h)} after the first tenth`;
+  const late = m.second_half_slope_mb_per_h === null ? '' : `, ${rate(m.second_half_slope_mb_per_h)} over the second half`;
+  const ext = m.external_first_mb === undefined || m.external_last_mb === undefined ? '' : `, external ${m.external_first_mb.toFixed(1)} -> ${m.external_last_mb.toFixed(1)} MB`;
+  return `The generator's memory: RSS ${m.first_mb.toFixed(1)} MB over the first tenth of the run, ${m.last_mb.toFixed(1)} MB over the last (max ${m.max_mb.toFixed(1)}), ${slope}${late}${ext}, over ${m.span_s} s (${m.samples} samples)`;
 }
 
 const verdictCell = (p: boolean | null) => (p === null ? 'not gated' : p ? 'within' : 'over');
