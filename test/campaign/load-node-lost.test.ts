@@ -28,6 +28,9 @@ import { campaignEnv, tinySpec, waitOnCampaign } from '../harness/campaign';
 
 const RATE = 240;
 const SECONDS = 10;
+// Wide: the instrument gates the generators' schedule lag at 10 % of it (500 ms), which a host running
+// the suite's files side by side stays within; the latency itself is not this test's subject.
+const P99_LIMIT_MS = 5000;
 
 /** The network namespace `ns` (made by `ip netns add`) as /proc/<pid>/ns/net names it. */
 const netnsId = (ns: string) => `net:[${fs.statSync(`/var/run/netns/${ns}`).ino}]`;
@@ -42,7 +45,7 @@ test('a load node killed mid-repeat: the attempt is interrupted naming it, never
     await running.handle?.terminate('test ended').catch(() => undefined);
     if (liveResources(id).length) await teardownRig({ campaignId: id, target: 'local', by: 'operator' });
   });
-  const spec = tinySpec({ load: { nodes: 3 }, sustained: { repeats: 1, repeatSeconds: SECONDS, cooldownSeconds: 0, warmupSeconds: 0, configurations: [{ name: 'single', eventsPerSecond: RATE, batch: 1, p99LimitMs: 1000 }] } });
+  const spec = tinySpec({ load: { nodes: 3 }, sustained: { repeats: 1, repeatSeconds: SECONDS, cooldownSeconds: 0, warmupSeconds: 0, configurations: [{ name: 'single', eventsPerSecond: RATE, batch: 1, p99LimitMs: P99_LIMIT_MS }] } });
   const h = (running.handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] }));
 
   // Node 1's load is running: its generator's first progress line came back as its activity's heartbeat.
@@ -78,9 +81,14 @@ test('a load node killed mid-repeat: the attempt is interrupted naming it, never
   const evidence = (rel: string) => path.join(result.resultsDir, rel);
   const json = <T>(rel: string) => JSON.parse(fs.readFileSync(evidence(rel), 'utf8')) as T;
 
-  // The campaign completed (calibrate: false, so its verdict is 'uncalibrated'), one repeat counted: attempt 2.
-  assert.equal(result.status, 'uncalibrated', said);
-  assert.deepEqual(result.repeats.map((r) => [r.configuration, r.index, r.attempt]), [['single', 1, 2]], said);
+  // The campaign completed, and attempt 2 is the first one judged. calibrate: false, so its verdict is
+  // 'uncalibrated'; but on a loaded host (the suite's files side by side) the instrument's own gate may
+  // find the generators late and refuse the judged attempts. That is the instrument doing its job, not
+  // this test's subject: such attempts are run again (attempt 3, ...), and the campaign is 'not-judged'.
+  const lateOnly = result.repeats.every((r) => r.passed || (r.reasons ?? []).some((x) => x.startsWith('instrument late:')));
+  if (result.status !== 'uncalibrated') assert.ok(result.status === 'not-judged' && lateOnly, said);
+  assert.deepEqual(result.repeats.map((r) => [r.configuration, r.index, r.attempt]), result.repeats.map((_, i) => ['single', 1, 2 + i]), said);
+  if (result.repeats.length > 1) assert.ok(lateOnly, `attempts after 2 only where the instrument refused one: ${said}`);
 
   // Attempt 1: interrupted, naming node 1 and no other.
   assert.equal(result.interrupted.length, 1, said);
