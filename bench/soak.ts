@@ -1,8 +1,8 @@
 // bench:soak (issue 35 item 4): the one-hour soak of examples/soak.json on the local rig, and a row per
 // 10-min window: its requests, its p99 beside the window limit (the per-window gate), the generator's
-// RSS, heap and external memory in that window beside the first window's (is the generator's memory
-// bounded? where RSS grows and the heap does not, external says whether it is its own buffers), and the
-// host's CPU steal and load. Under it: the RSS slope over the run (lib/protocol/memory-trend.ts) and
+// RSS in that window beside the first window's (is the generator's memory bounded?), and its parts:
+// anonymous and file-backed pages (Linux's split: a leak grows the first), V8's heap and external
+// memory (which of the process's own allocations), and the host's CPU steal and load. Under it: the RSS slope over the run (lib/protocol/memory-trend.ts) and
 // the campaign's verdict. Nothing here judges: the gates are the campaign's; this re-reads its evidence.
 //
 //   npm run bench:soak                       runs `rig rehearse examples/soak.json` (about 70 min), then the table
@@ -91,21 +91,23 @@ async function main(): Promise<void> {
     };
     const rss0 = mem ? inWindow(mem.rss_mb, 0, windowS) : null;
     console.log(`### ${x.configuration} r${x.index}-a${x.attempt}: ${x.passed ? 'passed' : `failed (${(x.reasons ?? []).join('; ')})`}\n`);
-    console.log('| window | requests | p99 ms | limit ms | verdict | generator RSS MB (median) | vs first window | heap MB | external MB | host steal max % | load1 max |');
-    console.log('|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|');
+    console.log('| window | requests | p99 ms | limit ms | verdict | generator RSS MB (median) | vs first window | anonymous MB | file-backed MB | heap MB | external MB | host steal max % | load1 max |');
+    console.log('|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const w of analysis.ingest.per_window ?? []) {
       const p99 = w.p99_us === null ? null : w.p99_us / 1000;
       const rss = mem ? inWindow(mem.rss_mb, w.from_s, w.to_s) : null;
       const heap = mem ? inWindow(mem.heap_used_mb, w.from_s, w.to_s) : null;
       const external = mem?.external_mb ? inWindow(mem.external_mb, w.from_s, w.to_s) : null;
+      const anon = mem?.rss_anon_mb ? inWindow(mem.rss_anon_mb, w.from_s, w.to_s) : null;
+      const file = mem?.rss_file_mb ? inWindow(mem.rss_file_mb, w.from_s, w.to_s) : null;
       const h = hostIn(hostRows, startMs, w.from_s, w.to_s);
       const vs = rss !== null && rss0 !== null ? `${rss - rss0 >= 0 ? '+' : ''}${(rss - rss0).toFixed(1)}` : '—';
-      console.log(`| ${w.from_s}-${w.to_s} s${w.partial ? ' (partial)' : ''} | ${w.samples} | ${f2(p99)} | ${limit} | ${p99 !== null && p99 <= limit ? 'within' : 'over'} | ${f1(rss)} | ${vs} | ${f1(heap)} | ${f1(external)} | ${f1(h.steal)} | ${f2(h.load)} |`);
+      console.log(`| ${w.from_s}-${w.to_s} s${w.partial ? ' (partial)' : ''} | ${w.samples} | ${f2(p99)} | ${limit} | ${p99 !== null && p99 <= limit ? 'within' : 'over'} | ${f1(rss)} | ${vs} | ${f1(anon)} | ${f1(file)} | ${f1(heap)} | ${f1(external)} | ${f1(h.steal)} | ${f2(h.load)} |`);
     }
     const t = mem ? memoryTrend(mem) : null;
     console.log(
       t
-        ? `\nGenerator RSS: ${f1(t.first_mb)} MB over the first tenth, ${f1(t.last_mb)} MB over the last (max ${f1(t.max_mb)}); slope after the first tenth ${rate(t.slope_mb_per_h)}, over the second half ${rate(t.second_half_slope_mb_per_h)} (a plateau reads ~0 there, a leak its whole rate) (${t.samples} samples every ${mem?.every_s} s over ${t.span_s} s). CPU ${f2(load.generator?.cpu_us_per_request)} µs/request.`
+        ? `\nGenerator RSS: ${f1(t.first_mb)} MB over the first tenth, ${f1(t.last_mb)} MB over the last (max ${f1(t.max_mb)}); slope after the first tenth ${rate(t.slope_mb_per_h)}, over the second half ${rate(t.second_half_slope_mb_per_h)} (a plateau reads ~0 there, a leak its whole rate)${t.anon_slope_mb_per_h === undefined ? '' : `; anonymous memory ${f1(t.anon_first_mb)} -> ${f1(t.anon_last_mb)} MB, slope ${rate(t.anon_slope_mb_per_h)}; file-backed ${f1(t.file_first_mb)} -> ${f1(t.file_last_mb)} MB`} (${t.samples} samples every ${mem?.every_s} s over ${t.span_s} s). CPU ${f2(load.generator?.cpu_us_per_request)} µs/request.`
         : '\nGenerator RSS: not in load.json (a generator older than the memory series).',
     );
   }

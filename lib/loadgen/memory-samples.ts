@@ -3,7 +3,13 @@
 // progress tick (never by the hot path). Bounded for runs of any length: past MAX_SAMPLES, every
 // other sample is dropped and the spacing doubles, so a 10-hour soak costs the summary what a
 // 2-hour one does, and the samples stay evenly spaced for the slope (lib/protocol/memory-trend.ts).
+//
+// On Linux the resident set is also read split, from /proc/self/status: RssAnon (the heap, the
+// allocator's arenas, buffers: where a leak grows) and RssFile (the node binary's and libraries' pages,
+// mapped in as code paths run for the first time: it grows for a while and is not the process's own
+// memory). process.memoryUsage().rss is their sum (with RssShmem, 0 here), so a rise in RSS is placed.
 
+import fs from 'node:fs';
 import type { MemorySeries } from '../protocol/memory-trend';
 
 export type { MemorySeries };
@@ -16,6 +22,10 @@ export class MemorySamples {
   private readonly rss: number[] = [];
   private readonly heap: number[] = [];
   private readonly external: number[] = [];
+  private readonly anon: number[] = [];
+  private readonly file: number[] = [];
+  /** Whether /proc/self/status gave both figures at the first reading (Linux); if not, never read again. */
+  private split: boolean | undefined;
 
   constructor(everyS = 10) {
     this.every = everyS;
@@ -28,20 +38,49 @@ export class MemorySamples {
     this.rss.push(mb(m.rss));
     this.heap.push(mb(m.heapUsed));
     this.external.push(mb(m.external));
+    if (this.split !== false) {
+      const r = residentSplit();
+      this.split = r !== null;
+      if (r) {
+        this.anon.push(mb(r.anon));
+        this.file.push(mb(r.file));
+      }
+    }
     if (this.rss.length > MAX_SAMPLES) this.thin();
   }
 
   series(): MemorySeries {
-    return { every_s: this.every, rss_mb: [...this.rss], heap_used_mb: [...this.heap], external_mb: [...this.external] };
+    // The split only where every sample has it (a read that failed mid-run drops the split, not a sample).
+    const split = this.split && this.anon.length === this.rss.length ? { rss_anon_mb: [...this.anon], rss_file_mb: [...this.file] } : {};
+    return { every_s: this.every, rss_mb: [...this.rss], heap_used_mb: [...this.heap], external_mb: [...this.external], ...split };
   }
 
   /** Keeps the samples at even multiples of the spacing (second 0, 2 x every, ...), then doubles it. */
   private thin(): void {
-    for (const xs of [this.rss, this.heap, this.external]) {
+    for (const xs of [this.rss, this.heap, this.external, this.anon, this.file]) {
       const kept = xs.filter((_, i) => i % 2 === 0);
       xs.length = 0;
       xs.push(...kept);
     }
     this.every *= 2;
   }
+}
+
+/** RssAnon and RssFile of /proc/self/status, bytes; null where there is no such file or field (not Linux). */
+export function residentSplit(status?: string): { anon: number; file: number } | null {
+  let text = status;
+  if (text === undefined) {
+    try {
+      text = fs.readFileSync('/proc/self/status', 'utf8');
+    } catch {
+      return null;
+    }
+  }
+  const kb = (field: string) => {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(text ?? '');
+    return m ? Number(m[1]) * 1024 : null;
+  };
+  const anon = kb('RssAnon');
+  const file = kb('RssFile');
+  return anon === null || file === null ? null : { anon, file };
 }

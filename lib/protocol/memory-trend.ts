@@ -24,6 +24,13 @@ export interface MemorySeries {
    * the growth is the process's own buffers or the allocator's.
    */
   external_mb?: number[];
+  /**
+   * RSS split as Linux's /proc/self/status has it, MB: anonymous memory (heap, the allocator's arenas,
+   * buffers: where a leak grows) and file-backed pages (the node binary's code, mapped in as paths run
+   * for the first time). Absent off Linux and in a series recorded before them.
+   */
+  rss_anon_mb?: number[];
+  rss_file_mb?: number[];
 }
 
 export interface MemoryTrend {
@@ -41,16 +48,29 @@ export interface MemoryTrend {
   /** Median external memory (MB) over the first and the last tenth; absent for a series without it. */
   external_first_mb?: number;
   external_last_mb?: number;
+  /** The same for anonymous memory, with its slope after the first tenth (a leak's); absent without the split. */
+  anon_first_mb?: number;
+  anon_last_mb?: number;
+  anon_slope_mb_per_h?: number | null;
+  /** The same levels for file-backed pages; absent without the split. */
+  file_first_mb?: number;
+  file_last_mb?: number;
 }
 
 export function memoryTrend(s: MemorySeries): MemoryTrend | null {
   const n = s.rss_mb.length;
   if (n === 0) return null;
   const tenth = Math.max(1, Math.floor(n / 10));
-  const from = (k: number) => s.rss_mb.slice(k).map((y, i) => ({ x: ((i + k) * s.every_s) / 3600, y }));
-  const settled = from(tenth);
-  const secondHalf = from(Math.floor(n / 2));
-  const ext = s.external_mb?.length === n ? s.external_mb : undefined;
+  const from = (xs: number[], k: number) => xs.slice(k).map((y, i) => ({ x: ((i + k) * s.every_s) / 3600, y }));
+  const settled = from(s.rss_mb, tenth);
+  const secondHalf = from(s.rss_mb, Math.floor(n / 2));
+  // A part of the series counts only where it has a value at every sample.
+  const whole = (xs: number[] | undefined) => (xs?.length === n ? xs : undefined);
+  const levels = (xs: number[]) => [median(xs.slice(0, tenth)), median(xs.slice(n - tenth))];
+  const ext = whole(s.external_mb);
+  const anon = whole(s.rss_anon_mb);
+  const file = whole(s.rss_file_mb);
+  const anonSettled = anon ? from(anon, tenth) : [];
   return {
     samples: n,
     span_s: (n - 1) * s.every_s,
@@ -59,7 +79,10 @@ export function memoryTrend(s: MemorySeries): MemoryTrend | null {
     max_mb: Math.max(...s.rss_mb),
     slope_mb_per_h: settled.length >= 3 ? slope(settled) : null,
     second_half_slope_mb_per_h: secondHalf.length >= 3 ? slope(secondHalf) : null,
-    ...(ext ? { external_first_mb: median(ext.slice(0, tenth)), external_last_mb: median(ext.slice(n - tenth)) } : {}),
+    ...(ext ? { external_first_mb: levels(ext)[0], external_last_mb: levels(ext)[1] } : {}),
+    ...(anon && file
+      ? { anon_first_mb: levels(anon)[0], anon_last_mb: levels(anon)[1], anon_slope_mb_per_h: anonSettled.length >= 3 ? slope(anonSettled) : null, file_first_mb: levels(file)[0], file_last_mb: levels(file)[1] }
+      : {}),
   };
 }
 
