@@ -1,6 +1,7 @@
 // test-mode: unit
 // A configuration's workload (issue 35) in the spec: the examples parse (a spike of 5x the base for
-// 30 s, Poisson arrivals); bad arrivals are refused before anything runs, naming the field and the
+// 30 s, Poisson arrivals, a trace replayed at speed 2 whose every request is intended at its recorded
+// offset halved, within 1 ms); bad arrivals are refused before anything runs, naming the field and the
 // fix; a trace's file is read by `rig campaign start`'s spec loading and made absolute; and a spec
 // without a workload parses and plans exactly as before (no key added, the same dry-run plan as with
 // the explicit constant shape).
@@ -12,6 +13,8 @@ import { test } from 'node:test';
 import { dryRunPlan } from '../../client/dry-run';
 import { loadSpec, SpecInputError } from '../../client/spec-input';
 import { parseCampaignSpec, type CampaignSpecInput } from '../../lib/protocol/spec';
+import { loadArrivals } from '../../lib/loadgen/trace-file';
+import { arrivalSchedule } from '../../lib/protocol/arrivals';
 import { specIssues } from '../harness/spec-issues';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -38,6 +41,20 @@ test('examples/spike.json spikes to 5x its base for 30 s, examples/poisson.json 
   assert.equal(p.configurations[0].arrivals, 'spike 200 -> 1000 ev/s at 40 s for 30 s');
   const poisson = parseCampaignSpec(read('poisson'));
   assert.ok(poisson.sustained!.configurations.every((x) => x.workload?.arrivals?.shape === 'poisson'));
+});
+
+test('examples/trace.json replays its trace file at speed 2: every request of the trace, each intended at its offset halved (within 1 ms), in the 30-s repeat', () => {
+  const spec = loadSpec({ file: path.join(root, 'examples', 'trace.json') });
+  const c = spec.sustained!.configurations[0];
+  const file = path.join(root, 'examples', 'traces', 'bursty-api.txt');
+  assert.deepEqual(c.workload?.arrivals, { shape: 'trace', file, format: 'offsets', speed: 2 }, 'the path made absolute from the spec file');
+  const offsetsMs = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map(Number);
+  const arrivals = loadArrivals(c.workload);
+  assert.equal(arrivals?.shape, 'trace');
+  const s = arrivalSchedule({ rate: c.eventsPerSecond, batch: c.batch, seconds: spec.sustained!.repeatSeconds, arrivals });
+  assert.equal(s.count, offsetsMs.length, 'the whole trace fits the repeat at speed 2');
+  for (let k = 0; k < s.count; k++) assert.ok(Math.abs(s.at(k) - (offsetsMs[k] * 1000) / 2) <= 1000, `request ${k}: intended ${s.at(k)} µs, the trace says ${offsetsMs[k]} ms / 2`);
+  assert.match(dryRunPlan('t-1', spec, now).configurations[0].arrivals ?? '', /^trace .*bursty-api\.txt \(offsets\) at speed 2$/);
 });
 
 test('without a workload the spec parses as before (no key added) and plans the same as with the explicit constant shape', () => {
