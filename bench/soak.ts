@@ -8,6 +8,7 @@
 //   npm run bench:soak                       runs `rig rehearse examples/soak.json` (about 70 min), then the table
 //   npm run bench:soak -- --from DIR         the table of a soak already run (its results folder)
 //   npm run bench:soak -- --spec FILE        another soak spec (a configuration with workload.windowSeconds)
+//   npm run bench:soak -- --hours 2          the spec's soak made H hours long (its watchdog stretched to cover it)
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +18,8 @@ import { analyzeFile } from '../lib/loadgen/analyze-file';
 import type { CampaignResult } from '../lib/protocol/campaign-result';
 import { memoryTrend, type MemorySeries } from '../lib/protocol/memory-trend';
 import { median } from '../lib/protocol/percentile';
+import { watchdogNeed } from '../lib/protocol/plan';
+import { parseCampaignSpec } from '../lib/protocol/spec';
 
 const root = path.resolve(__dirname, '..');
 const arg = (name: string) => {
@@ -30,6 +33,22 @@ function run(spec: string): string {
   const r = spawnSync(process.execPath, [path.join(root, 'bin', 'rig.cjs'), 'rehearse', spec, '--summary-export', summary], { stdio: 'inherit', cwd: root });
   if (!fs.existsSync(summary)) throw new Error(`rig rehearse ended (exit ${r.status}) without a summary: see its output above`);
   return (JSON.parse(fs.readFileSync(summary, 'utf8')) as { resultsDir: string }).resultsDir;
+}
+
+/**
+ * A copy of the soak spec `file` whose one repeat lasts `hours`, named for it, with watchdogMinutes
+ * raised to what the plan then needs (the spec check's own rule, lib/protocol/plan.ts), in a temporary
+ * folder: the spec in examples/ stays the one-hour soak.
+ */
+function lengthened(file: string, hours: number): string {
+  if (!(hours > 0 && hours <= 48)) throw new Error(`--hours must be within (0, 48], got ${hours}`);
+  const input = JSON.parse(fs.readFileSync(file, 'utf8')) as { name: string; watchdogMinutes: number; sustained: { repeatSeconds: number } };
+  input.name = `${input.name}-${hours}h`;
+  input.sustained.repeatSeconds = Math.round(hours * 3600);
+  input.watchdogMinutes = Math.max(input.watchdogMinutes, watchdogNeed(parseCampaignSpec(input)).minutes);
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rig-soak-')), `${input.name}.json`);
+  fs.writeFileSync(out, `${JSON.stringify(input, null, 2)}\n`);
+  return out;
 }
 
 function repeatSecondsOf(spec: string): number {
@@ -66,7 +85,9 @@ function hostIn(rows: readonly HostRow[], startMs: number, from: number, to: num
 }
 
 async function main(): Promise<void> {
-  const spec = path.resolve(arg('--spec') ?? path.join(root, 'examples', 'soak.json'));
+  const given = path.resolve(arg('--spec') ?? path.join(root, 'examples', 'soak.json'));
+  const hours = arg('--hours');
+  const spec = hours === undefined ? given : lengthened(given, Number(hours));
   const dir = arg('--from') ?? run(spec);
   const result = JSON.parse(fs.readFileSync(path.join(dir, RESULT_FILE), 'utf8')) as CampaignResult;
   const campaignSpec = JSON.parse(fs.readFileSync(path.join(dir, SPEC_FILE), 'utf8')) as { sustained?: { repeatSeconds: number; configurations: SpecConfig[] } };
