@@ -2,8 +2,9 @@
 // 10-min window: its requests, its p99 beside the window limit (the per-window gate), the generator's
 // RSS in that window beside the first window's (is the generator's memory bounded?), and its parts:
 // anonymous and file-backed pages (Linux's split: a leak grows the first), V8's heap and external
-// memory (which of the process's own allocations), and the host's CPU steal and load. Under it: the RSS slope over the run (lib/protocol/memory-trend.ts) and
-// the campaign's verdict. Nothing here judges: the gates are the campaign's; this re-reads its evidence.
+// memory (which of the process's own allocations), and the host's CPU steal and load. Under it: the
+// RSS slopes over the run (lib/protocol/memory-trend.ts) and the campaign's verdict. Nothing here
+// judges: the gates are the campaign's; this re-reads its evidence.
 //
 //   npm run bench:soak                       runs `rig rehearse examples/soak.json` (about 70 min), then the table
 //   npm run bench:soak -- --from DIR         the table of a soak already run (its results folder)
