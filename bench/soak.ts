@@ -113,18 +113,19 @@ async function main(): Promise<void> {
     };
     const rss0 = mem ? inWindow(mem.rss_mb, 0, windowS) : null;
     console.log(`### ${x.configuration} r${x.index}-a${x.attempt}: ${x.passed ? 'passed' : `failed (${(x.reasons ?? []).join('; ')})`}\n`);
-    console.log('| window | requests | p99 ms | limit ms | verdict | generator RSS MB (median) | vs first window | anonymous MB | file-backed MB | heap MB | external MB | host steal max % | load1 max |');
-    console.log('|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    console.log('| window | requests | p99 ms | limit ms | verdict | generator RSS MB (median) | vs first window | anonymous MB | file-backed MB | heap used MB | heap committed MB | external MB | host steal max % | load1 max |');
+    console.log('|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const w of analysis.ingest.per_window ?? []) {
       const p99 = w.p99_us === null ? null : w.p99_us / 1000;
       const rss = mem ? inWindow(mem.rss_mb, w.from_s, w.to_s) : null;
       const heap = mem ? inWindow(mem.heap_used_mb, w.from_s, w.to_s) : null;
+      const heapTotal = mem?.heap_total_mb ? inWindow(mem.heap_total_mb, w.from_s, w.to_s) : null;
       const external = mem?.external_mb ? inWindow(mem.external_mb, w.from_s, w.to_s) : null;
       const anon = mem?.rss_anon_mb ? inWindow(mem.rss_anon_mb, w.from_s, w.to_s) : null;
       const file = mem?.rss_file_mb ? inWindow(mem.rss_file_mb, w.from_s, w.to_s) : null;
       const h = hostIn(hostRows, startMs, w.from_s, w.to_s);
       const vs = rss !== null && rss0 !== null ? `${rss - rss0 >= 0 ? '+' : ''}${(rss - rss0).toFixed(1)}` : '—';
-      console.log(`| ${w.from_s}-${w.to_s} s${w.partial ? ' (partial)' : ''} | ${w.samples} | ${f2(p99)} | ${limit} | ${p99 !== null && p99 <= limit ? 'within' : 'over'} | ${f1(rss)} | ${vs} | ${f1(anon)} | ${f1(file)} | ${f1(heap)} | ${f1(external)} | ${f1(h.steal)} | ${f2(h.load)} |`);
+      console.log(`| ${w.from_s}-${w.to_s} s${w.partial ? ' (partial)' : ''} | ${w.samples} | ${f2(p99)} | ${limit} | ${p99 !== null && p99 <= limit ? 'within' : 'over'} | ${f1(rss)} | ${vs} | ${f1(anon)} | ${f1(file)} | ${f1(heap)} | ${f1(heapTotal)} | ${f1(external)} | ${f1(h.steal)} | ${f2(h.load)} |`);
     }
     const t = mem ? memoryTrend(mem) : null;
     console.log(

@@ -1,5 +1,5 @@
 // The generator's own memory over a run (issue 35: "its RSS over a 1-hour soak goes into
-// docs/benchmarks.md"): resident set and V8 heap in use, read every `everyS` seconds of the run by the
+// docs/benchmarks.md"): resident set, V8 heap in use and committed, read every `everyS` seconds of the run by the
 // progress tick (never by the hot path). Bounded for runs of any length: past MAX_SAMPLES, every
 // other sample is dropped and the spacing doubles, so a 10-hour soak costs the summary what a
 // 2-hour one does, and the samples stay evenly spaced for the slope (lib/protocol/memory-trend.ts).
@@ -21,6 +21,7 @@ export class MemorySamples {
   private every: number;
   private readonly rss: number[] = [];
   private readonly heap: number[] = [];
+  private readonly heapTotal: number[] = [];
   private readonly external: number[] = [];
   private readonly anon: number[] = [];
   private readonly file: number[] = [];
@@ -37,6 +38,7 @@ export class MemorySamples {
     const m = process.memoryUsage();
     this.rss.push(mb(m.rss));
     this.heap.push(mb(m.heapUsed));
+    this.heapTotal.push(mb(m.heapTotal));
     this.external.push(mb(m.external));
     if (this.split !== false) {
       const r = residentSplit();
@@ -52,12 +54,12 @@ export class MemorySamples {
   series(): MemorySeries {
     // The split only where every sample has it (a read that failed mid-run drops the split, not a sample).
     const split = this.split && this.anon.length === this.rss.length ? { rss_anon_mb: [...this.anon], rss_file_mb: [...this.file] } : {};
-    return { every_s: this.every, rss_mb: [...this.rss], heap_used_mb: [...this.heap], external_mb: [...this.external], ...split };
+    return { every_s: this.every, rss_mb: [...this.rss], heap_used_mb: [...this.heap], heap_total_mb: [...this.heapTotal], external_mb: [...this.external], ...split };
   }
 
   /** Keeps the samples at even multiples of the spacing (second 0, 2 x every, ...), then doubles it. */
   private thin(): void {
-    for (const xs of [this.rss, this.heap, this.external, this.anon, this.file]) {
+    for (const xs of [this.rss, this.heap, this.heapTotal, this.external, this.anon, this.file]) {
       const kept = xs.filter((_, i) => i % 2 === 0);
       xs.length = 0;
       xs.push(...kept);

@@ -19,6 +19,12 @@ export interface MemorySeries {
   /** V8 heap in use, MB, at the same moments. */
   heap_used_mb: number[];
   /**
+   * V8 heap committed, MB (used plus what V8 holds for it: the young generation's semispaces grow
+   * under a high allocation rate, and that is anonymous memory with no rise in heap used); absent in a
+   * series recorded before it.
+   */
+  heap_total_mb?: number[];
+  /**
    * Memory outside the V8 heap that V8 knows of (Buffers, zlib's and the sockets' native memory), MB;
    * absent in a series recorded before it: where RSS grows while the heap does not, this says whether
    * the growth is the process's own buffers or the allocator's.
@@ -48,6 +54,9 @@ export interface MemoryTrend {
   /** Median external memory (MB) over the first and the last tenth; absent for a series without it. */
   external_first_mb?: number;
   external_last_mb?: number;
+  /** The same for V8's committed heap; absent for a series without it. */
+  heap_total_first_mb?: number;
+  heap_total_last_mb?: number;
   /** The same for anonymous memory, with its slope after the first tenth (a leak's); absent without the split. */
   anon_first_mb?: number;
   anon_last_mb?: number;
@@ -68,6 +77,7 @@ export function memoryTrend(s: MemorySeries): MemoryTrend | null {
   const whole = (xs: number[] | undefined) => (xs?.length === n ? xs : undefined);
   const levels = (xs: number[]) => [median(xs.slice(0, tenth)), median(xs.slice(n - tenth))];
   const ext = whole(s.external_mb);
+  const heapTotal = whole(s.heap_total_mb);
   const anon = whole(s.rss_anon_mb);
   const file = whole(s.rss_file_mb);
   const anonSettled = anon ? from(anon, tenth) : [];
@@ -80,6 +90,7 @@ export function memoryTrend(s: MemorySeries): MemoryTrend | null {
     slope_mb_per_h: settled.length >= 3 ? slope(settled) : null,
     second_half_slope_mb_per_h: secondHalf.length >= 3 ? slope(secondHalf) : null,
     ...(ext ? { external_first_mb: levels(ext)[0], external_last_mb: levels(ext)[1] } : {}),
+    ...(heapTotal ? { heap_total_first_mb: levels(heapTotal)[0], heap_total_last_mb: levels(heapTotal)[1] } : {}),
     ...(anon && file
       ? { anon_first_mb: levels(anon)[0], anon_last_mb: levels(anon)[1], anon_slope_mb_per_h: anonSettled.length >= 3 ? slope(anonSettled) : null, file_first_mb: levels(file)[0], file_last_mb: levels(file)[1] }
       : {}),

@@ -49,6 +49,9 @@ test('a plateau is told from a leak: a climb that stops reads ~0 over the second
   // External memory's levels, where the series has them: is the growth the process's buffers?
   const ext = memoryTrend({ ...series(10, () => 80, 100), external_mb: Array.from({ length: 100 }, (_, i) => (i < 50 ? 3 : 4)) });
   assert.deepEqual([ext?.external_first_mb, ext?.external_last_mb], [3, 4]);
+  const committed = memoryTrend({ ...series(10, () => 80, 100), heap_total_mb: Array.from({ length: 100 }, (_, i) => (i < 50 ? 12 : 20)) });
+  assert.deepEqual([committed?.heap_total_first_mb, committed?.heap_total_last_mb], [12, 20]);
+  assert.match(memoryText(committed!), /, V8 heap committed 12\.0 -> 20\.0 MB, over/);
   assert.equal(leak?.external_first_mb, undefined);
 });
 
@@ -93,6 +96,8 @@ test('the sampler reads every every_s seconds, and thins itself on a long run: b
   assert.equal((out.rss_mb.length - 1) * out.every_s, 36_000);
   assert.equal(out.heap_used_mb.length, out.rss_mb.length);
   assert.equal(out.external_mb?.length, out.rss_mb.length);
+  assert.equal(out.heap_total_mb?.length, out.rss_mb.length);
+  if (process.platform === 'linux') assert.equal(out.rss_anon_mb?.length, out.rss_mb.length, 'the split thinned with the rest');
 });
 
 test("the page says the generator's memory beside a soak's windows, and only there", () => {

@@ -106,7 +106,7 @@ export function memoryText(m: MemoryTrend): string {
   const late = m.second_half_slope_mb_per_h === null ? '' : `, ${rate(m.second_half_slope_mb_per_h)} over the second half`;
   const span = (what: string, a: number | undefined, b: number | undefined, extra = '') => (a === undefined || b === undefined ? '' : `, ${what} ${a.toFixed(1)} -> ${b.toFixed(1)} MB${extra}`);
   const anonRate = m.anon_slope_mb_per_h === undefined || m.anon_slope_mb_per_h === null ? '' : ` (${rate(m.anon_slope_mb_per_h)})`;
-  const parts = span('anonymous', m.anon_first_mb, m.anon_last_mb, anonRate) + span('file-backed', m.file_first_mb, m.file_last_mb) + span('external', m.external_first_mb, m.external_last_mb);
+  const parts = span('anonymous', m.anon_first_mb, m.anon_last_mb, anonRate) + span('file-backed', m.file_first_mb, m.file_last_mb) + span('V8 heap committed', m.heap_total_first_mb, m.heap_total_last_mb) + span('external', m.external_first_mb, m.external_last_mb);
   return `The generator's memory: RSS ${m.first_mb.toFixed(1)} MB over the first tenth of the run, ${m.last_mb.toFixed(1)} MB over the last (max ${m.max_mb.toFixed(1)}), ${slope}${late}${parts}, over ${m.span_s} s (${m.samples} samples)`;
 }
 
