@@ -17,6 +17,7 @@ import path from 'node:path';
 import { HOST_SAMPLES, LOAD, RESULT_FILE, SAMPLES, SPEC_FILE } from '../lib/evidence/layout';
 import { analyzeFile } from '../lib/loadgen/analyze-file';
 import type { CampaignResult } from '../lib/protocol/campaign-result';
+import { mbPerHour } from '../lib/evidence/report/workload';
 import { memoryTrend, type MemorySeries } from '../lib/protocol/memory-trend';
 import { median } from '../lib/protocol/percentile';
 import { watchdogNeed } from '../lib/protocol/plan';
@@ -64,7 +65,7 @@ interface SpecConfig {
 
 const f1 = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(1));
 const f2 = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
-const rate = (x: number | null) => (x === null ? '—' : `${x >= 0 ? '+' : ''}${x.toFixed(2)} MB/h`);
+const rate = (x: number | null) => (x === null ? '—' : mbPerHour(x));
 
 interface HostRow {
   t?: string;

@@ -75,7 +75,7 @@ export function memoryTrend(s: MemorySeries): MemoryTrend | null {
   const secondHalf = from(s.rss_mb, Math.floor(n / 2));
   // A part of the series counts only where it has a value at every sample.
   const whole = (xs: number[] | undefined) => (xs?.length === n ? xs : undefined);
-  const levels = (xs: number[]) => [median(xs.slice(0, tenth)), median(xs.slice(n - tenth))];
+  const levels = (xs: number[]): [number, number] => [median(xs.slice(0, tenth)), median(xs.slice(n - tenth))];
   const ext = whole(s.external_mb);
   const heapTotal = whole(s.heap_total_mb);
   const anon = whole(s.rss_anon_mb);
@@ -89,12 +89,15 @@ export function memoryTrend(s: MemorySeries): MemoryTrend | null {
     max_mb: Math.max(...s.rss_mb),
     slope_mb_per_h: settled.length >= 3 ? slope(settled) : null,
     second_half_slope_mb_per_h: secondHalf.length >= 3 ? slope(secondHalf) : null,
-    ...(ext ? { external_first_mb: levels(ext)[0], external_last_mb: levels(ext)[1] } : {}),
-    ...(heapTotal ? { heap_total_first_mb: levels(heapTotal)[0], heap_total_last_mb: levels(heapTotal)[1] } : {}),
-    ...(anon && file
-      ? { anon_first_mb: levels(anon)[0], anon_last_mb: levels(anon)[1], anon_slope_mb_per_h: anonSettled.length >= 3 ? slope(anonSettled) : null, file_first_mb: levels(file)[0], file_last_mb: levels(file)[1] }
-      : {}),
+    ...(ext ? pair('external', levels(ext)) : {}),
+    ...(heapTotal ? pair('heap_total', levels(heapTotal)) : {}),
+    ...(anon && file ? { ...pair('anon', levels(anon)), anon_slope_mb_per_h: anonSettled.length >= 3 ? slope(anonSettled) : null, ...pair('file', levels(file)) } : {}),
   };
+}
+
+/** `<name>_first_mb` and `<name>_last_mb` of a part's first- and last-tenth levels. */
+function pair<K extends string>(name: K, [first, last]: [number, number]): Record<`${K}_first_mb` | `${K}_last_mb`, number> {
+  return { [`${name}_first_mb`]: first, [`${name}_last_mb`]: last } as Record<`${K}_first_mb` | `${K}_last_mb`, number>;
 }
 
 function slope(pts: Array<{ x: number; y: number }>): number {

@@ -100,8 +100,11 @@ export function workloadModel(report: RunReport, p99LimitMs: number | null, w: W
  * anonymous 24.4 -> 24.5 MB (+0.05 MB/h), file-backed 36.8 -> 37.4 MB, external 3.1 -> 3.2 MB, over
  * 3600 s (361 samples)": the parts where the series has them (anonymous memory is where a leak grows).
  */
+/** A memory slope in words: "+1.52 MB/h". */
+export const mbPerHour = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(2)} MB/h`;
+
 export function memoryText(m: MemoryTrend): string {
-  const rate = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)} MB/h`;
+  const rate = mbPerHour;
   const slope = m.slope_mb_per_h === null ? 'too few samples for a slope' : `${rate(m.slope_mb_per_h)} after the first tenth`;
   const late = m.second_half_slope_mb_per_h === null ? '' : `, ${rate(m.second_half_slope_mb_per_h)} over the second half`;
   const span = (what: string, a: number | undefined, b: number | undefined, extra = '') => (a === undefined || b === undefined ? '' : `, ${what} ${a.toFixed(1)} -> ${b.toFixed(1)} MB${extra}`);
