@@ -1,0 +1,266 @@
+// npm run bench:sensitivity (issue 45): the smallest change the rig's verdicts can see, and how often
+// they call one where there is none, measured on real repeats of an unchanged target.
+//
+//   npm run bench:sensitivity                     runs `rig rehearse examples/sensitivity-aa.json` (two
+//                                                 identical variants, interleaved, the service restarted
+//                                                 at each change: about 30 min), then the tables
+//   npm run bench:sensitivity -- --from DIR[,DIR]  the tables from A/A campaigns already run
+//     --draws N     draws per cell (default 2000)      --histories N   weekly histories per cell (default 20)
+//     --seed S      the draws' seed (default 1)        --no-otava      leave Apache Otava's column out
+//
+// Tables (lib/protocol/sensitivity.ts says how each is drawn):
+//   1. the pool: each configuration's real repeats, each figure's median and its spread between
+//      repeats, and the host's CPU steal and load while they ran;
+//   2. one campaign, control beside treatment at 5 and at 3 repeats a side: per figure, how often an
+//      A/A pair is called different, the share of draws called worse at +2, +5, +10 and +20 %, and
+//      the smallest change called worse in 80 % of draws (the MDE); "any figure" is the page's
+//      family false-alarm rate;
+//   3. a weekly schedule: histories of 20 stable runs (each the median of 5 real repeats) then a step,
+//      and 60-run histories of pure noise: runs after the step until each detector first alerts,
+//      and its false alerts per 52 runs, beside Apache Otava's default on the same series.
+// Nothing here judges; every figure is a share of draws from the real repeats named in table 1.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { changePoints } from '../lib/protocol/change-points';
+import { COMPARED_FIGURES } from '../lib/protocol/compare';
+import { detectionRate, falseAlarms, falseAlertsPer52, minimumDetectableEffect, runsUntilAlert, weeklyHistory, type RepeatValues } from '../lib/protocol/sensitivity';
+import { buildReportModel, loadEvidence, repeatFigures } from '../lib/evidence/report';
+import { toolPath } from '../lib/tools/binaries';
+
+const root = path.resolve(__dirname, '..');
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const DRAWS = Number(arg('--draws') ?? 2000);
+const HISTORIES = Number(arg('--histories') ?? 20);
+const SEED = Number(arg('--seed') ?? 1);
+const EFFECTS = [2, 5, 10, 20];
+/** The figures a weekly history is made of (a configuration's series, lib/protocol/history-series.ts). */
+const WEEKLY_FIGURES = ['p50_ms', 'p99_ms', 'worst_10s_p99_ms', 'wal_bytes_per_event'];
+const STABLE_RUNS = 20;
+const AFTER_RUNS = 12;
+const NOISE_RUNS = 60;
+/** A history needs this many runs before it is read (lib/evidence/history-alert.ts MIN_HISTORY_RUNS). */
+const FIRST_JUDGED = 6;
+
+interface Pool {
+  configuration: string;
+  repeats: RepeatValues[];
+  total: number;
+  campaigns: string[];
+  steal: number | null;
+  load: number | null;
+}
+
+function run(): string {
+  const spec = path.join(root, 'examples', 'sensitivity-aa.json');
+  const summary = path.join(os.tmpdir(), `rig-sensitivity-${process.pid}.json`);
+  process.stderr.write(`bench:sensitivity: node bin/rig.cjs rehearse ${spec}\n`);
+  const r = spawnSync(process.execPath, [path.join(root, 'bin', 'rig.cjs'), 'rehearse', spec, '--summary-export', summary], { stdio: 'inherit', cwd: root });
+  if (!fs.existsSync(summary)) throw new Error(`rig rehearse ended (exit ${r.status}) without a summary: see its output above`);
+  return (JSON.parse(fs.readFileSync(summary, 'utf8')) as { resultsDir: string }).resultsDir;
+}
+
+/** The host's CPU steal and load1 maxima over an attempt (its host-samples.jsonl). */
+function hostOf(dir: string): { steal: number | null; load: number | null } {
+  let steal: number | null = null;
+  let load: number | null = null;
+  const f = path.join(dir, 'host-samples.jsonl');
+  if (!fs.existsSync(f)) return { steal, load };
+  for (const line of fs.readFileSync(f, 'utf8').split('\n')) {
+    try {
+      const s = JSON.parse(line) as { cpu?: { st?: number }; loadavg?: number[] };
+      if (typeof s.cpu?.st === 'number') steal = Math.max(steal ?? 0, s.cpu.st);
+      if (typeof s.loadavg?.[0] === 'number') load = Math.max(load ?? 0, s.loadavg[0]);
+    } catch {
+      // a torn last line
+    }
+  }
+  return { steal, load };
+}
+
+const maxOf = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
+
+/** Every configuration's passing repeats, variants of one base pooled (an A/A campaign's two sides are one target). */
+async function pools(dirs: string[]): Promise<Pool[]> {
+  const out = new Map<string, Pool>();
+  for (const dir of dirs) {
+    const model = buildReportModel(await loadEvidence(dir));
+    for (const c of model.configurations) {
+      if (c.kind !== 'sustained') continue;
+      const base = c.name.split('.')[0];
+      const p = out.get(base) ?? { configuration: base, repeats: [], total: 0, campaigns: [], steal: null, load: null };
+      for (const r of c.repeats) {
+        if (r.status === 'interrupted' || r.status === 'not-run') continue;
+        p.total++;
+        const h = hostOf(path.join(dir, r.dir));
+        p.steal = maxOf(p.steal, h.steal);
+        p.load = maxOf(p.load, h.load);
+        const f = repeatFigures(r);
+        if (f.passed) p.repeats.push(f.figures);
+      }
+      if (!p.campaigns.includes(path.basename(dir))) p.campaigns.push(path.basename(dir));
+      out.set(base, p);
+    }
+  }
+  return [...out.values()];
+}
+
+const median = (v: readonly number[]) => {
+  const s = [...v].sort((a, b) => a - b);
+  const k = s.length >> 1;
+  return s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2;
+};
+const valuesOf = (p: Pool, figure: string) => p.repeats.map((r) => r[figure]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 && x > 0 ? 1 : 0)} %`;
+const label = (key: string) => COMPARED_FIGURES.find((f) => f.key === key)?.label ?? key;
+
+function table(head: string[], rows: string[][]): string {
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(w[i])).join(' | ')} |`;
+  return [line(head), `| ${w.map((n) => '-'.repeat(n)).join(' | ')} |`, ...rows.map(line)].join('\n');
+}
+
+function poolTable(ps: Pool[]): string {
+  const rows: string[][] = [];
+  for (const p of ps) {
+    for (const f of COMPARED_FIGURES) {
+      const v = valuesOf(p, f.key);
+      if (!v.length) continue;
+      const m = median(v);
+      const mad = median(v.map((x) => Math.abs(x - m))) * 1.4826;
+      rows.push([p.configuration, `${p.repeats.length} of ${p.total}`, f.label, `${m.toFixed(f.unit === 'ms' ? 2 : 0)} ${f.unit}`.trim(), m ? pct(mad / m) : '—', `${Math.min(...v).toFixed(2)}–${Math.max(...v).toFixed(2)}`, p.steal === null ? '—' : `${p.steal.toFixed(1)} %`, p.load === null ? '—' : p.load.toFixed(1)]);
+    }
+  }
+  return table(['configuration', 'passing repeats', 'figure', 'median', 'spread (1.48 MAD / median)', 'min–max', 'steal max', 'load1 max'], rows);
+}
+
+function campaignTable(p: Pool, perSide: number): string {
+  const figures = COMPARED_FIGURES.map((f) => f.key).filter((k) => valuesOf(p, k).length === p.repeats.length && new Set(valuesOf(p, k)).size > 1);
+  const opts = { perSide, draws: DRAWS, seed: SEED };
+  const aa = falseAlarms(p.repeats, figures, opts);
+  const rows = figures.map((f) => {
+    const mde = minimumDetectableEffect(p.repeats, f, opts, figures);
+    return [label(f), pct(aa.perFigure[f]), ...EFFECTS.map((e) => pct(detectionRate(p.repeats, f, e, opts, figures))), mde === null ? 'none within +200 %' : `+${mde} %`];
+  });
+  rows.push(['any figure (the page)', pct(aa.family), ...EFFECTS.map(() => '—'), '—']);
+  return table(['figure', 'A/A called different', ...EFFECTS.map((e) => `worse at +${e} %`), 'MDE (80 % power)'], rows);
+}
+
+type Detector = (prefix: readonly number[]) => boolean;
+
+/** The rig's weekly alert as 9340af0 has it (lib/evidence/history-alert.ts): a new worse change point among the newest 8 runs. */
+const rigBefore: Detector = (prefix) => {
+  if (prefix.length < FIRST_JUDGED) return false;
+  const pts = (s: readonly number[]) => changePoints(s.map((value, i) => ({ value, run: `r${i}`, build: null })), 'higher-is-worse');
+  const now = pts(prefix);
+  const known = pts(prefix.slice(0, -1));
+  return now.some((c) => c.verdict === 'worse' && c.index >= prefix.length - 8 && !known.some((k) => Math.abs(k.index - c.index) <= 1));
+};
+
+/**
+ * Apache Otava's default (`otava analyze`: E-divisive with its t-test, window 50, p <= 0.001) run once
+ * over every prefix of every history, each prefix a test of its own; a prefix alerts when Otava finds
+ * an increase that it did not find on the prefix before (within one run). Returns each history's
+ * alerting prefixes' lengths.
+ */
+function otavaAlerts(histories: number[][], fromLength: number): Array<Set<number>> {
+  const otava = toolPath('otava');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-sens-otava-'));
+  try {
+    const tests: string[] = [];
+    const yaml: string[] = ['tests:'];
+    histories.forEach((h, hi) => {
+      for (let len = Math.max(2, fromLength - 1); len <= h.length; len++) {
+        const name = `h${hi}_${len}`;
+        const rows = ['time,v', ...h.slice(0, len).map((v, i) => `${new Date(Date.UTC(2026, 0, 5 + 7 * i)).toISOString()},${v.toFixed(6)}`)];
+        fs.writeFileSync(path.join(dir, `${name}.csv`), rows.join('\n') + '\n');
+        yaml.push(`  ${name}:`, '    type: csv', `    file: ${path.join(dir, `${name}.csv`)}`, '    time_column: time', '    metrics:', '      v:', '        column: v');
+        tests.push(name);
+      }
+    });
+    fs.writeFileSync(path.join(dir, 'otava.yaml'), yaml.join('\n') + '\n');
+    const stdout = execFileSync(otava, ['analyze', ...tests, '--config-file', path.join(dir, 'otava.yaml'), '--output', 'json'], { encoding: 'utf8', env: { ...process.env, HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 });
+    const found: Record<string, Array<{ index: number; up: boolean }>> = {};
+    for (const line of stdout.split('\n').filter((l) => l.startsWith('{'))) {
+      // One line per test: {"<test>": [{"changes": [{"metric", "index", "forward_change_percent": "11", ...}]}]} (its numbers are strings).
+      const obj = JSON.parse(line) as Record<string, Array<{ changes: Array<{ metric: string; index: number; forward_change_percent?: string }> }>>;
+      for (const [name, groups] of Object.entries(obj)) found[name] = groups.flatMap((g) => g.changes.map((c) => ({ index: c.index, up: Number(c.forward_change_percent ?? 0) > 0 })));
+    }
+    return histories.map((h, hi) => {
+      const alerts = new Set<number>();
+      for (let len = fromLength; len <= h.length; len++) {
+        const now = found[`h${hi}_${len}`] ?? [];
+        const before = found[`h${hi}_${len - 1}`] ?? [];
+        if (now.some((c) => c.up && !before.some((b) => Math.abs(b.index - c.index) <= 1))) alerts.add(len);
+      }
+      return alerts;
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function weeklyTable(p: Pool, withOtava: boolean, detectors: Record<string, Detector>): string {
+  const rows: string[][] = [];
+  for (const figure of WEEKLY_FIGURES) {
+    const values = valuesOf(p, figure);
+    if (values.length < 5 || new Set(values).size < 2) continue;
+    for (const step of [5, 10, 20]) {
+      const hs = Array.from({ length: HISTORIES }, (_, i) => weeklyHistory(values, { runs: STABLE_RUNS + AFTER_RUNS, perRun: 5, stepAt: STABLE_RUNS, stepPct: step, seed: SEED * 1000 + i }));
+      const cells = (delays: Array<number | null>) => {
+        const got = delays.filter((d): d is number => d !== null).sort((a, b) => a - b);
+        const first = delays.filter((d) => d === 1).length;
+        const within3 = delays.filter((d) => d !== null && d <= 3).length;
+        return `${first}/${hs.length} at the first slow run, ${within3}/${hs.length} within 3, median ${got.length ? median(got) : '—'} (${hs.length - got.length} never in ${AFTER_RUNS})`;
+      };
+      for (const [name, d] of Object.entries(detectors)) rows.push([label(figure), `+${step} %`, name, cells(hs.map((h) => runsUntilAlert(h, STABLE_RUNS, d)))]);
+      if (withOtava) {
+        const alerts = otavaAlerts(hs, STABLE_RUNS + 1);
+        rows.push([label(figure), `+${step} %`, 'Otava 0.8 default', cells(alerts.map((a) => [...a].filter((len) => len > STABLE_RUNS).map((len) => len - STABLE_RUNS).sort((x, y) => x - y)[0] ?? null))]);
+      }
+    }
+    const noise = Array.from({ length: HISTORIES }, (_, i) => weeklyHistory(values, { runs: NOISE_RUNS, perRun: 5, seed: SEED * 7000 + i }));
+    for (const [name, d] of Object.entries(detectors)) {
+      const f = noise.map((h) => falseAlertsPer52(h, FIRST_JUDGED - 1, d));
+      const alerts = f.reduce((s, x) => s + x.alerts, 0);
+      const runs = f.reduce((s, x) => s + x.runs, 0);
+      rows.push([label(figure), 'none', name, `${alerts} false alerts in ${runs} runs: ${((alerts / runs) * 52).toFixed(2)} per 52`]);
+    }
+    if (withOtava) {
+      const a = otavaAlerts(noise, FIRST_JUDGED);
+      const alerts = a.reduce((s, x) => s + x.size, 0);
+      const runs = noise.length * (NOISE_RUNS - FIRST_JUDGED + 1);
+      rows.push([label(figure), 'none', 'Otava 0.8 default', `${alerts} false alerts in ${runs} runs: ${((alerts / runs) * 52).toFixed(2)} per 52`]);
+    }
+  }
+  return table(['figure', 'step', 'detector', 'runs after the step until it alerts (of the histories)'], rows);
+}
+
+async function main(): Promise<void> {
+  const from = arg('--from');
+  const dirs = from ? from.split(',').map((d) => path.resolve(d)) : [run()];
+  const ps = await pools(dirs);
+  if (!ps.length) throw new Error(`no sustained configuration with passing repeats in ${dirs.join(', ')}`);
+  console.log(`bench:sensitivity: ${dirs.map((d) => path.basename(d)).join(', ')}; ${DRAWS} draws a cell, seed ${SEED}; node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'})\n`);
+  console.log('1. The real repeats (an unchanged target; a treatment\'s repeats pooled with its identical control)\n');
+  console.log(poolTable(ps) + '\n');
+  for (const p of ps) {
+    for (const perSide of [5, 3]) {
+      if (p.repeats.length < 2 * perSide) continue;
+      console.log(`2. One campaign, ${p.configuration}: ${perSide} vs ${perSide} repeats drawn from ${p.repeats.length} real ones, the rig's comparison (lib/protocol/compare.ts)\n`);
+      console.log(campaignTable(p, perSide) + '\n');
+    }
+    console.log(`3. A weekly schedule, ${p.configuration}: ${HISTORIES} histories a cell, ${STABLE_RUNS} stable runs then the step (each run the median of 5 of the ${p.repeats.length} real repeats); noise: ${NOISE_RUNS} runs, judged from run ${FIRST_JUDGED}\n`);
+    console.log(weeklyTable(p, !process.argv.includes('--no-otava'), { 'rig (9340af0)': rigBefore }) + '\n');
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(`bench:sensitivity: ${(err as Error).message}`);
+  process.exit(1);
+});
