@@ -8,6 +8,10 @@
 // and the fix, before anything is written. A folder that has a spec.json but no run.json was opened by
 // a build before run ids were recorded: whose it is cannot be told, so it is refused too. One with
 // neither was never opened by a campaign (files put there beforehand): it is taken.
+// The run is the activity's own (Temporal's run id, not firstExecutionRunId): a workflow retried by a
+// retry policy starts over as a new run and would repeat attempt keys (rK-a1) the folder already has,
+// so it is refused like a second start. benchCampaign never continues as new; one that did would
+// have to hand its folder's run on.
 import fs from 'node:fs';
 import { EvidenceExistsError } from './atomic';
 import { RUN_FILE, SPEC_FILE } from './layout';
