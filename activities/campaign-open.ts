@@ -4,17 +4,30 @@
 // On target "existing" it also looks (without reading them out) at the sources of the database URLs:
 // a variable missing from this worker's environment, or a file missing here, refuses the campaign
 // before anything runs.
-// Safe to run twice: it writes the same spec.json again and only reads the namespace's search attributes.
+// The folder belongs to the run that made it (lib/evidence/folder-owner.ts): run.json is written first,
+// and a later run under the same workflow id (or an id that maps to the same folder) is refused before
+// anything is written, so it can never take the earlier run's evidence as its own.
+// Safe to run twice: a retry in the same run finds its own run.json, writes the same spec.json again
+// and only reads the namespace's search attributes.
+import { claimFolder, EvidenceOwnerError } from '../lib/evidence/folder-owner';
 import { EvidenceStore } from '../lib/evidence/store';
 import { SPEC_FILE } from '../lib/evidence/layout';
 import { checkSearchAttributes, RIG_SEARCH_ATTRIBUTE_NAMES, searchAttributeCommands } from '../lib/temporal/search-attributes';
 import { secretSourcesProblems } from '../lib/targets/secret-source';
 import type { OpenCampaignInput, OpenCampaignOutput } from './contract';
-import { namespace, workerClient } from './context';
+import { activityRun, namespace, workerClient } from './context';
 import { refusal } from './refusal';
 
 export async function openCampaign(input: OpenCampaignInput): Promise<OpenCampaignOutput> {
   const store = EvidenceStore.forCampaign(input.campaignId);
+  const run = activityRun();
+  if (!run) throw new Error('openCampaign runs inside a campaign\'s workflow: the folder belongs to its run (workflow id and run id)');
+  try {
+    claimFolder(store, { workflow_id: run.workflowId, run_id: run.runId });
+  } catch (err) {
+    if (err instanceof EvidenceOwnerError) throw refusal('EvidenceOwnerRefusal', err.message, { folder: err.folder, owner: err.owner });
+    throw err;
+  }
   store.writeJson(SPEC_FILE, input.spec);
   const existing = input.spec.existing;
   if (existing) {

@@ -52,3 +52,9 @@ export function activityTaskQueue(): string | undefined {
 export function activityWorkflowId(): string | undefined {
   return current()?.info.workflowExecution?.workflowId;
 }
+
+/** The workflow run that scheduled this activity: its id and run id (undefined outside an activity). */
+export function activityRun(): { workflowId: string; runId: string } | undefined {
+  const wf = current()?.info.workflowExecution;
+  return wf ? { workflowId: wf.workflowId, runId: wf.runId } : undefined;
+}

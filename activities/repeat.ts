@@ -62,7 +62,23 @@ import { rigTarget, type ActivityDeps } from './deps';
 
 /** Run tags match [A-Za-z0-9._:-]{1,64}: a short hash of the campaign keeps them unique and short. */
 export function runTagFor(campaignId: string, config: string, index: number, att: number): string {
-  return `${campaignTagHash(campaignId)}.${config.slice(0, 36)}.r${index}.a${att}`;
+  return `${campaignTagHash(campaignId)}.${runTagName(config)}.r${index}.a${att}`;
+}
+
+/** How long a configuration's name may be and still stand in its run tags as it is. */
+export const RUN_TAG_NAME_CHARS = 36;
+
+/**
+ * A configuration's part of its run tags: the name itself up to 36 characters (the tags every such
+ * name always had), else its first 23 characters, ':' and 12 hex digits of sha256 of the whole name
+ * (36 characters in all). Two names never share a tag (issue 47 item 3: cut to 36 characters, two
+ * names sharing a prefix counted each other's rows): distinct short names stay distinct, a long one
+ * is told apart by its whole name's hash, and ':' (which no configuration name holds, spec.ts) keeps a
+ * long name's part from ever equalling a short name.
+ */
+export function runTagName(config: string): string {
+  if (config.length <= RUN_TAG_NAME_CHARS) return config;
+  return `${config.slice(0, 23)}:${crypto.createHash('sha256').update(config).digest('hex').slice(0, 12)}`;
 }
 
 /** The campaign's part of every run tag (repeats, warm-ups): short, and the same on every attempt. */

@@ -20,7 +20,7 @@ import { runLoad, type ProgressLine } from '../lib/loadgen/run-load';
 import { failedStatuses, judgeWarmup } from '../lib/protocol/warmup';
 import { customersFile } from './bringup';
 import { reconcileAttempt } from './reconcile-attempt';
-import { campaignTagHash } from './repeat';
+import { campaignTagHash, runTagName } from './repeat';
 import type { WarmupInput, WarmupOutput } from './contract';
 import { attempt, cancellationSignal, heartbeat } from './context';
 import { defaultDeps } from './default-deps';
@@ -29,7 +29,7 @@ import { refusal } from './refusal';
 
 /** `<campaign hash>.<config>.warmup.aA`: never the tag of a repeat (those end in .rK.aA). */
 export function warmupTagFor(campaignId: string, config: string, att: number): string {
-  return `${campaignTagHash(campaignId)}.${config.slice(0, 36)}.warmup.a${att}`;
+  return `${campaignTagHash(campaignId)}.${runTagName(config)}.warmup.a${att}`;
 }
 
 const ms = (us: number | null) => (us === null ? null : Math.round(us / 10) / 100);

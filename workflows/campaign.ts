@@ -11,7 +11,8 @@
 // Campaigns started by a versioned worker are PINNED (workflows/index.ts) and never run newer code.
 // The active patch ids: 'aws-plan-own-allowances' and 'history-budget-load-nodes' (phases/spec.ts),
 // 'database-calibration' (phases/bring-up.ts), 'instrument-invalid-rerun' (phases/measure.ts),
-// 'load-nodes', 'load-nodes-replace-lost' and 'load-nodes-early' (phases/load-nodes.ts). The thirteen
+// 'load-nodes', 'load-nodes-replace-lost' and 'load-nodes-early' (phases/load-nodes.ts),
+// 'evidence-of-one-run' (phases/report.ts: a run whose folder is another run's writes no report). The thirteen
 // deprecated in step one of issue 24's retirement are gone (step two, issue 37; docs/architecture.md,
 // "Retiring the campaign's patches"): a history that holds their markers flagged deprecated replays
 // without them. The watchdog's own ids are in workflows/watchdog.ts.

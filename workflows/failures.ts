@@ -24,6 +24,11 @@ export function isRefusal(err: unknown): boolean {
   return innermostApplicationFailure(err)?.type?.endsWith('Refusal') ?? false;
 }
 
+/** The refusal's type ("EvidenceOwnerRefusal", ...), or undefined for any other failure. */
+export function refusalType(err: unknown): string | undefined {
+  return isRefusal(err) ? innermostApplicationFailure(err)?.type ?? undefined : undefined;
+}
+
 /**
  * An activity no worker took within its schedule-to-start timeout, as a failure that names the task
  * queue and how to start a worker for it (undefined for any other failure). Without the timeout a

@@ -5,6 +5,11 @@ import path from 'node:path';
 import { resultsDir } from '../tools/paths';
 
 export const SPEC_FILE = 'spec.json';
+/**
+ * The run the folder belongs to (workflow id and run id), written first when the campaign opens it
+ * and checked on every open (lib/evidence/folder-owner.ts): a later run under the same id is refused.
+ */
+export const RUN_FILE = 'run.json';
 export const LOG_FILE = 'campaign.log';
 export const CALIBRATION_FILE = 'calibration/calibration.json';
 /** The database side's calibration (issue 31 item 6): every case, measured vs known (lib/protocol/db-calibration.ts DbCalibrationFile). */

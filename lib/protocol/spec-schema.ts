@@ -60,6 +60,8 @@ export function campaignJsonSchemaObject(): Node {
     if (doc) node.description = doc;
     if (/(^|\.)run$/.test(p) && node.properties?.command) Object.assign(node, RUN_RULES);
     if (p === 'variants') Object.assign(node, FRESH_RULE);
+    // Each rung is named by its rate (rung-<rate>: its folder, its run tags): each rate once.
+    if (p === 'ladder.rates') node.uniqueItems = true;
   });
   return {
     $schema: schema.$schema,

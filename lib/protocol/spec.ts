@@ -299,6 +299,8 @@ export const CampaignSpec = z
     // What the RDS engine's major does not take (aws-spec.ts), before anything is made.
     if (s.target === 'aws' && s.aws) for (const p of awsDatabaseProblems(s.aws.database.engineVersion, s.database)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
     for (const p of duplicateConfigurations(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
+    for (const p of duplicateRates(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
+    for (const p of measuredNameCollisions(s)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });
     // A workload's times and rates against the repeat's length and the configuration's rate.
     s.sustained?.configurations.forEach((c, i) => {
       for (const p of workloadProblems(c, s.sustained!.repeatSeconds)) ctx.addIssue({ code: 'custom', message: p.message, path: ['sustained', 'configurations', i, ...p.path] });
@@ -326,6 +328,59 @@ function duplicateConfigurations(s: { sustained?: { configurations: Array<{ name
   return names.flatMap((n, i) =>
     names.indexOf(n) !== i ? [{ message: `configuration name "${n}" is given twice (also sustained.configurations[${names.indexOf(n)}]): give each configuration its own name`, path: ['sustained', 'configurations', i, 'name'] }] : [],
   );
+}
+
+/**
+ * A ladder's rungs are told apart by rate (rung-<rate>: its evidence folders, its run tags, its rows on
+ * the page): a rate given twice would put two rungs' attempts in one folder, each taking the other's
+ * verdict.json as its own (issue 47 item 3). Each rate once.
+ */
+function duplicateRates(s: { ladder?: { rates: number[] } }): Array<{ message: string; path: Array<string | number> }> {
+  const rates = s.ladder?.rates ?? [];
+  return rates.flatMap((r, i) =>
+    rates.indexOf(r) !== i
+      ? [{ message: `ladder rate ${r} is given twice (also ladder.rates[${rates.indexOf(r)}]): each rung's folder and run tags are named by its rate (rung-${r}); give each rate once (a rung measured more often: raise ladder.rungs)`, path: ['ladder', 'rates', i] }]
+      : [],
+  );
+}
+
+/**
+ * Two things measured under one name share an evidence folder and run tags, so each counts the other's
+ * rows and can take the other's verdict as its own (issue 47 item 3). The names the workflow gives
+ * (lib/protocol/variants.ts): a configuration, or a rung (rung-<rate>), as it is or as
+ * "<configuration>.<variant>" under variants; and the closed-loop ceiling, "ceiling" (its repeat's run
+ * tags are a configuration's: ...ceiling.r1.aA). A name given twice as such is refused by
+ * duplicateConfigurations and duplicateRates; this finds the names that meet only once measured.
+ */
+function measuredNameCollisions(s: {
+  sustained?: { configurations: Array<{ name: string }> };
+  ladder?: { rates: number[] };
+  ceiling?: unknown;
+  variants?: { control: { name: string }; treatments: Array<{ name: string }> };
+}): Array<{ message: string; path: Array<string | number> }> {
+  const bases = s.sustained ? s.sustained.configurations.map((c) => c.name) : (s.ladder?.rates ?? []).map((r) => `rung-${r}`);
+  if (new Set(bases).size !== bases.length) return []; // said already, field by field
+  const out: Array<{ message: string; path: Array<string | number> }> = [];
+  const v = s.variants;
+  if (v) {
+    const variants: Array<[string, Array<string | number>]> = [[v.control.name, ['variants', 'control', 'name']], ...v.treatments.map((t, j): [string, Array<string | number>] => [t.name, ['variants', 'treatments', j, 'name']])];
+    const seen = new Map<string, string>();
+    for (const c of bases) {
+      for (const [n, path] of variants) {
+        const measured = `${c}.${n}`;
+        const before = seen.get(measured);
+        if (before !== undefined) {
+          out.push({ message: `configuration "${c}" under variant "${n}" is measured as "${measured}", as ${before} is (one evidence folder, one run tag for both): rename a configuration or a variant`, path });
+        } else seen.set(measured, `configuration "${c}" under variant "${n}"`);
+      }
+    }
+  } else if (s.ceiling !== undefined) {
+    const i = bases.indexOf('ceiling');
+    if (i >= 0 && s.sustained) {
+      out.push({ message: 'configuration name "ceiling" is the closed-loop ceiling\'s (its run tags would be this configuration\'s repeat 1\'s, each counting the other\'s rows): rename the configuration', path: ['sustained', 'configurations', i, 'name'] });
+    }
+  }
+  return out;
 }
 
 /** min_wal_size above max_wal_size, for the campaign's database and for each variant's settings over it. */

@@ -8,7 +8,9 @@
 // deprecated calls are gone), and an AWS campaign on two load nodes recorded before they were made
 // early (aws-nodes-2, by bd858e0's aws-load-nodes test: its nodes made at the first repeat, after
 // bring-up and seed; it replays through workflows/phases/load-nodes.ts LOAD_NODES_EARLY_PATCH and the
-// old history count, workflows/phases/spec.ts HISTORY_NODES_PATCH). The campaign's own paths recorded just before its split into phases
+// old history count, workflows/phases/spec.ts HISTORY_NODES_PATCH), and the second run of a workflow id
+// whose evidence folder was the first run's (one-id-two-runs, by test/campaign/evidence-one-run.test.ts:
+// refused at openCampaign, no report, workflows/phases/report.ts EVIDENCE_OF_ONE_RUN_PATCH). The campaign's own paths recorded just before its split into phases
 // are replayed by replay-pre-phases.test.ts; the main paths' fresh histories by the tests that record
 // them (test/harness/recorded-replay.ts). A change that breaks determinism fails here, in CI, before
 // it can strand a running overnight series. Each file is named by the workflow id it was recorded

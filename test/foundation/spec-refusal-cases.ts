@@ -77,6 +77,30 @@ export const REFUSED_SPECS: RefusalCase[] = [
     message: /configuration name "single" is given twice/,
     schemaCannot: 'uniqueness of one property across array items (uniqueItems compares whole items)',
   },
+  // Issue 47 item 3: what is measured under one name shares a folder and run tags (each takes the other's verdict and rows).
+  { what: 'a ladder rate given twice', class: 'duplicate names', spec: ladder((l) => (l.rates = [100, 200, 100])), code: EXIT.USAGE, field: 'ladder.rates[2]', message: /ladder rate 100 is given twice \(also ladder\.rates\[0\]\): each rung's folder and run tags are named by its rate \(rung-100\); give each rate once/ },
+  {
+    what: 'two configurations measured under one name by their variants',
+    class: 'duplicate names',
+    spec: rehearsal((s) => {
+      s.sustained.configurations[0].name = 'a';
+      s.sustained.configurations[1].name = 'a.b';
+      s.variants = { order: 'blocks', control: { name: 'c' }, treatments: [{ name: 'b.c' }] };
+    }),
+    code: EXIT.USAGE,
+    field: 'variants.control.name',
+    message: /configuration "a\.b" under variant "c" is measured as "a\.b\.c", as configuration "a" under variant "b\.c" is \(one evidence folder, one run tag for both\): rename a configuration or a variant/,
+    schemaCannot: 'names joined across two arrays (configurations and variants)',
+  },
+  {
+    what: 'a configuration named "ceiling" beside the ceiling',
+    class: 'duplicate names',
+    spec: rehearsal((s) => (s.sustained.configurations[1].name = 'ceiling')),
+    code: EXIT.USAGE,
+    field: 'sustained.configurations[1].name',
+    message: /configuration name "ceiling" is the closed-loop ceiling's .*: rename the configuration/,
+    schemaCannot: 'a name against another block (the ceiling) of the spec',
+  },
   { what: 'shared_buffers "eight gigs"', class: 'PG size', spec: rehearsal((s) => (s.database = { shared_buffers: 'eight gigs' })), code: EXIT.USAGE, field: 'database.shared_buffers', message: /must be a PostgreSQL size: a whole number with a unit kB, MB, GB or TB/ },
   {
     what: 'min_wal_size above max_wal_size',

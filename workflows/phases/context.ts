@@ -68,6 +68,11 @@ export class Campaign {
   spec!: CampaignSpec;
   planOptions: PlanOptions = {};
 
+  /**
+   * openCampaign refused the evidence folder: it is another run's (lib/evidence/folder-owner.ts), so
+   * this run writes nothing there, not even its report (phases/report.ts). Undefined: the folder is this run's.
+   */
+  evidenceRefused: string | undefined;
   /** Search attributes the namespace lacks (openCampaign says; undefined until then: none is set). */
   missingAttributes: readonly string[] | undefined;
   readonly watchdogId = `${this.workflowId}.watchdog`;

@@ -3,11 +3,14 @@
 // host at a time, workflows/host-lease.ts). The lease is given back after the teardown (releaseLease).
 import { condition, getExternalWorkflowHandle, log, setHandler } from '@temporalio/workflow';
 import { hostQueue as hostQueueOf, leaseWorkflowId } from '../../lib/temporal/queues';
-import { failureReason } from '../failures';
+import { failureReason, refusalType } from '../failures';
 import { leaseGrantedSignal, leaseReleaseSignal } from '../messages';
 import { RigCampaign, RigStatus, RigStep, RigTarget } from '../search-attributes';
 import { temporalCallOptions } from '../temporal-calls';
 import { control, StopBeforeMeasuring, type Campaign } from './context';
+
+/** openCampaign's refusal of a folder that belongs to another run (activities/campaign-open.ts). */
+export const EVIDENCE_OWNER_REFUSAL = 'EvidenceOwnerRefusal';
 
 /**
  * claimHost -> openCampaign -> the measuring lease of the claimed host. The claim names the host of
@@ -27,7 +30,14 @@ export async function claimHostAndLease(cx: Campaign): Promise<void> {
   const host = claimed.host;
   progress.host = host;
   log.info('host claimed: its machine-bound steps go to its own queue', { host, queue: cx.hostQueue });
-  const opened = await cx.machine({}).openCampaign({ campaignId, spec });
+  const opened = await cx
+    .machine({})
+    .openCampaign({ campaignId, spec })
+    .catch((err: unknown) => {
+      // The folder is another run's (same workflow id started again): nothing of this run goes there.
+      if (refusalType(err) === EVIDENCE_OWNER_REFUSAL) cx.evidenceRefused = failureReason(err);
+      throw err;
+    });
   cx.missingAttributes = opened.missingSearchAttributes;
   cx.setSearchAttributes([
     { key: RigCampaign, value: campaignId },
