@@ -117,6 +117,8 @@ export const WalBracketSchema = z.looseObject({
   end_stats: z.union([statsReading, z.null()]),
   stats_waited_ms: z.union([z.number().min(0), z.null()]),
   problems: z.array(z.string()),
+  // Absent before issue 47: those files' bytes were the insert-LSN difference (wal-per-event.ts).
+  bytes_measure: z.enum(['wal_bytes (pg_stat_wal)', 'insert LSN difference']).optional(),
 });
 export const DbSampleSchema = z.union([
   z.looseObject({ t: iso, seq: count, error: z.string() }),

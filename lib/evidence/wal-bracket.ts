@@ -10,7 +10,7 @@
 // problem in the file, and the page then falls back to the sampler rows, marked as such.
 import pg from 'pg';
 import { pgConfig } from '../pg/connection';
-import { walStatsLagMs } from './wal-per-event';
+import { WAL_BYTES_STAT, walStatsLagMs, type WalBytesMeasure } from './wal-per-event';
 
 export interface WalLsnReading {
   /** ISO time of the reading. */
@@ -39,6 +39,12 @@ export interface WalBracketFile {
   stats_waited_ms: number | null;
   /** Readings that failed (the page then falls back to the sampler rows). */
   problems: string[];
+  /**
+   * Which difference the WAL bytes are (wal-per-event.ts): pg_stat_wal's wal_bytes, which a segment
+   * switch inside the load does not pad. Absent in files written before issue 47: their figure was the
+   * insert-LSN difference, and the page still says so.
+   */
+  bytes_measure?: WalBytesMeasure;
 }
 
 const READ = `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint::text AS t, pg_current_wal_insert_lsn()::text AS lsn,
@@ -49,7 +55,7 @@ const READ = `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint::tex
 type Row = { t: string; lsn: string; lsn_bytes: string; wal_records: string; wal_fpi: string; wal_bytes: string };
 
 export class WalBracket {
-  private readonly file: WalBracketFile = { start: null, end: null, end_stats: null, stats_waited_ms: null, problems: [] };
+  private readonly file: WalBracketFile = { start: null, end: null, end_stats: null, stats_waited_ms: null, problems: [], bytes_measure: WAL_BYTES_STAT };
   private endMs: number | null = null;
 
   private constructor(private readonly client: pg.Client | null) {}

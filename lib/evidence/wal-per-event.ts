@@ -2,6 +2,17 @@
 // the rows the repeat reconciled. The spec's product finding (#823) is stated in exactly these units:
 // ~1.2 KB and 7.7 WAL records per event; a heap insert plus five index entries is ~6 records.
 
+/**
+ * Which count a repeat's WAL bytes are (recorded with them, shown beside the figure). pg_stat_wal's
+ * wal_bytes sums each inserted record's length (xlog.c, XLogInsertRecord: `pgWalUsage.wal_bytes +=
+ * rechdr->xl_tot_len`), so a segment switch adds only its switch record. The insert-LSN difference also
+ * counts the rest of the segment a switch skips (pg_switch_wal, archive_timeout: up to 16 MB locally,
+ * 64 MB on RDS) and every page header: the measure of evidence recorded before issue 47.
+ */
+export type WalBytesMeasure = 'wal_bytes (pg_stat_wal)' | 'insert LSN difference';
+export const WAL_BYTES_STAT: WalBytesMeasure = 'wal_bytes (pg_stat_wal)';
+export const WAL_BYTES_LSN: WalBytesMeasure = 'insert LSN difference';
+
 export interface WalCounters {
   wal_records: number;
   wal_fpi: number;

@@ -125,6 +125,8 @@ export interface LagStats {
   p50_us: number | null;
   p99_us: number | null;
   max_us: number | null;
+  /** The second-largest lag (null: one request): the tail of a probe too small for a p99 (gates.ts). */
+  second_max_us: number | null;
   by_second_max_us: Float64Array;
 }
 
@@ -297,18 +299,22 @@ function lagOf(cols: SampleColumns, code: number, durationS: number): LagStats {
   const bySecond = new Float64Array(Math.max(0, durationS));
   let n = 0;
   let max: number | null = null;
+  let second: number | null = null;
   for (let i = 0; i < cols.length; i++) {
     const sc = cols.scenario[i];
     if (code >= 0 ? sc !== code : sc === INGEST) continue;
     if (cols.status[i] === STATUS_DROPPED) continue;
     const l = cols.sent[i] - cols.intended[i];
     lag[n++] = l;
-    if (max === null || l > max) max = l;
+    if (max === null || l > max) {
+      second = max;
+      max = l;
+    } else if (second === null || l > second) second = l;
     const s = Math.min(bySecond.length - 1, Math.floor(cols.intended[i] / 1e6));
     if (s >= 0 && l > bySecond[s]) bySecond[s] = l;
   }
   const [p50, p99] = pcts(lag.subarray(0, n), [50, 99]);
-  return { samples: n, p50_us: p50, p99_us: p99, max_us: max, by_second_max_us: bySecond };
+  return { samples: n, p50_us: p50, p99_us: p99, max_us: max, second_max_us: second, by_second_max_us: bySecond };
 }
 
 function probeLag(cols: SampleColumns, durationS: number): LagStats | null {

@@ -8,11 +8,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { analyzeFile } from '../../lib/loadgen/analyze-file';
+import { mergeNodeStreams } from '../../lib/loadgen/merge-streams';
 import { SampleFileError } from '../../lib/loadgen/sample-reader';
+import { evaluateRun } from '../../lib/protocol/evaluate';
+import { nodeRows, type NodeRow } from '../../lib/protocol/node-gates';
 import { formatRunReport, verdictLine } from '../../lib/protocol/run-report';
 import { flagsPlan } from '../../lib/protocol/stream-plan';
 import type { Evaluation } from '../../lib/protocol/evaluate';
-import { cutEnd, delayBurst, duplicateRow, editRow, judgeStream, keepEvery, makeStream, overflowColumn, removeSecond, strayRow, withoutPlan, type Stream } from './planned-stream';
+import { cutEnd, delayBurst, duplicateRow, editRow, judgeStream, keepEvery, makeStream, overflowColumn, removeSecond, streamBytes, strayRow, truthfulDb, withoutPlan, type Stream } from './planned-stream';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-hostile-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -158,15 +162,83 @@ function lateProbe(s: Stream, n: number, lateUs: number): Stream {
   return { ...s, rows: s.rows.map((r) => (r.scenario !== 'ingest' && r.intended_us >= 10e6 && k++ < n ? { ...r, sent_us: r.intended_us + lateUs, done_us: r.intended_us + lateUs + 3_000 } : r)) };
 }
 
-test('a probe of a few requests is not made late by one of them: its p99 is its maximum, so only the maximum is judged (issue 34)', async () => {
+test('a probe of a few requests is not made late by one of them: below 100 requests one may be over the tail limit (issue 34)', async () => {
   // 2/s for 30 s: 60 probe requests, one 7 ms late (the tail limit is 5 ms, 10 % of the p99 limit 50 ms).
   const few = await judgeStream(dir, lateProbe(makeStream({ rate: 1000, batch: 10, seconds: 30, probeRate: 2 }), 1, 7_000));
   assert.equal(few.verdict.state, 'PASS', verdictLine(few.report));
-  assert.match(check(few, 'instrument')?.detail ?? '', /probe schedule lag p99 7 ms \(not judged: 60 requests, fewer than the 100 whose p99 is not their maximum\), max 7 ms <= 50 ms/);
+  assert.match(
+    check(few, 'instrument')?.detail ?? '',
+    /probe schedule lag p99 7 ms \(60 requests, fewer than the 100 whose p99 is not their maximum: at most one may be over the tail limit, second-largest 0\.2 ms <= 5 ms \(10 % of the p99 limit 50 ms\)\), max 7 ms <= 50 ms/,
+  );
   // 5/s for 30 s: 150 probe requests, 3 of them (2 %) 7 ms late: the tail is judged, and fails.
   const many = await judgeStream(dir, lateProbe(makeStream({ rate: 1000, batch: 10, seconds: 30, probeRate: 5 }), 3, 7_000));
   assert.deepEqual(failed(many), ['instrument']);
   assert.match(many.verdict.reasons[0], /; probe schedule lag p99 7 ms > 5 ms \(10 % of the p99 limit 50 ms\)/);
+});
+
+/** The rehearsal's probe: 2/s for 45 s, 90 requests a repeat (single's p99 limit is 50 ms). */
+const rehearsalRepeat = () => makeStream({ rate: 1000, batch: 10, seconds: 45, probeRate: 2 });
+
+test('MUST SHOW (issue 47): a probe of 90 requests all sent 49.9 ms late FAILS; one of them 7 ms late still passes; two fail', async () => {
+  const s = rehearsalRepeat();
+  assert.equal(s.rows.filter((r) => r.scenario !== 'ingest').length, 90);
+  // Every probe request 49.9 ms late: under the 50-ms maximum, 10 times the 5-ms tail limit.
+  const all = await judgeStream(dir, { ...s, rows: s.rows.map((r) => (r.scenario === 'ingest' ? r : { ...r, sent_us: r.intended_us + 49_900, done_us: r.intended_us + 52_900 })) });
+  assert.equal(all.verdict.state, 'FAIL', verdictLine(all.report));
+  assert.deepEqual(failed(all), ['instrument']);
+  assert.match(
+    all.verdict.reasons[0],
+    /; probe schedule lag p99 49\.9 ms \(90 requests, fewer than the 100 whose p99 is not their maximum: at most one may be over the tail limit, second-largest 49\.9 ms > 5 ms \(10 % of the p99 limit 50 ms\)\), max 49\.9 ms <= 50 ms \(the p99 limit\);/,
+  );
+  // One of the 90, 7 ms late (issue 34's healthy repeat): still a pass.
+  const one = await judgeStream(dir, lateProbe(rehearsalRepeat(), 1, 7_000));
+  assert.equal(one.verdict.state, 'PASS', verdictLine(one.report));
+  assert.equal(check(one, 'instrument')?.passed, true);
+  // Two of the 90: more than the one a sample this small allows.
+  const two = await judgeStream(dir, lateProbe(rehearsalRepeat(), 2, 7_000));
+  assert.deepEqual(failed(two), ['instrument']);
+  assert.match(two.verdict.reasons[0], /second-largest 7 ms > 5 ms/);
+});
+
+/** Node `node` of `nodes`'s share of `s` (ingest request n and probe request k go to node n, k mod nodes), as its stream. */
+function nodeShare(s: Stream, node: number, nodes: number): Stream {
+  let n = 0;
+  let k = 0;
+  const rows = s.rows.filter((r) => (r.scenario === 'ingest' ? n++ : k++) % nodes === node);
+  return { ...s, plan: { ...s.plan!, share: { node, nodes }, run_tag: `hostile.n${node}` }, rows };
+}
+
+/** `s` split over `nodes` load nodes, merged as the campaign merges them, each node judged on its own share (node-gates.ts). */
+async function judgeNodes(s: Stream, nodes: number, damage: (node: number, share: Stream) => Stream): Promise<{ e: Evaluation; rows: NodeRow[] }> {
+  const files = Array.from({ length: nodes }, (_, i) => {
+    const f = path.join(dir, `node-${nodes}-${i}-${Math.random().toString(36).slice(2)}.csv.gz`);
+    fs.writeFileSync(f, streamBytes(damage(i, nodeShare(s, i, nodes))));
+    return f;
+  });
+  const out = path.join(dir, `merged-${Math.random().toString(36).slice(2)}.csv.gz`);
+  const merged = await mergeNodeStreams(files, out, 'hostile');
+  const rows = nodeRows(merged.nodes.map((m) => m.analysis), 50);
+  const { analysis } = await analyzeFile(out);
+  const e = evaluateRun(analysis, { p99LimitMs: 50, reconciliation: truthfulDb(s.rows), nodes: rows });
+  return { e, rows };
+}
+
+test('MUST SHOW (issue 47): each of 3 load nodes judges its 30 of the probe\'s 90 requests by the same rule', async () => {
+  const late = (share: Stream, n: number, us: number) => lateProbe(share, n, us);
+  // Node 1's 30 probe requests from second 10 on (25 of them) all 49.9 ms late: node 1 fails on its own, named.
+  const slow = await judgeNodes(rehearsalRepeat(), 3, (i, sh) => (i === 1 ? late(sh, 30, 49_900) : sh));
+  assert.deepEqual(slow.rows.map((r) => r.instrument.passed), [true, false, true]);
+  assert.match(slow.rows[1].instrument.detail, /probe schedule lag p99 49\.9 ms \(30 requests, .* second-largest 49\.9 ms > 5 ms/);
+  assert.equal(slow.e.verdict.state, 'FAIL', verdictLine(slow.e.report));
+  assert.match(slow.e.verdict.ingest.reasons.join('\n'), /instrument late: .*node 1 \(hostile\.n1\): .*second-largest 49\.9 ms > 5 ms/);
+  // One request 7 ms late on one node: every node and the merge pass.
+  const one = await judgeNodes(rehearsalRepeat(), 3, (i, sh) => (i === 2 ? late(sh, 1, 7_000) : sh));
+  assert.deepEqual(one.rows.map((r) => r.instrument.passed), [true, true, true]);
+  assert.equal(one.e.verdict.state, 'PASS', verdictLine(one.e.report));
+  // Two of node 0's 30 7 ms late: node 0 fails, as one node of 90 would.
+  const two = await judgeNodes(rehearsalRepeat(), 3, (i, sh) => (i === 0 ? late(sh, 2, 7_000) : sh));
+  assert.deepEqual(two.rows.map((r) => r.instrument.passed), [false, true, true]);
+  assert.equal(two.e.verdict.state, 'FAIL', verdictLine(two.e.report));
 });
 
 test('without a threshold a 10-s-per-request run is NOT JUDGED (no threshold), never PASS', async () => {

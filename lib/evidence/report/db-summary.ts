@@ -24,7 +24,7 @@
 import { median } from '../../protocol/percentile';
 import type { DbSettings, WaitCount } from '../db-sampler';
 import { isSampleError, type DbSample, type DbSampleRow, type HostSample, type HostSampleRow } from '../records';
-import { walPerEvent } from '../wal-per-event';
+import { WAL_BYTES_STAT, walPerEvent, type WalBytesMeasure } from '../wal-per-event';
 
 export interface Spread {
   median: number;
@@ -66,8 +66,10 @@ export interface WalSummary {
   bytes_per_event: number | null;
   records_per_event: number | null;
   fpi_per_event: number | null;
-  /** Insert-LSN bytes per event (no statistics lag; counts page headers and every session's WAL). */
+  /** Insert-LSN bytes per event (no statistics lag; counts page headers, segment-switch padding and every session's WAL). */
   lsn_bytes_per_event: number | null;
+  /** What `bytes` counts (wal-per-event.ts): pg_stat_wal's wal_bytes, or (a bracket before issue 47) the insert-LSN difference. */
+  bytes_measure: WalBytesMeasure;
 }
 
 export interface DbSeries {
@@ -223,6 +225,7 @@ export function summarizeDb(rows: readonly DbSampleRow[], startedAt: string | nu
       records_per_event: null,
       fpi_per_event: null,
       lsn_bytes_per_event: null,
+      bytes_measure: WAL_BYTES_STAT,
     };
     if (events !== null && events > 0) {
       try {

@@ -14,7 +14,7 @@ import type { TailClass } from '../../protocol/tail-attribution';
 import type { BaselineChoice, DenominatorLeg } from '../records';
 import type { AppNodeSummary } from './app-node';
 import type { DbSummary, HostSummary, OwnWork, Spread, WaitShare } from './db-summary';
-import type { WalBasis } from './wal-figure';
+import type { WalBasis, WalBytesMeasure } from './wal-figure';
 import type { WorkloadModel } from './workload';
 import type { AttemptKind, VariantChange } from './load';
 
@@ -111,6 +111,8 @@ export interface StopsModel {
   wal_mb_per_s: FigureSummary | null;
   /** Repeats whose WAL figure is the first-to-last sampler row (recorded before the load bracket). */
   wal_from_sampler_rows?: number;
+  /** What the WAL bytes count, with the repeats each measure gave (wal-figure.ts): shown beside the figure. */
+  wal_bytes_measures?: Array<{ measure: WalBytesMeasure; repeats: number }>;
   db_cpu_pct: Spread | null;
   host_cpu_pct: Spread | null;
   host_iowait_pct: Spread | null;
@@ -257,9 +259,12 @@ export interface ReportModel {
   not_shown: string[];
   /**
    * The database side's calibration (calibration/database.json): its n/n and, when a case failed, the
-   * mark set beside every database figure (`database NOT CALIBRATED (lock wait)`). Absent: it did not run.
+   * mark set beside every database figure (`database NOT CALIBRATED (lock wait)`). Without the file
+   * (aws, existing, an RDS-fidelity rig, calibrate: false, older evidence) the mark says the database
+   * was not calibrated (`database not calibrated: target "aws"`) and `not_run` says why
+   * (db-calibration-state.ts). Absent only in models built before issue 47.
    */
-  db_calibration?: { passed: number; total: number; failed: string[]; mark: string | null };
+  db_calibration?: { passed: number; total: number; failed: string[]; mark: string | null; not_run?: string };
   /** Set by compareWithBaseline (report/baseline.ts) when a baseline was given. */
   baseline?: BaselineComparison;
   /**
@@ -297,8 +302,14 @@ export interface TailsModel {
   rows: TailRowModel[];
   /** Where the disk figures come from; null when the repeat has none. */
   disk_source: DiskSecond['source'] | null;
-  /** postgres.log is in the evidence (without it nothing can be a vacuum or a checkpoint). */
+  /**
+   * A postgres.log was read for the repeat (without one, no log line can be a vacuum or a checkpoint).
+   * False also for target "existing", whose postgres.log files are empty by design: the rig reads no
+   * log there (issue 47), and the page must not claim it did.
+   */
   postgres_log: boolean;
+  /** Why no log lines could be matched, when none could (no file; not read; read but empty). */
+  postgres_log_note?: string;
   /** Log lines whose time zone could not be read (not placed, not matched). */
   unplaced_log_lines: number;
 }

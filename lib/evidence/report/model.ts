@@ -24,7 +24,7 @@
 // A configuration is published when at least one repeat finished and none is not-published.
 // Across repeats, lib/protocol/reporting's summarizeRepeats applies the rules (median over passing
 // repeats, min–max range, N/M).
-import { dbCalibrationMark, failedCases } from '../../protocol/db-calibration';
+import { dbCalibrationState } from './db-calibration-state';
 import { EXISTING_PAGE_NOTE } from '../../protocol/existing-spec';
 import { AFTER_LOAD } from '../../protocol/after-load';
 import { summarizeCloud, type CloudSummary } from '../../protocol/cloud-evidence';
@@ -45,7 +45,7 @@ import type { WorkloadSpec } from '../../protocol/workload-spec';
 import { DEFAULT_PROBE_P99_MS } from '../../protocol/verdicts';
 import { FREEZE_SLOW_FRACTION, FREEZE_SLOW_US, FREEZE_WORST_US, WINDOW_FACTOR, WINDOW_MIN_BUCKETS } from '../../protocol/detectors';
 import { dbCpu, ownWorkOver, summarizeDb, summarizeHost, topWaits, type Spread } from './db-summary';
-import { walFromBracket, type WalBasis } from './wal-figure';
+import { walFromBracket, type WalBasis, type WalBytesMeasure } from './wal-figure';
 import type { AttemptEvidence, Evidence } from './load';
 import { notShown } from './not-shown';
 import { summarizeAppNode } from './app-node';
@@ -143,7 +143,7 @@ export function buildReportModel(ev: Evidence): ReportModel {
     unpublished,
     warnings,
     not_shown: notShown(spec, ev.rig),
-    ...(ev.dbCalibration ? { db_calibration: { passed: ev.dbCalibration.passed, total: ev.dbCalibration.total, failed: failedCases(ev.dbCalibration), mark: dbCalibrationMark(ev.dbCalibration) } } : {}),
+    db_calibration: dbCalibrationState(ev.dbCalibration, spec, steps),
     ...(ev.historyAlert ? { history: ev.historyAlert } : {}),
   };
 }
@@ -193,6 +193,18 @@ function seriesOf(report: RunReport, a: AttemptEvidence): RepeatSeries | null {
     freeze_seconds: report.freeze_seconds,
     windows: report.windows.map(([s, e]) => [s, e + 10] as [number, number]),
   };
+}
+
+/** How many repeats' WAL bytes per event each measure gave, in first-seen order (wal-figure.ts). */
+function walMeasures(ms: Array<WalBytesMeasure | undefined>): Array<{ measure: WalBytesMeasure; repeats: number }> {
+  const out: Array<{ measure: WalBytesMeasure; repeats: number }> = [];
+  for (const m of ms) {
+    if (m === undefined) continue;
+    const seen = out.find((x) => x.measure === m);
+    if (seen) seen.repeats++;
+    else out.push({ measure: m, repeats: 1 });
+  }
+  return out;
 }
 
 /** One attempt, re-derived and judged. */
@@ -279,7 +291,7 @@ export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | nul
     }
   }
   const gateReasons = verdict.reasons;
-  const tails = tailsOf(a, report, requestTablesOf(spec, a.config));
+  const tails = tailsOf(a, report, requestTablesOf(spec, a.config), spec.target);
   const withTails = tails ? { tails } : {};
   // A shaped repeat's phases and recovery beside their limits (absent without arrivals: today's page).
   const wl = a.kind === 'sustained' ? workloadModel(report, cfg?.p99LimitMs ?? null, cfg?.workload, a.load?.generator?.memory) : null;
@@ -438,6 +450,7 @@ function buildStops(basis: RepeatModel[], kind: 'passing' | 'failed'): StopsMode
     wal_fpi_per_event: figure(withDb.map((r) => r.db!.wal?.fpi_per_event)),
     wal_mb_per_s: figure(withDb.map((r) => (r.db!.wal?.bytes_per_s == null ? null : r3(r.db!.wal.bytes_per_s / 1e6)))),
     wal_from_sampler_rows: withDb.filter((r) => r.db!.wal && r.wal_basis !== 'load bracket').length,
+    wal_bytes_measures: walMeasures(withDb.map((r) => (r.db!.wal?.bytes_per_event == null ? undefined : r.db!.wal.bytes_measure))),
     db_cpu_pct: spreadOf(dbCpus),
     host_cpu_pct: spreadOf(hostCpus),
     host_iowait_pct: spreadOf(hostIo),

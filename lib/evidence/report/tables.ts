@@ -3,7 +3,7 @@
 //
 // Number formatting is written out here rather than left to toLocaleString: the output must be the
 // same bytes on every machine, whatever its locale or ICU build.
-import { SAMPLER_ROWS_NOTE } from './wal-figure';
+import { SAMPLER_ROWS_NOTE, WAL_BYTES_MEASURE_NOTE, type WalBytesMeasure } from './wal-figure';
 import type { FigureSummary } from '../../protocol/reporting';
 import { shareText, type Spread, type WaitShare } from './db-summary';
 import type { RunReport } from '../../protocol/run-report';
@@ -13,6 +13,7 @@ import { secondRanges } from '../../protocol/second-ranges';
 import { DASH, ms, num, type Row, type Table } from './cells';
 import type { ConfigurationModel, LadderModel, LadderRung, RepeatModel, ReportModel } from './model-types';
 import { ceilingInvalidity } from './model';
+import { dbCalibrationText } from './db-calibration-state';
 export { DASH, ms, num, type Row, type Table } from './cells';
 
 /** "8.2 ms (7.9–9.0)": the median, then the range when it is one. */
@@ -258,6 +259,17 @@ export function ownWorkTable(m: ReportModel): Table | null {
   return { header: ['configuration', 'from', "the database's own work and other sessions (processes at it on average per snapshot, with their backend-samples)"], rows };
 }
 
+/**
+ * Which count the WAL bytes are (wal-figure.ts), beside the figure: `bytes: wal_bytes (pg_stat_wal), the
+ * records' own bytes, ...`; with repeats of both measures (a folder recorded before issue 47), each with
+ * its count, so a figure inflated by segment padding is never read as the records'.
+ */
+export function walMeasureText(ms: ReadonlyArray<{ measure: WalBytesMeasure; repeats: number }>, n: number): string {
+  if (ms.length === 0) return 'bytes: measure not recorded';
+  if (ms.length === 1 && ms[0].repeats === n) return `bytes: ${ms[0].measure}, ${WAL_BYTES_MEASURE_NOTE[ms[0].measure]}`;
+  return `bytes: ${ms.map((m) => `${m.repeats} of ${n} by ${m.measure} (${WAL_BYTES_MEASURE_NOTE[m.measure]})`).join(', ')}`;
+}
+
 /** What stops it: wait events, WAL per event, CPU. */
 export function stopsTable(m: ReportModel): Table {
   const appNode = m.configurations.some((c) => c.stops.app_node_cpu_pct !== undefined);
@@ -271,7 +283,7 @@ export function stopsTable(m: ReportModel): Table {
     const wal = s.db_sampled && s.wal_bytes_per_event
       ? `${medianRange(s.wal_bytes_per_event, 'B', 0)}, ${medianRange(s.wal_records_per_event, 'records', 1)}, ${medianRange(s.wal_fpi_per_event, 'FPI', 2)}${
           older ? ` (${older} of ${s.wal_bytes_per_event.n} from the ${SAMPLER_ROWS_NOTE})` : ''
-        }`
+        }; ${walMeasureText(s.wal_bytes_measures ?? [], s.wal_bytes_per_event.n)}`
       : 'not sampled';
     return {
       cells: [
@@ -413,6 +425,7 @@ export function conditionsTable(m: ReportModel): Table {
     { cells: [`database parameters (${c.database_source})`, c.database.map(([k, v]) => `${k}=${v}`).join(', ') || DASH] },
     ...settingsRows(c),
     { cells: ['cost', costText(m)] },
+    { cells: ['database calibration', dbCalibrationText(m)] },
     {
       cells: [
         'calibration',

@@ -50,14 +50,28 @@ export function logTimeZoneOf(a: Pick<AttemptEvidence, 'db'>): string | null {
 }
 
 /**
+ * Whether a log was read for the repeat, and why none could be matched when none could. Target
+ * "existing" writes an empty postgres.log (lib/targets/existing: the server's log is the
+ * deployment's): no log was read there, and an empty file is never shown as one that was.
+ */
+export function postgresLogState(log: string | null, target: string | undefined): { read: boolean; note?: string } {
+  if (log === null) return { read: false, note: 'no postgres.log in the evidence' };
+  if (target === 'existing') return { read: false, note: 'no postgres.log was read (target "existing": the server\'s log is the deployment\'s, and the rig reads none)' };
+  if (log.trim() === '') return { read: true, note: 'its postgres.log is empty (nothing was logged in the window)' };
+  return { read: true };
+}
+
+/**
  * The repeat's tails attributed; undefined when it has no freeze-second and no window (the page is
  * unchanged). `requestTables`: the tables its request path writes (tail-attribution.ts REQUEST_PATH_TABLES by default).
+ * `target`: the campaign's (an "existing" target reads no log).
  */
-export function tailsOf(a: AttemptEvidence, report: RunReport, requestTables?: readonly string[]): TailsModel | undefined {
+export function tailsOf(a: AttemptEvidence, report: RunReport, requestTables?: readonly string[], target?: string): TailsModel | undefined {
   if (!report.freeze_seconds.length && !report.windows.length) return undefined;
   const started = a.load?.started_at ? Date.parse(a.load.started_at) : NaN;
   if (Number.isNaN(started)) return undefined;
-  const logged = a.postgresLog !== null ? logMarkers(a.postgresLog, { timeZone: logTimeZoneOf(a) }) : { markers: [], unplaced: 0 };
+  const log = postgresLogState(a.postgresLog, target);
+  const logged = log.read && a.postgresLog !== null ? logMarkers(a.postgresLog, { timeZone: logTimeZoneOf(a) }) : { markers: [], unplaced: 0 };
   const { unplaced } = logged;
   // A pass still running when the log was read has no line: the sampler's progress snapshots have it.
   const markers = [...logged.markers, ...progressMarkers((a.db ?? []) as SampledWaits[], logged.markers)];
@@ -78,7 +92,8 @@ export function tailsOf(a: AttemptEvidence, report: RunReport, requestTables?: r
       disk: it.disk ? { avg_io_kb: it.disk.avg_io_kb, queue_depth: it.disk.queue_depth } : null,
     })),
     disk_source: disk.length ? disk[0].source : null,
-    postgres_log: a.postgresLog !== null,
+    postgres_log: log.read,
+    ...(log.note ? { postgres_log_note: log.note } : {}),
     unplaced_log_lines: unplaced,
   };
 }
@@ -91,7 +106,9 @@ export function tailCountsText(t: TailsModel): string {
     return `${c} ${bits.join(' + ')}`;
   });
   const caveats = [
-    t.postgres_log ? '' : 'no postgres.log in the evidence, so nothing could be matched to a vacuum pass or a checkpoint',
+    t.postgres_log && !t.postgres_log_note
+      ? ''
+      : `${t.postgres_log_note ?? 'no postgres.log in the evidence'}, so no log line could be matched to a vacuum pass or a checkpoint (the DB sampler's progress snapshots only)`,
     t.disk_source ? `disk figures from ${t.disk_source === 'disk sampler' ? 'the disk sampler (disk-samples.jsonl)' : 'Enhanced Monitoring (cloud-os-metrics.json)'}` : 'no per-second disk figures in the evidence',
     t.unplaced_log_lines ? `${t.unplaced_log_lines} log line(s) in a time zone that could not be read, not matched` : '',
   ].filter(Boolean);

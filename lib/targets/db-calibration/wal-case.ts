@@ -5,7 +5,7 @@
 // PostgreSQL 15+), else pg_waldump --stats on the cluster's pg_wal (a local cluster only).
 import pg from 'pg';
 import { walFromBracket } from '../../evidence/report/wal-figure';
-import { WalBracket } from '../../evidence/wal-bracket';
+import { WalBracket, type WalBracketFile } from '../../evidence/wal-bracket';
 import { pgConfig } from '../../pg/connection';
 import { judgeWal, type DbCaseResult } from '../../protocol/db-calibration';
 import type { ScratchDb } from './scratch-db';
@@ -62,24 +62,25 @@ export async function walCase(db: ScratchDb, opts: WalCaseOptions = {}): Promise
     // its last commit: PostgreSQL counts this range, the rig's bracket is judged against it.
     const lsn = async () => (await c.query<{ l: string }>('SELECT pg_current_wal_insert_lsn()::text AS l')).rows[0].l;
     const trueStart = await lsn();
-    // Provoked regression: the end reading taken before the last tenth of the rows.
+    // Provoked regression: the end readings (the insert LSN and pg_stat_wal, which the bytes are since
+    // issue 47) taken before the last tenth of the rows.
     const cutAt = opts.regressions?.walWindowCutShort ? Math.floor(rows * 0.9) : rows;
-    let ended = false;
+    let file: WalBracketFile | null = null;
     for (let from = 1; from <= rows; from += batch) {
-      if (!ended && from > cutAt) {
+      if (!file && from > cutAt) {
         await bracket.atEnd();
-        ended = true;
+        file = await bracket.finish(opts.statsLagMs);
       }
       await c.query(INSERT, [db.tenantId, db.customerId, db.meterId, tag, from, Math.min(rows, from + batch - 1)]);
     }
     const trueEnd = await lsn();
-    if (!ended) await bracket.atEnd();
+    if (!file) await bracket.atEnd();
     // A backend left idle publishes its WAL counters only after 10 s (wal-per-event.ts), one that exits
-    // at once: the records per event shown beside the bytes are then whole even with the test suite's
-    // short wait. The bytes, which are judged, are the insert LSN's and have no lag.
+    // at once: the bytes, records and full-page images (pg_stat_wal's) are then whole even with the test
+    // suite's short wait.
     closed = true;
     await c.end().catch(() => undefined);
-    const file = await bracket.finish(opts.statsLagMs);
+    file ??= await bracket.finish(opts.statsLagMs);
     const { wal, problem } = walFromBracket(file, rows);
     let truth: { records: number; bytes: number } | string;
     let source = 'pg_walinspect';
