@@ -8,15 +8,27 @@
 // per-request times, so every figure of the file can be re-derived.
 //
 // Safe to run twice: calibration.json is written once per campaign; an attempt that finds it (the
-// earlier one judged, then its worker was lost) returns that judgement instead of measuring again.
+// earlier one judged, then its worker was lost) returns that judgement instead of measuring again,
+// but only when the file covers this campaign (lib/protocol/calibration-record.ts: every case, this
+// campaign's smallest p99 limit, this build's tolerances, a floor fine enough for it). Anything less is
+// refused, naming what it lacks: a file written once cannot be replaced by measuring again.
+//
+// Tests that are not about the instrument (a calibration takes 1-2 min and the host to itself) ask
+// for a stand-in: RIG_TEST_CALIBRATION_STAND_IN=<why> makes the campaign's own calibration (not a load
+// node's) record a calibration.json that says `test_stand_in` and measured nothing
+// (test/harness/calibration-stand-in.ts). The variable and such a file are honoured only under
+// RIG_TESTING=1, and refused outside the test suite naming the variable (lib/tools/test-switch.ts).
 import fs from 'node:fs';
 import { CALIBRATION_FILE } from '../lib/evidence/layout';
 import type { CalibrationFile } from '../lib/evidence/records';
 import { watchSteal } from '../lib/evidence/steal-watch';
 import { EvidenceStore } from '../lib/evidence/store';
 import { runCalibration } from '../lib/loadgen/calibrate';
-import { floorLine } from '../lib/protocol/calibration-truth';
+import { CALIBRATION_CASES } from '../lib/loadgen/calibration-cases';
+import { recordedCalibrationGaps } from '../lib/protocol/calibration-record';
+import { DEFAULT_CALIBRATION_P99_LIMIT_MS, floorLine } from '../lib/protocol/calibration-truth';
 import { stealBoundFromCalibration } from '../lib/protocol/repeat-validity';
+import { isTesting, testOnlySwitch, TestSwitchRefusal, TESTING_ENV } from '../lib/tools/test-switch';
 import type { CalibrateInput, CalibrateOutput } from './contract';
 import { attempt, heartbeat } from './context';
 import { refusal } from './refusal';
@@ -27,7 +39,13 @@ export async function calibrateInstrument(input: CalibrateInput): Promise<Calibr
   const base = input.node === undefined ? 'calibration' : `calibration/nodes/n${input.node}`;
   const calibrationFile = input.node === undefined ? CALIBRATION_FILE : `${base}/calibration.json`;
   const who = input.node === undefined ? '' : `load node ${input.node}: `;
-  if (store.exists(calibrationFile)) return judged(JSON.parse(fs.readFileSync(store.path(calibrationFile), 'utf8')) as CalibrationFile, who);
+  if (store.exists(calibrationFile)) return recorded(fs.readFileSync(store.path(calibrationFile), 'utf8'), calibrationFile, input.p99LimitMs ?? DEFAULT_CALIBRATION_P99_LIMIT_MS, who);
+  const standIn = input.node === undefined ? standInAsked() : undefined;
+  if (standIn !== undefined) {
+    store.writeJson(calibrationFile, standInCalibration(standIn));
+    store.appendLog('warning', `calibration: a test's stand-in, nothing measured (${STAND_IN_ENV}: ${standIn})`);
+    return standInOutput(standIn, who);
+  }
   let dir = `${base}/a${attempt()}`;
   // `rig step` may run the same attempt number again: never write into an earlier run's folder.
   for (let k = 2; store.exists(dir); k++) dir = `${base}/a${attempt()}-${k}`;
@@ -67,6 +85,51 @@ export async function calibrateInstrument(input: CalibrateInput): Promise<Calibr
 function stealLine(s: { max: number; median: number } | null, bound: number): string {
   const seen = s ? `host CPU steal up to ${s.max.toFixed(1)} % (median ${s.median.toFixed(1)} %) while the cases ran` : 'host CPU steal not read (no /proc/stat)';
   return `${seen}: a failed repeat is the host's when its steal reaches ${bound} % (issue 34)`;
+}
+
+/** The test-only hook: the campaign's own calibration recorded as a stand-in, nothing measured. */
+export const STAND_IN_ENV = 'RIG_TEST_CALIBRATION_STAND_IN';
+
+/** Why a test asked for a stand-in (RIG_TEST_CALIBRATION_STAND_IN), or undefined; refused outside the test suite. */
+function standInAsked(): string | undefined {
+  try {
+    return testOnlySwitch(STAND_IN_ENV, "records a stand-in for the campaign's calibration and measures nothing, so its verdicts would rest on no calibration", process.env);
+  } catch (err) {
+    if (err instanceof TestSwitchRefusal) throw refusal('TestSwitchRefusal', err.message, { variable: err.variable });
+    throw err;
+  }
+}
+
+/** The stand-in calibration.json: one case that says it was not measured, and why. */
+export function standInCalibration(why: string): CalibrationFile {
+  return { calibrated: true, test_stand_in: why, cases: [{ name: 'test stand-in: not measured', passed: true, detail: why }] };
+}
+
+function standInOutput(why: string, who: string): CalibrateOutput {
+  return { summary: `${who}CALIBRATED by a test's stand-in, nothing measured (${why})`, stealBoundPct: stealBoundFromCalibration(null) };
+}
+
+/**
+ * A calibration.json found before measuring: a test's stand-in (honoured only under RIG_TESTING=1), or
+ * an earlier attempt's judgement, believed only when it covers this campaign. Refused otherwise, naming why.
+ */
+function recorded(text: string, rel: string, p99LimitMs: number, who: string): CalibrateOutput {
+  const fix = 'it is evidence, written once: remove it to calibrate again, or start the campaign under a new id';
+  let file: CalibrationFile;
+  try {
+    file = JSON.parse(text) as CalibrationFile;
+  } catch (err) {
+    throw refusal('CalibrationRefusal', `${who}${rel}, found before this attempt measured, is not JSON (${(err as Error).message}): ${fix}`);
+  }
+  if (file.test_stand_in !== undefined) {
+    if (!isTesting()) {
+      throw refusal('CalibrationRefusal', `${who}${rel} is a test's stand-in, not a calibration (test_stand_in: ${JSON.stringify(file.test_stand_in)}): nothing was measured, and a stand-in is honoured only when ${TESTING_ENV}=1 (the test suite sets it); ${fix}`);
+    }
+    return standInOutput(String(file.test_stand_in), who);
+  }
+  const gaps = recordedCalibrationGaps(file, { cases: CALIBRATION_CASES, p99LimitMs });
+  if (gaps.length) throw refusal('CalibrationRefusal', `${who}${rel}, found before this attempt measured, does not cover this campaign, so it is not believed: ${gaps.join('; ')}. ${fix[0].toUpperCase()}${fix.slice(1)}`);
+  return judged(file, who);
 }
 
 /** The judgement an earlier attempt recorded: the same summary, or the same refusal. */

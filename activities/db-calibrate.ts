@@ -10,9 +10,10 @@
 // Safe to run twice: database.json is written once per campaign; an attempt that finds it returns its
 // judgement instead of provoking the events again. An attempt killed mid-way left the cluster's changed
 // settings and its scratch database behind: the next attempt drops that database first and puts the
-// settings back at its end.
+// settings back, before it measures and at its end, from calibration/database-settings-before.json,
+// which the first attempt wrote before its first change (never from what the killed one left).
 import fs from 'node:fs';
-import { DB_CALIBRATION_FILE } from '../lib/evidence/layout';
+import { DB_CALIBRATION_FILE, DB_CALIBRATION_SETTINGS_FILE } from '../lib/evidence/layout';
 import { EvidenceStore } from '../lib/evidence/store';
 import { dbCaseLine, dbVerdictLine, failedCases, type DbCalibrationFile } from '../lib/protocol/db-calibration';
 import { DbCalibrationRefusal, runDbCalibration } from '../lib/targets/db-calibration/run';
@@ -52,6 +53,7 @@ async function calibrateDatabaseWith(deps: ActivityDeps, input: DbCalibrateInput
       superuserUrl,
       openLog: () => target.openPostgresLog(input.campaignId),
       outFile: store.path(`${dir}/database.json`),
+      settingsRecord: store.path(DB_CALIBRATION_SETTINGS_FILE),
       onCase: (c) => {
         last = dbCaseLine(c);
         heartbeat(last);

@@ -5,6 +5,7 @@
 import type { RigHandle } from '../lib/protocol/campaign-result';
 import { EvidenceStore } from '../lib/evidence/store';
 import type { LoadNodeHandle } from '../lib/targets/target';
+import { TestSwitchRefusal } from '../lib/tools/test-switch';
 import { heartbeat } from './context';
 import { defaultDeps } from './default-deps';
 import { rigTarget, type ActivityDeps } from './deps';
@@ -28,6 +29,8 @@ export function loadNodeActivities(deps: ActivityDeps) {
     } catch (err) {
       // Not root, or no free subnet (the local target's LoadNamespaceRefusal, by name: activities never import a target): no retry changes that.
       if ((err as Error).name === 'LoadNamespaceRefusal') throw refusal('LoadNodesRefusal', (err as Error).message);
+      // A test-only switch set outside the test suite (RIG_AWS_TIME_SYNC): until it is unset, the same.
+      if (err instanceof TestSwitchRefusal) throw refusal('TestSwitchRefusal', err.message, { variable: err.variable });
       throw err;
     }
   }

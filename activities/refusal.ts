@@ -7,6 +7,7 @@ import { PartitionMismatchError } from '../lib/targets/fixtures-scope';
 import { ClusterPlaceRefusal } from '../lib/targets/cluster-place-refusal';
 import { PreflightRefusal } from '../lib/targets/preflight-refusal';
 import { ServiceRefusal } from '../lib/targets/service-refusal';
+import { TestSwitchRefusal } from '../lib/tools/test-switch';
 
 export function refusal(type: `${string}Refusal`, message: string, details?: unknown): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, type, ...(details === undefined ? [] : [details]));
@@ -22,6 +23,7 @@ export async function refusing<T>(fn: () => Promise<T>): Promise<T> {
     if (err instanceof ServiceRefusal) throw refusal('ServiceRefusal', err.message);
     if (err instanceof ClusterPlaceRefusal) throw refusal('ClusterPlaceRefusal', err.message);
     if (err instanceof PreflightRefusal) throw refusal('PreflightRefusal', err.message, { failed: err.failed });
+    if (err instanceof TestSwitchRefusal) throw refusal('TestSwitchRefusal', err.message, { variable: err.variable });
     throw err;
   }
 }

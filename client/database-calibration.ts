@@ -9,7 +9,7 @@ import path from 'node:path';
 import { openFileLogWindow } from '../lib/evidence/file-log-window';
 import type { DbCalibrationFile, DbCaseResult } from '../lib/protocol/db-calibration';
 import { localWalDump } from '../lib/targets/db-calibration/local';
-import { runDbCalibration, type DbCalibrationPart } from '../lib/targets/db-calibration/run';
+import { runDbCalibration, settingsRecordBeside, type DbCalibrationPart } from '../lib/targets/db-calibration/run';
 import { PgCluster } from '../lib/targets/local/pg-cluster';
 
 export interface DatabaseCalibrationArgs {
@@ -23,7 +23,11 @@ export interface DatabaseCalibrationArgs {
 
 export async function calibrateDatabase(a: DatabaseCalibrationArgs): Promise<DbCalibrationFile> {
   if (a.db) {
-    return runDbCalibration({ superuserUrl: a.db, openLog: async () => openFileLogWindow(a.log), outFile: a.outFile, onCase: a.onCase, only: a.only });
+    const file = await runDbCalibration({ superuserUrl: a.db, openLog: async () => openFileLogWindow(a.log), outFile: a.outFile, onCase: a.onCase, only: a.only });
+    // Put back, so its job is done: a later run with the same --out records the cluster afresh. A run
+    // killed part-way keeps it, and the next run with the same --out puts the settings back from it.
+    fs.rmSync(settingsRecordBeside(a.outFile), { force: true });
+    return file;
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-dbcal-pg-'));
   fs.chmodSync(dir, 0o755); // the cluster's OS user (not root) must reach it
@@ -32,7 +36,9 @@ export async function calibrateDatabase(a: DatabaseCalibrationArgs): Promise<DbC
   const stopOnExit = () => cluster.stopSync();
   process.once('exit', stopOnExit);
   try {
-    return await runDbCalibration({ superuserUrl: cluster.url(), openLog: async () => openFileLogWindow(cluster.logFile), waldump: localWalDump(cluster.info.dir), outFile: a.outFile, onCase: a.onCase, only: a.only });
+    // The throw-away cluster's settings record goes with it.
+    const settingsRecord = path.join(dir, 'settings-before.json');
+    return await runDbCalibration({ superuserUrl: cluster.url(), openLog: async () => openFileLogWindow(cluster.logFile), waldump: localWalDump(cluster.info.dir), outFile: a.outFile, onCase: a.onCase, only: a.only, settingsRecord });
   } finally {
     await cluster.destroy();
     process.removeListener('exit', stopOnExit);

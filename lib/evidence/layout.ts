@@ -14,6 +14,8 @@ export const LOG_FILE = 'campaign.log';
 export const CALIBRATION_FILE = 'calibration/calibration.json';
 /** The database side's calibration (issue 31 item 6): every case, measured vs known (lib/protocol/db-calibration.ts DbCalibrationFile). */
 export const DB_CALIBRATION_FILE = 'calibration/database.json';
+/** The cluster settings the database calibration changes, as they were before its first change (written once, kept across attempts). */
+export const DB_CALIBRATION_SETTINGS_FILE = 'calibration/database-settings-before.json';
 export const RIG_FILE = 'rig.json';
 /** What the service under test reported of itself at bring-up: its /healthz `settings` (issue 14). */
 export const SERVICE_FILE = 'service.json';

@@ -255,6 +255,12 @@ export interface CalibrationFile {
    */
   host_steal?: { max: number; median: number } | null;
   steal_bound_pct?: number;
+  /**
+   * Set only by a test that is not about the instrument (test/harness/calibration-stand-in.ts): why it
+   * records a stand-in instead of a calibration. activities/calibrate.ts honours it only under
+   * RIG_TESTING=1 and refuses it outside the test suite.
+   */
+  test_stand_in?: string;
 }
 export interface CalibrationFloor {
   samples: number;

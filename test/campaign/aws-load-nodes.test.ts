@@ -60,6 +60,8 @@ test('load.nodes 2 on aws: both load nodes launched and sending their shares fro
   // The time server every node reads (what Amazon Time Sync is to them on AWS): the control host's
   // worker names it in the nodes' handles (lib/targets/aws/load-nodes.ts timeSyncUrl).
   ntp = await startNtpServer();
+  // A test-only switch, honoured only under RIG_TESTING=1 (lib/tools/test-switch.ts): `npm test` sets it, and so does this file, run alone.
+  process.env.RIG_TESTING = '1';
   process.env[TIME_SYNC_ENV] = ntp.url.slice('ntp://'.length);
   const env = await campaignEnv();
   process.env[EMULATOR_MAP_ENV] = JSON.stringify({ ...map, appNodeStateDir: appFolders.stateDir });

@@ -20,11 +20,11 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { teardownRig } from '../../activities/rig-lifecycle';
-import { CALIBRATION_FILE } from '../../lib/evidence/layout';
 import type { CalibrationFile } from '../../lib/evidence/records';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { liveResources } from '../../lib/targets/local/ledger';
 import { campaignNamespaces, loadNamespaceOf } from '../../lib/targets/local/load-netns';
+import { standInCalibrationEnv } from '../harness/calibration-stand-in';
 import { campaignEnv, saveHistory, tinySpec } from '../harness/campaign';
 
 test('a load node that fails calibration stops the campaign, naming it, before bring-up and seed; teardown removes the nodes', { skip: process.getuid?.() !== 0 ? 'needs root (ip netns)' : false, timeout: 12 * 60_000 }, async (t) => {
@@ -32,6 +32,11 @@ test('a load node that fails calibration stops the campaign, naming it, before b
   // The control worker passes its environment to the load nodes' workers it starts (the local
   // target's load-workers.ts); only node 0's generators match the host pattern.
   Object.assign(env.childEnv, { RIG_TEST_LATE_GENERATOR: '400:1000', RIG_TEST_LATE_GENERATOR_HOST: '\\.n0$' });
+  // The control host's instrument is not what is shown here: its calibration is a test's stand-in
+  // (test/harness/calibration-stand-in.ts, honoured only under RIG_TESTING=1); a load node's is never
+  // one, so the nodes' calibrations are real. (The rig's database is never calibrated: that follows
+  // bring-up, which the refusal comes before.)
+  Object.assign(env.childEnv, standInCalibrationEnv('test/campaign/load-node-calibration.test.ts: what is shown is the load nodes\' calibration'));
   await env.childWorker();
   const id = 'load-node-calibration';
   // Node i's namespace is rigload-<hash of the campaign>-<i>, whatever its subnet.
@@ -41,14 +46,6 @@ test('a load node that fails calibration stops the campaign, naming it, before b
     await running.handle?.terminate('test ended').catch(() => undefined);
     if (liveResources(id).length) await teardownRig({ campaignId: id, target: 'local', by: 'operator' });
   });
-  // The control host's instrument is not what is shown here: its judgement is recorded beforehand, as
-  // an earlier attempt of its step would have left it (the activity returns a recorded judgement
-  // instead of measuring again). The nodes' calibrations are real. (The rig's database is never
-  // calibrated: that follows bring-up, which the refusal comes before.)
-  const file = path.join(process.env.RIG_RESULTS!, id, CALIBRATION_FILE);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const note = 'recorded by test/campaign/load-node-calibration.test.ts: what is shown is the load nodes\' calibration';
-  fs.writeFileSync(file, JSON.stringify({ calibrated: true, cases: [{ name: note, passed: true, detail: 'not measured' }] }));
 
   const spec = tinySpec({ calibrate: true, load: { nodes: 2 }, sustained: { repeats: 1, repeatSeconds: 6, cooldownSeconds: 0, warmupSeconds: 0, configurations: [{ name: 'single', eventsPerSecond: 240, batch: 1, p99LimitMs: 1000 }] } });
   const handle = (running.handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] }));

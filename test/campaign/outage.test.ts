@@ -14,6 +14,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { campaignExitCode } from '../../client/exit-codes';
 import { devDown, devUp } from '../../client/dev-server';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
+import { standInCalibrationEnv } from '../harness/calibration-stand-in';
 import { campaignEnv, tinySpec, waitOnCampaign } from '../harness/campaign';
 import { rig } from '../harness/rig-cli';
 
@@ -27,13 +28,11 @@ test('a 90-s Temporal outage in the middle of a repeat: the CLI waits and exits 
   // 10-s repeats: the load is surely in flight when the server goes (it goes at the load's first
   // heartbeat, about a second in) and surely over before it returns (90 s later).
   fs.writeFileSync(specFile, JSON.stringify(tinySpec({ calibrate: true, sustained: { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 10, warmupSeconds: 0, cooldownSeconds: 1 } })));
-  // The instrument's calibration is recorded beforehand, as an earlier attempt of the step would have
-  // left it (activities/calibrate.ts returns a recorded judgement): a real one takes 1-2 min and needs
-  // the host to itself, and without one the campaign ends UNCALIBRATED (exit 1) whatever it measured.
-  // The drill is about Temporal going away, not the instrument.
-  const calibration = path.join(process.env.RIG_RESULTS!, id, 'calibration', 'calibration.json');
-  fs.mkdirSync(path.dirname(calibration), { recursive: true });
-  fs.writeFileSync(calibration, JSON.stringify({ calibrated: true, cases: [{ name: 'recorded by test/campaign/outage.test.ts', passed: true, detail: 'not measured: the outage drill is about Temporal, not the instrument' }] }));
+  // The instrument's calibration is a test's stand-in (test/harness/calibration-stand-in.ts, honoured
+  // only under RIG_TESTING=1): a real one takes 1-2 min and needs the host to itself, and without one
+  // the campaign ends UNCALIBRATED (exit 1) whatever it measured. The drill is about Temporal going
+  // away, not the instrument.
+  Object.assign(process.env, standInCalibrationEnv('test/campaign/outage.test.ts: the outage drill is about Temporal, not the instrument'));
   const cli = rig(['campaign', 'start', specFile, '--id', id, '--wait'], env.childEnv, 900_000);
   const handle = env.client.workflow.getHandle(id);
 

@@ -25,13 +25,15 @@
 // node within the bound of it, the offsets between nodes are bounded as there. Its NTP endpoint smears
 // leap seconds, the same smear for every node. The workflow still chooses the start instant on its own
 // clock: an error of the control host's clock moves every node's start alike (their start_late shows it)
-// and never the nodes against each other. RIG_AWS_TIME_SYNC (host:port) names another server (a test's);
-// under the emulator without it, the nodes are this machine's processes on one clock: not measured.
+// and never the nodes against each other. RIG_AWS_TIME_SYNC (host:port) names another server (a test's,
+// honoured only under RIG_TESTING=1 and refused outside it: lib/tools/test-switch.ts); under the emulator
+// without it, the nodes are this machine's processes on one clock: not measured.
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import path from 'node:path';
 import { writeAtomic } from '../../evidence/atomic';
 import { campaignDir } from '../../evidence/layout';
 import { awsLoadNodeQueue } from '../../temporal/queues';
+import { testOnlySwitch } from '../../tools/test-switch';
 import { UP_STATES } from '../../protocol/load-node-relaunch';
 import { readFixtureCustomers } from '../bringup/fixtures';
 import type { LoadNodeHandle, ProgressFn } from '../target';
@@ -47,9 +49,13 @@ import { relaunchLostLoadNodes } from './relaunch';
 export const AMAZON_TIME_SYNC = '169.254.169.123:123';
 export const TIME_SYNC_ENV = 'RIG_AWS_TIME_SYNC';
 
-/** What the nodes read their clocks against (the header says why): null under the emulator unless a test names a server. */
+/**
+ * What the nodes read their clocks against (the header says why): null under the emulator unless a test
+ * names a server. A server named outside the test suite is refused (TestSwitchRefusal): on real AWS it
+ * would replace Amazon Time Sync as the one reference every node's clock is judged by.
+ */
 export function timeSyncUrl(env: NodeJS.ProcessEnv = process.env, emulated = emulatorMap(env) !== undefined): string | null {
-  const named = env[TIME_SYNC_ENV];
+  const named = testOnlySwitch(TIME_SYNC_ENV, `replaces Amazon Time Sync, ${AMAZON_TIME_SYNC}, as the clock every load node is held to`, env);
   if (named) return `ntp://${named}`;
   return emulated ? null : `ntp://${AMAZON_TIME_SYNC}`;
 }
@@ -75,8 +81,10 @@ export function loadNodeHandles(campaignId: string, nodes: number, found: readon
 
 /** The aws target's startLoadNodes: on the control host, right after provisioning (and the rig's own calibration); launches a lost node again (relaunch.ts), so safe to run twice. */
 export async function startLoadNodesAws(campaignId: string, nodes: number, onProgress: ProgressFn = () => {}): Promise<LoadNodeHandle[]> {
+  // The clock first: a refused RIG_AWS_TIME_SYNC launches nothing.
+  const clockUrl = timeSyncUrl();
   const found = await withClients(campaignId, async (c) => relaunchLostLoadNodes(c, campaignId, nodes, await findRigResources(c, campaignId), onProgress));
-  const handles = loadNodeHandles(campaignId, nodes, found, timeSyncUrl());
+  const handles = loadNodeHandles(campaignId, nodes, found, clockUrl);
   onProgress(`load nodes: ${handles.map((h) => `node ${h.node} at ${h.address || '?'} on ${h.queue}`).join('; ')}; clocks against ${handles[0]?.clockUrl ?? 'nothing (one machine)'}`);
   return handles;
 }

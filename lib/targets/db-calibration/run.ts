@@ -2,8 +2,9 @@
 // provoked on a cluster (its own database there, scratch-db.ts) and each judged against its truth
 // (lib/protocol/db-calibration.ts): lock wait, WAL per event, the vacuum and checkpoint markers, and
 // both markers again with the cluster logging in Europe/Berlin. The cluster's settings the calibration
-// changes (autovacuum_naptime, log_timezone, through ALTER SYSTEM: a superuser's) are put back after it,
-// and its database and role dropped, whatever happened. The results are written as JSON (`outFile`)
+// changes (autovacuum_naptime, log_timezone, through ALTER SYSTEM: a superuser's) are recorded before
+// the first change (scratch-db.ts SystemSettings) and put back from that record after it, and before it
+// when a killed run left them; its database and role are dropped, whatever happened. The results are written as JSON (`outFile`)
 // before anything is summarised from them.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,6 +40,19 @@ export interface DbCalibrationOptions {
   lockHoldSeconds?: number;
   /** Only these parts (default all): a check of those cases, not a calibration. */
   only?: readonly DbCalibrationPart[];
+  /**
+   * Where the cluster's settings are recorded before the first change, kept across attempts (a
+   * campaign's: calibration/database-settings-before.json); default beside outFile (settingsRecordBeside).
+   */
+  settingsRecord?: string;
+}
+
+/** The cluster settings the calibration changes (ALTER SYSTEM), all recorded before the first change. */
+export const CALIBRATION_SETTINGS = ['autovacuum_naptime', 'log_timezone'] as const;
+
+/** The settings record's default place: beside the results, `<name>.settings-before.json`. */
+export function settingsRecordBeside(outFile: string): string {
+  return path.join(path.dirname(outFile), `${path.basename(outFile, '.json')}.settings-before.json`);
 }
 
 /** The parts a run may be limited to: markers are the vacuum and checkpoint cases together. */
@@ -62,7 +76,9 @@ export async function runDbCalibration(opts: DbCalibrationOptions): Promise<DbCa
     cases.push(c);
     opts.onCase?.(c);
   };
-  const system = new SystemSettings(opts.superuserUrl);
+  const system = new SystemSettings(opts.superuserUrl, CALIBRATION_SETTINGS, opts.settingsRecord ?? settingsRecordBeside(opts.outFile));
+  // An earlier run killed mid-case left its settings in force: back as recorded before anything is read or measured.
+  await system.begin();
   const db = await makeScratchDb(opts.superuserUrl);
   let settings: Record<string, string> = {};
   const want = (p: DbCalibrationPart) => !opts.only || opts.only.includes(p);

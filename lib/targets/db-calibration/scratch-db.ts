@@ -8,10 +8,13 @@
 // request role, exactly as a campaign's sampler is told hardcount_app), with a random password given to
 // PostgreSQL as a SCRAM verifier only.
 //
-// Safe to run twice: an earlier run's database and role (a worker killed mid-way) are dropped first.
+// Safe to run twice: an earlier run's database and role (a worker killed mid-way) are dropped first,
+// and the cluster settings it changed are put back from the record it wrote before changing them.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import pg from 'pg';
 import { migrate } from '../../../reference/migrate';
+import { writeOnce } from '../../evidence/atomic';
 import { scramSha256Verifier } from '../../../reference/scram';
 import { asRole, onDatabase, pgConfig } from '../../pg/connection';
 
@@ -77,21 +80,47 @@ export async function makeScratchDb(superuserUrl: string): Promise<ScratchDb> {
   };
 }
 
+/** The cluster settings the calibration changes, as they were before its first change. */
+export interface SettingsRecord {
+  /** The cluster they were read from (pg_control_system's system_identifier): never applied to another. */
+  cluster: string;
+  recorded_at: string;
+  /**
+   * Per setting: its line in postgresql.auto.conf before the calibration (null: none, so RESET puts it
+   * back) and what a new session showed then (what the restore waits for).
+   */
+  settings: Record<string, { auto_conf: string | null; shown: string }>;
+}
+
 /**
- * Cluster settings changed for the calibration (ALTER SYSTEM, a superuser's), each put back as it was:
- * RESET when postgresql.auto.conf did not have it, else its earlier value. Waits until a new session
- * sees the value (a reload reaches the postmaster and every process asynchronously).
+ * Cluster settings changed for the calibration (ALTER SYSTEM, a superuser's), each put back as it was.
+ * "As it was" comes from a record written once, atomically, before the first change, and never
+ * rewritten: a run killed mid-case leaves its changes in postgresql.auto.conf, and a retry that read
+ * "the earlier value" there would save the calibration's own (autovacuum_naptime=1s, log_timezone=
+ * Europe/Berlin) and put those back, and every measured repeat would run with them (issue 47, item 4).
+ * A retry finds the record, puts it back before it measures anything (begin), and restores from it.
+ * Waits until a new session sees each value (a reload reaches the postmaster and every process
+ * asynchronously).
  */
 export class SystemSettings {
-  private readonly earlier = new Map<string, string | null>();
-  constructor(private readonly url: string) {}
+  private record: SettingsRecord | null = null;
+  constructor(
+    private readonly url: string,
+    /** Every setting the calibration may change: all recorded at once, before the first. */
+    private readonly names: readonly string[],
+    /** Where the record is kept across attempts (a campaign's evidence folder). */
+    private readonly recordFile: string,
+  ) {}
+
+  /** Before anything is measured: an earlier run's record means its changes may still be in force, so they are put back first. */
+  async begin(): Promise<void> {
+    if (fs.existsSync(this.recordFile)) await this.restore();
+  }
 
   async set(name: string, value: string): Promise<void> {
+    if (!this.names.includes(name)) throw new Error(`SystemSettings.set(${name}): not one of the settings recorded before the calibration changes them (${this.names.join(', ')})`);
+    await this.recorded();
     await onClient(this.url, async (c) => {
-      if (!this.earlier.has(name)) {
-        const r = (await c.query<{ setting: string; sourcefile: string | null }>('SELECT current_setting(name) AS setting, sourcefile FROM pg_settings WHERE name = $1', [name])).rows[0];
-        this.earlier.set(name, r?.sourcefile?.endsWith('postgresql.auto.conf') ? r.setting : null);
-      }
       await c.query(`ALTER SYSTEM SET ${c.escapeIdentifier(name)} = ${c.escapeLiteral(value)}`);
       await c.query('SELECT pg_reload_conf()');
     });
@@ -100,16 +129,48 @@ export class SystemSettings {
     await new Promise((r) => setTimeout(r, 300));
   }
 
-  /** Every setting back as it was. */
+  /** Every recorded setting back as it was before the first change (of this run or a killed earlier one). */
   async restore(): Promise<void> {
-    if (!this.earlier.size) return;
+    const rec = this.record ?? (await this.read());
+    if (!rec) return;
     await onClient(this.url, async (c) => {
-      for (const [name, was] of this.earlier) {
-        await c.query(was === null ? `ALTER SYSTEM RESET ${c.escapeIdentifier(name)}` : `ALTER SYSTEM SET ${c.escapeIdentifier(name)} = ${c.escapeLiteral(was)}`);
+      for (const [name, was] of Object.entries(rec.settings)) {
+        await c.query(was.auto_conf === null ? `ALTER SYSTEM RESET ${c.escapeIdentifier(name)}` : `ALTER SYSTEM SET ${c.escapeIdentifier(name)} = ${c.escapeLiteral(was.auto_conf)}`);
       }
       await c.query('SELECT pg_reload_conf()');
     });
-    this.earlier.clear();
+    for (const [name, was] of Object.entries(rec.settings)) await this.until(name, was.shown);
+  }
+
+  /** The record: the one on file, else written now (once, atomically) from what the cluster has. */
+  private async recorded(): Promise<SettingsRecord> {
+    this.record ??= (await this.read()) ?? (await this.write());
+    return this.record;
+  }
+
+  private async write(): Promise<SettingsRecord> {
+    const rec = await onClient(this.url, async (c) => {
+      const settings: SettingsRecord['settings'] = {};
+      for (const name of this.names) {
+        const r = (await c.query<{ setting: string; sourcefile: string | null }>('SELECT current_setting(name) AS setting, sourcefile FROM pg_settings WHERE name = $1', [name])).rows[0];
+        if (!r) throw new Error(`the cluster has no setting ${name}`);
+        settings[name] = { auto_conf: r.sourcefile?.endsWith('postgresql.auto.conf') ? r.setting : null, shown: r.setting };
+      }
+      return { cluster: await clusterId(c), recorded_at: new Date().toISOString(), settings };
+    });
+    writeOnce(this.recordFile, JSON.stringify(rec, null, 2) + '\n');
+    return rec;
+  }
+
+  /** The record on file (null: none); one of another cluster is refused, naming both. */
+  private async read(): Promise<SettingsRecord | null> {
+    if (!fs.existsSync(this.recordFile)) return null;
+    const rec = JSON.parse(fs.readFileSync(this.recordFile, 'utf8')) as SettingsRecord;
+    const here = await onClient(this.url, clusterId);
+    if (rec.cluster !== here) {
+      throw new Error(`${this.recordFile} records the settings of cluster ${rec.cluster}, not of this one (${here}): it cannot put this cluster's settings back; remove it (or give the calibration another --out) and check this cluster's ${Object.keys(rec.settings).join(', ')} by hand`);
+    }
+    return rec;
   }
 
   /** Until a new session shows `value` for `name` (compared as SHOW prints it, or as given). */
@@ -121,4 +182,8 @@ export class SystemSettings {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+}
+
+async function clusterId(c: pg.Client): Promise<string> {
+  return (await c.query<{ id: string }>('SELECT system_identifier::text AS id FROM pg_control_system()')).rows[0].id;
 }

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { portAnswers } from '../../tools/free-port';
 import { stateDir } from '../../tools/paths';
+import { testOnlySwitch, TestSwitchRefusal } from '../../tools/test-switch';
 import type { CleanCheckResult, Leftover } from '../target';
 import { foldLedger, LedgerUnreadableError, readLedgerFile } from './ledger';
 import { looksLikeService, parentPid, postmasterDataDir, scanMarkedProcesses, type ProcessScan } from './proc';
@@ -53,16 +54,29 @@ export interface CleanCheckOptions {
    * folder (RIG_STATE_DIR), for a test or a developer sharing the machine with other rigs.
    * Unset, RIG_CLEAN_CHECK_SCOPE=state chooses 'state': `npm test` sets it for the files it runs side
    * by side (each has its own RIG_STATE_DIR), so that one file's live rig is not another's leftover.
+   * It is honoured only there (RIG_TESTING=1): set outside the test suite, the check could not look
+   * (it names the variable), since a campaign's "clean" would then rest on a narrowed scan.
    */
   scope?: 'machine' | 'state';
 }
 
-function defaultScope(): 'machine' | 'state' {
-  return process.env.RIG_CLEAN_CHECK_SCOPE === 'state' ? 'state' : 'machine';
+export const CLEAN_CHECK_SCOPE_ENV = 'RIG_CLEAN_CHECK_SCOPE';
+
+/** The scope when none is given: the machine, or RIG_CLEAN_CHECK_SCOPE=state under the test suite (throws TestSwitchRefusal outside it). */
+export function defaultScope(env: NodeJS.ProcessEnv = process.env): 'machine' | 'state' {
+  const asked = testOnlySwitch(CLEAN_CHECK_SCOPE_ENV, "narrows the processes this clean check counts to this state folder's, so a rig of another state folder is not a leftover", env);
+  return asked === 'state' ? 'state' : 'machine';
 }
 
 export async function cleanCheckLocal(opts: CleanCheckOptions = {}): Promise<CleanCheckResult> {
-  const scope = opts.scope ?? defaultScope();
+  let scope: 'machine' | 'state';
+  try {
+    scope = opts.scope ?? defaultScope();
+  } catch (err) {
+    // Nothing was looked at: never a clean (nor a dirty) that the narrowed scan would have decided.
+    if (err instanceof TestSwitchRefusal) return { status: 'could-not-look', reason: err.message, leftovers: [] };
+    throw err;
+  }
   const now = Date.now();
   const leftovers: LocalLeftover[] = [];
   const looked: string[] = [];

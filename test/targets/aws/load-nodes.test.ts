@@ -25,6 +25,7 @@ import { renderUserData } from '../../../lib/targets/aws/user-data';
 import { awsAppQueue, awsDataQueue, awsLoadNodeQueue, hostOfQueue } from '../../../lib/temporal/queues';
 import type { AwsSpec } from '../../../lib/protocol/aws-spec';
 import { parseCampaignSpec } from '../../../lib/protocol/spec';
+import { TestSwitchRefusal } from '../../../lib/tools/test-switch';
 import { sampleBootstrap } from '../../harness/node-bootstrap';
 
 const ID = 'aws-nodes-unit';
@@ -140,7 +141,29 @@ test('the dry run\'s plan lists every load node with its own name and queue', ()
 test('the nodes read their clocks against Amazon Time Sync; a test names its own server; under the emulator, nothing', () => {
   assert.equal(timeSyncUrl({}, false), 'ntp://169.254.169.123:123');
   assert.equal(timeSyncUrl({}, true), null);
-  assert.equal(timeSyncUrl({ RIG_AWS_TIME_SYNC: '127.0.0.1:4123' }, true), 'ntp://127.0.0.1:4123');
+  assert.equal(timeSyncUrl({ RIG_AWS_TIME_SYNC: '127.0.0.1:4123', RIG_TESTING: '1' }, true), 'ntp://127.0.0.1:4123');
+  assert.equal(timeSyncUrl({ RIG_AWS_TIME_SYNC: '127.0.0.1:4123', RIG_TESTING: '1' }, false), 'ntp://127.0.0.1:4123');
+});
+
+test('RIG_AWS_TIME_SYNC outside the test suite is refused, naming it, on real AWS and under the emulator alike (issue 47, item 9)', () => {
+  for (const emulated of [false, true]) {
+    for (const testing of [undefined, '0', 'yes']) {
+      assert.throws(
+        () => timeSyncUrl({ RIG_AWS_TIME_SYNC: '10.0.0.5:123', ...(testing === undefined ? {} : { RIG_TESTING: testing }) }, emulated),
+        (err: Error) => {
+          assert.ok(err instanceof TestSwitchRefusal, String(err));
+          assert.equal(err.variable, 'RIG_AWS_TIME_SYNC');
+          assert.equal(
+            err.message,
+            'RIG_AWS_TIME_SYNC=10.0.0.5:123 is a test-only switch (it replaces Amazon Time Sync, 169.254.169.123:123, as the clock every load node is held to), honoured only when RIG_TESTING=1 (the test suite sets it): unset RIG_AWS_TIME_SYNC',
+          );
+          return true;
+        },
+      );
+    }
+  }
+  // Unset (or empty), nothing is refused: Amazon Time Sync on AWS.
+  assert.equal(timeSyncUrl({ RIG_AWS_TIME_SYNC: '' }, false), 'ntp://169.254.169.123:123');
 });
 
 test('an SNTP exchange: timestamps round-trip, the offset is node minus server, a server that cannot vouch for its time is refused', () => {
