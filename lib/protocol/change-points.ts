@@ -24,10 +24,19 @@
 //     figures and takes the split the search chose as if it were fixed, so its p-value is optimistic;
 //     a p99 series has outliers (one noisy week) that a t-test reads as variance or as a step. The
 //     permutation test assumes nothing but exchangeability under "no change".
-//   - Otava's own permutation mode (`--orig-edivisive`) draws 100 permutations and compares with
-//     p ≤ 0.001, which 100 permutations can never reach (its smallest p is 1/101), so it finds
-//     nothing; and its p-value is #{≥}/(R+1), which can be 0. Here R = 999 and α = 0.01: one false
-//     change point per figure in a hundred histories of pure noise, the smallest reachable p 0.001.
+//   - Otava's own permutation mode (`--orig-edivisive true`, Otava's compute_change_points_orig) is
+//     this algorithm on the values, with R = 100 permutations (fixed; no option changes it), an
+//     unseeded generator, and the p-value #{permuted best ≥ observed}/(R+1) compared with -P (default
+//     0.001). That p-value is 0 when no permutation reaches the observed Q, so at the default it keeps
+//     a change point exactly when none of the 100 does: a test at level 1/101, not 0.001. It does find
+//     steps (test/protocol/change-point-series.ts's 10 % step at 2 % noise, in each of its draws); Otava
+//     0.8.0's report then fails on them (AttributeError: 'ChangePoint' object has no attribute 'metric', or 'to_json' with --output
+//     json), so its console prints change points only when there are none. With `ranks: false,
+//     permutations: 100, alpha: 1/101` the rig applies the same rule ((1 + #)/101 ≤ 1/101 ⇔ # = 0);
+//     test/protocol/change-points-otava-orig.test.ts runs Otava's function beside it on the same
+//     series. Here R = 999 and α = 0.01 by default: one false change point per figure in a hundred
+//     histories of pure noise, and a p-value that is never 0 (the smallest is 0.001), because the
+//     observed split is itself one of the R + 1 equally likely orderings under no change.
 //   - Ranks: the search runs on the ranks of the values (mid-ranks for ties), not the values. A
 //     p99 series has single noisy weeks (a bad neighbour, a backup): on the values, one week 50 %
 //     above the rest gives the largest Q of any split (Y = that week alone, κ = τ + 1), the permutation

@@ -73,19 +73,64 @@ export function shiftInterval(control: readonly number[], variant: readonly numb
   const d: number[] = [];
   for (const b of y) for (const a of x) d.push(b - a);
   d.sort((p, q) => p - q);
+  const k = intervalDepth(m, n, level);
+  const counts = mannWhitneyCounts(m, n);
+  const total = counts.reduce((s, c) => s + c, 0);
+  let tail = 0;
+  for (let u = 0; u < k; u++) tail += counts[u];
+  const shift = median(d);
+  if (k === 0) return { shift, interval: null, confidence: null, m, n };
+  return { shift, interval: [d[k - 1], d[d.length - k]], confidence: 1 - (2 * tail) / total, m, n };
+}
+
+/**
+ * How deep into the sorted m·n differences the interval at `level` starts: the largest k with
+ * P(U ≤ k − 1) ≤ α/2 under "no shift" (α = 1 − level), so the interval is [D_(k), D_(mn+1−k)];
+ * 0 when even the most extreme ordering is too likely (no interval at that level).
+ */
+export function intervalDepth(m: number, n: number, level: number): number {
+  if (!(level > 0 && level < 1)) throw new RangeError(`confidence level must be within (0, 1), got ${level}`);
   const counts = mannWhitneyCounts(m, n);
   const total = counts.reduce((s, c) => s + c, 0);
   const alphaHalf = (1 - level) / 2;
-  // The largest k with P(U ≤ k − 1) ≤ α/2: walk the lower tail while it stays within α/2.
+  // Walk the lower tail while it stays within α/2 (1e-12: a level given as 1 − 2·P exactly is reached).
   let k = 0;
   let tail = 0;
   while (k < counts.length && (tail + counts[k]) / total <= alphaHalf + 1e-12) {
     tail += counts[k];
     k++;
   }
-  const shift = median(d);
-  if (k === 0) return { shift, interval: null, confidence: null, m, n };
-  return { shift, interval: [d[k - 1], d[d.length - k]], confidence: 1 - (2 * tail) / total, m, n };
+  return k;
+}
+
+/**
+ * The exact two-sided Mann–Whitney p-value of "no shift" between control and variant: twice the
+ * smaller tail, P(U ≤ u) with u = #{variant − control ≤ 0} (the variant is higher) or
+ * u = #{variant − control ≥ 0} (lower), capped at 1. Ties are counted against a shift on both sides,
+ * so with ties the p-value is only ever larger (cautious). It is the interval's dual to the digit:
+ * p ≤ α exactly when the interval at 1 − α (shiftInterval) excludes zero.
+ */
+export function rankSumPValue(control: readonly number[], variant: readonly number[]): number {
+  const x = control.filter(Number.isFinite);
+  const y = variant.filter(Number.isFinite);
+  const m = x.length;
+  const n = y.length;
+  if (!m || !n) throw new RangeError(`a p-value needs a value on each side (control ${m}, variant ${n})`);
+  let atMostZero = 0;
+  let atLeastZero = 0;
+  for (const b of y)
+    for (const a of x) {
+      if (b - a <= 0) atMostZero++;
+      if (b - a >= 0) atLeastZero++;
+    }
+  const counts = mannWhitneyCounts(m, n);
+  const total = counts.reduce((s, c) => s + c, 0);
+  const lowerTail = (u: number) => {
+    let t = 0;
+    for (let i = 0; i <= u && i < counts.length; i++) t += counts[i];
+    return t / total;
+  };
+  return Math.min(1, 2 * Math.min(lowerTail(atMostZero), lowerTail(atLeastZero)));
 }
 
 /** The fewest equal repeats a side for which a rank interval at `level` exists (4 at 95 %). */

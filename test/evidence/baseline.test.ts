@@ -45,17 +45,22 @@ test('a rerun of the same rig passes with no tolerance: three repeats of noise a
   assert.equal(noisy.regression, false, noisy.summary);
   assert.deepEqual(noisy.rows.map((r) => `${r.config}:${r.verdict}`), ['single:unchanged', 'batched:unchanged']);
   const p99 = noisy.rows[0].comparison!.figures.find((f) => f.figure === 'p99_ms')!;
-  assert.equal(p99.words, 'no difference we can see with 3 repeats');
+  // Six figures share the 5 %: each interval is at 1 − 5 %/6, which 3 vs 3 cannot reach, and the
+  // page says no change of any size could have shown.
+  assert.equal(p99.words, 'no difference we can see; 3 vs 3 repeats can show no change at this level (99.2 %), however large');
   assert.equal(p99.shift!.interval, null);
+  assert.equal(p99.detectable!.absolute, null);
+  assert.deepEqual(noisy.rows[0].comparison!.correction, { method: 'benjamini-hochberg', figures: 6, rejected: 0, level: 1 - 0.05 / 6 });
   const res = await rig(['report', rerun.dir, '--baseline', baseline.dir]);
   assert.equal(res.code, 0, res.stderr);
   assert.match(res.stderr, /No regression against baseline week-1 \(2026-08-16\): 2 configurations compared\.\n/);
   assert.match(res.stdout, /## Compared with the baseline\n\nNo regression/);
   // The page: medians with min–max on each side, the difference, the verdict and the method.
   assert.match(res.stdout, /\| configuration \| figure \| baseline: median \(min–max\) \| now: median \(min–max\) \| difference \(now − baseline\), interval \| verdict \| method \|/);
-  assert.match(res.stdout, /\| single \| p99 \| [\d.]+ ms( \([\d.]+–[\d.]+\))?, 3 repeats \| [\d.]+ ms( \([\d.]+–[\d.]+\))?, 3 repeats \| [+−±][\d.]+ ms \([+−±]\d+ %\); interval none \(too few repeats\) \| no difference we can see with 3 repeats \| Mann–Whitney: 3 vs 3 repeats is too few for a 95 % interval \(fewest 4 vs 4\) \|/);
+  assert.match(res.stdout, /\| single \| p99 \| [\d.]+ ms( \([\d.]+–[\d.]+\))?, 3 repeats \| [\d.]+ ms( \([\d.]+–[\d.]+\))?, 3 repeats \| [+−±][\d.]+ ms \([+−±]\d+ %\); interval none \(too few repeats\) \| no difference we can see; 3 vs 3 repeats can show no change at this level \(99\.2 %\), however large \| Mann–Whitney: 3 vs 3 repeats is too few for a 99\.2 % interval \(fewest 5 vs 5\), p = [\d.]+ \|/);
   assert.match(res.stdout, /\| single \| passed \| 3\/3 \| 3\/3 \| — \| no pass lost \| counts \|/);
-  assert.match(res.stdout, /exact Mann–Whitney \(Wilcoxon rank-sum\) 95 % confidence interval/);
+  assert.match(res.stdout, /exact Mann–Whitney \(Wilcoxon rank-sum\) confidence interval/);
+  assert.match(res.stdout, /corrected by Benjamini–Hochberg at 5 %/);
 });
 
 test('three repeats cannot see even a 60 % slowdown, and the page says why; five repeats flag it and exit 99 (NOT-HELD)', async () => {
@@ -63,21 +68,30 @@ test('three repeats cannot see even a 60 % slowdown, and the page says why; five
   assert.equal(three.regression, false, three.summary);
   const p99 = three.rows[0].comparison!.figures.find((f) => f.figure === 'p99_ms')!;
   assert.ok(p99.difference! > 2, `p99 moved ${p99.difference} ms`);
-  assert.equal(p99.words, 'no difference we can see with 3 repeats');
+  assert.equal(p99.words, 'no difference we can see; 3 vs 3 repeats can show no change at this level (99.2 %), however large');
 
   const res = await rig(['report', slower5.dir, '--baseline', 'week-1-five'], { RIG_RESULTS: root });
   assert.equal(res.code, 99, res.stderr);
   assert.match(res.stderr, /REGRESSION against baseline week-1-five: single \(p50 worse: median [\d.]+ ms now, [\d.]+ ms in the baseline \(\+[\d.]+ ms, interval \+[\d.]+ to \+[\d.]+ ms\); p99 worse: median [\d.]+ ms now/);
   assert.match(res.stderr, /; batched \(p50 worse: /);
   assert.match(res.stdout, /\| single \| REGRESSION \| 5\/5 \| 5\/5 \|/);
-  assert.match(res.stdout, /\| single \| p99 \| [^|]+, 5 repeats \| [^|]+, 5 repeats \| \+[\d.]+ ms \(\+\d+ %\); interval \+[\d.]+ to \+[\d.]+ ms \| worse \| Mann–Whitney 96\.8 % interval \(5 vs 5\) \|/);
+  assert.match(res.stdout, /\| single \| p99 \| [^|]+, 5 repeats \| [^|]+, 5 repeats \| \+[\d.]+ ms \(\+\d+ %\); interval \+[\d.]+ to \+[\d.]+ ms \| worse \| Mann–Whitney 9\d\.\d % interval \(5 vs 5\), p = 0\.00\d \|/);
   // --tolerance is the smallest difference that counts: 5 % does not excuse 60 %, 80 % does.
   const tolerant = await rig(['report', slower5.dir, '--baseline', 'week-1-five', '--tolerance', '5', '--format', 'json'], { RIG_RESULTS: root });
   assert.equal(tolerant.code, 99, 'still a regression with 5 %');
   assert.equal((JSON.parse(tolerant.stdout) as { baseline: { tolerance_pct: number } }).baseline.tolerance_pct, 5);
   const lenient = compareWithBaseline(await buildReport(slower5.dir), await buildReport(baseline5.dir), { tolerancePct: 80 });
   assert.equal(lenient.regression, false, lenient.summary);
-  assert.equal(lenient.rows[0].comparison!.figures.find((f) => f.figure === 'p99_ms')!.words, 'no difference beyond 80 % we can see with 5 repeats');
+  const lenientP99 = lenient.rows[0].comparison!.figures.find((f) => f.figure === 'p99_ms')!;
+  assert.match(lenientP99.words, /^no difference beyond 80 % we can see; with 5 repeats a side at this noise, a change under \d+ % would not show$/);
+  assert.ok(lenientP99.detectable!.pct! > 80, 'the bar is part of what a change must clear');
+  // The MDE reaches the JSON, the Markdown and the HTML page.
+  const json = JSON.parse(tolerant.stdout) as { baseline: { rows: Array<{ comparison: { figures: Array<{ figure: string; verdict: string; detectable?: { pct: number | null; power: number } }> } }> } };
+  const quiet = json.baseline.rows[0].comparison.figures.filter((f) => f.verdict === 'no-difference');
+  assert.ok(quiet.length > 0 && quiet.every((f) => f.detectable?.power === 0.8), JSON.stringify(quiet));
+  const lm = await buildReport(slower5.dir, { baselineDir: baseline5.dir, tolerancePct: 80 });
+  assert.ok(renderMarkdown(lm).includes(lenientP99.words), 'the Markdown page carries the MDE words');
+  assert.ok(renderHtml(lm).includes('a change under'), 'the HTML page carries the MDE words');
   const bad = await rig(['report', slower.dir, '--tolerance', '5']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--tolerance applies to --baseline/);
@@ -134,11 +148,11 @@ test('comparisonTable: any two configurations of the model, control first (the s
       ['p50', 'worse'],
       ['p99', 'worse'],
       ['worst 10-s p99', 'worse'],
-      ['freeze-seconds', 'no difference we can see with 5 repeats'],
-      ['drops', 'no difference we can see with 5 repeats'],
+      ['freeze-seconds', 'no difference we can see; these repeats did not vary, so any change would have shown'],
+      ['drops', 'no difference we can see; these repeats did not vary, so any change would have shown'],
       // The fixture draws WAL per event afresh per campaign (noise with no planted shift): not asserted.
       ['WAL per event', t.rows[6].cells[5]],
     ],
   );
-  assert.equal(t.rows[6].cells[6], 'Mann–Whitney 96.8 % interval (5 vs 5)');
+  assert.match(t.rows[6].cells[6], /^Mann–Whitney 9\d\.\d % interval \(5 vs 5\), p = [\d.e−-]+$/);
 });
