@@ -111,7 +111,9 @@ export function alertedChanges(input: AlertInput): { changes: AlertedChange[]; s
         const r = stepTest({ reference, value: own, repeats: input.repeatsOf?.(s.series, f.key) ?? null, direction: f.direction, floorPct: floor });
         steps.push({ ...r, series: s.series, figure: f.key, referenceFrom: from });
         if (r.alert) {
-          changes.push({ kind: 'first-run', series: s.series, figure: f.key, run: s.rows[last].campaignId, build: s.rows[last].build, previousBuild: s.rows[last - 1]?.build ?? null, shiftPct: r.shiftPct, pValue: null, bound: r.bound, referenceRuns: r.referenceRuns });
+          // The build before: the newest earlier run with this figure (a failed week has none), as a change point names it.
+          const previous = s.rows.slice(0, last).filter((row) => typeof row.figures[f.key] === 'number' && Number.isFinite(row.figures[f.key])).pop();
+          changes.push({ kind: 'first-run', series: s.series, figure: f.key, run: s.rows[last].campaignId, build: s.rows[last].build, previousBuild: previous?.build ?? null, shiftPct: r.shiftPct, pValue: null, bound: r.bound, referenceRuns: r.referenceRuns });
         }
       }
       const near = (rows: number[], row: number) => rows.some((a) => Math.abs(a - row) <= SAME_CHANGE_RUNS);

@@ -215,6 +215,11 @@ test('the rule: the first-run reference starts after the last change point, aler
   const steps = (prior: PriorAlert[], acks: HistoryAck[] = [], b = before) => alertedChanges({ series: [now], before: [b], campaignId: 'run-21', prior, acks, floorsPct: DEFAULT_FLOORS_PCT });
   const plain = steps([]);
   assert.deepEqual(plain.changes.map((c) => [c.kind, c.run, c.previousBuild]), [['first-run', 'run-21', 'b20']]);
+  // A failed week just before (no figure): the build before is the newest run with one.
+  const gap = p50Series(values);
+  gap.rows[19] = { ...gap.rows[19], figures: { p50_ms: null } };
+  const afterGap = alertedChanges({ series: [gap], before: [p50Series(values.slice(0, -1))], campaignId: 'run-21', prior: [], acks: [], floorsPct: DEFAULT_FLOORS_PCT });
+  assert.deepEqual(afterGap.changes.map((c) => [c.run, c.previousBuild]), [['run-21', 'b19']]);
   assert.equal(plain.steps[0].referenceFrom, 0);
   // An alert at run 17: the reference is runs 17-20, four: no test.
   const afterAlert = steps([{ series: now.series, figure: 'p50_ms', run: 'run-17' }]);
