@@ -16,6 +16,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { historyAlert, type HistoryAlert } from '../../lib/evidence/history-alert';
 import { HISTORY_ALERT_FILE } from '../../lib/evidence/layout';
+import { listEvidenceFiles } from '../../lib/evidence/manifest';
 import { captureRig } from '../harness/capture-cli';
 import { normal } from '../protocol/change-point-series';
 
@@ -133,6 +134,8 @@ test('an acknowledged change stops alerting: rig history ack RUN FIGURE, recorde
   assert.equal(file.acks.length, 1);
   assert.deepEqual([file.acks[0].figure, file.acks[0].series, file.acks[0].reason], ['p50_ms', null, 'the audit log: accepted']);
   assert.ok(file.acks[0].by.length > 0 && !Number.isNaN(Date.parse(file.acks[0].at)));
+  // A person's note after the seal: never in the manifest (a sealed folder stays whole).
+  assert.ok(!listEvidenceFiles(path.join(root, runId('acked', 22))).includes('history-acks.json'));
   // Again: kept once.
   const again = await captureRig(['history', 'ack', runId('acked', 22), 'p50_ms']);
   assert.equal(again.code, 0, again.err);
