@@ -57,8 +57,9 @@ async function finishCampaignWith(deps: ActivityDeps, input: FinishInput): Promi
       store.appendLog('info', `baseline: ${choice.baseline_id ?? 'none'} (${choice.why})`);
     }
   }
-  // The spec's history on this hardware (issue 36): a change point among the newest runs that moved a
-  // figure the wrong way. Judged once, into the evidence (a retry reads it back; later runs never change it).
+  // The spec's history on this hardware (issues 36, 45): this run's first-run step or a change point new
+  // with it that moved a figure the wrong way beyond its floor, each change once. Judged once, into the
+  // evidence (a retry reads it back; later runs never change it, and read it to alert each change once).
   let alert: HistoryAlert | null = null;
   if (store.exists(HISTORY_ALERT_FILE)) {
     alert = JSON.parse(fs.readFileSync(store.path(HISTORY_ALERT_FILE), 'utf8')) as HistoryAlert;

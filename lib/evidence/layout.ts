@@ -43,6 +43,13 @@ export const BASELINE_FILE = 'baseline.json';
 export const HISTORY_ALERT_FILE = 'history-alert.json';
 
 /**
+ * Changes of the history someone accepted at this run (`rig history ack`, lib/evidence/history-acks.ts):
+ * who, when, why. Written after the seal by a person, not by the campaign: never in the manifest, as
+ * the page is not; read by later runs' alerts (they stop alerting the change) and by `rig history`.
+ */
+export const HISTORY_ACKS_FILE = 'history-acks.json';
+
+/**
  * Each change of variant (issue 13), in order: variants/NN-<variant>.json holds the settings asked,
  * as they took effect (read back from pg_settings and the service's /healthz) and what was restarted.
  */

@@ -4,7 +4,8 @@
 //
 // What is listed: every regular file under the campaign folder, except manifest.json itself, the
 // report files (report.md/.html/.json: they are DERIVED from the listed files, and the page names the
-// manifest's own sha256 instead), and temporary files of a writer that crashed mid-write.
+// manifest's own sha256 instead), history-acks.json (a person's acknowledgement of a change, written
+// after the seal: `rig history ack`), and temporary files of a writer that crashed mid-write.
 //
 // campaign.log is append-only and may legitimately grow after the manifest (a follower, the report
 // step's own last line): its entry is checked as a PREFIX (the first `size` bytes must hash to
@@ -16,7 +17,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeAtomic, isTempName } from './atomic';
-import { LOG_FILE, MANIFEST_FILE, REPORT_FILES } from './layout';
+import { HISTORY_ACKS_FILE, LOG_FILE, MANIFEST_FILE, REPORT_FILES } from './layout';
 
 export const MANIFEST_FORMAT = 'rig-evidence-manifest/1';
 
@@ -66,7 +67,7 @@ export function listEvidenceFiles(dir: string): string[] {
     for (const e of fs.readdirSync(abs, { withFileTypes: true })) {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) walk(path.join(abs, e.name), r);
-      else if (e.isFile() && !isTempName(e.name) && r !== MANIFEST_FILE && !(REPORT_FILES as readonly string[]).includes(r)) out.push(r);
+      else if (e.isFile() && !isTempName(e.name) && r !== MANIFEST_FILE && r !== HISTORY_ACKS_FILE && !(REPORT_FILES as readonly string[]).includes(r)) out.push(r);
     }
   };
   walk(dir, '');

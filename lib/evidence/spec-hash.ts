@@ -1,10 +1,11 @@
 // The spec's hash: what a baseline must share with the run it is compared with. Two runs of one
 // schedule compare only if they ran the same spec (a schedule updated with another spec starts a new
 // series). Over the spec as run (spec.json, defaults filled), keys sorted, without what names or
-// points rather than measures: `$schema` and `baseline`.
+// points rather than measures: `$schema`, `baseline`, and `history` (the alert's floors: judging a
+// history differently measures nothing differently).
 import crypto from 'node:crypto';
 
-const NOT_MEASURED = new Set(['$schema', 'baseline']);
+const NOT_MEASURED = new Set(['$schema', 'baseline', 'history']);
 
 function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);

@@ -19,11 +19,15 @@ export interface RunConfiguration {
   worst_10s_p99_ms: number | null;
   /** WAL bytes per event (pg_stat_wal over the reconciled rows), median over passing repeats with DB samples. */
   wal_bytes_per_event: number | null;
+  /** Each passing repeat's figures, of which the four above are the medians (absent: not read). */
+  repeats?: Record<'p50_ms' | 'p99_ms' | 'worst_10s_p99_ms' | 'wal_bytes_per_event', number[]>;
 }
 
 /** One run (campaign) of a spec or schedule. */
 export interface HistoryRun {
   campaignId: string;
+  /** Its evidence folder, when read from one. */
+  dir?: string;
   /** ISO time of its first step. */
   started: string;
   status: string;
@@ -103,6 +107,11 @@ export interface SeriesOptions extends DetectOptions {
   since?: string;
 }
 
+/** A configuration's series name: its name with its rate and batch (a changed rate is a new series). */
+export function configurationSeries(c: Pick<RunConfiguration, 'name' | 'eventsPerSecond' | 'batch'>): string {
+  return `${c.name} (${c.eventsPerSecond} ev/s, batch ${c.batch})`;
+}
+
 /** Whether a run's build label names BUILD (a commit prefix, an image tag: any part of it). */
 export function namesBuild(label: string | null, build: string): boolean {
   return label !== null && build !== '' && label.includes(build);
@@ -161,7 +170,7 @@ export function historySeries(runs: readonly HistoryRun[], opts: SeriesOptions =
   for (const r of ordered) {
     const base = { campaignId: r.campaignId, started: r.started, status: r.status, build: r.build, host: r.host };
     for (const c of r.configurations) {
-      group(r, `${c.name} (${c.eventsPerSecond} ev/s, batch ${c.batch})`, CONFIGURATION_FIGURES).rows.push({ ...base, passes: `${c.passed}/${c.total}`, figures: figuresOf(c) });
+      group(r, configurationSeries(c), CONFIGURATION_FIGURES).rows.push({ ...base, passes: `${c.passed}/${c.total}`, figures: figuresOf(c) });
     }
     if (r.ceiling_evps !== null || r.ceiling_share !== null) group(r, 'ceiling', CEILING_FIGURES).rows.push({ ...base, figures: { ceiling_evps: r.ceiling_evps, ceiling_share: r.ceiling_share } });
   }

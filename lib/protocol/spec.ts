@@ -217,6 +217,28 @@ export const HardwareSpec = z.strictObject({
   costPerHour: numberOf('costPerHour').min(0).default(0),
 });
 
+/** A figure's floor: percent of its level before a change (0-100), or null for none. */
+const floorPct = (figure: string) => numberOf(`history.floors.${figure}`).min(0).max(100).nullable().optional();
+
+/**
+ * How the spec's history alerts (issue 45 item 4): each figure's magnitude floor, percent of its level
+ * before the change; a change below it never alerts. A figure not named keeps its default
+ * (lib/protocol/history-floors.ts DEFAULT_FLOORS_PCT). Not what is measured: not in the spec's hash.
+ */
+export const HistorySpec = z.strictObject({
+  floors: z
+    .strictObject({
+      p50_ms: floorPct('p50_ms'),
+      p99_ms: floorPct('p99_ms'),
+      worst_10s_p99_ms: floorPct('worst_10s_p99_ms'),
+      wal_bytes_per_event: floorPct('wal_bytes_per_event'),
+      ceiling_evps: floorPct('ceiling_evps'),
+      ceiling_share: floorPct('ceiling_share'),
+      pass_share: floorPct('pass_share'),
+    })
+    .optional(),
+});
+
 export const CampaignSpec = z
   .strictObject({
     /** Editors' pointer to schema/campaign.schema.json; ignored by the rig. */
@@ -261,6 +283,8 @@ export const CampaignSpec = z
      * schedule that held, and says so when there is none.
      */
     baseline: z.string().min(1, 'baseline must name a campaign id (or the workflow id a schedule gave it)').max(200).optional(),
+    /** The history's alert: each figure's magnitude floor (HistorySpec). */
+    history: HistorySpec.optional(),
     /**
      * Pin the campaign to one host (a rig worker's RIG_HOST, or its state/host-id): its first step is
      * taken from that host's own queue, rig-host-<host>, instead of by whichever worker is free. A
