@@ -14,7 +14,7 @@ import { before, test } from 'node:test';
 import pg from 'pg';
 import { createFixtures, type Fixtures } from '../../lib/targets/bringup/fixtures';
 import { calibrateSwitch, spawnReference, type ReferenceProcess } from '../../lib/targets/local/switch-calibration';
-import { startService } from '../../reference/service';
+import { startService, type RunningService } from '../../reference/service';
 import { hardcountDb, type HardcountDb } from '../harness/hardcount';
 import { api, ev } from './api-client';
 
@@ -58,7 +58,9 @@ async function messages(from: string, to: string): Promise<number[]> {
   return r.rows.map((x) => x.record_length);
 }
 
-test('HC_EXTRA_WAL_BYTES: one WAL record of exactly that many bytes per event written (pg_walinspect); none for a replay, none when off', async () => {
+test('HC_EXTRA_WAL_BYTES: one WAL record of exactly that many bytes per event written (pg_walinspect); none for a replay, none when off', async (t) => {
+  const opened: RunningService[] = [];
+  t.after(() => Promise.all(opened.map((s) => s.close())));
   const key = fx.apiKey.reveal();
   const cases: Array<[number, 'per-event' | 'multi-row']> = [
     [200, 'per-event'],
@@ -68,8 +70,9 @@ test('HC_EXTRA_WAL_BYTES: one WAL record of exactly that many bytes per event wr
     [4000, 'per-event'],
   ];
   for (const [bytes, insert] of cases) {
+    // Closed at the end of its case: the calibration below counts the service's sessions on this database.
     const svc = await startService({ databaseUrl: db.appUrl, extraWalBytes: bytes, insert });
-    db.defer(() => svc.close());
+    opened.push(svc);
     const c = api(svc.url, key);
     const h = await c.get<{ settings: Record<string, string> }>('/healthz');
     assert.equal(h.body.settings.extraWalBytes, String(bytes));
@@ -88,7 +91,7 @@ test('HC_EXTRA_WAL_BYTES: one WAL record of exactly that many bytes per event wr
   }
   // Off (the default), the service writes no message at all, and /healthz does not mention the switch.
   const off = await startService({ databaseUrl: db.appUrl });
-  db.defer(() => off.close());
+  opened.push(off);
   const c = api(off.url, key);
   assert.equal((await c.get<{ settings: Record<string, string> }>('/healthz')).body.settings.extraWalBytes, undefined);
   const a = await lsn();

@@ -157,7 +157,9 @@ async function sessionsGone(monitor: pg.Client): Promise<void> {
   for (;;) {
     const r = await monitor.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [APPLICATION_NAME]);
     if (r.rows[0].n === 0) break;
-    if (Date.now() > deadline) throw new Error(`${r.rows[0].n} sessions of the reference service still open 10 s after it stopped`);
+    if (Date.now() > deadline) {
+      throw new Error(`${r.rows[0].n} sessions of the reference service (application_name ${APPLICATION_NAME}) still open 10 s after it stopped: the WAL calibration needs a database no other reference service uses`);
+    }
     await sleep(50);
   }
   // A backend leaves pg_stat_activity before its exit hook publishes its statistics: give that a moment.
