@@ -8,9 +8,10 @@
 // the same on both sides and cancel in the shift (lib/protocol/switch-calibration.ts).
 // The WAL switch also: blocks of events written by a service started for the block and stopped after
 // it, pg_stat_wal's wal_bytes read before and after (a backend publishes its WAL counters as it exits;
-// a running one at most once a second), off and on alternating, each block after a CHECKPOINT. Nothing
-// else writes to the database meanwhile, so a block's bytes are its events' (plus autovacuum's, which
-// falls on both sides alike).
+// a running one at most once a second), off and on alternating, each block after a CHECKPOINT.
+// pg_stat_wal counts the whole cluster: nothing else may write meanwhile (another service on the
+// database may stay open, idle), so a block's bytes are its events' (plus autovacuum's, which falls on
+// both sides alike).
 //
 // One request kind per calibration: the CPU and wait switches (and HC_ADDED_DELAY_MS) add their cost
 // before any work, whatever the endpoint, so they are timed on the least noisy one, a one-row read
@@ -151,15 +152,23 @@ async function reportedSettings(url: string): Promise<Record<string, string>> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The reference service's sessions are gone (and have published their WAL counters as they exited). */
-async function sessionsGone(monitor: pg.Client): Promise<void> {
+/** The backend pids of the reference service's sessions open now. */
+async function serviceSessions(monitor: pg.Client): Promise<Set<number>> {
+  const r = await monitor.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [APPLICATION_NAME]);
+  return new Set(r.rows.map((x) => x.pid));
+}
+
+/**
+ * The sessions a stopped service opened (any not in `before`) are gone, and have published their WAL
+ * counters as they exited. Sessions of another reference service on the database (a rig's own) are
+ * left alone: they idle while the calibration writes.
+ */
+async function sessionsGone(monitor: pg.Client, before: ReadonlySet<number>): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const r = await monitor.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [APPLICATION_NAME]);
-    if (r.rows[0].n === 0) break;
-    if (Date.now() > deadline) {
-      throw new Error(`${r.rows[0].n} sessions of the reference service (application_name ${APPLICATION_NAME}) still open 10 s after it stopped: the WAL calibration needs a database no other reference service uses`);
-    }
+    const left = [...(await serviceSessions(monitor))].filter((pid) => !before.has(pid));
+    if (left.length === 0) break;
+    if (Date.now() > deadline) throw new Error(`backends ${left.join(', ')} of the stopped reference service still open 10 s after it stopped`);
     await sleep(50);
   }
   // A backend leaves pg_stat_activity before its exit hook publishes its statistics: give that a moment.
@@ -223,13 +232,13 @@ async function calibrateWal(db: SwitchCalibrationDb, onEnv: Record<string, strin
   const offBlocks: WalBlock[] = [];
   const onBlocks: WalBlock[] = [];
   try {
-    await sessionsGone(monitor);
     for (let b = 0; b < blocks; b++) {
       const order: Array<['off' | 'on', WalBlock[]]> = b % 2 === 0 ? [['off', offBlocks], ['on', onBlocks]] : [['on', onBlocks], ['off', offBlocks]];
       for (const [side, into] of order) {
         // Every block starts just after a checkpoint, so each pays the same full-page images for the
         // pages it touches first, instead of one block paying them all for a checkpoint that fell in it.
         await monitor.query('CHECKPOINT');
+        const others = await serviceSessions(monitor);
         const before = await walBytes(monitor);
         const svc = await spawnReference(db.appUrl, side === 'on' ? onEnv : {});
         const client = new Client(svc.url, apiKey, customer, 'ingest', `${tag}-${side}-${b}`);
@@ -240,7 +249,7 @@ async function calibrateWal(db: SwitchCalibrationDb, onEnv: Record<string, strin
           client.close();
           await svc.stop();
         }
-        await sessionsGone(monitor);
+        await sessionsGone(monitor, others);
         into.push({ walBytes: (await walBytes(monitor)) - before, events: created });
       }
     }
