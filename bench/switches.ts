@@ -57,7 +57,10 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-bench-switches-'));
   fs.chmodSync(dir, 0o755);
   log(`a throw-away cluster in ${dir}`);
-  const cluster = await PgCluster.create({ dir });
+  // Without autovacuum, whose WAL would land in whichever WAL block it ran beside (a few thousand rows
+  // never need a vacuum to stay fast), and without a timed checkpoint in the few minutes it runs, whose
+  // full-page images would (lib/targets/local/switch-calibration.ts, calibrateWal).
+  const cluster = await PgCluster.create({ dir, parameters: { autovacuum: 'off', checkpoint_timeout: '1h', max_wal_size: '4GB' } });
   try {
     const { ownerUrl, appUrl } = await setupRoles(cluster.url(), { ownerPassword: 'bench-owner', appPassword: 'bench-app' });
     await migrate(ownerUrl);

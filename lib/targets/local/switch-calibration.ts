@@ -8,10 +8,11 @@
 // the same on both sides and cancel in the shift (lib/protocol/switch-calibration.ts).
 // The WAL switch also: blocks of events written by a service started for the block and stopped after
 // it, pg_stat_wal's wal_bytes read before and after (a backend publishes its WAL counters as it exits;
-// a running one at most once a second), off and on alternating, each block after a CHECKPOINT.
+// a running one at most once a second), off and on alternating, after a CHECKPOINT and a block a side
+// that is not measured (see calibrateWal).
 // pg_stat_wal counts the whole cluster: nothing else may write meanwhile (another service on the
-// database may stay open, idle), so a block's bytes are its events' (plus autovacuum's, which falls on
-// both sides alike).
+// database may stay open, idle), so a block's bytes are its events' (plus autovacuum's, when it runs:
+// bench/switches.ts's own cluster runs without it).
 //
 // One request kind per calibration: the CPU and wait switches (and HC_ADDED_DELAY_MS) add their cost
 // before any work, whatever the endpoint, so they are timed on the least noisy one, a one-row read
@@ -171,8 +172,21 @@ async function sessionsGone(monitor: pg.Client, before: ReadonlySet<number>): Pr
     if (Date.now() > deadline) throw new Error(`backends ${left.join(', ')} of the stopped reference service still open 10 s after it stopped`);
     await sleep(50);
   }
-  // A backend leaves pg_stat_activity before its exit hook publishes its statistics: give that a moment.
-  await sleep(300);
+}
+
+/**
+ * pg_stat_wal's wal_bytes once it has settled: a backend leaves pg_stat_activity before its exit hook
+ * publishes its counters, so read until two readings 200 ms apart agree (at most 5 s).
+ */
+async function settledWalBytes(monitor: pg.Client): Promise<number> {
+  let last = await walBytes(monitor);
+  for (const deadline = Date.now() + 5000; Date.now() < deadline; ) {
+    await sleep(200);
+    const now = await walBytes(monitor);
+    if (now === last) break;
+    last = now;
+  }
+  return last;
 }
 
 async function walBytes(monitor: pg.Client): Promise<number> {
@@ -232,12 +246,17 @@ async function calibrateWal(db: SwitchCalibrationDb, onEnv: Record<string, strin
   const offBlocks: WalBlock[] = [];
   const onBlocks: WalBlock[] = [];
   try {
-    for (let b = 0; b < blocks; b++) {
-      const order: Array<['off' | 'on', WalBlock[]]> = b % 2 === 0 ? [['off', offBlocks], ['on', onBlocks]] : [['on', onBlocks], ['off', offBlocks]];
+    // Full-page images are the noise of WAL per event: the first change of a page after a checkpoint
+    // logs the whole page. Measured with pg_walinspect, a CHECKPOINT before every block left 1-140 B
+    // of them per event varying block to block (which leaf pages a block's keys reached first), more
+    // than the effects to be measured. So one CHECKPOINT, then a block a side unmeasured, which pays
+    // them for the pages the measured blocks go on touching; a checkpoint that falls in a measured
+    // block later (checkpoint_timeout) is one block's outlier, which the rank interval tolerates.
+    await monitor.query('CHECKPOINT');
+    const unmeasured: WalBlock[] = [];
+    for (let b = -1; b < blocks; b++) {
+      const order: Array<['off' | 'on', WalBlock[]]> = b < 0 ? [['off', unmeasured], ['on', unmeasured]] : b % 2 === 0 ? [['off', offBlocks], ['on', onBlocks]] : [['on', onBlocks], ['off', offBlocks]];
       for (const [side, into] of order) {
-        // Every block starts just after a checkpoint, so each pays the same full-page images for the
-        // pages it touches first, instead of one block paying them all for a checkpoint that fell in it.
-        await monitor.query('CHECKPOINT');
         const others = await serviceSessions(monitor);
         const before = await walBytes(monitor);
         const svc = await spawnReference(db.appUrl, side === 'on' ? onEnv : {});
@@ -250,7 +269,7 @@ async function calibrateWal(db: SwitchCalibrationDb, onEnv: Record<string, strin
           await svc.stop();
         }
         await sessionsGone(monitor, others);
-        into.push({ walBytes: (await walBytes(monitor)) - before, events: created });
+        into.push({ walBytes: (await settledWalBytes(monitor)) - before, events: created });
       }
     }
   } finally {
