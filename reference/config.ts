@@ -1,5 +1,13 @@
 // The service's configuration: the three switches reproduce the spec's walls and their fixes, so a
-// campaign can measure either side of each.
+// campaign can measure either side of each; the slowed builds (added delay, CPU, wait, WAL) add a known
+// cost per request, for history and sensitivity to find.
+
+import { extraWalProblem } from './extra-wal';
+
+/** HC_ADDED_CPU_US's ceiling: 100 ms of CPU per request is already a service that does nothing else. */
+export const MAX_ADDED_CPU_US = 100_000;
+/** HC_ADDED_WAIT_US's ceiling: 60 s, as HC_ADDED_DELAY_MS's. */
+export const MAX_ADDED_WAIT_US = 60_000_000;
 
 export type LastUsedMode = 'per-minute' | 'every-request';
 export type InsertMode = 'per-event' | 'multi-row';
@@ -37,6 +45,22 @@ export interface ServiceConfig {
    */
   addedDelayMs?: number;
   /**
+   * Microseconds of CPU work every data request does on the event loop before its work (cpu-work.ts: a
+   * busy loop calibrated at start-up, not a sleep). Default 0. A slowed build whose cost is CPU: it
+   * holds the event loop, so it also lowers the ceiling (issue 45).
+   */
+  addedCpuUs?: number;
+  /**
+   * Microseconds every data request waits before its work, holding neither the CPU nor the event loop
+   * (precise-wait.ts: a helper thread's timed wait, finer than Node's 1-ms timers). Default 0 (issue 45).
+   */
+  addedWaitUs?: number;
+  /**
+   * Bytes of extra WAL per event written: one more WAL record of exactly this size in the request's
+   * transaction per new event (extra-wal.ts: a logical-decoding message). Default 0 (issue 45).
+   */
+  extraWalBytes?: number;
+  /**
    * Seconds over which a burst's added delay falls back to 0 (reference/slow-recovery.ts). Default 0:
    * off. A build that recovers slowly after a spike, for the spike's recovery gate (issue 35).
    */
@@ -67,6 +91,9 @@ export function resolveConfig(c: ServiceConfig): ResolvedConfig {
     insert: c.insert ?? 'per-event',
     aggregate: c.aggregate ?? 'scan',
     addedDelayMs: c.addedDelayMs ?? 0,
+    addedCpuUs: c.addedCpuUs ?? 0,
+    addedWaitUs: c.addedWaitUs ?? 0,
+    extraWalBytes: c.extraWalBytes ?? 0,
     slowRecoveryS: c.slowRecoveryS ?? 0,
     burstRps: c.burstRps ?? 0,
     slowRecoveryMs: c.slowRecoveryMs ?? 50,
@@ -76,6 +103,10 @@ export function resolveConfig(c: ServiceConfig): ResolvedConfig {
   if (!r.databaseUrl) throw new Error('databaseUrl (HC_DATABASE_URL) is required');
   if (!Number.isInteger(r.port) || r.port < 0 || r.port > 65535) throw new Error(`port ${r.port} is not a TCP port`);
   if (!Number.isInteger(r.addedDelayMs) || r.addedDelayMs < 0 || r.addedDelayMs > 60_000) throw new Error(`added delay ${r.addedDelayMs} (HC_ADDED_DELAY_MS) is not a whole number of milliseconds from 0 to 60000`);
+  if (!Number.isInteger(r.addedCpuUs) || r.addedCpuUs < 0 || r.addedCpuUs > MAX_ADDED_CPU_US) throw new Error(`added CPU work ${r.addedCpuUs} (HC_ADDED_CPU_US) is not a whole number of microseconds from 0 (off) to ${MAX_ADDED_CPU_US}`);
+  if (!Number.isInteger(r.addedWaitUs) || r.addedWaitUs < 0 || r.addedWaitUs > MAX_ADDED_WAIT_US) throw new Error(`added wait ${r.addedWaitUs} (HC_ADDED_WAIT_US) is not a whole number of microseconds from 0 (off) to ${MAX_ADDED_WAIT_US}`);
+  const walProblem = extraWalProblem(r.extraWalBytes);
+  if (walProblem) throw new Error(`extra WAL ${r.extraWalBytes} (HC_EXTRA_WAL_BYTES) ${walProblem}`);
   if (!Number.isInteger(r.slowRecoveryS) || r.slowRecoveryS < 0 || r.slowRecoveryS > 3600) throw new Error(`slow recovery ${r.slowRecoveryS} (HC_SLOW_RECOVERY_S) is not a whole number of seconds from 0 (off) to 3600`);
   if (r.slowRecoveryS > 0) {
     if (!Number.isInteger(r.burstRps) || r.burstRps < 1) throw new Error(`HC_SLOW_RECOVERY_S needs HC_BURST_RPS, the requests per second over which the service is in a burst (a whole number >= 1; got ${r.burstRps})`);
@@ -111,6 +142,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ResolvedCon
     insert: (env.HC_INSERT || undefined) as InsertMode | undefined,
     aggregate: (env.HC_AGGREGATE || undefined) as AggregateMode | undefined,
     addedDelayMs: int('HC_ADDED_DELAY_MS'),
+    addedCpuUs: int('HC_ADDED_CPU_US'),
+    addedWaitUs: int('HC_ADDED_WAIT_US'),
+    extraWalBytes: int('HC_EXTRA_WAL_BYTES'),
     slowRecoveryS: int('HC_SLOW_RECOVERY_S'),
     burstRps: int('HC_BURST_RPS'),
     slowRecoveryMs: int('HC_SLOW_RECOVERY_MS'),

@@ -16,6 +16,7 @@
 import type pg from 'pg';
 import type { IngestResponse } from '../lib/protocol/hardcount-api';
 import type { InsertMode } from './config';
+import { EXTRA_WAL_PREFIX, EXTRA_WAL_SQL, payloadFor } from './extra-wal';
 import { HttpError } from './http-util';
 import type { KeyContext, RequestPath } from './request-tx';
 import { addToDelta, applyRollupDelta, type RollupDelta } from './rollup';
@@ -90,6 +91,8 @@ export interface IngestOptions {
   insert: InsertMode;
   /** Maintain usage_daily_rollup in the same transaction (HC_AGGREGATE=rollup). */
   rollup: boolean;
+  /** HC_EXTRA_WAL_BYTES: a WAL record of this many bytes per new event (extra-wal.ts); 0 or absent: none. */
+  extraWalBytes?: number;
 }
 
 /** POST /v1/usage-events: the request transaction for the key `keyHash`, run again on an idempotency race. */
@@ -211,6 +214,8 @@ async function ingest(
     }
   }
   if (opts.rollup) await applyRollupDelta(client, key.tenantId, delta);
+  // The extra-WAL build: one record per event written, in this transaction (replays and repeats write none).
+  if (opts.extraWalBytes && created > 0) await client.query({ ...EXTRA_WAL_SQL, values: [EXTRA_WAL_PREFIX, payloadFor(opts.extraWalBytes), created] });
   return { accepted: events.length, created, duplicates: events.length - created };
 }
 

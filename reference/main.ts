@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   if (state.signal) return stop();
   const c = svc.config;
   console.error(
-    `reference service: pool ${c.poolSize}, last_used_at ${c.lastUsed}, insert ${c.insert}, aggregate ${c.aggregate}${c.addedDelayMs ? `, added delay ${c.addedDelayMs} ms per request` : ''}${c.build ? `, build ${c.build}` : ''}`,
+    `reference service: pool ${c.poolSize}, last_used_at ${c.lastUsed}, insert ${c.insert}, aggregate ${c.aggregate}${c.addedDelayMs ? `, added delay ${c.addedDelayMs} ms per request` : ''}${c.addedWaitUs ? `, added wait ${c.addedWaitUs} µs per request` : ''}${c.addedCpuUs ? `, added CPU ${c.addedCpuUs} µs per request` : ''}${c.extraWalBytes ? `, extra WAL ${c.extraWalBytes} B per event` : ''}${c.build ? `, build ${c.build}` : ''}`,
   );
   process.stdout.write(JSON.stringify({ listening: svc.url, pid: process.pid }) + '\n');
 }

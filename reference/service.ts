@@ -20,6 +20,8 @@ import { ingestRequest } from './ingest';
 import { bearerKey, hashApiKey } from './keys';
 import { listCustomers, listInvoices, parseLimit } from './lists';
 import { RequestPath } from './request-tx';
+import { CpuWork } from './cpu-work';
+import { PreciseWait } from './precise-wait';
 import { SlowRecovery } from './slow-recovery';
 import { dropLateEvents } from './drop-late';
 import { parseIngestBody } from './validate';
@@ -69,11 +71,19 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   // takes exactly that much longer and holds no connection or lock meanwhile.
   // The slow-recovering build's (HC_SLOW_RECOVERY_S, slow-recovery.ts): a delay after a burst,
   // added the same way.
+  // The finer slowed builds (issue 45), after it and before the work too: a wait of HC_ADDED_WAIT_US
+  // on a helper thread (precise-wait.ts: no CPU, the event loop free), then HC_ADDED_CPU_US of CPU work
+  // on the event loop (cpu-work.ts, calibrated here, at start-up).
   const recovery = cfg.slowRecoveryS > 0 ? new SlowRecovery({ burstRps: cfg.burstRps, recoveryS: cfg.slowRecoveryS, delayMs: cfg.slowRecoveryMs }) : null;
+  const cpu = cfg.addedCpuUs > 0 ? new CpuWork(cfg.addedCpuUs) : null;
+  const waiter = cfg.addedWaitUs > 0 ? new PreciseWait(cfg.addedWaitUs) : null;
+  if (waiter) await waiter.warm();
   const delayed = (h: Handler): Handler =>
-    cfg.addedDelayMs > 0 || recovery ? async (req, res, params) => {
+    cfg.addedDelayMs > 0 || recovery || cpu || waiter ? async (req, res, params) => {
       const wait = cfg.addedDelayMs + (recovery?.arrive() ?? 0);
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      if (waiter) await waiter.wait();
+      cpu?.run();
       await h(req, res, params);
     } : h;
 
@@ -85,7 +95,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         const events = parseIngestBody(await readBody(req, MAX_BODY_BYTES));
         // The lossy build's test switch (HC_DROP_LATE_MS, drop-late.ts): late events answered, never written.
         const kept = cfg.dropLateMs > 0 ? dropLateEvents(events, Date.now(), cfg.dropLateMs) : events;
-        const out = await ingestRequest(path, keyHash, kept, { insert: cfg.insert, rollup: cfg.aggregate === 'rollup' });
+        const out = await ingestRequest(path, keyHash, kept, { insert: cfg.insert, rollup: cfg.aggregate === 'rollup', extraWalBytes: cfg.extraWalBytes });
         sendJson(res, 201, kept === events ? out : { ...out, accepted: events.length });
       }),
     },
@@ -116,10 +126,13 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
         const key = bearerKey(req.headers.authorization);
         const out = key ? await path.run(hashApiKey(key), (client) => health(client)) : await health(pool);
         // The switches it runs with, so a rig that changes them (variants) can read them back; the
-        // added delay, the slow recovery and the build only when set (a default build's answer is as it always was).
+        // added delay, CPU, wait and WAL, the slow recovery and the build only when set (a default build's answer is as it always was).
         const settings = { lastUsed: cfg.lastUsed, insert: cfg.insert, aggregate: cfg.aggregate, ...(cfg.addedDelayMs > 0 ? { addedDelayMs: String(cfg.addedDelayMs) } : {}),
           ...(cfg.slowRecoveryS > 0 ? { slowRecoveryS: String(cfg.slowRecoveryS), burstRps: String(cfg.burstRps), slowRecoveryMs: String(cfg.slowRecoveryMs) } : {}),
           ...(cfg.dropLateMs > 0 ? { dropLateMs: String(cfg.dropLateMs) } : {}),
+          ...(cfg.addedCpuUs > 0 ? { addedCpuUs: String(cfg.addedCpuUs) } : {}),
+          ...(cfg.addedWaitUs > 0 ? { addedWaitUs: String(cfg.addedWaitUs) } : {}),
+          ...(cfg.extraWalBytes > 0 ? { extraWalBytes: String(cfg.extraWalBytes) } : {}),
         };
         sendJson(res, 200, { ...out, settings, ...(cfg.build ? { build: cfg.build } : {}) });
       },
@@ -174,6 +187,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
       resolve();
     });
   }).catch(async (err: unknown) => {
+    await waiter?.close();
     await pool.end().catch(() => undefined);
     throw err;
   });
@@ -193,6 +207,7 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        await waiter?.close();
         await pool.end();
       })();
       return closing;

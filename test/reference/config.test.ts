@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { rollupPlan } from '../../reference/aggregate';
-import { configFromEnv } from '../../reference/config';
+import { configFromEnv, resolveConfig } from '../../reference/config';
+import { extraWalProblem, messageRecordBytes, MIN_EXTRA_WAL_BYTES, payloadFor } from '../../reference/extra-wal';
 import { SlowRecovery } from '../../reference/slow-recovery';
 import { bearerKey, hashApiKey, newApiKey } from '../../reference/keys';
 
@@ -18,6 +19,9 @@ test('configFromEnv: defaults are the measured configuration (per-event, per-min
     insert: 'per-event',
     aggregate: 'scan',
     addedDelayMs: 0,
+    addedCpuUs: 0,
+    addedWaitUs: 0,
+    extraWalBytes: 0,
     slowRecoveryS: 0,
     burstRps: 0,
     slowRecoveryMs: 50,
@@ -33,11 +37,14 @@ test('configFromEnv: defaults are the measured configuration (per-event, per-min
     HC_INSERT: 'multi-row',
     HC_AGGREGATE: 'rollup',
     HC_ADDED_DELAY_MS: '25',
+    HC_ADDED_CPU_US: '150',
+    HC_ADDED_WAIT_US: '120',
+    HC_EXTRA_WAL_BYTES: '200',
     HC_BUILD: 'abc1234',
   });
   assert.deepEqual(
-    [all.port, all.host, all.poolSize, all.lastUsed, all.insert, all.aggregate, all.addedDelayMs, all.build],
-    [8080, '0.0.0.0', 60, 'every-request', 'multi-row', 'rollup', 25, 'abc1234'],
+    [all.port, all.host, all.poolSize, all.lastUsed, all.insert, all.aggregate, all.addedDelayMs, all.addedCpuUs, all.addedWaitUs, all.extraWalBytes, all.build],
+    [8080, '0.0.0.0', 60, 'every-request', 'multi-row', 'rollup', 25, 150, 120, 200, 'abc1234'],
   );
 });
 
@@ -54,6 +61,15 @@ test('configFromEnv refuses bad values, naming the variable and never echoing th
     [{ HC_DATABASE_URL: url, HC_ADDED_DELAY_MS: '-5' }, /HC_ADDED_DELAY_MS/],
     [{ HC_DATABASE_URL: url, HC_ADDED_DELAY_MS: '60001' }, /HC_ADDED_DELAY_MS/],
     [{ HC_DATABASE_URL: url, HC_BUILD: 'two\nlines' }, /HC_BUILD/],
+    [{ HC_DATABASE_URL: url, HC_ADDED_CPU_US: '-1' }, /HC_ADDED_CPU_US must be a non-negative integer/],
+    [{ HC_DATABASE_URL: url, HC_ADDED_CPU_US: '2.5' }, /HC_ADDED_CPU_US must be a non-negative integer/],
+    [{ HC_DATABASE_URL: url, HC_ADDED_CPU_US: '100001' }, /^added CPU work 100001 \(HC_ADDED_CPU_US\) is not a whole number of microseconds from 0 \(off\) to 100000$/],
+    [{ HC_DATABASE_URL: url, HC_ADDED_WAIT_US: '1ms' }, /HC_ADDED_WAIT_US must be a non-negative integer/],
+    [{ HC_DATABASE_URL: url, HC_ADDED_WAIT_US: '60000001' }, /^added wait 60000001 \(HC_ADDED_WAIT_US\) is not a whole number of microseconds from 0 \(off\) to 60000000$/],
+    [{ HC_DATABASE_URL: url, HC_EXTRA_WAL_BYTES: 'x' }, /HC_EXTRA_WAL_BYTES must be a non-negative integer/],
+    [{ HC_DATABASE_URL: url, HC_EXTRA_WAL_BYTES: '62' }, /^extra WAL 62 \(HC_EXTRA_WAL_BYTES\) is under 63, the smallest WAL record a message makes: give 0 \(off\) or 63 and more$/],
+    [{ HC_DATABASE_URL: url, HC_EXTRA_WAL_BYTES: '283' }, /^extra WAL 283 \(HC_EXTRA_WAL_BYTES\) cannot be 282-284: .* give 281 or 285$/],
+    [{ HC_DATABASE_URL: url, HC_EXTRA_WAL_BYTES: '1048577' }, /HC_EXTRA_WAL_BYTES\) is not a whole number of bytes from 0 \(off\) to 1048576/],
     [{ HC_DATABASE_URL: url, HC_DROP_LATE_MS: '-1' }, /HC_DROP_LATE_MS/],
     [{ HC_DATABASE_URL: url, HC_SLOW_RECOVERY_S: '30' }, /HC_SLOW_RECOVERY_S needs HC_BURST_RPS/],
     [{ HC_DATABASE_URL: url, HC_SLOW_RECOVERY_S: '3601', HC_BURST_RPS: '300' }, /HC_SLOW_RECOVERY_S/],
@@ -145,4 +161,26 @@ test('SlowRecovery: no delay under the burst rate; the full delay in a burst, fa
     assert.ok(Math.abs(r.delayAt(t) - want) < 1e-9, `${t - last} ms after the burst: ${r.delayAt(t)}, want ${want}`);
     assert.ok(Math.abs(r.arrive() - want) < 1e-9);
   }
+});
+
+test('HC_EXTRA_WAL_BYTES: every accepted size has a payload whose record is exactly that size; the edges are accepted and refused by value', () => {
+  assert.equal(MIN_EXTRA_WAL_BYTES, 63);
+  assert.equal(messageRecordBytes(100), 163); // measured with pg_walinspect on PG 15: record_length 163, main_data_length 137
+  for (let bytes = 0; bytes <= 5000; bytes++) {
+    const problem = extraWalProblem(bytes);
+    if (bytes === 0) assert.equal(problem, null);
+    else if (bytes < 63 || (bytes >= 282 && bytes <= 284)) assert.ok(problem, `${bytes} refused`);
+    else {
+      assert.equal(problem, null, `${bytes} accepted`);
+      assert.equal(messageRecordBytes(payloadFor(bytes)), bytes, `${bytes}: the payload ${payloadFor(bytes)} makes a record of exactly that size`);
+    }
+  }
+  // resolveConfig (startService's own path) refuses as configFromEnv does, and accepts 0 as off.
+  assert.throws(() => resolveConfig({ databaseUrl: 'postgres://x', extraWalBytes: 10 }), /HC_EXTRA_WAL_BYTES/);
+  assert.throws(() => resolveConfig({ databaseUrl: 'postgres://x', addedCpuUs: 1.5 }), /HC_ADDED_CPU_US/);
+  assert.throws(() => resolveConfig({ databaseUrl: 'postgres://x', addedWaitUs: -3 }), /HC_ADDED_WAIT_US/);
+  assert.deepEqual(
+    (({ addedCpuUs, addedWaitUs, extraWalBytes }) => [addedCpuUs, addedWaitUs, extraWalBytes])(resolveConfig({ databaseUrl: 'postgres://x', addedCpuUs: 100000, addedWaitUs: 60000000, extraWalBytes: 1048576 })),
+    [100000, 60000000, 1048576],
+  );
 });
