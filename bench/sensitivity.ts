@@ -25,8 +25,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { changePoints } from '../lib/protocol/change-points';
+import { alertedChanges, type PriorAlert } from '../lib/protocol/history-alert-rule';
+import { DEFAULT_FLOORS_PCT } from '../lib/protocol/history-floors';
+import { historySeries, type HistoryRun } from '../lib/protocol/history-series';
 import { COMPARED_FIGURES } from '../lib/protocol/compare';
-import { detectionRate, falseAlarms, falseAlertsPer52, minimumDetectableEffect, runsUntilAlert, weeklyHistory, type RepeatValues } from '../lib/protocol/sensitivity';
+import { detectionRate, falseAlarms, minimumDetectableEffect, weeklyRuns, type RepeatValues, type WeeklyRun } from '../lib/protocol/sensitivity';
 import { buildReportModel, loadEvidence, repeatFigures } from '../lib/evidence/report';
 import { toolPath } from '../lib/tools/binaries';
 
@@ -151,31 +154,65 @@ function campaignTable(p: Pool, perSide: number): string {
   return table(['figure', 'A/A called different', ...EFFECTS.map((e) => `worse at +${e} %`), 'MDE (80 % power)'], rows);
 }
 
-type Detector = (prefix: readonly number[]) => boolean;
+/** A detector reads a whole history run by run, as a weekly schedule does, and says which runs (0-based) alerted. */
+type Detector = (runs: readonly WeeklyRun[], figure: string) => Set<number>;
 
-/** The rig's weekly alert as 9340af0 has it (lib/evidence/history-alert.ts): a new worse change point among the newest 8 runs. */
-const rigBefore: Detector = (prefix) => {
-  if (prefix.length < FIRST_JUDGED) return false;
-  const pts = (s: readonly number[]) => changePoints(s.map((value, i) => ({ value, run: `r${i}`, build: null })), 'higher-is-worse');
-  const now = pts(prefix);
-  const known = pts(prefix.slice(0, -1));
-  return now.some((c) => c.verdict === 'worse' && c.index >= prefix.length - 8 && !known.some((k) => Math.abs(k.index - c.index) <= 1));
+/** The figure's change points in each prefix of a history, computed once per length (the rig's E-divisive on ranks). */
+function prefixChangePoints(values: readonly number[]): Array<number[]> {
+  return values.map((_, i) => (i + 1 < FIRST_JUDGED - 1 ? [] : changePoints(values.slice(0, i + 1).map((value, k) => ({ value, run: `r${k}`, build: null })), 'higher-is-worse').filter((c) => c.verdict === 'worse').map((c) => c.index)));
+}
+
+/** The rig's weekly alert as 9340af0 had it (lib/evidence/history-alert.ts then): a new worse change point among the newest 8 runs. */
+const rigBefore: Detector = (runs) => {
+  const cps = prefixChangePoints(runs.map((r) => r.value));
+  const out = new Set<number>();
+  for (let end = FIRST_JUDGED - 1; end < runs.length; end++) {
+    const known = cps[end - 1];
+    if (cps[end].some((c) => c >= end + 1 - 8 && !known.some((k) => Math.abs(k - c) <= 1))) out.add(end);
+  }
+  return out;
+};
+
+/** One configuration's run as lib/evidence/history.ts reads it from a folder, carrying one figure. */
+function historyRun(i: number, figure: string, value: number): HistoryRun {
+  const figures = { p50_ms: null, p99_ms: null, worst_10s_p99_ms: null, wal_bytes_per_event: null, [figure]: value };
+  return { campaignId: `r${String(i).padStart(3, '0')}`, started: new Date(Date.UTC(2026, 0, 5 + 7 * i)).toISOString(), status: 'held', target: 'local', build: `b${i}`, rigBuild: null, serviceBuild: null, host: 'bench', hardware: 'bench', ceiling_evps: null, ceiling_share: null, configurations: [{ name: 'single', eventsPerSecond: 240, batch: 1, passed: 5, total: 5, ...figures }] };
+}
+
+/**
+ * The rig's weekly alert now (lib/protocol/history-alert-rule.ts, as the report step runs it): the
+ * first-run step test and the change points, each change alerted once, with the default floors; the
+ * earlier runs' alerts carried forward as their history-alert.json files carry them.
+ */
+const rigNow: Detector = (runs, figure) => {
+  const rows = runs.map((r, i) => historyRun(i, figure, r.value));
+  const prior: PriorAlert[] = [];
+  const out = new Set<number>();
+  let before = historySeries(rows.slice(0, FIRST_JUDGED - 1));
+  for (let end = FIRST_JUDGED - 1; end < runs.length; end++) {
+    const series = historySeries(rows.slice(0, end + 1));
+    const { changes } = alertedChanges({ series, before, campaignId: rows[end].campaignId, repeatsOf: (_s, f) => (f === figure ? runs[end].repeats : null), prior, acks: [], floorsPct: DEFAULT_FLOORS_PCT });
+    const own = changes.filter((c) => c.figure === figure);
+    if (own.length) out.add(end);
+    prior.push(...own.map((c) => ({ series: c.series, figure: c.figure, run: c.run })));
+    before = series;
+  }
+  return out;
 };
 
 /**
  * Apache Otava's default (`otava analyze`: E-divisive with its t-test, window 50, p <= 0.001) run once
- * over every prefix of every history, each prefix a test of its own; a prefix alerts when Otava finds
- * an increase that it did not find on the prefix before (within one run). Returns each history's
- * alerting prefixes' lengths.
+ * over every prefix of every history, each prefix a test of its own; a run alerts when Otava finds an
+ * increase that it did not find on the prefix before (within one run).
  */
-function otavaAlerts(histories: number[][], fromLength: number): Array<Set<number>> {
+function otavaAlerts(histories: ReadonlyArray<readonly number[]>): Array<Set<number>> {
   const otava = toolPath('otava');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-sens-otava-'));
   try {
     const tests: string[] = [];
     const yaml: string[] = ['tests:'];
     histories.forEach((h, hi) => {
-      for (let len = Math.max(2, fromLength - 1); len <= h.length; len++) {
+      for (let len = FIRST_JUDGED - 1; len <= h.length; len++) {
         const name = `h${hi}_${len}`;
         const rows = ['time,v', ...h.slice(0, len).map((v, i) => `${new Date(Date.UTC(2026, 0, 5 + 7 * i)).toISOString()},${v.toFixed(6)}`)];
         fs.writeFileSync(path.join(dir, `${name}.csv`), rows.join('\n') + '\n');
@@ -184,19 +221,20 @@ function otavaAlerts(histories: number[][], fromLength: number): Array<Set<numbe
       }
     });
     fs.writeFileSync(path.join(dir, 'otava.yaml'), yaml.join('\n') + '\n');
+    // HOME: Otava also reads ~/.otava/*.yaml; an empty home keeps a user's own config out.
     const stdout = execFileSync(otava, ['analyze', ...tests, '--config-file', path.join(dir, 'otava.yaml'), '--output', 'json'], { encoding: 'utf8', env: { ...process.env, HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 });
     const found: Record<string, Array<{ index: number; up: boolean }>> = {};
     for (const line of stdout.split('\n').filter((l) => l.startsWith('{'))) {
       // One line per test: {"<test>": [{"changes": [{"metric", "index", "forward_change_percent": "11", ...}]}]} (its numbers are strings).
-      const obj = JSON.parse(line) as Record<string, Array<{ changes: Array<{ metric: string; index: number; forward_change_percent?: string }> }>>;
+      const obj = JSON.parse(line) as Record<string, Array<{ changes: Array<{ index: number; forward_change_percent?: string }> }>>;
       for (const [name, groups] of Object.entries(obj)) found[name] = groups.flatMap((g) => g.changes.map((c) => ({ index: c.index, up: Number(c.forward_change_percent ?? 0) > 0 })));
     }
     return histories.map((h, hi) => {
       const alerts = new Set<number>();
-      for (let len = fromLength; len <= h.length; len++) {
+      for (let len = FIRST_JUDGED; len <= h.length; len++) {
         const now = found[`h${hi}_${len}`] ?? [];
         const before = found[`h${hi}_${len - 1}`] ?? [];
-        if (now.some((c) => c.up && !before.some((b) => Math.abs(b.index - c.index) <= 1))) alerts.add(len);
+        if (now.some((c) => c.up && !before.some((b) => Math.abs(b.index - c.index) <= 1))) alerts.add(len - 1);
       }
       return alerts;
     });
@@ -205,38 +243,34 @@ function otavaAlerts(histories: number[][], fromLength: number): Array<Set<numbe
   }
 }
 
+/** "k/N at the first slow run, ..." for the runs after the step each history first alerted at. */
+function delayCell(alerts: ReadonlyArray<Set<number>>): string {
+  const delays = alerts.map((a) => [...a].filter((i) => i >= STABLE_RUNS).sort((x, y) => x - y)[0]).map((i) => (i === undefined ? null : i - STABLE_RUNS + 1));
+  const got = delays.filter((d): d is number => d !== null).sort((a, b) => a - b);
+  const n = alerts.length;
+  const early = alerts.filter((a) => [...a].some((i) => i < STABLE_RUNS)).length;
+  return `${delays.filter((d) => d === 1).length}/${n} at the first slow run, ${delays.filter((d) => d !== null && d <= 3).length}/${n} within 3, median ${got.length ? median(got) : '—'} (${n - got.length} never in ${AFTER_RUNS}); ${early}/${n} alerted a stable run`;
+}
+
+function falseCell(alerts: ReadonlyArray<Set<number>>): string {
+  const n = alerts.reduce((s, a) => s + a.size, 0);
+  const runs = alerts.length * (NOISE_RUNS - FIRST_JUDGED + 1);
+  return `${n} false alerts in ${runs} runs: ${((n / runs) * 52).toFixed(2)} per 52`;
+}
+
 function weeklyTable(p: Pool, withOtava: boolean, detectors: Record<string, Detector>): string {
   const rows: string[][] = [];
   for (const figure of WEEKLY_FIGURES) {
     const values = valuesOf(p, figure);
     if (values.length < 5 || new Set(values).size < 2) continue;
     for (const step of [5, 10, 20]) {
-      const hs = Array.from({ length: HISTORIES }, (_, i) => weeklyHistory(values, { runs: STABLE_RUNS + AFTER_RUNS, perRun: 5, stepAt: STABLE_RUNS, stepPct: step, seed: SEED * 1000 + i }));
-      const cells = (delays: Array<number | null>) => {
-        const got = delays.filter((d): d is number => d !== null).sort((a, b) => a - b);
-        const first = delays.filter((d) => d === 1).length;
-        const within3 = delays.filter((d) => d !== null && d <= 3).length;
-        return `${first}/${hs.length} at the first slow run, ${within3}/${hs.length} within 3, median ${got.length ? median(got) : '—'} (${hs.length - got.length} never in ${AFTER_RUNS})`;
-      };
-      for (const [name, d] of Object.entries(detectors)) rows.push([label(figure), `+${step} %`, name, cells(hs.map((h) => runsUntilAlert(h, STABLE_RUNS, d)))]);
-      if (withOtava) {
-        const alerts = otavaAlerts(hs, STABLE_RUNS + 1);
-        rows.push([label(figure), `+${step} %`, 'Otava 0.8 default', cells(alerts.map((a) => [...a].filter((len) => len > STABLE_RUNS).map((len) => len - STABLE_RUNS).sort((x, y) => x - y)[0] ?? null))]);
-      }
+      const hs = Array.from({ length: HISTORIES }, (_, i) => weeklyRuns(values, { runs: STABLE_RUNS + AFTER_RUNS, perRun: 5, stepAt: STABLE_RUNS, stepPct: step, seed: SEED * 1000 + i }));
+      for (const [name, d] of Object.entries(detectors)) rows.push([label(figure), `+${step} %`, name, delayCell(hs.map((h) => d(h, figure)))]);
+      if (withOtava) rows.push([label(figure), `+${step} %`, 'Otava 0.8 default', delayCell(otavaAlerts(hs.map((h) => h.map((r) => r.value))))]);
     }
-    const noise = Array.from({ length: HISTORIES }, (_, i) => weeklyHistory(values, { runs: NOISE_RUNS, perRun: 5, seed: SEED * 7000 + i }));
-    for (const [name, d] of Object.entries(detectors)) {
-      const f = noise.map((h) => falseAlertsPer52(h, FIRST_JUDGED - 1, d));
-      const alerts = f.reduce((s, x) => s + x.alerts, 0);
-      const runs = f.reduce((s, x) => s + x.runs, 0);
-      rows.push([label(figure), 'none', name, `${alerts} false alerts in ${runs} runs: ${((alerts / runs) * 52).toFixed(2)} per 52`]);
-    }
-    if (withOtava) {
-      const a = otavaAlerts(noise, FIRST_JUDGED);
-      const alerts = a.reduce((s, x) => s + x.size, 0);
-      const runs = noise.length * (NOISE_RUNS - FIRST_JUDGED + 1);
-      rows.push([label(figure), 'none', 'Otava 0.8 default', `${alerts} false alerts in ${runs} runs: ${((alerts / runs) * 52).toFixed(2)} per 52`]);
-    }
+    const noise = Array.from({ length: HISTORIES }, (_, i) => weeklyRuns(values, { runs: NOISE_RUNS, perRun: 5, seed: SEED * 7000 + i }));
+    for (const [name, d] of Object.entries(detectors)) rows.push([label(figure), 'none', name, falseCell(noise.map((h) => d(h, figure)))]);
+    if (withOtava) rows.push([label(figure), 'none', 'Otava 0.8 default', falseCell(otavaAlerts(noise.map((h) => h.map((r) => r.value))))]);
   }
   return table(['figure', 'step', 'detector', 'runs after the step until it alerts (of the histories)'], rows);
 }
@@ -256,7 +290,7 @@ async function main(): Promise<void> {
       console.log(campaignTable(p, perSide) + '\n');
     }
     console.log(`3. A weekly schedule, ${p.configuration}: ${HISTORIES} histories a cell, ${STABLE_RUNS} stable runs then the step (each run the median of 5 of the ${p.repeats.length} real repeats); noise: ${NOISE_RUNS} runs, judged from run ${FIRST_JUDGED}\n`);
-    console.log(weeklyTable(p, !process.argv.includes('--no-otava'), { 'rig (9340af0)': rigBefore }) + '\n');
+    console.log(weeklyTable(p, !process.argv.includes('--no-otava'), { 'rig now (step test + change points)': rigNow, 'rig at 9340af0 (change points, newest 8)': rigBefore }) + '\n');
   }
 }
 

@@ -75,7 +75,8 @@ function withEffect(r: RepeatValues, figure: string, effectPct: number): RepeatV
 function verdictsOf(pool: readonly RepeatValues[], pair: { control: number[]; variant: number[] }, figure: string | null, effectPct: number, compare: CompareOptions): Map<string, ComparisonVerdict> {
   const control = pair.control.map((i) => asRepeat(pool[i]));
   const variant = pair.variant.map((i) => asRepeat(figure ? withEffect(pool[i], figure, effectPct) : pool[i]));
-  const c = compareRepeats(control, variant, compare);
+  // detectable: false — the draws need only the verdicts, not each "no difference"'s own MDE.
+  const c = compareRepeats(control, variant, { ...compare, detectable: false });
   return new Map(c.figures.map((f) => [f.figure, f.verdict]));
 }
 
@@ -141,20 +142,30 @@ const medianOf = (v: readonly number[]) => {
   return s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2;
 };
 
+/** One run of a weekly history: its figure (the median of its repeats) and the repeats. */
+export interface WeeklyRun {
+  value: number;
+  repeats: number[];
+}
+
 /**
  * A weekly history made of real repeats: `runs` runs, each the median of `perRun` values drawn
- * without replacement from `values`, every run from `stepAt` (0-based) on multiplied by
- * 1 + stepPct/100. The same seed gives the same history.
+ * without replacement from `values`, every run from `stepAt` (0-based) on (its repeats too)
+ * multiplied by 1 + stepPct/100. The same seed gives the same history.
  */
-export function weeklyHistory(values: readonly number[], opts: { runs: number; perRun: number; stepAt?: number; stepPct?: number; seed: number }): number[] {
+export function weeklyRuns(values: readonly number[], opts: { runs: number; perRun: number; stepAt?: number; stepPct?: number; seed: number }): WeeklyRun[] {
   if (opts.perRun > values.length) throw new RangeError(`a run of ${opts.perRun} repeats needs a pool of at least ${opts.perRun}; it has ${values.length}`);
   const random = seededRandom(opts.seed);
   const stepAt = opts.stepAt ?? Infinity;
   return Array.from({ length: opts.runs }, (_, i) => {
-    const pick = firstOfShuffle(values.length, opts.perRun, random).map((k) => values[k]);
-    return medianOf(pick) * (i >= stepAt ? 1 + (opts.stepPct ?? 0) / 100 : 1);
+    const k = i >= stepAt ? 1 + (opts.stepPct ?? 0) / 100 : 1;
+    const repeats = firstOfShuffle(values.length, opts.perRun, random).map((j) => values[j] * k);
+    return { value: medianOf(repeats), repeats };
   });
 }
+
+/** weeklyRuns' figures alone. */
+export const weeklyHistory = (values: readonly number[], opts: Parameters<typeof weeklyRuns>[1]): number[] => weeklyRuns(values, opts).map((r) => r.value);
 
 /**
  * Runs after a step until a detector first alerts: the detector sees each prefix of the history that
