@@ -3,9 +3,9 @@
 // (target "existing": one PostgreSQL cluster and the reference service, started here, as a team's
 // staging deployment is). After RUNS_BEFORE runs of build svc-1, the deployment is replaced by build
 // svc-2-slow: the reference service with its HC_ADDED_DELAY_MS switch, a known added delay per
-// request, on the same port. Every figure is the real service's, measured by the real generator; a
-// week the loaded host stalls fails its gates and has no figure, as a real failed week (the schedule
-// runs again until each build has its weeks).
+// request, on the same port. Every figure is the real service's, measured by the real generator, and
+// every week passes: latency is not what the weeks are judged on here (a p99 limit of a minute, drift
+// noted), so no week fails or is made invalid by a loaded host's lateness, and none is run again.
 //
 // What must hold: the history (`rig history weekly`, visibility and the evidence folders) shows a
 // change point in p50 at the first run of svc-2-slow with a figure, worse, naming svc-1 before and
@@ -14,7 +14,8 @@
 // report step sets RigRegressed=yes on the run where the history first shows it (history-alert.json
 // names it), while the earlier runs of the slowed build did not yet see it (a permutation test needs
 // runs on both sides: with a perfect step on ranks, 6 before and 6 after give p = 0.008, 6 and 5 only
-// 0.023). One repeat a run: a pairwise comparison of 1 repeat a side earns no verdict on a figure
+// 0.023: the first alert is at the 5th or the 6th run of the slowed build, as the weeks' noise orders
+// the ranks within each side). One repeat a run: a pairwise comparison of 1 repeat a side earns no verdict on a figure
 // (only a lost pass alerts it, as a failed week does), so on a week that passed, RigRegressed is the
 // change point's. About 12 runs of ~25 s: minutes, not seconds, the
 // price of a real series.
@@ -34,16 +35,25 @@ import { rig } from '../harness/rig-cli';
 
 const dbReady = hardcountDb({ parameters: { autovacuum_naptime: '15s' } });
 
-/** Runs of svc-1 with figures (passed) before the new build. */
+/** Runs of svc-1 (each passes and has its figures) before the new build. */
 const RUNS_BEFORE = 6;
-/** At most this many runs of each build: a run the loaded host failed publishes no figure and is run again. */
-const MAX_RUNS = 10;
 /**
- * The slowed build's added delay per request (ms). Far above the service's own milliseconds, and above
- * what a loaded shared host adds to a run that still passes its 2-s p99 limit (a stalled run fails it
- * and publishes no figure): the step stands clear of the weeks' noise.
+ * Runs of the slowed build by which the step has alerted: with every svc-2-slow week above every svc-1
+ * week, 6 and 6 give p = 0.008 <= 0.01 whatever the order within each side; 6 and 5 may or may not.
  */
-const DELAY_MS = 1000;
+const RUNS_TO_ALERT = 6;
+/**
+ * The slowed build's added delay per request (ms). Far above the service's own milliseconds and what a
+ * loaded shared host adds to a week's median (a cold first week read p50 732 ms at load 13 on 2 cores):
+ * every slowed week's p50 stands above every svc-1 week's. Its requests still end well within the
+ * generator's 10-s drain after the schedule.
+ */
+const DELAY_MS = 3000;
+/**
+ * A p99 limit no week reaches: the slowed build's 3 s and a starved host's queueing stay far under it,
+ * and the instrument's lag bound (10 % of it, 6 s) stays far above a generator starved to half a core.
+ */
+const P99_LIMIT_MS = 60_000;
 
 /**
  * The deployment's service: reference/main.ts in a process of its own (as the local target runs it),
@@ -83,7 +93,7 @@ interface HistoryJson {
   }>;
 }
 
-test('a weekly schedule on a deployment whose build svc-2-slow adds 1 s a request: the history finds the step at its first run, and RigRegressed is set on the run that first shows it', { timeout: 900_000 }, async () => {
+test('a weekly schedule on a deployment whose build svc-2-slow adds 3 s a request: the history finds the step at its first run, and RigRegressed is set on the run that first shows it', { timeout: 900_000 }, async () => {
   const db = await dbReady;
   let svc = await deploy({ HC_DATABASE_URL: db.appUrl, HC_BUILD: 'svc-1' });
   db.defer(() => undeploy(svc.child));
@@ -100,11 +110,11 @@ test('a weekly schedule on a deployment whose build svc-2-slow adds 1 s a reques
     watchdogMinutes: 60,
     existing: { serviceUrl: svc.url, databaseUrlFrom: { env: 'RIG_TEST_HISTORY_DATABASE_URL' }, appDatabaseUrlFrom: { file: appFile } },
     seed: { customers: 5, historyRows: 0, settleTimeoutSeconds: 60, intoExisting: true },
-    // 9 s at 200 req/s: thirds of 600 samples, whose p99 intervals are bounded, so drift is decided
-    // (under a generous limit) and a run passes and publishes its figures unless the host stalls it.
-    // 1,000 request slots: the slowed build holds 200 requests in flight a second each. No warm-up: the
+    // 9 s at 120 req/s (1,080 requests, over the gate's 1,000 samples: a rate a starved host serves);
+    // drift noted, not gated, and the p99 limit above: every week passes and publishes its figures.
+    // 1,000 request slots: the slowed build holds 360 requests in flight, 3 s each. No warm-up: the
     // deployment runs between the weeks, warm.
-    sustained: { repeats: 1, repeatSeconds: 9, cooldownSeconds: 0, warmupSeconds: 0, driftLimit: 100, maxInFlight: 1000, configurations: [{ name: 'single', eventsPerSecond: 200, batch: 1, p99LimitMs: 2000 }] },
+    sustained: { repeats: 1, repeatSeconds: 9, cooldownSeconds: 0, warmupSeconds: 0, drift: 'noted', maxInFlight: 1000, configurations: [{ name: 'single', eventsPerSecond: 120, batch: 1, p99LimitMs: P99_LIMIT_MS }] },
   };
   const specFile = path.join(env.dir, 'weekly.json');
   fs.writeFileSync(specFile, JSON.stringify(spec));
@@ -112,7 +122,7 @@ test('a weekly schedule on a deployment whose build svc-2-slow adds 1 s a reques
   assert.equal(created.code, 0, created.stderr);
   const schedule = env.client.schedule.getHandle('weekly');
 
-  const runs: Array<{ id: string; result: CampaignResult; regressed: string | undefined; alert: HistoryAlert | null; passed: boolean }> = [];
+  const runs: Array<{ id: string; result: CampaignResult; regressed: string | undefined; alert: HistoryAlert | null }> = [];
   const runOnce = async () => {
     const seen = new Set(runs.map((r) => r.id));
     await schedule.trigger();
@@ -122,22 +132,21 @@ test('a weekly schedule on a deployment whose build svc-2-slow adds 1 s a reques
     }, 60_000, 250);
     const handle = env.client.workflow.getHandle(id);
     const result = (await handle.result()) as CampaignResult;
-    // A campaign that ran to its end; its one repeat passes unless the loaded host stalled it (then it
-    // publishes no figure, as any failed week: the series skips it).
-    assert.ok(['uncalibrated', 'failed'].includes(result.status) && !result.error, `${id}: ${result.status} ${result.error ?? ''}`);
-    // (A repeat invalid on the host's account is run again: any counted repeat that passed gives the week its figure.)
-    const passed = result.repeats.some((r) => r.kind === 'sustained' && r.passed);
-    if (!passed) console.error(`note: ${id} did not pass (${result.repeats.map((r) => r.reasons.join('; ')).join(' | ')}): no figure this week`);
+    // A campaign that ran to its end (uncalibrated: calibrate false), its one repeat passed at its first
+    // attempt: the week has its figures.
+    const said = `${id}: ${result.status} ${result.error ?? ''} ${JSON.stringify(result.repeats.map((r) => [r.dir, r.passed, r.invalid, r.reasons]))}`;
+    assert.equal(result.status, 'uncalibrated', said);
+    assert.deepEqual(result.repeats.map((r) => [r.kind, r.index, r.attempt, r.passed, r.invalid ?? null]), [['sustained', 1, 1, true, null]], said);
     const regressed = ((await handle.describe()).searchAttributes?.RigRegressed as string[] | undefined)?.[0];
     const alertFile = path.join(result.resultsDir, 'history-alert.json');
     const alert = fs.existsSync(alertFile) ? (JSON.parse(fs.readFileSync(alertFile, 'utf8')) as HistoryAlert) : null;
-    runs.push({ id, result, regressed, alert, passed });
+    runs.push({ id, result, regressed, alert });
     return runs[runs.length - 1];
   };
 
-  while (runs.filter((r) => r.passed).length < RUNS_BEFORE) {
-    assert.ok(runs.length < MAX_RUNS, `${RUNS_BEFORE} passing runs of svc-1 within ${MAX_RUNS}`);
-    await runOnce();
+  for (let i = 0; i < RUNS_BEFORE; i++) {
+    const r = await runOnce();
+    assert.ok(!r.alert?.regressed, `${r.id}: svc-1's weeks alert nothing: ${r.alert?.summary}`);
   }
   const before = runs.length;
   // The new build is deployed: the same service on the same port, now with its added delay.
@@ -145,13 +154,15 @@ test('a weekly schedule on a deployment whose build svc-2-slow adds 1 s a reques
   svc = await deploy({ HC_DATABASE_URL: db.appUrl, HC_PORT: String(svc.port), HC_BUILD: 'svc-2-slow', HC_ADDED_DELAY_MS: String(DELAY_MS) });
   const slowedStep = (r: (typeof runs)[number]) => r.alert?.changes.some((c) => c.figure === 'p50_ms' && c.build === 'svc-2-slow' && c.previousBuild === 'svc-1');
   for (;;) {
-    assert.ok(runs.length - before < MAX_RUNS, `the step alerted within ${MAX_RUNS} runs of svc-2-slow: ${JSON.stringify(runs.map((r) => [r.regressed, r.alert?.summary]))}`);
+    assert.ok(runs.length - before < RUNS_TO_ALERT, `the step alerted within ${RUNS_TO_ALERT} runs of svc-2-slow: ${JSON.stringify(runs.map((r) => [r.regressed, r.alert?.summary]))}`);
     if (slowedStep(await runOnce())) break;
   }
+  // At the 5th run of the slowed build at the earliest: 6 and 4 runs can never give p <= 0.01.
+  assert.ok(runs.length - before >= RUNS_TO_ALERT - 1, `alerted at run ${runs.length - before} of svc-2-slow: ${JSON.stringify(runs.map((r) => [r.regressed, r.alert?.summary]))}`);
 
   const folder = (i: number) => path.basename(runs[i].result.resultsDir);
-  // The first run of the new build that has a figure: where the step is.
-  const firstSlowIndex = runs.findIndex((r, i) => i >= before && r.passed);
+  // The first run of the new build: where the step is.
+  const firstSlowIndex = before;
   const firstSlow = folder(firstSlowIndex);
   // The history, as a reader asks for it: the schedule's runs from visibility, the figures from the folders.
   const out = await rig(['history', 'weekly', '-o', 'json'], env.childEnv);
