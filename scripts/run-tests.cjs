@@ -19,8 +19,11 @@
 //
 // Each file gets its own RIG_STATE_DIR (a test that sets its own keeps it), so that files side by side
 // never share a ledger, a worker lock or a dev-server database. Each file's output is printed whole
-// when it ends, so files side by side do not interleave. The run ends with a table of every file's wall
-// time and its share of the whole, and one closing line `tests: N passed, N failed`.
+// when it ends, so files side by side do not interleave, followed by its skipped tests (`skipped: N` and
+// their names and reasons, read from a TAP copy of its report). The run ends with a table of every
+// file's wall time and its share of the whole, every skipped test (`skipped: N` and the list, which
+// .ci/run checks against .ci/allowed-skips with scripts/check-skips.cjs), and one closing line
+// `tests: N passed, N failed, N skipped`.
 'use strict';
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -109,6 +112,31 @@ const cpu = cpuAccount(path.basename(runDir));
 // The unprivileged PostgreSQL user must be able to reach clusters made under a file's state folder.
 fs.chmodSync(runDir, 0o755);
 
+/**
+ * The tests node's runner skipped (or marked todo) in one file, from its TAP report: each with its full
+ * name (a nested test after its parents, joined by ' › '), the kind and the reason given.
+ */
+function skippedIn(tap) {
+  const found = [];
+  const names = []; // names[depth]: the test being reported at that depth
+  for (const line of tap.split('\n')) {
+    const depth = Math.floor(/^ */.exec(line)[0].length / 4);
+    const sub = /^ *# Subtest: (.*)$/.exec(line);
+    if (sub) {
+      names.length = depth;
+      names[depth] = unescapeTap(sub[1]);
+      continue;
+    }
+    const m = /^ *(?:not )?ok \d+ - ((?:[^#\\]|\\.)*?) # (SKIP|TODO)\b ?(.*)$/i.exec(line);
+    if (m) found.push({ name: [...names.slice(0, depth), unescapeTap(m[1])].join(' › '), kind: m[2].toUpperCase(), reason: m[3] });
+  }
+  return found;
+}
+// TAP escapes \ and # in names (and newlines); the list shows the names as the tests spell them.
+const unescapeTap = (s) => s.replace(/\\(.)/g, (_, c) => ({ n: '\n', t: '\t' })[c] ?? c);
+/** One skipped test as the run's list prints it; scripts/check-skips.cjs reads these lines back. */
+const skipLine = (rel, s) => `${rel ? `${rel}: ` : ''}${s.name} # ${s.kind}${s.reason ? ` ${s.reason}` : ''}`;
+
 function counts(out) {
   const num = (label) => {
     const all = [...out.matchAll(new RegExp(`^ℹ ${label} (\\d+)$`, 'gm'))];
@@ -141,7 +169,10 @@ function runFile(f) {
     fs.chmodSync(stateDir, 0o755);
     console.log(`▶ ${f.rel} (${f.mode})`);
     const group = f.rel.replace(/[^A-Za-z0-9._-]/g, '_');
-    const cmd = cpu.wrap(group, process.execPath, ['--import', 'tsx', '--test', '--test-force-exit', '--test-reporter=spec', f.rel]);
+    // The spec report for people; a TAP copy beside it, for the names and reasons of skipped tests.
+    const tapFile = path.join(runDir, `${group}.tap`);
+    const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tapFile}`];
+    const cmd = cpu.wrap(group, process.execPath, ['--import', 'tsx', '--test', '--test-force-exit', ...reporters, f.rel]);
     const child = spawn(
       cmd.cmd,
       cmd.args,
@@ -188,13 +219,22 @@ function runFile(f) {
       }
       const { cpuSeconds, leftover } = await cpu.finish(group, child.pid);
       const c = counts(out);
+      let skips = [];
+      try {
+        skips = skippedIn(fs.readFileSync(tapFile, 'utf8'));
+      } catch {
+        // no report (the file was killed before node's runner wrote one): nothing listed
+      }
+      // A skip the count has but the list lacks is still named, as its file's, so that no skip goes unseen.
+      for (let i = skips.length; i < c.skipped; i++) skips.push({ name: '(a test not named in its report)', kind: 'SKIP', reason: '' });
       const ok = code === 0 && !timedOut && c.fail === 0 && c.cancelled === 0;
       if (!ok && c.fail === 0 && c.cancelled === 0) c.fail = Math.max(1, c.tests - c.pass);
       process.stdout.write(`\n━━ ${f.rel} (${f.mode}) ${ok ? 'ok' : 'FAILED'} in ${seconds.toFixed(1)} s${cpuSeconds == null ? '' : ` (${cpuSeconds.toFixed(1)} s of CPU)`}\n${out}`);
       if (timedOut) console.log(`✖ ${f.rel} was killed after ${fileTimeoutMs / 1000} s (RIG_TEST_FILE_TIMEOUT_S)`);
       else if (!ok) console.log(`✖ ${f.rel} exited with ${signal ?? code}`);
+      if (skips.length > 0) console.log(`skipped: ${skips.length} in ${f.rel}\n${skips.map((s) => `  ﹣ ${skipLine(null, s)}`).join('\n')}`);
       if (leftover.length > 0) console.log(`⚠ ${f.rel} left ${leftover.length} process(es) running outside its process group, killed:\n${leftover.map((p) => `    ${p}`).join('\n')}`);
-      resolve({ ...f, seconds, cpuSeconds, ok, ...c });
+      resolve({ ...f, seconds, cpuSeconds, ok, ...c, skips });
     });
   });
 }
@@ -271,7 +311,9 @@ function table(results, wallSeconds) {
   if (failed.length) console.log(`\nfailed files:\n${failed.map((r) => `  ${r.rel}`).join('\n')}`);
   const pass = results.reduce((s, r) => s + r.pass, 0);
   const fail = results.reduce((s, r) => s + r.fail + r.cancelled, 0);
-  const skipped = results.reduce((s, r) => s + r.skipped, 0);
-  console.log(`\ntests: ${pass} passed, ${fail} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  const skips = results.flatMap((r) => r.skips.map((s) => skipLine(r.rel, s)));
+  // Every skipped test, whatever its file's fate: CI (.ci/run) fails on any not on .ci/allowed-skips.
+  console.log(`\nskipped: ${skips.length}${skips.map((l) => `\n  ${l}`).join('')}`);
+  console.log(`\ntests: ${pass} passed, ${fail} failed, ${skips.length} skipped`);
   process.exit(failed.length ? 1 : 0);
 })();

@@ -3,21 +3,22 @@
 // (target "existing": one PostgreSQL cluster and the reference service, started here, as a team's
 // staging deployment is). After RUNS_BEFORE runs of build svc-1, the deployment is replaced by build
 // svc-2-slow: the reference service with its HC_ADDED_DELAY_MS switch, a known added delay per
-// request, on the same port. Every figure is the real service's, measured by the real generator; a
-// week the loaded host stalls fails its gates and has no figure, as a real failed week (the schedule
-// runs again until each build has its weeks).
+// request, on the same port. Every figure is the real service's, measured by the real generator, and
+// every week passes: latency is not what the weeks are judged on here (a p99 limit of a minute, drift
+// noted), so no week fails or is made invalid by a loaded host's lateness, and none is run again.
 //
-// What must hold: the report step sets RigRegressed=yes on the first run of svc-2-slow with a figure
-// (issue 45: the first-run step test, that run's p50 beyond the noise of the 6 runs before it;
-// history-alert.json names it, svc-1 before and svc-2-slow after: the build each run's service
-// reported of itself, since the in-process worker is unversioned and visibility names none); the runs
-// after it do not alert the step again, up to the one whose history shows its change point (a
-// permutation test needs runs on both sides: with a perfect step on ranks, 6 before and 6 after give
-// p = 0.008, 6 and 5 only 0.023), which is the same change; and the history (`rig history weekly`,
-// visibility and the evidence folders) shows that change point in p50 at the first slow run, worse,
-// with a shift of the order of the added delay. One repeat a run: a pairwise comparison of 1 repeat a
-// side earns no verdict on a figure (only a lost pass alerts it, as a failed week does), so on a week
-// that passed, RigRegressed is the history's. About 12 runs of ~25 s: minutes, not seconds, the
+// What must hold: the report step sets RigRegressed=yes on the first run of svc-2-slow (issue 45: the
+// first-run step test, that run's p50 beyond the noise of the 6 runs before it; history-alert.json
+// names it, svc-1 before and svc-2-slow after: the build each run's service reported of itself, since
+// the in-process worker is unversioned and visibility names none); the runs after it do not alert the
+// step again, up to the one whose history shows its change point (a permutation test needs runs on
+// both sides: with a perfect step on ranks, 6 before and 6 after give p = 0.008, 6 and 4 never reach
+// 0.01: the change point shows at the 5th or the 6th run of the slowed build, as the weeks' noise
+// orders the ranks within each side), which is the same change and alerts nothing; and the history
+// (`rig history weekly`, visibility and the evidence folders) shows that change point in p50 at the
+// first slow run, worse, with a shift of the order of the added delay. One repeat a run: a pairwise
+// comparison of 1 repeat a side earns no verdict on a figure (only a lost pass alerts it, as a failed
+// week does), so on a week that passed, RigRegressed is the history's. About 12 runs of ~25 s: minutes, not seconds, the
 // price of a real series.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -35,16 +36,25 @@ import { rig } from '../harness/rig-cli';
 
 const dbReady = hardcountDb({ parameters: { autovacuum_naptime: '15s' } });
 
-/** Runs of svc-1 with figures (passed) before the new build. */
+/** Runs of svc-1 (each passes and has its figures) before the new build. */
 const RUNS_BEFORE = 6;
-/** At most this many runs of each build: a run the loaded host failed publishes no figure and is run again. */
-const MAX_RUNS = 10;
 /**
- * The slowed build's added delay per request (ms). Far above the service's own milliseconds, and above
- * what a loaded shared host adds to a run that still passes its 2-s p99 limit (a stalled run fails it
- * and publishes no figure): the step stands clear of the weeks' noise.
+ * Runs of the slowed build by which the step has alerted: with every svc-2-slow week above every svc-1
+ * week, 6 and 6 give p = 0.008 <= 0.01 whatever the order within each side; 6 and 5 may or may not.
  */
-const DELAY_MS = 1000;
+const RUNS_TO_ALERT = 6;
+/**
+ * The slowed build's added delay per request (ms). Far above the service's own milliseconds and what a
+ * loaded shared host adds to a week's median (a cold first week read p50 732 ms at load 13 on 2 cores):
+ * every slowed week's p50 stands above every svc-1 week's. Its requests still end well within the
+ * generator's 10-s drain after the schedule.
+ */
+const DELAY_MS = 3000;
+/**
+ * A p99 limit no week reaches: the slowed build's 3 s and a starved host's queueing stay far under it,
+ * and the instrument's lag bound (10 % of it, 6 s) stays far above a generator starved to half a core.
+ */
+const P99_LIMIT_MS = 60_000;
 
 /**
  * The deployment's service: reference/main.ts in a process of its own (as the local target runs it),
@@ -84,7 +94,7 @@ interface HistoryJson {
   }>;
 }
 
-test('a weekly schedule on a deployment whose build svc-2-slow adds 1 s a request: RigRegressed is set on its first run, the change point found later is not alerted again, and the history places it at that run', { timeout: 900_000 }, async () => {
+test('a weekly schedule on a deployment whose build svc-2-slow adds 3 s a request: RigRegressed is set on its first run, the change point found later is not alerted again, and the history places it at that run', { timeout: 900_000 }, async () => {
   const db = await dbReady;
   let svc = await deploy({ HC_DATABASE_URL: db.appUrl, HC_BUILD: 'svc-1' });
   db.defer(() => undeploy(svc.child));
@@ -101,11 +111,11 @@ test('a weekly schedule on a deployment whose build svc-2-slow adds 1 s a reques
     watchdogMinutes: 60,
     existing: { serviceUrl: svc.url, databaseUrlFrom: { env: 'RIG_TEST_HISTORY_DATABASE_URL' }, appDatabaseUrlFrom: { file: appFile } },
     seed: { customers: 5, historyRows: 0, settleTimeoutSeconds: 60, intoExisting: true },
-    // 9 s at 200 req/s: thirds of 600 samples, whose p99 intervals are bounded, so drift is decided
-    // (under a generous limit) and a run passes and publishes its figures unless the host stalls it.
-    // 1,000 request slots: the slowed build holds 200 requests in flight a second each. No warm-up: the
+    // 9 s at 120 req/s (1,080 requests, over the gate's 1,000 samples: a rate a starved host serves);
+    // drift noted, not gated, and the p99 limit above: every week passes and publishes its figures.
+    // 1,000 request slots: the slowed build holds 360 requests in flight, 3 s each. No warm-up: the
     // deployment runs between the weeks, warm.
-    sustained: { repeats: 1, repeatSeconds: 9, cooldownSeconds: 0, warmupSeconds: 0, driftLimit: 100, maxInFlight: 1000, configurations: [{ name: 'single', eventsPerSecond: 200, batch: 1, p99LimitMs: 2000 }] },
+    sustained: { repeats: 1, repeatSeconds: 9, cooldownSeconds: 0, warmupSeconds: 0, drift: 'noted', maxInFlight: 1000, configurations: [{ name: 'single', eventsPerSecond: 120, batch: 1, p99LimitMs: P99_LIMIT_MS }] },
   };
   const specFile = path.join(env.dir, 'weekly.json');
   fs.writeFileSync(specFile, JSON.stringify(spec));
@@ -113,7 +123,7 @@ test('a weekly schedule on a deployment whose build svc-2-slow adds 1 s a reques
   assert.equal(created.code, 0, created.stderr);
   const schedule = env.client.schedule.getHandle('weekly');
 
-  const runs: Array<{ id: string; result: CampaignResult; regressed: string | undefined; alert: HistoryAlert | null; passed: boolean }> = [];
+  const runs: Array<{ id: string; result: CampaignResult; regressed: string | undefined; alert: HistoryAlert | null }> = [];
   const runOnce = async () => {
     const seen = new Set(runs.map((r) => r.id));
     await schedule.trigger();
@@ -123,46 +133,44 @@ test('a weekly schedule on a deployment whose build svc-2-slow adds 1 s a reques
     }, 60_000, 250);
     const handle = env.client.workflow.getHandle(id);
     const result = (await handle.result()) as CampaignResult;
-    // A campaign that ran to its end; its one repeat passes unless the loaded host stalled it (then it
-    // publishes no figure, as any failed week: the series skips it).
-    assert.ok(['uncalibrated', 'failed'].includes(result.status) && !result.error, `${id}: ${result.status} ${result.error ?? ''}`);
-    // (A repeat invalid on the host's account is run again: any counted repeat that passed gives the week its figure.)
-    const passed = result.repeats.some((r) => r.kind === 'sustained' && r.passed);
-    if (!passed) console.error(`note: ${id} did not pass (${result.repeats.map((r) => r.reasons.join('; ')).join(' | ')}): no figure this week`);
+    // A campaign that ran to its end (uncalibrated: calibrate false), its one repeat passed at its first
+    // attempt: the week has its figures.
+    const said = `${id}: ${result.status} ${result.error ?? ''} ${JSON.stringify(result.repeats.map((r) => [r.dir, r.passed, r.invalid, r.reasons]))}`;
+    assert.equal(result.status, 'uncalibrated', said);
+    assert.deepEqual(result.repeats.map((r) => [r.kind, r.index, r.attempt, r.passed, r.invalid ?? null]), [['sustained', 1, 1, true, null]], said);
     const regressed = ((await handle.describe()).searchAttributes?.RigRegressed as string[] | undefined)?.[0];
     const alertFile = path.join(result.resultsDir, 'history-alert.json');
     const alert = fs.existsSync(alertFile) ? (JSON.parse(fs.readFileSync(alertFile, 'utf8')) as HistoryAlert) : null;
-    runs.push({ id, result, regressed, alert, passed });
+    runs.push({ id, result, regressed, alert });
     return runs[runs.length - 1];
   };
 
-  while (runs.filter((r) => r.passed).length < RUNS_BEFORE) {
-    assert.ok(runs.length < MAX_RUNS, `${RUNS_BEFORE} passing runs of svc-1 within ${MAX_RUNS}`);
-    await runOnce();
+  for (let i = 0; i < RUNS_BEFORE; i++) {
+    const r = await runOnce();
+    assert.ok(!r.alert?.regressed, `${r.id}: svc-1's weeks alert nothing: ${r.alert?.summary}`);
   }
   const before = runs.length;
   // The new build is deployed: the same service on the same port, now with its added delay.
   await undeploy(svc.child);
   svc = await deploy({ HC_DATABASE_URL: db.appUrl, HC_PORT: String(svc.port), HC_BUILD: 'svc-2-slow', HC_ADDED_DELAY_MS: String(DELAY_MS) });
   const slowedStep = (r: (typeof runs)[number]) => r.alert?.changes.some((c) => c.figure === 'p50_ms' && c.build === 'svc-2-slow' && c.previousBuild === 'svc-1');
-  for (;;) {
-    assert.ok(runs.length - before < MAX_RUNS, `the step alerted within ${MAX_RUNS} runs of svc-2-slow: ${JSON.stringify(runs.map((r) => [r.regressed, r.alert?.summary]))}`);
-    if (slowedStep(await runOnce())) break;
-  }
-  const alerted = runs.length - 1;
+  // The first run of the slowed build alerts on its own: the first-run step test.
+  const alerted = runs.length;
+  const firstAlert = await runOnce();
+  assert.ok(slowedStep(firstAlert), `the first slowed run alerted the step: ${firstAlert.alert?.summary}`);
   // On until the history shows the step as a change point: those runs do not alert it again.
   const showsChangePoint = (r: (typeof runs)[number]) => r.alert?.series?.find((x) => x.series.startsWith('single'))?.changePoints.some((c) => c.figure === 'p50_ms');
   while (!showsChangePoint(runs[runs.length - 1])) {
-    assert.ok(runs.length - before < 2 * MAX_RUNS, `the history showed the change point within ${2 * MAX_RUNS} runs of svc-2-slow: ${JSON.stringify(runs.map((r) => [r.regressed, r.alert?.summary]))}`);
+    assert.ok(runs.length - before < RUNS_TO_ALERT, `the history showed the change point within ${RUNS_TO_ALERT} runs of svc-2-slow: ${JSON.stringify(runs.map((r) => [r.regressed, r.alert?.summary]))}`);
     await runOnce();
   }
+  // At the 5th run of the slowed build at the earliest: 6 and 4 runs can never give p <= 0.01.
+  assert.ok(runs.length - before >= RUNS_TO_ALERT - 1, `change point at run ${runs.length - before} of svc-2-slow: ${JSON.stringify(runs.map((r) => [r.regressed, r.alert?.summary]))}`);
 
   const folder = (i: number) => path.basename(runs[i].result.resultsDir);
-  // The first run of the new build that has a figure: where the step is.
-  const firstSlowIndex = runs.findIndex((r, i) => i >= before && r.passed);
+  // The first run of the new build: where the step is.
+  const firstSlowIndex = before;
   const firstSlow = folder(firstSlowIndex);
-  // It alerted on that very run: the first-run step test.
-  assert.equal(alerted, firstSlowIndex, runs[alerted].alert!.summary);
   // The history, as a reader asks for it: the schedule's runs from visibility, the figures from the folders.
   const out = await rig(['history', 'weekly', '-o', 'json'], env.childEnv);
   assert.equal(out.code, 0, out.stderr);
@@ -184,17 +192,17 @@ test('a weekly schedule on a deployment whose build svc-2-slow adds 1 s a reques
   }
 
   // RigRegressed: set (yes) on the first slow run, with history-alert.json naming it.
+  assert.equal(alerted, firstSlowIndex);
   const last = runs[alerted];
-  assert.ok(last.alert!.changes.some((c) => c.figure === 'p50_ms' && c.run === firstSlow && c.kind === 'first-run'), last.alert!.summary);
+  assert.deepEqual(last.alert!.changes.map((c) => [c.kind, c.figure, c.run]), [['first-run', 'p50_ms', firstSlow]], last.alert!.summary);
   assert.equal(last.regressed, 'yes');
   assert.ok(last.alert!.regressed);
   const change = last.alert!.changes.find((c) => c.figure === 'p50_ms')!;
   assert.deepEqual([change.build, change.previousBuild], ['svc-2-slow', 'svc-1']);
   const log = fs.readFileSync(path.join(last.result.resultsDir, 'campaign.log'), 'utf8');
   assert.match(log, new RegExp(`p50_ms worse at ${firstSlow} \\(build svc-2-slow, after svc-1, \\+\\d`));
-  // A slowed run before it (one the host failed: no figure) alerted nothing in p50; the runs after it,
-  // to the one whose history found the change point, did not alert the step again.
-  for (const r of [...runs.slice(before, alerted), ...runs.slice(alerted + 1)]) assert.ok(!r.alert?.changes.some((c) => c.figure === 'p50_ms'), `${r.id}: ${r.alert?.summary}`);
+  // The runs after it, to the one whose history found the change point, did not alert the step again.
+  for (const r of runs.slice(alerted + 1)) assert.ok(!r.alert?.changes.some((c) => c.figure === 'p50_ms'), `${r.id}: ${r.alert?.summary}`);
 
   // What the weeks were, for whoever reads the log.
   for (const [i, r] of runs.entries()) console.log(`week ${i + 1}: ${s.rows[i].build} p50 ${s.rows[i].figures.p50_ms ?? '-'} ms, p99 ${s.rows[i].figures.p99_ms ?? '-'} ms, RigRegressed ${r.regressed ?? '-'}`);

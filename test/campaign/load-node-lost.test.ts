@@ -25,17 +25,26 @@ import { closedLedgerDir } from '../../lib/targets/local/rig-paths';
 import { campaignNamespaces } from '../../lib/targets/local/load-netns';
 import { isAlive, processGroup } from '../../lib/targets/local/proc';
 import { campaignEnv, tinySpec, waitOnCampaign } from '../harness/campaign';
+import { skipUnlessRoot } from '../harness/needs-tool';
 
-const RATE = 240;
+// The load nodes' namespaces are made with ip netns: root only. Skipped elsewhere, a failure on CI.
+const needsRoot = skipUnlessRoot('ip netns');
+
+// Half the rehearsal's rate (1,200 requests, over the gate's 1,000 samples): at 240/s a host loaded past
+// CI's three files stalled the rig's service past the generator's 10-s drain, and requests failed.
+const RATE = 120;
 const SECONDS = 10;
-// Wide: the instrument gates the generators' schedule lag at 10 % of it (500 ms), which a host running
-// the suite's files side by side stays within; the latency itself is not this test's subject.
-const P99_LIMIT_MS = 5000;
+// Latency is not this test's subject, so nothing of it may decide the path: a p99 limit of a minute
+// puts the instrument's lag bound (10 % of it) at 6 s and its latest request at 60 s, which a host
+// starved to half a core (CI's 2 cores running three files, or a 1-core cgroup) stays far within
+// (the 5-s limit's 500-ms bound did not: af74ac1, at 0.4 of a core), and drift is noted, not gated.
+// So attempt 2 cannot be made invalid by the host's lateness, and must pass.
+const P99_LIMIT_MS = 60_000;
 
 /** The network namespace `ns` (made by `ip netns add`) as /proc/<pid>/ns/net names it. */
 const netnsId = (ns: string) => `net:[${fs.statSync(`/var/run/netns/${ns}`).ino}]`;
 
-test('a load node killed mid-repeat: the attempt is interrupted naming it, never merged; the repeat runs again on all nodes and that one is counted', { skip: process.getuid?.() !== 0 ? 'needs root (ip netns)' : false, timeout: 12 * 60_000 }, async (t) => {
+test('a load node killed mid-repeat: the attempt is interrupted naming it, never merged; the repeat runs again on all nodes and that one is counted', { skip: needsRoot, timeout: 12 * 60_000 }, async (t) => {
   const env = await campaignEnv();
   await env.childWorker();
   const id = 'load-node-lost';
@@ -45,7 +54,7 @@ test('a load node killed mid-repeat: the attempt is interrupted naming it, never
     await running.handle?.terminate('test ended').catch(() => undefined);
     if (liveResources(id).length) await teardownRig({ campaignId: id, target: 'local', by: 'operator' });
   });
-  const spec = tinySpec({ load: { nodes: 3 }, sustained: { repeats: 1, repeatSeconds: SECONDS, cooldownSeconds: 0, warmupSeconds: 0, configurations: [{ name: 'single', eventsPerSecond: RATE, batch: 1, p99LimitMs: P99_LIMIT_MS }] } });
+  const spec = tinySpec({ load: { nodes: 3 }, sustained: { repeats: 1, repeatSeconds: SECONDS, cooldownSeconds: 0, warmupSeconds: 0, drift: 'noted', configurations: [{ name: 'single', eventsPerSecond: RATE, batch: 1, p99LimitMs: P99_LIMIT_MS }] } });
   const h = (running.handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] }));
 
   // Node 1's load is running: its generator's first progress line came back as its activity's heartbeat.
@@ -81,14 +90,10 @@ test('a load node killed mid-repeat: the attempt is interrupted naming it, never
   const evidence = (rel: string) => path.join(result.resultsDir, rel);
   const json = <T>(rel: string) => JSON.parse(fs.readFileSync(evidence(rel), 'utf8')) as T;
 
-  // The campaign completed, and attempt 2 is the first one judged. calibrate: false, so its verdict is
-  // 'uncalibrated'; but on a loaded host (the suite's files side by side) the instrument's own gate may
-  // find the generators late and refuse the judged attempts. That is the instrument doing its job, not
-  // this test's subject: such attempts are run again (attempt 3, ...), and the campaign is 'not-judged'.
-  const lateOnly = result.repeats.every((r) => r.passed || (r.reasons ?? []).some((x) => x.startsWith('instrument late:')));
-  if (result.status !== 'uncalibrated') assert.ok(result.status === 'not-judged' && lateOnly, said);
-  assert.deepEqual(result.repeats.map((r) => [r.configuration, r.index, r.attempt]), result.repeats.map((_, i) => ['single', 1, 2 + i]), said);
-  if (result.repeats.length > 1) assert.ok(lateOnly, `attempts after 2 only where the instrument refused one: ${said}`);
+  // The campaign completed (calibrate: false, so its verdict is 'uncalibrated'), one repeat counted:
+  // attempt 2, the first one judged, and it passed (valid: no lateness the limits above allow can fail it).
+  assert.equal(result.status, 'uncalibrated', said);
+  assert.deepEqual(result.repeats.map((r) => [r.configuration, r.index, r.attempt, r.passed, Boolean(r.invalid)]), [['single', 1, 2, true, false]], said);
 
   // Attempt 1: interrupted, naming node 1 and no other.
   assert.equal(result.interrupted.length, 1, said);
@@ -134,15 +139,18 @@ test('a load node killed mid-repeat: the attempt is interrupted naming it, never
   const share = (RATE * SECONDS) / 3;
   const merged = json<{ rows: Array<{ node: number; offered: number }> }>(`${a2}/nodes.json`);
   assert.deepEqual(merged.rows.map((r) => [r.node, r.offered]), [[0, share], [1, share], [2, share]], 'each node offered its share of the merged schedule');
-  const verdict = json<{ plan: { nodes?: number }; delivery: { scheduled: number }; gate: { checks: Array<{ name: string; passed: boolean | null; detail: string }> } }>(`${a2}/verdict.json`);
+  const verdict = json<{ verdict: { passed: boolean; state: string }; plan: { nodes?: number }; delivery: { scheduled: number }; gate: { checks: Array<{ name: string; passed: boolean | null; detail: string }> } }>(`${a2}/verdict.json`);
   assert.equal(verdict.plan.nodes, 3, 'judged from the merged stream');
   assert.equal(verdict.delivery.scheduled, RATE * SECONDS, 'the whole schedule');
-  const rows = verdict.gate.checks.find((c) => c.name === 'rows');
-  assert.equal(typeof rows?.passed, 'boolean', JSON.stringify(rows));
+  assert.deepEqual([verdict.verdict.passed, verdict.verdict.state], [true, 'PASS'], JSON.stringify(verdict.gate.checks));
+  // Reconciled: every one of the 1,200 events (batch 1: a row each) acknowledged and written, counted
+  // over all three nodes' run tags of attempt 2 and only those (node 1's rows of attempt 1 are not its).
+  const check = (name: string) => verdict.gate.checks.find((c) => c.name === name);
+  assert.deepEqual([check('rows')?.passed, check('quantity')?.passed], [true, true], JSON.stringify([check('rows'), check('quantity')]));
   const rec = json<{ rows_written: number; nodes: Array<{ run_tag: string; rows_written: number }> }>(`${a2}/reconcile.json`);
   assert.deepEqual(rec.nodes.map((n) => n.run_tag), nodes.map((n) => n.run_tag), 'reconciled over every node of attempt 2, and only those');
-  assert.ok(rec.nodes.every((n) => n.rows_written > 0), JSON.stringify(rec.nodes));
-  assert.equal(rec.rows_written, rec.nodes.reduce((a, n) => a + n.rows_written, 0));
+  assert.deepEqual(rec.nodes.map((n) => n.rows_written), [share, share, share], 'each node wrote its share');
+  assert.equal(rec.rows_written, RATE * SECONDS);
 
   // The page lists attempt 1 as interrupted, with why.
   const md = fs.readFileSync(evidence('report.md'), 'utf8');

@@ -15,15 +15,30 @@ import { PROFILES } from '../../lib/protocol/spec';
 import { campaignNamespaces } from '../../lib/targets/local/load-netns';
 import { campaignEnv, tinySpec } from '../harness/campaign';
 import { rig } from '../harness/rig-cli';
+import { skipUnlessRoot } from '../harness/needs-tool';
 
-test('load.nodes 3: three workers in three namespaces, one merged repeat judged, analyzed per share, a page row per node', { skip: process.getuid?.() !== 0 ? 'needs root (ip netns)' : false }, async (t) => {
+// The load nodes' namespaces are made with ip netns: root only. Skipped elsewhere, a failure on CI.
+const needsRoot = skipUnlessRoot('ip netns');
+
+// Latency is not this test's subject, so nothing of it may decide the repeat: a p99 limit of a minute
+// puts the instrument's lag bound (10 % of it) at 6 s and its latest request at 60 s, which a host
+// starved to half a core (CI's 2 cores running three files, or a 1-core cgroup) stays far within, and
+// drift is noted, not gated. And half the rehearsal's rate, for 10 s (1,200 requests, over the gate's
+// 1,000 samples): at 240/s a host loaded past CI's three files (load 17 on 2 cores) stalled the rig's
+// service past the generator's 10-s drain, and requests failed. So the one repeat can be neither made
+// invalid nor failed by the host: it passes.
+const P99_LIMIT_MS = 60_000;
+const RATE = 120;
+const SECONDS = 10;
+
+test('load.nodes 3: three workers in three namespaces, one merged repeat judged, analyzed per share, a page row per node', { skip: needsRoot }, async (t) => {
   const env = await campaignEnv();
   const worker = await env.childWorker();
   const id = 'load-nodes-3';
   const single = PROFILES.rehearsal.sustained!.configurations[0];
   assert.deepEqual([single.name, single.eventsPerSecond, single.batch], ['single', 240, 1]);
-  // The rehearsal's rate and batch; a p99 limit this shared 2-core host holds with four workers on it.
-  const spec = tinySpec({ load: { nodes: 3 }, sustained: { repeats: 1, repeatSeconds: 6, cooldownSeconds: 0, warmupSeconds: 0, configurations: [{ ...single, p99LimitMs: 1000 }] } });
+  // The rehearsal's configuration at half its rate, and a p99 limit this shared 2-core host holds with four workers on it.
+  const spec = tinySpec({ load: { nodes: 3 }, sustained: { repeats: 1, repeatSeconds: SECONDS, cooldownSeconds: 0, warmupSeconds: 0, drift: 'noted', configurations: [{ ...single, eventsPerSecond: RATE, p99LimitMs: P99_LIMIT_MS }] } });
   const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] });
   const result = (await handle.result()) as CampaignResult;
   for (const r of result.repeats) t.diagnostic(`repeat ${r.index} attempt ${r.attempt}: ${r.passed ? 'PASS' : 'FAIL'} ${r.reasons.join('; ')}`);
@@ -39,7 +54,7 @@ test('load.nodes 3: three workers in three namespaces, one merged repeat judged,
   assert.deepEqual(order.filter((s) => s === 'load-nodes'), ['load-nodes'], JSON.stringify(order));
   const at = (s: (typeof order)[number]) => order.indexOf(s);
   assert.ok(at('provision') < at('load-nodes') && at('load-nodes') < at('bring-up') && at('bring-up') < at('seed') && at('seed') < at('sustained'), JSON.stringify(order));
-  assert.equal(result.repeats.length, 1);
+  assert.deepEqual(result.repeats.map((r) => [r.index, r.attempt, r.passed, Boolean(r.invalid)]), [[1, 1, true, false]], JSON.stringify(result.repeats));
   const dir = evidence('repeats/single/r1-a1');
 
   // Three workers, each in a namespace of its own (not the control host's), each with its own host name.
@@ -52,16 +67,19 @@ test('load.nodes 3: three workers in three namespaces, one merged repeat judged,
   assert.ok(nodes.every((n) => n.clock && n.clock.exchanges > 0), 'each node read its clock against the control host through its gateway');
 
   // Judged from the merge: the whole schedule, reconciled over every node's run tag.
-  const verdict = JSON.parse(fs.readFileSync(path.join(dir, 'verdict.json'), 'utf8')) as { plan: { nodes?: number }; delivery: { scheduled: number }; gate: { checks: Array<{ name: string; passed: boolean | null; detail: string }> } };
+  const verdict = JSON.parse(fs.readFileSync(path.join(dir, 'verdict.json'), 'utf8')) as { verdict: { passed: boolean; state: string }; plan: { nodes?: number }; delivery: { scheduled: number }; gate: { checks: Array<{ name: string; passed: boolean | null; detail: string }> } };
   assert.equal(verdict.plan.nodes, 3);
-  assert.equal(verdict.delivery.scheduled, 240 * 6);
-  // Reconciled over all three nodes' tags: the check ran (whether this shared host's service kept up
-  // is the verdict's business, not this test's: on a starved host client timeouts leave rows written
-  // that the merge does not claim, and the check says so).
+  assert.equal(verdict.delivery.scheduled, RATE * SECONDS);
+  assert.deepEqual([verdict.verdict.passed, verdict.verdict.state], [true, 'PASS'], JSON.stringify(verdict.gate.checks));
+  // Reconciled over all three nodes' tags: every one of the 1,200 events (batch 1: a row each) the
+  // merge claims was written, each node's share under its own tag.
   const rows = verdict.gate.checks.find((c) => c.name === 'rows');
-  assert.equal(typeof rows?.passed, 'boolean', JSON.stringify(rows));
-  const rec = JSON.parse(fs.readFileSync(path.join(dir, 'reconcile.json'), 'utf8')) as { rows_written: number; quantity_gained: number; nodes: Array<{ run_tag: string }> };
+  assert.equal(rows?.passed, true, JSON.stringify(rows));
+  const rec = JSON.parse(fs.readFileSync(path.join(dir, 'reconcile.json'), 'utf8')) as { rows_written: number; quantity_gained: number; nodes: Array<{ run_tag: string; rows_written: number }> };
   assert.deepEqual(rec.nodes.map((n) => n.run_tag), nodes.map((n) => n.run_tag));
+  const share = (RATE * SECONDS) / 3;
+  assert.deepEqual(rec.nodes.map((n) => n.rows_written), [share, share, share]);
+  assert.equal(rec.rows_written, RATE * SECONDS);
 
   // Torn down: no worker, gateway or namespace of the campaign left.
   // This campaign's own: other files' load nodes may run beside it (test/campaign/load-node-*.test.ts).
@@ -70,13 +88,13 @@ test('load.nodes 3: three workers in three namespaces, one merged repeat judged,
 
   // rig analyze: the merged stream, and the three node streams each held to its share.
   const judged = (code: number | null) => [0, 4, 99].includes(code ?? -1);
-  const merged = await rig(['analyze', path.join(dir, 'samples.csv.gz'), '--json', '--p99-limit-ms', '1000', '--reconcile', `rows=${rec.rows_written},quantity=${rec.quantity_gained}`], env.childEnv);
+  const merged = await rig(['analyze', path.join(dir, 'samples.csv.gz'), '--json', '--p99-limit-ms', String(P99_LIMIT_MS), '--reconcile', `rows=${rec.rows_written},quantity=${rec.quantity_gained}`], env.childEnv);
   assert.ok(judged(merged.code), `merged: exit ${merged.code}\n${merged.stderr}`);
-  const shares = await rig(['analyze', ...[0, 1, 2].map((i) => path.join(dir, `nodes/n${i}/samples.csv.gz`)), '--json', '--p99-limit-ms', '1000', '--reconcile', `rows=${rec.rows_written},quantity=${rec.quantity_gained}`], env.childEnv);
+  const shares = await rig(['analyze', ...[0, 1, 2].map((i) => path.join(dir, `nodes/n${i}/samples.csv.gz`)), '--json', '--p99-limit-ms', String(P99_LIMIT_MS), '--reconcile', `rows=${rec.rows_written},quantity=${rec.quantity_gained}`], env.childEnv);
   assert.ok(judged(shares.code), `nodes: exit ${shares.code}\n${shares.stderr}`);
   const report = JSON.parse(shares.stdout) as { nodes: Array<{ node: number; offered: number }>; delivery: { scheduled: number } };
-  assert.deepEqual(report.nodes.map((n) => [n.node, n.offered]), [[0, 480], [1, 480], [2, 480]], 'each node offered its share: 240/s x 6 s / 3');
-  assert.equal(report.delivery.scheduled, 1440);
+  assert.deepEqual(report.nodes.map((n) => [n.node, n.offered]), [[0, share], [1, share], [2, share]], 'each node offered its share: 120/s x 10 s / 3');
+  assert.equal(report.delivery.scheduled, RATE * SECONDS);
 
   // The page: a row per node beside the merged row.
   const md = fs.readFileSync(evidence('report.md'), 'utf8');

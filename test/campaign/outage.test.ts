@@ -19,6 +19,12 @@ import { campaignEnv, tinySpec, waitOnCampaign } from '../harness/campaign';
 import { rig } from '../harness/rig-cli';
 
 const OUTAGE_MS = 90_000;
+// Latency is not this drill's subject, so nothing of it may decide a repeat: a p99 limit of a minute
+// puts the instrument's lag bound (10 % of it) at 6 s and its latest request at 60 s, which a host
+// starved to half a core stays far within, and drift is noted, not gated. So no repeat can be made
+// invalid by the host's lateness (an invalid r1-a1 would be measured again as r1-a2, issue 34): both
+// pass, and the campaign is HELD.
+const P99_LIMIT_MS = 60_000;
 
 test('a 90-s Temporal outage in the middle of a repeat: the CLI waits and exits with the verdict; r1 counted once, never re-measured', async () => {
   const env = await campaignEnv();
@@ -27,7 +33,9 @@ test('a 90-s Temporal outage in the middle of a repeat: the CLI waits and exits 
   const specFile = path.join(env.dir, 'outage.json');
   // 10-s repeats: the load is surely in flight when the server goes (it goes at the load's first
   // heartbeat, about a second in) and surely over before it returns (90 s later).
-  fs.writeFileSync(specFile, JSON.stringify(tinySpec({ calibrate: true, sustained: { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 10, warmupSeconds: 0, cooldownSeconds: 1 } })));
+  // 120 events/s (1,200 requests a repeat, over the gate's 1,000 samples): a rate a starved host serves.
+  const configurations = tinySpec().sustained!.configurations.map((c) => ({ ...c, eventsPerSecond: 120, p99LimitMs: P99_LIMIT_MS }));
+  fs.writeFileSync(specFile, JSON.stringify(tinySpec({ calibrate: true, sustained: { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 10, warmupSeconds: 0, cooldownSeconds: 1, drift: 'noted', configurations } })));
   // The instrument's calibration is a test's stand-in (test/harness/calibration-stand-in.ts, honoured
   // only under RIG_TESTING=1): a real one takes 1-2 min and needs the host to itself, and without one
   // the campaign ends UNCALIBRATED (exit 1) whatever it measured. The drill is about Temporal going
@@ -58,29 +66,25 @@ test('a 90-s Temporal outage in the middle of a repeat: the CLI waits and exits 
   assert.match(out.stdout, /Temporal unreachable since \d{4}-\d\d-\d\dT[\d:.]+Z, retrying/, said);
   assert.match(out.stdout, /Temporal answers again/, said);
   assert.doesNotMatch(out.stderr, /Failed to get Workflow execution history/, said);
-  assert.ok(['held', 'not-held', 'not-judged'].includes(result.status), `the campaign ended with a verdict: ${said}`);
-  assert.equal(out.code, campaignExitCode(result.status), said);
-  assert.notEqual(out.code, 1, said);
+  assert.equal(result.status, 'held', `the campaign ended with its verdict: ${said}`);
+  assert.equal(out.code, campaignExitCode('held'), said);
+  assert.equal(out.code, 0, said);
 
-  // Every repeat reconciled and counted once; nothing hidden.
-  const counted = result.repeats.filter((r) => !r.invalid);
-  assert.deepEqual(counted.map((r) => r.index).sort(), [1, 2], said);
-  const dirs = result.repeats.map((r) => r.dir);
-  assert.equal(new Set(dirs).size, dirs.length, `no attempt listed twice: ${said}`);
-  for (const r of result.repeats) assert.ok(r.reconciled, `${r.dir} reconciled: ${said}`);
+  // Every repeat reconciled, passed and counted once, each from its first attempt; nothing hidden.
+  assert.deepEqual(result.repeats.map((r) => [r.dir, r.passed, r.reconciled, r.invalid ?? null]), [['repeats/single/r1-a1', true, true, null], ['repeats/single/r2-a1', true, true, null]], said);
   assert.deepEqual(result.interrupted, [], said);
 
-  // r1-a1, judged during the outage, is the attempt that counts; attempt 2 measured nothing.
-  const r1 = result.repeats.find((r) => r.index === 1 && r.attempt === 1);
-  assert.ok(r1, said);
-  assert.equal(r1.dir, 'repeats/single/r1-a1');
+  // r1-a1, judged during the outage, is the attempt that counts; attempt 2 measured nothing. What was
+  // counted for r1 is r1-a1's own judgement, as its verdict.json recorded it during the outage.
+  const r1 = result.repeats[0];
+  assert.deepEqual([r1.index, r1.attempt], [1, 1], said);
   const evidence = (rel: string) => path.join(result.resultsDir, rel);
-  assert.ok(fs.existsSync(evidence('repeats/single/r1-a1/verdict.json')));
+  const a1 = JSON.parse(fs.readFileSync(evidence('repeats/single/r1-a1/verdict.json'), 'utf8')) as { samples: number; p50_ms: number | null; p99_ms: number | null; verdict: { passed: boolean; reasons: string[] } };
+  assert.deepEqual([r1.passed, r1.reasons, r1.samples, r1.p50Ms, r1.p99Ms], [a1.verdict.passed, a1.verdict.reasons, a1.samples, a1.p50_ms, a1.p99_ms], `r1 counted as r1-a1 judged it: ${said}`);
   const log = fs.readFileSync(evidence('campaign.log'), 'utf8');
   assert.match(log, /single repeat 1: judged, but its result never reached Temporal .* counted as judged \(attempt 2\), not measured again/, log);
   assert.equal(log.match(/verdict +sustained single r1-a1 /g)?.length, 1, `r1-a1 judged once: ${log}`);
-  // A second r1 folder only as the instrument's own re-run of an INVALID r1-a1 (issue 34), never as a re-measurement.
-  if (!r1.invalid) assert.ok(!fs.existsSync(evidence('repeats/single/r1-a2')), `r1 measured once: ${said}`);
+  assert.ok(!fs.existsSync(evidence('repeats/single/r1-a2')), `r1 measured once: ${said}`);
   assert.equal(result.rig, 'destroyed');
   await env.assertClean();
 });

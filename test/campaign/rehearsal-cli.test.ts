@@ -17,7 +17,6 @@ import type { CampaignResult, StepName } from '../../lib/protocol/campaign-resul
 import { rigPaths } from '../../lib/targets/local/rig-paths';
 import type { RigSecrets } from '../../lib/targets/local/secrets';
 import { toolPath } from '../../lib/tools/binaries';
-import { campaignVerdict } from '../../lib/protocol/configuration-state';
 import { campaignEnv, saveHistory, waitOnCampaign } from '../harness/campaign';
 import { rig } from '../harness/rig-cli';
 
@@ -25,11 +24,17 @@ const root = path.resolve(__dirname, '..', '..');
 
 /**
  * examples/rehearsal.json with its durations cut: repeats long enough for the gate's 1,000 samples at
- * either configuration's request rate (240 req/s each: 1,920 requests in 8 s; at 12 s the thirds were
- * already too small to judge drift, so a longer repeat buys no other verdict), short warm-ups,
+ * either configuration's request rate (see below), short warm-ups,
  * cool-downs, a 2-s ceiling and 2-s pgbench legs (every step and every leg still runs; their figures
  * are not what this test asserts, and each second of them is a second of both cores at full load),
- * a 20k-row history, and no calibration. Everything else (names, gates, probe, legs) is the profile's.
+ * a 20k-row history, and no calibration. And limits no host's lateness reaches: each configuration's
+ * p99 limit and the probe's budget a minute, so the instrument's lag bound (10 % of the limit) is 6 s
+ * and its latest request 60 s, which a host starved to half a core stays far within (drift is the
+ * profile's "noted"). Latency is not this test's subject; with the profile's 50 and 100 ms, a loaded
+ * host made repeats invalid (the instrument late), and the campaign's verdict any of three. Half the
+ * profile's rates, for 9 s (120 requests/s either configuration, 1,080 a repeat: over the gate's 1,000
+ * samples): a host loaded past CI's three files stalls the rig's service at the full rates. Everything
+ * else (names, batches, legs) is the profile's.
  */
 function shortenedRehearsal(dir: string): string {
   const spec = JSON.parse(fs.readFileSync(path.join(root, 'examples', 'rehearsal.json'), 'utf8')) as {
@@ -43,7 +48,15 @@ function shortenedRehearsal(dir: string): string {
   delete spec.$schema;
   spec.calibrate = false;
   spec.seed.historyRows = 20_000;
-  Object.assign(spec.sustained, { repeatSeconds: 8, cooldownSeconds: 2, warmupSeconds: 2 });
+  Object.assign(spec.sustained, { repeatSeconds: 9, cooldownSeconds: 2, warmupSeconds: 2 });
+  for (const c of spec.sustained.configurations as Array<{ p99LimitMs: number; eventsPerSecond: number }>) {
+    c.p99LimitMs = 60_000;
+    c.eventsPerSecond /= 2;
+  }
+  // The probe at a quarter of its rate: its 4 request slots then let each read take 8 s before one is
+  // dropped (at 2/s, 2 s: a loaded host's aggregate over the history took longer, and a dropped probe
+  // request fails the repeat on the target's account).
+  Object.assign(spec.sustained.probe as object, { rate: 0.5, p99BudgetMs: 60_000 });
   spec.ceiling.seconds = 2;
   spec.denominator.seconds = 2;
   const file = path.join(dir, 'rehearsal-short.json');
@@ -76,22 +89,15 @@ test('the rehearsal profile, started with `temporal workflow start`, runs every 
   const expected: StepName[] = ['clean-check', 'watchdog', 'provision', 'bring-up', 'seed', 'sustained', 'ceiling', 'denominator', 'teardown', 'clean-check-after', 'report'];
   for (const name of expected) assert.equal(steps.get(name)?.status, 'ok', `${name}: ${steps.get(name)?.summary}`);
   assert.equal(steps.get('calibrate'), undefined, 'calibrate: false runs no calibration');
-  // Without an instrument judged fine enough, the campaign says so instead of HELD or NOT HELD.
-  // A host loaded enough to make a repeat invalid twice (the instrument's failure) may read NOT JUDGED,
-  // which outranks uncalibrated unless another configuration failed on the target's account
-  // (campaignVerdict, lib/protocol/configuration-state.ts); nothing else is allowed.
-  const unjudged = result.configurations.filter((c) => c.notJudged === 'instrument').map((c) => c.name);
-  assert.ok(['uncalibrated', 'not-judged'].includes(result.status), result.status);
-  assert.equal(result.status, campaignVerdict(result.configurations, false));
-  // Every repeat judged: each of the six has a valid attempt, or its configuration is NOT JUDGED; an
-  // invalid attempt is kept beside its re-run, never in place of it.
-  // A configuration whose re-run was spent may also end with a repeat left invalid when one of its valid
-  // repeats failed: that failure is the target's and outranks the rest (not held, configuration-state.ts).
-  for (const c of ['single', 'batched']) {
-    const valid = result.repeats.filter((r) => r.configuration === c && !r.invalid);
-    const failedValid = valid.some((r) => !r.passed);
-    assert.ok(valid.length === 3 || unjudged.includes(c) || failedValid, `${c}: ${valid.length} valid repeats of 3, none failed, and not NOT JUDGED`);
-  }
+  // Every repeat of both configurations passed at its first attempt (none invalid: the limits above
+  // leave the host's lateness nothing to fail), so both configurations held; without an instrument
+  // judged fine enough (no calibration), the campaign says so instead of HELD.
+  const said = JSON.stringify({ status: result.status, configurations: result.configurations, repeats: result.repeats.map((r) => [r.dir, r.passed, r.invalid, r.reasons]) }, null, 1);
+  const six = ['single', 'batched'].flatMap((c) => [1, 2, 3].map((i) => [c, i, 1, true, null]));
+  const sustained = result.repeats.filter((r) => r.kind === 'sustained').map((r) => [r.configuration, r.index, r.attempt, r.passed, r.invalid ?? null]);
+  assert.deepEqual(sustained.sort((a, b) => (a[0] === b[0] ? Number(a[1]) - Number(b[1]) : a[0] === 'single' ? -1 : 1)), six, said);
+  assert.deepEqual(result.configurations.map((c) => [c.name, c.held, c.notJudged ?? null]), [['single', true, null], ['batched', true, null]], said);
+  assert.equal(result.status, 'uncalibrated', said);
   for (const s of result.steps) t.diagnostic(`${s.step}: ${s.status} ${s.summary ?? ''}`.slice(0, 200));
   assert.deepEqual(result.denominator?.legs.map((l) => l.leg), ['owner-commit', 'owner-1row', 'rls-1row', 'owner-multirow']);
 

@@ -161,28 +161,30 @@ test('the report step’s alert: a new change point among the newest runs that m
   // historyAlert reads the spec's runs up to this one (never a later one), on its hardware.
   const at = (run: number) => historyAlert(path.join(root, runId(week(run - 1))));
   assert.equal(at(3), null, 'three runs (and the ad-hoc one) are no history yet');
-  for (const run of [10, 19]) assert.equal(at(run)!.regressed, false, `run ${run}: ${at(run)!.summary}`);
-  // Issue 45: the first slow run alerts on its own (the first-run step test), on p50, naming itself.
-  const firstRun = at(STEP)!;
-  assert.ok(firstRun.changes.some((c) => c.kind === 'first-run' && c.figure === 'p50_ms' && c.run === runId(week(STEP - 1)) && c.previousBuild === `image hardcount:b${STEP - 1}`), firstRun.summary);
-  // The step at run 20 is found once a few runs show it (a permutation test on ranks cannot tell two or
-  // three high weeks at the end from a passing spell): the first alert comes within six runs of it, on a
-  // latency figure, naming the run and the builds where it happened (which run first depends on the noise).
-  // (Here no run's history-alert.json is written, so no earlier alert silences the change point.)
-  const alerts = Array.from({ length: WEEKS - STEP }, (_, k) => STEP + 1 + k).filter((run) => at(run)!.changes.some((c) => c.kind === 'change-point'));
-  assert.ok(alerts.length > 0 && alerts[0] <= STEP + 6, `first alert at ${alerts[0]}`);
-  const first = at(alerts[0])!;
-  for (const c of first.changes.filter((x) => x.kind === 'change-point')) {
-    assert.match(c.figure, /^(p50_ms|p99_ms|worst_10s_p99_ms)$/);
-    assert.deepEqual([c.run, c.build, c.previousBuild], [runId(week(STEP - 1)), `image hardcount:b${STEP}`, `image hardcount:b${STEP - 1}`], first.summary);
+  assert.equal(at(4), null, 'nor are four');
+  // The fixture is deterministic (seeded runs, a seeded permutation test), so the runs that alert are
+  // known exactly. Here no run's history-alert.json is written (test/evidence/history-alert-late.test.ts
+  // writes them, run by run, and shows each change alerting once), so each run is judged as if no earlier
+  // one had alerted:
+  //   - runs 20-22, the first slow runs, each alert on p50 alone by the first-run step test (issue 45),
+  //     naming itself: with no earlier alert on file, their reference still holds the stable weeks;
+  //   - run 24: the change point at run 20 is found once five runs show it (a permutation test on ranks
+  //     cannot tell up to four high weeks at the end from a passing spell), on p50 alone: the 10 % step
+  //     moved p99 and the worst 10-s p99 by less than their floors (20 % and 30 %, lib/protocol/history-floors.ts);
+  //   - once known, it alerts no more: no other run alerts.
+  const alerting = Array.from({ length: WEEKS - 4 }, (_, k) => 5 + k).filter((run) => at(run)!.regressed);
+  assert.deepEqual(alerting, [STEP, STEP + 1, STEP + 2, STEP + 4], alerting.map((run) => `run ${run}: ${at(run)!.summary}`).join('\n'));
+  for (const run of [STEP, STEP + 1, STEP + 2]) {
+    const x = at(run)!;
+    assert.deepEqual(x.changes.map((c) => [c.kind, c.figure, c.run, c.build, c.previousBuild]), [['first-run', 'p50_ms', runId(week(run - 1)), `image hardcount:b${run}`, `image hardcount:b${run - 1}`]], x.summary);
   }
-  // Once known, it alerts no more: the last run of the series is quiet.
-  assert.equal(at(WEEKS)!.regressed, false, at(WEEKS)!.summary);
+  const first = at(STEP + 4)!;
+  assert.deepEqual(first.changes.map((c) => [c.kind, c.figure, c.run, c.build, c.previousBuild]), [['change-point', 'p50_ms', runId(week(STEP - 1)), `image hardcount:b${STEP}`, `image hardcount:b${STEP - 1}`]], first.summary);
 });
 
 test('the page plots each figure’s series with its change points and the builds (history-alert.json, as the report step writes it)', async () => {
-  // The first run whose alert names the step: its page is the one a reader opens that week.
-  const run = Array.from({ length: WEEKS - STEP }, (_, k) => STEP + 1 + k).find((r) => historyAlert(path.join(root, runId(week(r - 1))))!.changes.some((c) => c.kind === 'change-point'))!;
+  // The run whose change point names the step (run 24, the test above): its page is the one a reader opens that week.
+  const run = STEP + 4;
   const dir = path.join(root, runId(week(run - 1)));
   const alert = historyAlert(dir)!;
   // Written before the seal, as activities/finish.ts does: unseal, write, seal again.

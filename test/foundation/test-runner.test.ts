@@ -1,6 +1,7 @@
 // `npm test`'s runner (scripts/run-tests.cjs) on a folder of tiny test files: each file's own
 // `// test-mode:` header decides how it runs, `--quick` takes the unit files alone, a failing file
-// fails the run, and the run ends with the per-file table and the closing count CI reads.
+// fails the run, and the run ends with the per-file table, the skipped tests listed, and the closing
+// count CI reads; scripts/check-skips.cjs (.ci/run) fails on a skip not on the allow-list.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -36,7 +37,7 @@ test('every mode runs, each file with its own state folder; the table and the cl
   assert.match(r.stdout, /\| .*a\.test\.ts +\| unit +\| +2 \|/);
   assert.match(r.stdout, /\| .*b\.test\.ts +\| alone +\| +1 \|/);
   assert.match(r.stdout, /\| .*c\.test\.ts +\| shared +\| +3 \|/);
-  assert.match(r.stdout.trimEnd().split('\n').pop()!, /^tests: 6 passed, 0 failed$/);
+  assert.match(r.stdout.trimEnd().split('\n').pop()!, /^tests: 6 passed, 0 failed, 0 skipped$/);
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -50,7 +51,45 @@ test('--quick runs the unit files only; a failing file fails the run and is name
   assert.equal(r.status, 1);
   assert.doesNotMatch(r.stdout, /b\.test\.ts/);
   assert.match(r.stdout, /failed files:\n {2}.*c\.test\.ts/);
-  assert.match(r.stdout.trimEnd().split('\n').pop()!, /^tests: 1 passed, 1 failed$/);
+  assert.match(r.stdout.trimEnd().split('\n').pop()!, /^tests: 1 passed, 1 failed, 0 skipped$/);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('skipped tests are counted and named per file and at the end; check-skips fails on one not allowed, naming it', () => {
+  const dir = folder({
+    'a.test.ts': `import { describe, test } from 'node:test';\ntest('runs', () => {});\ntest('needs x', { skip: 'no x here' }, () => {});\ndescribe('group', () => { test('inner # one', (t) => { t.skip('not today'); }); });\n`,
+    'b.test.ts': passing('unit', 1),
+  });
+  const r = run([dir]);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  const a = path.relative(root, path.join(dir, 'a.test.ts'));
+  assert.ok(r.stdout.includes(`skipped: 2 in ${a}\n  ﹣ needs x # SKIP no x here\n  ﹣ group › inner # one # SKIP not today\n`), r.stdout);
+  const closing = r.stdout.trimEnd().split('\n').slice(-5);
+  assert.deepEqual(closing, ['skipped: 2', `  ${a}: needs x # SKIP no x here`, `  ${a}: group › inner # one # SKIP not today`, '', 'tests: 2 passed, 0 failed, 2 skipped']);
+
+  const log = path.join(dir, 'npm-test.log');
+  fs.writeFileSync(log, r.stdout);
+  const check = (allowList: string) => {
+    fs.writeFileSync(path.join(dir, 'allowed'), allowList);
+    return spawnSync(process.execPath, [path.join(root, 'scripts', 'check-skips.cjs'), log, path.join(dir, 'allowed')], { encoding: 'utf8' });
+  };
+  const none = check('# nothing allowed\n');
+  assert.equal(none.status, 1, none.stdout + none.stderr);
+  assert.match(none.stdout, /^== skipped tests: 2, 0 of them on /m);
+  assert.ok(none.stdout.includes(`  ✖ not allowed: ${a}: needs x # SKIP no x here\n  ✖ not allowed: ${a}: group › inner # one # SKIP not today\n`), none.stdout);
+  const one = check(`${a}: needs x  # x is not installed on CI\n`);
+  assert.equal(one.status, 1, one.stdout);
+  assert.ok(one.stdout.includes(`  allowed (x is not installed on CI): ${a}: needs x # SKIP no x here\n  ✖ not allowed: ${a}: group › inner # one # SKIP not today\n`), one.stdout);
+  const both = check(`${a}: needs x  # x is not installed on CI\n${a}: group › inner # one  # not on CI's days\n`);
+  assert.equal(both.status, 0, both.stdout);
+  assert.match(both.stdout, /^== skipped tests: 2, 2 of them on /m);
+  const noWhy = check(`${a}: needs x\n`);
+  assert.equal(noWhy.status, 2);
+  assert.match(noWhy.stderr, /allowed:1: each entry is `FILE: TEST NAME {2}# why`/);
+  fs.writeFileSync(log, r.stdout.split('\nskipped: 2\n')[0]);
+  const unfinished = check('');
+  assert.equal(unfinished.status, 1);
+  assert.match(unfinished.stdout, /has no `skipped: N` list: the test run did not finish/);
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -23,10 +23,12 @@ import { rigPaths } from '../../lib/targets/local/rig-paths';
 import { teardownLocal } from '../../lib/targets/local/teardown';
 import { freePort } from '../../lib/tools/free-port';
 import { testCampaign } from '../harness/local-rig';
+import { skipUnlessRoot } from '../harness/needs-tool';
 import { rig } from '../harness/rig-cli';
 
-const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-const skip = asRoot ? false : 'not root: PostgreSQL runs as this user, who owns the checkout';
+// Not root, PostgreSQL runs as this user, who owns the checkout: nothing to place. Skipped then, a
+// failure on CI (RIG_REQUIRE_TOOLS=1).
+const skip = skipUnlessRoot('PostgreSQL run as its own OS user');
 
 // mkdtemp makes the folder 0700, as `mktemp -d` does.
 const privateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-private-'));

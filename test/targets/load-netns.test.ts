@@ -13,11 +13,15 @@ import path from 'node:path';
 import { liveResources, readLedger } from '../../lib/targets/local/ledger';
 import { campaignNamespaces, createLoadNamespace, freeSubnet, inLoadNamespace, loadNamespaceOf, provisionLoadNamespaces, removeLoadNamespace } from '../../lib/targets/local/load-netns';
 import { teardownLocal } from '../../lib/targets/local/teardown';
+import { skipUnlessRoot } from '../harness/needs-tool';
+
+// The load nodes' namespaces are made with ip netns: root only. Skipped elsewhere, a failure on CI.
+const needsRoot = skipUnlessRoot('ip netns');
 
 // The ledgers of this file's campaigns go to a state folder of its own.
 process.env.RIG_STATE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-netns-state-'));
 
-test('two load nodes in namespaces of their own: own addresses, each reaches its end of the pair; removed whole, twice', { skip: process.getuid?.() !== 0 ? 'needs root (ip netns)' : false }, async () => {
+test('two load nodes in namespaces of their own: own addresses, each reaches its end of the pair; removed whole, twice', { skip: needsRoot }, async () => {
   const campaign = `netns-test-${process.pid}-${Date.now()}`;
   const subnet = freeSubnet();
   const made = [0, 1].map((i) => createLoadNamespace(campaign, i, subnet));
@@ -54,7 +58,7 @@ test('two load nodes in namespaces of their own: own addresses, each reaches its
   for (const n of made) assert.doesNotThrow(() => removeLoadNamespace(n), 'a second teardown finds nothing to do');
 });
 
-test('made by the rig and removed at teardown: the ledger names each namespace before it is made; a retry makes nothing twice', { skip: process.getuid?.() !== 0 ? 'needs root (ip netns)' : false }, async () => {
+test('made by the rig and removed at teardown: the ledger names each namespace before it is made; a retry makes nothing twice', { skip: needsRoot }, async () => {
   const campaign = `netns-ledger-${process.pid}-${Date.now()}`;
   try {
     const made = provisionLoadNamespaces(campaign, 3);
@@ -71,7 +75,7 @@ test('made by the rig and removed at teardown: the ledger names each namespace b
   }
 });
 
-test('two campaigns making their namespaces at once start their subnet search apart (the campaign id picks where)', { skip: process.getuid?.() !== 0 ? 'needs root (ip netns)' : false }, () => {
+test('two campaigns making their namespaces at once start their subnet search apart (the campaign id picks where)', { skip: needsRoot }, () => {
   // Side by side (test files in lanes), both used to take the first free subnet and made the same
   // addresses twice. Each id now starts its search at a subnet of its own; both are free here.
   const a = freeSubnet('load-node-lost');
