@@ -23,10 +23,15 @@ export interface StudiedCampaign {
 
 /** The host's CPU steal and load1 over a campaign's sustained repeats (max of each repeat's samples). */
 function hostOf(r: CampaignResult): { steal: number | null; load: number | null } {
+  return hostOfAttempts(r.repeats.map((x) => path.join(r.resultsDir, x.dir)));
+}
+
+/** The host's CPU steal and load1 maxima over attempts' folders (their host-samples.jsonl; bench:sensitivity too). */
+export function hostOfAttempts(dirs: readonly string[]): { steal: number | null; load: number | null } {
   let steal: number | null = null;
   let load: number | null = null;
-  for (const x of r.repeats) {
-    const f = path.join(r.resultsDir, x.dir, HOST_SAMPLES);
+  for (const dir of dirs) {
+    const f = path.join(dir, HOST_SAMPLES);
     if (!fs.existsSync(f)) continue;
     for (const line of fs.readFileSync(f, 'utf8').split('\n')) {
       try {

@@ -32,6 +32,7 @@ import { COMPARED_FIGURES } from '../lib/protocol/compare';
 import { detectionRate, falseAlarms, minimumDetectableEffect, weeklyRuns, type RepeatValues, type WeeklyRun } from '../lib/protocol/sensitivity';
 import { buildReportModel, loadEvidence, repeatFigures } from '../lib/evidence/report';
 import { toolPath } from '../lib/tools/binaries';
+import { hostOfAttempts } from './gates-rehearsals';
 
 const root = path.resolve(__dirname, '..');
 const arg = (name: string) => {
@@ -68,24 +69,6 @@ function run(): string {
   return (JSON.parse(fs.readFileSync(summary, 'utf8')) as { resultsDir: string }).resultsDir;
 }
 
-/** The host's CPU steal and load1 maxima over an attempt (its host-samples.jsonl). */
-function hostOf(dir: string): { steal: number | null; load: number | null } {
-  let steal: number | null = null;
-  let load: number | null = null;
-  const f = path.join(dir, 'host-samples.jsonl');
-  if (!fs.existsSync(f)) return { steal, load };
-  for (const line of fs.readFileSync(f, 'utf8').split('\n')) {
-    try {
-      const s = JSON.parse(line) as { cpu?: { st?: number }; loadavg?: number[] };
-      if (typeof s.cpu?.st === 'number') steal = Math.max(steal ?? 0, s.cpu.st);
-      if (typeof s.loadavg?.[0] === 'number') load = Math.max(load ?? 0, s.loadavg[0]);
-    } catch {
-      // a torn last line
-    }
-  }
-  return { steal, load };
-}
-
 const maxOf = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
 
 /** Every configuration's passing repeats, variants of one base pooled (an A/A campaign's two sides are one target). */
@@ -100,7 +83,7 @@ async function pools(dirs: string[]): Promise<Pool[]> {
       for (const r of c.repeats) {
         if (r.status === 'interrupted' || r.status === 'not-run') continue;
         p.total++;
-        const h = hostOf(path.join(dir, r.dir));
+        const h = hostOfAttempts([path.join(dir, r.dir)]);
         p.steal = maxOf(p.steal, h.steal);
         p.load = maxOf(p.load, h.load);
         const f = repeatFigures(r);

@@ -4,6 +4,7 @@
 // of failing. CI sets RIG_REQUIRE_TOOLS=1 (.ci/run), where a missing program or root is a failure: what
 // CI claims to have tested, it tested. (.ci/run also fails on any skip not on .ci/allowed-skips.)
 import fs from 'node:fs';
+import { toolPath } from '../../lib/tools/binaries';
 
 /** Under RIG_REQUIRE_TOOLS=1 a skip is a thrown error naming why; else the reason, for `{ skip }`. */
 function skipOrThrow(reason: string): string {
@@ -24,4 +25,13 @@ export function skipUnless(binary: string | undefined, what: string, installWith
 export function skipUnlessRoot(needs: string, uid: number | undefined = process.getuid?.()): false | string {
   if (uid === 0) return false;
   return skipOrThrow(`needs root (${needs}): this runs as uid ${uid ?? 'unknown'}; run it as root, as CI does`);
+}
+
+/** Apache Otava's console script in .venv (npm ci installs it), or undefined where it is missing: give it to skipUnless. */
+export function otavaIfInstalled(): string | undefined {
+  try {
+    return toolPath('otava');
+  } catch {
+    return undefined;
+  }
 }

@@ -35,3 +35,19 @@ export function driftSeries(seed: number, noisePct = 1, base = 100): number[] {
   const z = normal(seed);
   return Array.from({ length: WEEKS }, (_, i) => base * (1 + 0.01 * Math.max(0, i - 14)) * (1 + (noisePct / 100) * z()));
 }
+
+/** The seeds of the cases the rig and Otava are both given. */
+export const CASE_SEEDS = [1, 2, 3, 4, 5];
+
+/** Every case of both Otava tests, by name: a step, noise, outliers with and without the step, a slide, per seed. */
+export function otavaCases(): Record<string, number[]> {
+  const cases: Record<string, number[]> = {};
+  for (const s of CASE_SEEDS) {
+    cases[`step${s}`] = stepSeries(s);
+    cases[`noise${s}`] = noiseSeries(100 + s);
+    cases[`outliers${s}`] = outlierSeries(200 + s);
+    cases[`outliersonly${s}`] = outlierSeries(300 + s, false);
+    cases[`drift${s}`] = driftSeries(400 + s);
+  }
+  return cases;
+}

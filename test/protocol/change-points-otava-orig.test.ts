@@ -28,27 +28,14 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { test } from 'node:test';
 import { bestSplit, eDivisive } from '../../lib/protocol/change-points';
-import { toolPath } from '../../lib/tools/binaries';
-import { skipUnless } from '../harness/needs-tool';
-import { driftSeries, noiseSeries, outlierSeries, STEP_RUN, stepSeries } from './change-point-series';
+import { otavaIfInstalled, skipUnless } from '../harness/needs-tool';
+import { CASE_SEEDS, STEP_RUN, otavaCases } from './change-point-series';
 
-let otava: string | undefined;
-try {
-  otava = toolPath('otava');
-} catch {
-  otava = undefined;
-}
+const otava = otavaIfInstalled();
 const skip = skipUnless(otava, 'Apache Otava (.venv/bin/otava)', 'npm ci');
 
-const SEEDS = [1, 2, 3, 4, 5];
-const cases: Record<string, number[]> = {};
-for (const s of SEEDS) {
-  cases[`step${s}`] = stepSeries(s);
-  cases[`noise${s}`] = noiseSeries(100 + s);
-  cases[`outliers${s}`] = outlierSeries(200 + s);
-  cases[`outliersonly${s}`] = outlierSeries(300 + s, false);
-  cases[`drift${s}`] = driftSeries(400 + s);
-}
+const SEEDS = CASE_SEEDS;
+const cases = otavaCases();
 
 /** The rig with Otava's --orig-edivisive rule: 100 permutations, kept when none reaches the observed Q. */
 const AS_OTAVA = { ranks: false, permutations: 100, alpha: 1 / 101, seed: 1 } as const;

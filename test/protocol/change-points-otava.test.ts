@@ -11,27 +11,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { eDivisive } from '../../lib/protocol/change-points';
-import { toolPath } from '../../lib/tools/binaries';
-import { skipUnless } from '../harness/needs-tool';
-import { driftSeries, noiseSeries, outlierSeries, STEP_RUN, stepSeries, WEEKS } from './change-point-series';
+import { otavaIfInstalled, skipUnless } from '../harness/needs-tool';
+import { CASE_SEEDS, STEP_RUN, WEEKS, otavaCases } from './change-point-series';
 
-let otava: string | undefined;
-try {
-  otava = toolPath('otava');
-} catch {
-  otava = undefined;
-}
+const otava = otavaIfInstalled();
 const skip = skipUnless(otava, 'Apache Otava (.venv/bin/otava)', 'npm ci');
 
-const SEEDS = [1, 2, 3, 4, 5];
-const cases: Record<string, number[]> = {};
-for (const s of SEEDS) {
-  cases[`step${s}`] = stepSeries(s);
-  cases[`noise${s}`] = noiseSeries(100 + s);
-  cases[`outliers${s}`] = outlierSeries(200 + s);
-  cases[`outliersonly${s}`] = outlierSeries(300 + s, false);
-  cases[`drift${s}`] = driftSeries(400 + s);
-}
+const SEEDS = CASE_SEEDS;
+const cases = otavaCases();
 
 /** Otava's change points per case: 0-based indexes of the first run after each change. */
 function otavaFinds(): Record<string, number[]> {
