@@ -32,6 +32,7 @@ import { COMPARED_FIGURES } from '../lib/protocol/compare';
 import { detectionRate, falseAlarms, minimumDetectableEffect, weeklyRuns, type RepeatValues, type WeeklyRun } from '../lib/protocol/sensitivity';
 import { buildReportModel, loadEvidence, repeatFigures } from '../lib/evidence/report';
 import { toolPath } from '../lib/tools/binaries';
+import { median } from '../lib/protocol/percentile';
 import { hostOfAttempts } from './gates-rehearsals';
 
 const root = path.resolve(__dirname, '..');
@@ -96,11 +97,6 @@ async function pools(dirs: string[]): Promise<Pool[]> {
   return [...out.values()];
 }
 
-const median = (v: readonly number[]) => {
-  const s = [...v].sort((a, b) => a - b);
-  const k = s.length >> 1;
-  return s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2;
-};
 const valuesOf = (p: Pool, figure: string) => p.repeats.map((r) => r[figure]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
 const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 && x > 0 ? 1 : 0)} %`;
 const label = (key: string) => COMPARED_FIGURES.find((f) => f.key === key)?.label ?? key;

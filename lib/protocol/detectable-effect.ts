@@ -25,6 +25,7 @@
 // When no interval exists at the level (3 vs 3 at 95 %; 4 vs 4 when six figures share 5 %), no shift,
 // however large, is ever called: the MDE is null and the words say so.
 import { intervalDepth } from './rank-interval';
+import { median } from './percentile';
 import { seededRandom } from './seeded-random';
 
 export const MDE_POWER = 0.8;
@@ -52,12 +53,6 @@ export interface DetectableOptions {
   draws?: number;
   seed?: number;
 }
-
-const median = (v: readonly number[]) => {
-  const s = [...v].sort((a, b) => a - b);
-  const k = s.length >> 1;
-  return s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2;
-};
 
 /** The MDE of control vs variant at the test's level α, from the two sides' pooled residuals. */
 export function detectableEffect(control: readonly number[], variant: readonly number[], opts: DetectableOptions): DetectableEffect {

@@ -23,6 +23,7 @@
 // pool, and a step multiplies every run's figure from the step on.
 import { compareRepeats, type CompareOptions, type ComparisonVerdict } from './compare';
 import type { RepeatFigures } from './reporting';
+import { median } from './percentile';
 import { seededRandom } from './seeded-random';
 
 /** One real repeat's figures (keys as lib/protocol/compare.ts's COMPARED_FIGURES). */
@@ -136,12 +137,6 @@ export function minimumDetectableEffect(pool: readonly RepeatValues[], figure: s
   return Math.round(hi * 10) / 10;
 }
 
-const medianOf = (v: readonly number[]) => {
-  const s = [...v].sort((a, b) => a - b);
-  const k = s.length >> 1;
-  return s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2;
-};
-
 /** One run of a weekly history: its figure (the median of its repeats) and the repeats. */
 export interface WeeklyRun {
   value: number;
@@ -160,7 +155,7 @@ export function weeklyRuns(values: readonly number[], opts: { runs: number; perR
   return Array.from({ length: opts.runs }, (_, i) => {
     const k = i >= stepAt ? 1 + (opts.stepPct ?? 0) / 100 : 1;
     const repeats = firstOfShuffle(values.length, opts.perRun, random).map((j) => values[j] * k);
-    return { value: medianOf(repeats), repeats };
+    return { value: median(repeats), repeats };
   });
 }
 
