@@ -123,7 +123,7 @@ test('HC_ADDED_CPU_US: the service process spends the CPU per data request, the 
 
 test('HC_ADDED_WAIT_US: a waiting request holds neither the event loop nor the CPU; /healthz reports it', async () => {
   const key = fx.apiKey.reveal();
-  const N = 1_000_000; // 1 s, so that the order below cannot come from the host's stalls
+  const N = 3_000_000; // 3 s, so that the order below cannot come from a starved host's stalls
   const svc = await spawned({ HC_ADDED_WAIT_US: String(N) });
   const h = await api(svc.url).get<{ settings: Record<string, string> }>('/healthz');
   assert.deepEqual([h.body.settings.addedWaitUs, h.body.settings.addedCpuUs], [String(N), undefined]);
@@ -136,8 +136,8 @@ test('HC_ADDED_WAIT_US: a waiting request holds neither the event loop nor the C
   await waiting;
   const cpu = cpuMs(svc.pid) - cpu0;
   assert.deepEqual(done, ['healthz 200', 'data 200'], 'the event loop answered /healthz while the data request waited');
-  // A busy wait of 1 s would be ~1000 ms of CPU; a request and a /healthz are a few ms.
-  assert.ok(cpu < 500, `the service spent ${cpu} ms of CPU during a 1-s wait`);
+  // A busy wait of 3 s would be ~3000 ms of CPU; a request and a /healthz are a few ms.
+  assert.ok(cpu < 500, `the service spent ${cpu} ms of CPU during a 3-s wait`);
 });
 
 test('calibrateSwitch: each switch raises what it says against its off side, measured side by side; the WAL switch by pg_stat_wal too', async () => {
