@@ -10,7 +10,8 @@
 //
 // Tables (lib/protocol/sensitivity.ts says how each is drawn):
 //   1. the pool: each configuration's real repeats, each figure's median and its spread between
-//      repeats, and the host's CPU steal and load while they ran;
+//      repeats, the part of it left between neighbours in time (what pairing cannot remove:
+//      lib/protocol/sensitivity.ts neighbourNoise), and the host's CPU steal and load while they ran;
 //   2. one campaign, control beside treatment at 5 and at 3 repeats a side: per figure, how often an
 //      A/A pair is called different, the share of draws called worse at +2, +5, +10 and +20 %, and
 //      the smallest change called worse in 80 % of draws (the MDE); "any figure" is the page's
@@ -29,7 +30,7 @@ import { alertedChanges, type PriorAlert } from '../lib/protocol/history-alert-r
 import { DEFAULT_FLOORS_PCT } from '../lib/protocol/history-floors';
 import { historySeries, type HistoryRun } from '../lib/protocol/history-series';
 import { COMPARED_FIGURES } from '../lib/protocol/compare';
-import { detectionRate, falseAlarms, minimumDetectableEffect, weeklyRuns, type RepeatValues, type WeeklyRun } from '../lib/protocol/sensitivity';
+import { detectionRate, falseAlarms, minimumDetectableEffect, neighbourNoise, weeklyRuns, type RepeatValues, type WeeklyRun } from '../lib/protocol/sensitivity';
 import { buildReportModel, loadEvidence, repeatFigures } from '../lib/evidence/report';
 import { toolPath } from '../lib/tools/binaries';
 import { median } from '../lib/protocol/percentile';
@@ -59,6 +60,8 @@ interface Pool {
   campaigns: string[];
   steal: number | null;
   load: number | null;
+  /** The passing repeats' figures in the order they ran (campaign, repeat, variant, attempt). */
+  timeOrder: Array<{ key: number[]; figures: RepeatValues }>;
 }
 
 function run(): string {
@@ -75,12 +78,12 @@ const maxOf = (a: number | null, b: number | null) => (a === null ? b : b === nu
 /** Every configuration's passing repeats, variants of one base pooled (an A/A campaign's two sides are one target). */
 async function pools(dirs: string[]): Promise<Pool[]> {
   const out = new Map<string, Pool>();
-  for (const dir of dirs) {
+  for (const [di, dir] of dirs.entries()) {
     const model = buildReportModel(await loadEvidence(dir));
-    for (const c of model.configurations) {
+    for (const [ci, c] of model.configurations.entries()) {
       if (c.kind !== 'sustained') continue;
       const base = c.name.split('.')[0];
-      const p = out.get(base) ?? { configuration: base, repeats: [], total: 0, campaigns: [], steal: null, load: null };
+      const p = out.get(base) ?? { configuration: base, repeats: [], total: 0, campaigns: [], steal: null, load: null, timeOrder: [] };
       for (const r of c.repeats) {
         if (r.status === 'interrupted' || r.status === 'not-run') continue;
         p.total++;
@@ -88,12 +91,18 @@ async function pools(dirs: string[]): Promise<Pool[]> {
         p.steal = maxOf(p.steal, h.steal);
         p.load = maxOf(p.load, h.load);
         const f = repeatFigures(r);
-        if (f.passed) p.repeats.push(f.figures);
+        if (f.passed) {
+          p.repeats.push(f.figures);
+          // Interleaved variants run repeat by repeat, in the order the configurations are listed.
+          p.timeOrder.push({ key: [di, r.repeat, ci, r.attempt], figures: f.figures });
+        }
       }
       if (!p.campaigns.includes(path.basename(dir))) p.campaigns.push(path.basename(dir));
       out.set(base, p);
     }
   }
+  const byKey = (a: number[], b: number[]) => a.reduce((d, x, i) => d || x - b[i], 0);
+  for (const p of out.values()) p.timeOrder.sort((a, b) => byKey(a.key, b.key));
   return [...out.values()];
 }
 
@@ -115,10 +124,12 @@ function poolTable(ps: Pool[]): string {
       if (!v.length) continue;
       const m = median(v);
       const mad = median(v.map((x) => Math.abs(x - m))) * 1.4826;
-      rows.push([p.configuration, `${p.repeats.length} of ${p.total}`, f.label, `${m.toFixed(f.unit === 'ms' ? 2 : 0)} ${f.unit}`.trim(), m ? pct(mad / m) : '—', `${Math.min(...v).toFixed(2)}–${Math.max(...v).toFixed(2)}`, p.steal === null ? '—' : `${p.steal.toFixed(1)} %`, p.load === null ? '—' : p.load.toFixed(1)]);
+      const inOrder = p.timeOrder.map((t) => t.figures[f.key]).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+      const nb = neighbourNoise(inOrder);
+      rows.push([p.configuration, `${p.repeats.length} of ${p.total}`, f.label, `${m.toFixed(f.unit === 'ms' ? 2 : 0)} ${f.unit}`.trim(), m ? pct(mad / m) : '—', nb === null ? '—' : pct(nb), `${Math.min(...v).toFixed(2)}–${Math.max(...v).toFixed(2)}`, p.steal === null ? '—' : `${p.steal.toFixed(1)} %`, p.load === null ? '—' : p.load.toFixed(1)]);
     }
   }
-  return table(['configuration', 'passing repeats', 'figure', 'median', 'spread (1.48 MAD / median)', 'min–max', 'steal max', 'load1 max'], rows);
+  return table(['configuration', 'passing repeats', 'figure', 'median', 'spread (1.48 MAD / median)', 'between neighbours', 'min–max', 'steal max', 'load1 max'], rows);
 }
 
 function campaignTable(p: Pool, perSide: number): string {

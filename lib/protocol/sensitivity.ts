@@ -182,3 +182,19 @@ export function falseAlertsPer52(history: readonly number[], from: number, alert
   }
   return { alerts: n, runs: judged, per52: judged ? (n / judged) * 52 : 0 };
 }
+
+/**
+ * How far apart two repeats run one after the other lie, as one repeat's own noise: the median size of
+ * the log-ratios of neighbours in time order, read as a normal σ (÷ 0.6745), over √2 (each ratio
+ * carries two repeats' noise). Why: a pool's spread mixes two things a design treats differently.
+ * Drift (the host, the disk, the table growing) moves neighbours together, so pairing each treatment
+ * repeat with its neighbouring control removes it; what is left between neighbours no pairing
+ * removes, only more repeats. The ratios are sized about zero, not about their median: repeats that
+ * alternate high and low (an A/B order with a real difference) must read as noise, not as none. Null
+ * below 3 values or for values not all > 0. A fraction (0.1 = 10 %).
+ */
+export function neighbourNoise(inTimeOrder: readonly number[]): number | null {
+  if (inTimeOrder.length < 3 || inTimeOrder.some((v) => !(v > 0))) return null;
+  const d = inTimeOrder.slice(1).map((v, i) => Math.abs(Math.log(v / inTimeOrder[i])));
+  return median(d) / 0.6745 / Math.SQRT2;
+}

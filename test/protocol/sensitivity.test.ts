@@ -6,7 +6,7 @@
 // runsUntilAlert counts the first slow run as 1.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { detectionRate, drawPairs, falseAlarms, falseAlertsPer52, minimumDetectableEffect, runsUntilAlert, weeklyHistory, type RepeatValues } from '../../lib/protocol/sensitivity';
+import { detectionRate, drawPairs, falseAlarms, falseAlertsPer52, minimumDetectableEffect, neighbourNoise, runsUntilAlert, weeklyHistory, type RepeatValues } from '../../lib/protocol/sensitivity';
 import { normal } from './change-point-series';
 
 /** 30 repeats whose p50 is 2 ms with `cv` relative noise, p99 10 ms with 3x that. */
@@ -70,4 +70,20 @@ test('runs until an alert count the first slow run as 1; false alerts are counte
   assert.equal(runsUntilAlert(h, 4, (prefix) => prefix.length >= 7), 3);
   assert.equal(runsUntilAlert(h, 4, () => false), null);
   assert.deepEqual(falseAlertsPer52([1, 1, 1, 1, 1, 3], 1, (prefix) => prefix[prefix.length - 1] > 2), { alerts: 1, runs: 5, per52: 10.4 });
+});
+
+test('neighbour noise: a drift that moves neighbours together reads little; alternating and independent noise read their size', () => {
+  // A steady fall of 40 % over 30 repeats: the pool's spread is large, each neighbour ratio about 1.5 %.
+  const drift = Array.from({ length: 30 }, (_, i) => 3 * (1 - (0.4 * i) / 29));
+  assert.ok(neighbourNoise(drift)! < 0.03, String(neighbourNoise(drift)));
+  // Repeats alternating between 1.8 and 2.2 (an A/B order with a real 20 % difference): read as noise.
+  const alt = Array.from({ length: 30 }, (_, i) => (i % 2 ? 2.2 : 1.8));
+  assert.ok(neighbourNoise(alt)! > 0.15, String(neighbourNoise(alt)));
+  // Independent normal noise of 10 % (in logs) reads about 10 %.
+  const rnd = normal(7);
+  const noisy = Array.from({ length: 400 }, () => Math.exp(0.1 * rnd()));
+  const n = neighbourNoise(noisy)!;
+  assert.ok(n > 0.085 && n < 0.115, String(n));
+  assert.equal(neighbourNoise([1, 2]), null);
+  assert.equal(neighbourNoise([1, 0, 2]), null);
 });

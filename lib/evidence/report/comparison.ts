@@ -23,7 +23,10 @@ export function repeatFigures(r: RepeatModel): RepeatFigures {
   const rep = r.report;
   return {
     passed: r.status === 'passed',
-    interrupted: r.status === 'interrupted',
+    // Not counted, as the page counts them (model.ts's summary, tables.ts's passedLabel): an
+    // interrupted attempt and one the instrument made invalid (re-run, never the service's failure).
+    // Counting the invalid one called a treatment's 5 passes of 5 "lost passes" (5/6) beside 5/5.
+    interrupted: r.status === 'interrupted' || r.status === 'invalid',
     figures: rep
       ? {
           p50_ms: rep.p50_ms,
