@@ -18,12 +18,14 @@
 // machine), else by a guess from the file's mode.
 //
 // Each file gets its own RIG_STATE_DIR (a test that sets its own keeps it), so that files side by side
-// never share a ledger, a worker lock or a dev-server database. Each file's output is printed whole
-// when it ends, so files side by side do not interleave, followed by its skipped tests (`skipped: N` and
-// their names and reasons, read from a TAP copy of its report). The run ends with a table of every
-// file's wall time and its share of the whole, every skipped test (`skipped: N` and the list, which
-// .ci/run checks against .ci/allowed-skips with scripts/check-skips.cjs), and one closing line
-// `tests: N passed, N failed, N skipped`.
+// never share a ledger, a worker lock or a dev-server database. PostgreSQL clusters are made by one
+// initdb per kind for the whole run, each later one a copy of its data folder (RIG_PG_INITDB_CACHE,
+// lib/targets/local/pg-cluster.ts), still one cluster per rig and per test that asks for one. Each
+// file's output is printed whole when it ends, so files side by side do not interleave, followed by
+// its skipped tests (`skipped: N` and their names and reasons, read from a TAP copy of its report).
+// The run ends with a table of every file's wall time and its share of the whole, every skipped test
+// (`skipped: N` and the list, which .ci/run checks against .ci/allowed-skips with
+// scripts/check-skips.cjs), and one closing line `tests: N passed, N failed, N skipped`.
 'use strict';
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -111,6 +113,14 @@ const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-tests-'));
 const cpu = cpuAccount(path.basename(runDir));
 // The unprivileged PostgreSQL user must be able to reach clusters made under a file's state folder.
 fs.chmodSync(runDir, 0o755);
+// One initdb per kind of cluster for the whole run: every later cluster, in any file, copies the data
+// folder the first one made (lib/targets/local/pg-cluster.ts). Each file still has its own clusters.
+// RIG_PG_INITDB_CACHE=off: an initdb for every cluster, as the rig itself does.
+const initdbCache = process.env.RIG_PG_INITDB_CACHE ?? path.join(runDir, 'initdb');
+if (initdbCache !== 'off') {
+  fs.mkdirSync(initdbCache, { recursive: true, mode: 0o755 });
+  fs.chmodSync(initdbCache, 0o755);
+}
 
 /**
  * The tests node's runner skipped (or marked todo) in one file, from its TAP report: each with its full
@@ -185,6 +195,7 @@ function runFile(f) {
           NODE_TEST_CONTEXT: undefined,
           RIG_TESTING: '1',
           RIG_STATE_DIR: process.env.RIG_STATE_DIR ?? stateDir,
+          RIG_PG_INITDB_CACHE: initdbCache,
           // Side by side, another file's live rig is not this file's leftover: the local clean check
           // looks at this file's state folder only (lib/targets/local/clean-check.ts). Alone, the machine.
           ...(f.mode === 'alone' ? {} : { RIG_CLEAN_CHECK_SCOPE: 'state' }),

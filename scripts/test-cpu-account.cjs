@@ -14,14 +14,32 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
+/**
+ * This process's own cgroup in the hierarchy of `controller` (v1), or its v2 group (controller ''), as
+ * /proc/self/cgroup names it: the run's groups are made under it, not at the hierarchy's root, so that
+ * a limit on the runner's group (`npm run test:starved`'s CPU quota, where cpu and cpuacct share a
+ * hierarchy, or on cgroup v2) holds for every file too.
+ */
+function ownCgroup(controller) {
+  try {
+    for (const line of fs.readFileSync('/proc/self/cgroup', 'utf8').split('\n')) {
+      const m = /^\d+:([^:]*):(.*)$/.exec(line);
+      if (m && (controller === '' ? m[1] === '' : m[1].split(',').includes(controller))) return m[2];
+    }
+  } catch {
+    // no /proc: the root
+  }
+  return '/';
+}
+
 /** The writable cgroup folder this run's groups go under, and how to read a group's CPU, or null. */
 function findHierarchy(runName) {
   const candidates = [
     // cgroup v1: the cpuacct controller's own hierarchy.
-    { dir: '/sys/fs/cgroup/cpuacct', usage: (g) => Number(fs.readFileSync(path.join(g, 'cpuacct.usage'), 'utf8')) / 1e9 },
+    { dir: path.join('/sys/fs/cgroup/cpuacct', ownCgroup('cpuacct')), usage: (g) => Number(fs.readFileSync(path.join(g, 'cpuacct.usage'), 'utf8')) / 1e9 },
     // cgroup v2, unified: cpu.stat's usage_usec is there without enabling any controller.
-    { dir: '/sys/fs/cgroup/unified', usage: usageV2 },
-    { dir: '/sys/fs/cgroup', usage: usageV2, v2Root: true },
+    { dir: path.join('/sys/fs/cgroup/unified', ownCgroup('')), usage: usageV2 },
+    { dir: path.join('/sys/fs/cgroup', ownCgroup('')), usage: usageV2, v2Root: true },
   ];
   for (const c of candidates) {
     if (c.v2Root && !fs.existsSync('/sys/fs/cgroup/cgroup.controllers')) continue;

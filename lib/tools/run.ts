@@ -27,6 +27,8 @@ export interface RunOptions {
   gid?: number;
   /** Kill it (SIGTERM) after this long and fail. */
   timeoutMs?: number;
+  /** Written to its standard input (otherwise it has none). */
+  input?: string;
 }
 
 export async function runProgram(file: string, args: string[], opts: RunOptions = {}): Promise<{ stdout: string; stderr: string }> {
@@ -39,7 +41,7 @@ export async function runProgram(file: string, args: string[], opts: RunOptions 
       ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
       ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
       ...(opts.timeoutMs !== undefined ? { timeout: opts.timeoutMs } : {}),
-      stdin: 'ignore',
+      ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' as const }),
       stripFinalNewline: false,
       maxBuffer: 64 * 1024 * 1024,
     });

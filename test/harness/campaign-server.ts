@@ -32,7 +32,7 @@ export async function startCampaignServer(prefix = 'rig-e2e-', server: Pick<DevS
     client: new Client({ connection }),
     async close() {
       await connection.close().catch(() => undefined);
-      await devDown(dev);
+      await killServer(dev);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -54,4 +54,33 @@ async function upOnFreePorts(temporalDir: string, server: Pick<DevServerOptions,
       console.error(`dev server: ${(err as Error).message.split('\n').find((l) => l.includes('address already in use'))}; trying other ports`);
     }
   }
+}
+
+/**
+ * The file's server at its end: SIGKILL, not `rig dev down`'s graceful stop, which waits about 4 s for
+ * the server to flush a database that is removed right after. (A test that restarts the server on the
+ * same database, restartServer, still goes through devDown/devUp.) devDown when no record is found.
+ */
+async function killServer(dev: DevServerOptions): Promise<void> {
+  const recordFile = path.join(dev.dir!, 'dev-server.json');
+  let pid: number | undefined;
+  try {
+    pid = (JSON.parse(fs.readFileSync(recordFile, 'utf8')) as { pid: number }).pid;
+  } catch {
+    await devDown(dev);
+    return;
+  }
+  // Only if it is still our start-dev on this folder's database (pids get reused).
+  const ours = () => {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      return cmd.includes('start-dev') && cmd.some((a) => a.startsWith(dev.dir!));
+    } catch {
+      return false;
+    }
+  };
+  if (!ours()) return devDown(dev).then(() => undefined);
+  process.kill(pid, 'SIGKILL');
+  for (let i = 0; i < 100 && ours(); i++) await new Promise((r) => setTimeout(r, 50));
+  fs.rmSync(recordFile, { force: true });
 }

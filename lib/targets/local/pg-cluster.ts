@@ -5,6 +5,7 @@
 // (pgbench, pg_waldump) run through runProgram (execa); only the exit handler's immediate stop stays
 // on spawnSync, as nothing asynchronous runs there.
 import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -101,21 +102,7 @@ export class PgCluster {
     if (user) fs.chownSync(dir, user.uid, user.gid);
     const superuser = opts.superuser ?? 'postgres';
     if (opts.rdsFidelity?.adminPassword && !opts.superuserPassword) throw new Error('PgCluster: rdsFidelity with an adminPassword needs superuserPassword (every TCP login takes a password there)');
-    const initArgs = ['-D', dataDir, '-U', superuser, '-E', 'UTF8', '--locale=C', '--auth-local=trust', '--no-sync'];
-    let pwFile: string | undefined;
-    if (opts.superuserPassword) {
-      pwFile = path.join(dir, '.pw');
-      fs.writeFileSync(pwFile, opts.superuserPassword + '\n', { mode: 0o600 });
-      if (user) fs.chownSync(pwFile, user.uid, user.gid);
-      initArgs.push('--auth-host=scram-sha-256', `--pwfile=${pwFile}`);
-    } else {
-      initArgs.push('--auth-host=trust');
-    }
-    try {
-      await run(path.join(binDir, 'initdb'), initArgs, user);
-    } finally {
-      if (pwFile) fs.rmSync(pwFile, { force: true });
-    }
+    await initdb({ binDir, dataDir, superuser, password: opts.superuserPassword || undefined, user });
     const info: PgClusterInfo = {
       dir,
       dataDir,
@@ -220,6 +207,104 @@ export class PgCluster {
   exec(binary: string, args: string[], options: Pick<RunOptions, 'env'> = {}): Promise<{ stdout: string; stderr: string }> {
     return run(path.join(this.binDir, binary), args, this.user, options);
   }
+}
+
+interface InitdbArgs {
+  binDir: string;
+  dataDir: string;
+  superuser: string;
+  /** The superuser's password (scram-sha-256 over TCP); none: loopback TCP is trusted. */
+  password?: string;
+  user: OsUser | undefined;
+}
+
+/** initdb's arguments but the data folder and the password file. */
+function initdbArgs(a: Pick<InitdbArgs, 'superuser' | 'password'>): string[] {
+  return ['-U', a.superuser, '-E', 'UTF8', '--locale=C', '--auth-local=trust', '--no-sync', a.password !== undefined ? '--auth-host=scram-sha-256' : '--auth-host=trust'];
+}
+
+/** initdb into `dataDir`, the password (if any) from a file beside it that only the OS user reads. */
+async function initdbAt(a: InitdbArgs): Promise<void> {
+  const args = ['-D', a.dataDir, ...initdbArgs(a)];
+  let pwFile: string | undefined;
+  if (a.password !== undefined) {
+    pwFile = path.join(path.dirname(a.dataDir), '.pw');
+    fs.writeFileSync(pwFile, a.password + '\n', { mode: 0o600 });
+    if (a.user) fs.chownSync(pwFile, a.user.uid, a.user.gid);
+    args.push(`--pwfile=${pwFile}`);
+  }
+  try {
+    await run(path.join(a.binDir, 'initdb'), args, a.user);
+  } finally {
+    if (pwFile) fs.rmSync(pwFile, { force: true });
+  }
+}
+
+/**
+ * A new cluster's data folder. With RIG_PG_INITDB_CACHE naming a folder (`npm test` sets one per run,
+ * scripts/run-tests.cjs), the first cluster of a kind (binaries, OS user, superuser, password or not)
+ * runs initdb into that folder, and every later one copies it (`cp -a`, as the OS user) instead of
+ * running initdb again: initdb's bootstrap costs about a second of CPU, a copy a tenth of that, and
+ * the suite makes a cluster for nearly every campaign. A password is set on the copy in single-user
+ * mode, as initdb itself sets it. What a copy shares with its template is initdb's system identifier
+ * (pg_control_system()), the same for every cluster of the run. Without the variable (the rig, every
+ * user), with it `off`, or if anything about the copy fails, plain initdb as before.
+ */
+async function initdb(a: InitdbArgs): Promise<void> {
+  const cache = process.env.RIG_PG_INITDB_CACHE;
+  // A password is handed to single-user mode on one line, ended by its newline.
+  if (!cache || cache === 'off' || (a.password !== undefined && /[\n\r\0]/.test(a.password))) return initdbAt(a);
+  try {
+    const template = await initdbTemplate(cache, a);
+    await run('cp', ['-a', template, a.dataDir], a.user);
+    if (a.password !== undefined) await setPasswordSingleUser(a, a.password);
+  } catch (err) {
+    console.error(`initdb cache (${cache}) not used: ${(err as Error).message}`);
+    fs.rmSync(a.dataDir, { recursive: true, force: true });
+    await initdbAt(a);
+  }
+}
+
+/** The template data folder of this kind in the cache, made now by initdb if no process made it yet. */
+async function initdbTemplate(cache: string, a: InitdbArgs): Promise<string> {
+  const key = crypto
+    .createHash('sha256')
+    .update(JSON.stringify({ binDir: a.binDir, user: a.user?.name ?? null, args: initdbArgs(a) }))
+    .digest('hex')
+    .slice(0, 16);
+  const template = path.join(cache, key);
+  if (fs.existsSync(path.join(template, 'PG_VERSION'))) return template;
+  fs.mkdirSync(cache, { recursive: true, mode: 0o755 });
+  // Made beside and renamed into place: a template is whole or absent. Files starting side by side may
+  // each make one; the first rename wins and the others' copies are dropped.
+  const making = fs.mkdtempSync(path.join(cache, `${key}.making-`));
+  try {
+    fs.chmodSync(making, 0o755);
+    if (a.user) fs.chownSync(making, a.user.uid, a.user.gid);
+    // A placeholder password (each copy gets its own): the template only fixes the auth method.
+    await initdbAt({ ...a, dataDir: path.join(making, 'data'), password: a.password === undefined ? undefined : crypto.randomBytes(16).toString('hex') });
+    try {
+      fs.renameSync(path.join(making, 'data'), template);
+    } catch (err) {
+      if (!fs.existsSync(path.join(template, 'PG_VERSION'))) throw err;
+    }
+  } finally {
+    fs.rmSync(making, { recursive: true, force: true });
+  }
+  return template;
+}
+
+/** ALTER ROLE … PASSWORD in single-user mode (no server, no connection), as initdb's --pwfile does it. */
+async function setPasswordSingleUser(a: InitdbArgs, password: string): Promise<void> {
+  const role = `"${a.superuser.replace(/"/g, '""')}"`;
+  const { stdout, stderr } = await runProgram(path.join(a.binDir, 'postgres'), ['--single', '-D', a.dataDir, 'postgres'], {
+    cwd: os.tmpdir(),
+    env: { ...process.env, HOME: os.tmpdir(), LC_ALL: 'C' },
+    input: `ALTER ROLE ${role} PASSWORD '${password.replace(/'/g, "''")}'\n`,
+    ...(a.user ? { uid: a.user.uid, gid: a.user.gid } : {}),
+  });
+  const out = `${stdout}\n${stderr}`;
+  if (/\b(ERROR|FATAL|PANIC):/.test(out)) throw new Error(`setting the superuser's password failed: ${out.trim().split('\n').filter((l) => /ERROR|FATAL|PANIC/.test(l)).join('; ')}`);
 }
 
 /** Runs a cluster binary as the cluster's OS user; a failure throws with the binary's own output. */

@@ -1,0 +1,49 @@
+// The run's initdb cache (RIG_PG_INITDB_CACHE, set by scripts/run-tests.cjs): the first cluster of a
+// kind runs initdb into the cache, every later one copies that data folder. A copy must be a cluster of
+// its own: its own data, its own superuser password (set on the copy), refusing another copy's.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import pg from 'pg';
+import { throwAwayCluster } from '../harness/pg';
+
+async function query(url: string, sql: string): Promise<pg.QueryResultRow[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(sql)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+test('clusters copied from the cache: one initdb per kind, each copy its own data and its own password', async () => {
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-initdb-cache-'));
+  fs.chmodSync(cache, 0o755);
+  const before = process.env.RIG_PG_INITDB_CACHE;
+  process.env.RIG_PG_INITDB_CACHE = cache;
+  try {
+    const one = await throwAwayCluster({ superuserPassword: 'pw-one' });
+    const templates = () => fs.readdirSync(cache).sort();
+    assert.equal(templates().length, 1, 'the first cluster made the template');
+    const [two, trusting] = await Promise.all([throwAwayCluster({ superuserPassword: "pw-'two'" }), throwAwayCluster()]);
+    assert.equal(templates().length, 2, 'the second password cluster copied; the trusting one (another kind) made its own');
+
+    // Each copy takes its own password and refuses the other's.
+    await query(one.url('postgres', 'postgres', 'pw-one'), 'CREATE TABLE only_in_one (x int)');
+    await assert.rejects(query(two.url('postgres', 'postgres', 'pw-one'), 'SELECT 1'), /password authentication failed/);
+    await assert.rejects(query(one.url('postgres', 'postgres', "pw-'two'"), 'SELECT 1'), /password authentication failed/);
+    // Its own data: the table made in one is not in the other.
+    const inTwo = await query(two.url('postgres', 'postgres', "pw-'two'"), "SELECT to_regclass('only_in_one') AS t");
+    assert.equal(inTwo[0].t, null);
+    assert.equal(Number((await query(trusting.url(), 'SELECT 41 + 1 AS v'))[0].v), 42);
+    assert.notEqual(one.dataDir, two.dataDir);
+  } finally {
+    if (before === undefined) delete process.env.RIG_PG_INITDB_CACHE;
+    else process.env.RIG_PG_INITDB_CACHE = before;
+  }
+  // Not removed here: the clusters' `after` hooks stop them first; the cache goes with the temp folder.
+  process.on('exit', () => fs.rmSync(cache, { recursive: true, force: true }));
+});
