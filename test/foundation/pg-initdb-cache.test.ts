@@ -40,6 +40,20 @@ test('clusters copied from the cache: one initdb per kind, each copy its own dat
     assert.equal(inTwo[0].t, null);
     assert.equal(Number((await query(trusting.url(), 'SELECT 41 + 1 AS v'))[0].v), 42);
     assert.notEqual(one.dataDir, two.dataDir);
+    // Outside the test suite (no RIG_TESTING=1) the variable is not honoured: a kind the cache has not
+    // seen (another superuser's name) makes no template there, and its initdb's system identifier is its own.
+    const testing = process.env.RIG_TESTING;
+    delete process.env.RIG_TESTING;
+    let own;
+    try {
+      own = await throwAwayCluster({ superuser: 'someone' });
+    } finally {
+      process.env.RIG_TESTING = testing;
+    }
+    assert.equal(templates().length, 2, 'a cluster made outside the test suite ran its own initdb, not into the cache');
+    const sysid = async (url: string) => String((await query(url, 'SELECT system_identifier FROM pg_control_system()'))[0].system_identifier);
+    assert.equal(await sysid(one.url('postgres', 'postgres', 'pw-one')), await sysid(two.url('postgres', 'postgres', "pw-'two'")), 'copies share the template\'s identifier');
+    assert.notEqual(await sysid(own.url('postgres', 'someone')), await sysid(one.url('postgres', 'postgres', 'pw-one')));
   } finally {
     if (before === undefined) delete process.env.RIG_PG_INITDB_CACHE;
     else process.env.RIG_PG_INITDB_CACHE = before;

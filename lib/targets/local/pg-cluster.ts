@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../tools/free-port';
 import { runProgram, type RunOptions } from '../../tools/run';
+import { isTesting } from '../../tools/test-switch';
 import { withVerifyFull } from '../../pg/connection';
 import { findPgBin, pgOsUser, type OsUser } from './pg-binaries';
 import { createRdsAdmin, fidelityHba, refuseReservedSettings, tlsParameters } from './rds-fidelity';
@@ -248,10 +249,12 @@ async function initdbAt(a: InitdbArgs): Promise<void> {
  * the suite makes a cluster for nearly every campaign. A password is set on the copy in single-user
  * mode, as initdb itself sets it. What a copy shares with its template is initdb's system identifier
  * (pg_control_system()), the same for every cluster of the run. Without the variable (the rig, every
- * user), with it `off`, or if anything about the copy fails, plain initdb as before.
+ * user, and anywhere outside RIG_TESTING=1), with it `off`, or if anything about the copy fails, plain initdb as before.
  */
 async function initdb(a: InitdbArgs): Promise<void> {
-  const cache = process.env.RIG_PG_INITDB_CACHE;
+  // Under the test suite only (RIG_TESTING=1): a user's cluster is always made by its own initdb, with its own
+  // system identifier; elsewhere the variable is quietly ignored (it changes no verdict).
+  const cache = isTesting() ? process.env.RIG_PG_INITDB_CACHE : undefined;
   // A password is handed to single-user mode on one line, ended by its newline.
   if (!cache || cache === 'off' || (a.password !== undefined && /[\n\r\0]/.test(a.password))) return initdbAt(a);
   try {
