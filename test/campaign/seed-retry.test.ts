@@ -168,8 +168,8 @@ test('a worker killed mid-COPY: the next attempt copies only the rows not yet co
   await held.failTheCopy();
   worker = await next;
 
-  const result = (await handle.result()) as CampaignResult;
-  worker.kill('SIGTERM');
+  // The worker goes whatever the campaign's end: one left running would refuse the next test's (same build, same host).
+  const result = (await handle.result().finally(() => worker.kill('SIGTERM'))) as CampaignResult;
   try {
     const summary = seedSummary(result);
     t.diagnostic(`seed: ${summary}`);
@@ -215,8 +215,8 @@ test('a worker killed mid-settle: the next attempt copies nothing and only settl
     await holder.query('ROLLBACK').catch(() => undefined);
     await holder.end();
   }
-  const result = (await handle.result()) as CampaignResult;
-  worker.kill('SIGTERM');
+  // The worker goes whatever the campaign's end: one left running would refuse the next test's (same build, same host).
+  const result = (await handle.result().finally(() => worker.kill('SIGTERM'))) as CampaignResult;
   try {
     const summary = seedSummary(result);
     t.diagnostic(`seed: ${summary}`);
