@@ -2,7 +2,11 @@
 // each time the next attempt finishes the step with exactly the spec's rows in the table. Mid-COPY, the
 // retry copies only what the killed attempt had not committed; mid-settle, it copies nothing and only
 // settles. The campaign keeps its rig (end: keep) so that the rows can be counted, then it is torn down.
+// The mid-COPY kill is provoked, not caught: an uncommitted row under the key of the second chunk's
+// first row holds that chunk's COPY at its first row (the table's unique key), so the kill lands with
+// exactly one chunk committed and one in flight, however fast or slow the host copies.
 import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
 import { test } from 'node:test';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -13,12 +17,14 @@ import { campaignIdOf } from '../../lib/protocol/campaign-id';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { rigDbUrls } from '../../lib/targets/local/connection';
 import { seedTagFor } from '../../lib/targets/seed';
+import { detectFixtures } from '../../lib/targets/fixtures-scope';
 import { SEED_TAG_PROPERTY } from '../../lib/targets/seed-rows';
 import { campaignEnv, tinySpec, waitFor, waitForProgress, waitOnCampaign } from '../harness/campaign';
 
-// Five COPY transactions of 100k rows: long enough to be caught after the first and before the last.
-const ROWS = 500_000;
+// The seed's COPY transactions are of 100k rows (lib/targets/seed.ts). Mid-COPY: two of them, the
+// second held at its first row until the worker is killed.
 const CHUNK = 100_000;
+const ROWS = 2 * CHUNK;
 // Mid-settle needs every row in before the kill, not many: two chunks (still more than one COPY, and
 // seconds of COPY in which the test takes its lock before autovacuum's first look at the table).
 const SETTLE_ROWS = 2 * CHUNK;
@@ -31,7 +37,8 @@ const spec = (rows = ROWS) =>
   tinySpec({
     end: 'keep',
     seed: { customers: 20, historyRows: rows },
-    sustained: { ...tinySpec().sustained!, repeats: 1, repeatSeconds: 3, cooldownSeconds: 1, warmupSeconds: 0 },
+    // One repeat of a second: the campaign must measure something, but nothing here is about it.
+    sustained: { ...tinySpec().sustained!, repeats: 1, repeatSeconds: 1, cooldownSeconds: 1, warmupSeconds: 0 },
   });
 
 /** The seed activity's last recorded heartbeat, as the server has it (undefined before the first). */
@@ -74,6 +81,62 @@ async function seedSessions(campaignId: string): Promise<number> {
   }
 }
 
+/** Whether the seed's session waits on a lock in its COPY (held back at the blocked row). */
+async function seedCopyWaits(campaignId: string): Promise<boolean> {
+  const c = new pg.Client({ connectionString: rigDbUrls(campaignId).ownerUrl });
+  await c.connect();
+  try {
+    const r = await c.query<{ n: string }>(
+      `SELECT count(*)::text AS n FROM pg_stat_activity WHERE application_name = 'rig-seed' AND wait_event_type = 'Lock' AND query LIKE 'COPY usage_events%'`,
+    );
+    return Number(r.rows[0].n) === 1;
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * Holds back row `index` of the campaign's seed: an uncommitted row under that row's (tenant,
+ * idempotency key) makes the seed's COPY wait when it reaches it, so the COPY of its chunk stays in
+ * flight for as long as the test needs. Put in before the COPY gets there (else it waits on the COPY's
+ * row, or finds it committed: too late either way).
+ */
+async function holdBackSeedRow(campaignId: string, index: number) {
+  const { ownerUrl } = rigDbUrls(campaignId);
+  const scope = await detectFixtures(ownerUrl);
+  const key = `seed-${seedTagFor(campaignId)}-${index}`;
+  const c = new pg.Client({ connectionString: ownerUrl, application_name: 'test-row-blocker' });
+  await c.connect();
+  try {
+    await c.query('BEGIN');
+    await c.query(`SET LOCAL lock_timeout = '5s'`);
+    await c.query('INSERT INTO usage_events (tenant_id, customer_id, meter_id, quantity, idempotency_key) VALUES ($1, $2, $3, 1, $4)', [scope.tenantId, scope.customerIds[0], scope.meterId, key]);
+  } catch (err) {
+    await c.end();
+    throw tooLate(`mid-COPY: row ${index} could not be held back (${(err as Error).message})`);
+  }
+  return {
+    /**
+     * The held COPY fails on the key (its transaction rolls back, its session ends: its worker is
+     * gone); then the row goes, so that the next attempt can copy it. A rollback instead would let
+     * the held COPY go on with whatever of its chunk the dead worker's socket still delivers.
+     */
+    async failTheCopy(): Promise<void> {
+      try {
+        await c.query('COMMIT');
+        await waitFor('the held COPY to fail and its session to end', async () => (await seedSessions(campaignId)) === 0, 60_000);
+        await c.query('DELETE FROM usage_events WHERE tenant_id = $1 AND idempotency_key = $2', [scope.tenantId, key]);
+      } finally {
+        await c.end();
+      }
+    },
+    async drop(): Promise<void> {
+      await c.query('ROLLBACK').catch(() => undefined);
+      await c.end();
+    },
+  };
+}
+
 function seedSummary(result: CampaignResult): string {
   const step = result.steps.find((s) => s.step === 'seed');
   assert.equal(step?.status, 'ok', JSON.stringify(step));
@@ -87,30 +150,32 @@ test('a worker killed mid-COPY: the next attempt copies only the rows not yet co
   let worker = await env.childWorker();
   const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec()] });
 
-  // Kill once at least one chunk is committed and the COPY is not done.
-  const seen = await waitOnCampaign(
-    handle,
-    'the seed to commit its first chunk',
-    async () => {
-      const hb = await seedHeartbeat(handle);
-      if (hb && (hb.phase === 'settle' || hb.committed >= ROWS)) throw tooLate(`mid-COPY: ${JSON.stringify(hb)}`);
-      return hb?.phase === 'copy' && hb.committed >= CHUNK ? hb : undefined;
-    },
-    300_000,
-  );
-  worker.kill('SIGKILL');
-  worker = await env.childWorker();
+  // The second chunk's first row held back from the start of the step: the first chunk commits, the
+  // second's COPY waits at its first row; the worker is killed then.
+  await waitForProgress(handle, 'the seed step', (p) => p.step === 'seed', 300_000);
+  const held = await holdBackSeedRow(campaignId, CHUNK);
+  let next: Promise<ChildProcess>;
+  try {
+    await waitOnCampaign(handle, 'the second chunk\'s COPY to wait at its first row', () => seedCopyWaits(campaignId), 300_000);
+    const hb = await seedHeartbeat(handle);
+    assert.ok(hb?.attempt === 1 && hb.phase !== 'settle' && hb.committed <= CHUNK, `attempt 1, mid-COPY: ${JSON.stringify(hb)}`);
+    worker.kill('SIGKILL');
+    next = env.childWorker();
+  } catch (err) {
+    await held.drop();
+    throw err;
+  }
+  await held.failTheCopy();
+  worker = await next;
 
-  const result = (await handle.result()) as CampaignResult;
-  worker.kill('SIGTERM');
+  // The worker goes whatever the campaign's end: one left running would refuse the next test's (same build, same host).
+  const result = (await handle.result().finally(() => worker.kill('SIGTERM'))) as CampaignResult;
   try {
     const summary = seedSummary(result);
     t.diagnostic(`seed: ${summary}`);
     const m = /; (\d+) were already in from an earlier attempt, (\d+) copied/.exec(summary);
     assert.ok(m, `the retry resumed: ${summary}`);
-    const [already, copied] = [Number(m[1]), Number(m[2])];
-    assert.ok(already >= seen.committed && already % CHUNK === 0, `whole chunks, at least the ${seen.committed} seen committed: ${summary}`);
-    assert.equal(already + copied, ROWS);
+    assert.deepEqual([Number(m[1]), Number(m[2])], [CHUNK, ROWS - CHUNK], `the committed chunk kept, the one in flight at the kill copied again: ${summary}`);
     assert.match(summary, new RegExp(`^${ROWS} rows \\(tag ${seedTagFor(campaignId)}\\)`));
     assert.deepEqual(await countSeedRows(campaignId), { tagged: ROWS, anySeed: ROWS });
   } finally {
@@ -150,8 +215,8 @@ test('a worker killed mid-settle: the next attempt copies nothing and only settl
     await holder.query('ROLLBACK').catch(() => undefined);
     await holder.end();
   }
-  const result = (await handle.result()) as CampaignResult;
-  worker.kill('SIGTERM');
+  // The worker goes whatever the campaign's end: one left running would refuse the next test's (same build, same host).
+  const result = (await handle.result().finally(() => worker.kill('SIGTERM'))) as CampaignResult;
   try {
     const summary = seedSummary(result);
     t.diagnostic(`seed: ${summary}`);

@@ -1,8 +1,10 @@
 // Control vs treatment on one local rig (issue 13): the variants' settings reach the database and the
 // service (read back from pg_settings and /healthz into variants/NN-<variant>.json), a parameter that
 // needs a restart restarts the cluster and the evidence says so, interleaved order is what the
-// repeats' own start times show, and the page sets each treatment beside the control. Then blocks
-// with fresh: the second variant writes its own history into an emptied table.
+// repeats' own start times show, and the page sets each treatment beside the control. Then a ladder
+// under variants in blocks with fresh, one campaign for both: each variant climbs every rung, the
+// rollup variant finds the rollup rebuilt after the control's rungs, the page sets the knees side by
+// side, and the second variant writes its own history into an emptied table.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,7 +19,7 @@ interface VariantFile {
 
 const sustained = { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 3, cooldownSeconds: 1, warmupSeconds: 1 };
 
-// One Temporal dev server and one in-process worker for the file's three campaigns (made at the top
+// One Temporal dev server and one in-process worker for the file's two campaigns (made at the top
 // level, so they end with the file, not with the first test): each campaign has its own id, rig and
 // evidence folder, and each test ends with the machine clean, so the next starts from nothing.
 const envReady = campaignEnv().then(async (env) => {
@@ -74,36 +76,15 @@ test('interleaved variants: settings read back from the database and the service
   await env.assertClean();
 });
 
-test('blocks with fresh: each variant after the first seeds its own history into an emptied table', async () => {
-  const env = await envReady;
-  const spec = tinySpec({
-    seed: { customers: 20, historyRows: 500, settleTimeoutSeconds: 60 },
-    // No warm-ups here: the interleaved test runs (and records for replay) warm-ups after a change of
-    // variant; this one is about the fresh history.
-    sustained: { ...sustained, repeats: 1, warmupSeconds: 0 },
-    variants: { order: 'blocks', fresh: true, control: { name: 'a' }, treatments: [{ name: 'b', service: { lastUsed: 'every-request' } }] },
-  });
-  const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'variants-fresh', args: [spec] });
-  const result = (await handle.result()) as CampaignResult;
-  const seeds = result.steps.filter((s) => s.step === 'seed');
-  assert.equal(seeds.length, 2, 'the campaign\'s seed, then variant b\'s fresh one');
-  assert.match(seeds[1].summary, /^500 rows \(tag seed-[0-9a-f]{10}\)/);
-  const log = fs.readFileSync(path.join(result.resultsDir, 'campaign.log'), 'utf8');
-  assert.match(log, /seed: a fresh history for variant b: usage_events emptied \(\d+ rows\)/);
-  const b = JSON.parse(fs.readFileSync(path.join(result.resultsDir, 'variants', '02-b.json'), 'utf8')) as VariantFile;
-  assert.equal(b.applied.service.lastUsed, 'every-request');
-  assert.deepEqual(b.applied.restarted, { database: [], service: true });
-  await env.assertClean();
-});
-
-test('a ladder under variants: each variant climbs every rung, a rollup variant finds the rollup whole, the page sets the knees side by side', async () => {
+test('a ladder under variants, blocks with fresh: each variant climbs every rung on a history of its own, a rollup variant finds the rollup whole, the page sets the knees side by side', async () => {
   const env = await envReady;
   const spec = tinySpec({
     seed: { customers: 20, historyRows: 500, settleTimeoutSeconds: 60 },
     sustained: undefined,
-    // No warm-up (as above): what is asserted is the rungs, the rollup and the knees.
+    // No warm-up: the interleaved test runs (and records for replay) warm-ups after a change of
+    // variant; what is asserted here is the rungs, the rollup, the knees and the fresh history.
     ladder: { rates: [100, 200], batch: 10, rungs: 1, rungSeconds: 3, cooldownSeconds: 1, warmupSeconds: 0 },
-    variants: { order: 'blocks', control: { name: 'scan' }, treatments: [{ name: 'rollup', service: { aggregate: 'rollup' } }] },
+    variants: { order: 'blocks', fresh: true, control: { name: 'scan' }, treatments: [{ name: 'rollup', service: { aggregate: 'rollup', lastUsed: 'every-request' } }] },
   });
   const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: 'variants-ladder', args: [spec] });
   const result = (await handle.result()) as CampaignResult;
@@ -125,6 +106,14 @@ test('a ladder under variants: each variant climbs every rung, a rollup variant 
   assert.equal(rollup.checkpoint?.why, 'after variant rollup and the rollup rebuild');
   assert.equal(rollup.checkpoint?.error, undefined, rollup.checkpoint?.error);
   assert.ok(rollup.checkpoint!.requested_after > rollup.checkpoint!.requested_before);
+  // Fresh: the second variant's block seeds its own history into an emptied table.
+  const seeds = result.steps.filter((s) => s.step === 'seed');
+  assert.equal(seeds.length, 2, 'the campaign\'s seed, then variant rollup\'s fresh one');
+  assert.match(seeds[1].summary, /^500 rows \(tag seed-[0-9a-f]{10}\)/);
+  const log = fs.readFileSync(path.join(result.resultsDir, 'campaign.log'), 'utf8');
+  assert.match(log, /seed: a fresh history for variant rollup: usage_events emptied \(\d+ rows\)/);
+  assert.equal(rollup.applied.service.lastUsed, 'every-request');
+  assert.deepEqual(rollup.applied.restarted, { database: [], service: true });
   const page = fs.readFileSync(path.join(result.resultsDir, 'report.md'), 'utf8');
   assert.match(page, /### The ladder of scan: where it stops holding/);
   assert.match(page, /### The ladder of rollup: where it stops holding/);
