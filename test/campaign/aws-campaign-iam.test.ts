@@ -79,8 +79,7 @@ test(`a control host whose policy lacks ${DROPPED}: teardown stops at the databa
   });
   const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: ID, args: [spec] });
   await grantNodePolicy(who.admin, moto.region, moto.endpoint, handle);
-  await nodeWorker('load', awsDataQueue(ID), nodeEnv, children);
-  await nodeWorker('app', awsAppQueue(ID), nodeEnv, children, appFolders);
+  await Promise.all([nodeWorker('load', awsDataQueue(ID), nodeEnv, children), nodeWorker('app', awsAppQueue(ID), nodeEnv, children, appFolders)]);
 
   // The refusal, as the campaign shows it while it retries: the action, by name.
   let waiting = '';

@@ -1,6 +1,7 @@
 // test-mode: alone
-// Alone: the campaign calibrates the instrument on the (emulated) load node, and a calibration judges
-// this host's timing (beside other files, a late generator refused it: schedule lag p99 26 ms > 25 ms).
+// Alone: its two repeats must both count (countedRepeats), and the instrument gate judges a repeat
+// invalid when this host's generator runs late; beside other files (load average 22), one of the two
+// was invalid twice and not counted. (Its calibration, the other reason it was alone, is a stand-in.)
 // One whole campaign with target "aws", every step run: a real moto 5.2.5 for AWS's control plane
 // (EC2, RDS, Secrets Manager, S3, IAM), a real Temporal dev server, the control host's worker in this
 // process, and the two nodes' workers as `rig worker --task-queue Q` child processes, each with its
@@ -27,6 +28,14 @@
 // Insights (moto does not serve it; its file records that error, which is shown, not failed on).
 // aws-campaign-iam.test.ts removes one action and shows the failure.
 //
+// The calibrate step runs where an AWS rig runs it (on the load node's queue, after provisioning), but
+// what it records is a test's stand-in (test/harness/calibration-stand-in.ts, honoured only under
+// RIG_TESTING=1): a real calibration judges this host's timing, so this file needed the host to itself
+// (beside other files, a late generator refused it: schedule lag p99 26 ms > 25 ms), and what it shows
+// is the AWS campaign, not the instrument (calibration-activity.test.ts and calibrate-command.test.ts
+// show a real one). The stand-in's calibration.json is still written by the load node's worker in its
+// own folder and reaches the control host through the bucket.
+//
 // What it shows: the campaign provisions on AWS (tagged, in the spec's zone), prepares the database
 // from the load node's queue, starts the service on the app node's queue, calibrates there (after
 // provisioning, not on the control host), brings up, seeds, measures, runs the ceiling and the
@@ -49,6 +58,7 @@ import { rigNames } from '../../lib/targets/aws/names';
 import { awsAppQueue, awsDataQueue } from '../../lib/temporal/queues';
 import { exampleInput, standInDatabase, TEST_CREDS, useMoto } from '../harness/aws-env';
 import { campaignEnv, saveHistory, tinySpec } from '../harness/campaign';
+import { standInCalibrationEnv } from '../harness/calibration-stand-in';
 import { campaignIdentities, grantNodePolicy, MOTO_ACCOUNT, nodeFolders, nodeWorker, rigResourcesAs, withClientsAs, type CampaignIdentities } from '../harness/aws-campaign';
 import type { PolicyStatement } from '../harness/iam-enforced';
 import { countedRepeats } from '../../lib/protocol/repeat-validity';
@@ -83,15 +93,22 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
   // The control host's worker (this process) knows where the emulated app node keeps its service.
   process.env[EMULATOR_MAP_ENV] = JSON.stringify({ ...map, appNodeStateDir: appFolders.stateDir });
   await env.inProcessWorker();
-  const nodeEnv = { ...env.childEnv, ...who.node, [EMULATOR_MAP_ENV]: JSON.stringify(map), RIG_AWS_ARTIFACTS_BUCKET: rigNames(id).artifactsBucket(MOTO_ACCOUNT) };
+  const nodeEnv = {
+    ...env.childEnv,
+    ...who.node,
+    [EMULATOR_MAP_ENV]: JSON.stringify(map),
+    RIG_AWS_ARTIFACTS_BUCKET: rigNames(id).artifactsBucket(MOTO_ACCOUNT),
+    // The load node's worker records the calibrate step's stand-in (the header says why).
+    ...standInCalibrationEnv('test/campaign/aws-campaign.test.ts: what is shown is where the AWS rig calibrates, not the instrument'),
+  };
   const spec = tinySpec({
     target: 'aws',
     aws: awsBlock,
     calibrate: true,
     seed: { customers: 20, historyRows: 2000 },
     sustained: { ...tinySpec().sustained!, repeats: 2, warmupSeconds: 2, cooldownSeconds: 1 },
-    ceiling: { workers: 2, batch: 50, seconds: 3 },
-    denominator: { batch: 50, clients: 2, seconds: 3 },
+    ceiling: { workers: 2, batch: 50, seconds: 2 },
+    denominator: { batch: 50, clients: 2, seconds: 2 },
   });
   // Enforcement is on: moto's default credentials (those of every other AWS test here) are not even a user.
   await assert.rejects(withClientsAs(TEST_CREDS, moto.region, moto.endpoint, (c) => findRigResources(c, id)), { name: 'AuthFailure' });
@@ -99,8 +116,7 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
   // The nodes boot once provisioning has launched them, their role's policy already in place: their
   // workers start with that policy on their user (their queues hold the campaign's tasks until then).
   const nodePolicy = await grantNodePolicy(who.admin, moto.region, moto.endpoint, handle);
-  const load = await nodeWorker('load', awsDataQueue(id), nodeEnv, children);
-  await nodeWorker('app', awsAppQueue(id), nodeEnv, children, appFolders);
+  const [load] = await Promise.all([nodeWorker('load', awsDataQueue(id), nodeEnv, children), nodeWorker('app', awsAppQueue(id), nodeEnv, children, appFolders)]);
   const result = (await handle.result()) as CampaignResult;
 
   const steps = result.steps.map((s) => `${s.step}:${s.status}`);
@@ -126,6 +142,7 @@ test('a whole campaign on the aws target runs every step on the rig\'s own queue
   assert.ok(result.resultsDir.startsWith(process.env.RIG_RESULTS!), 'the report is the control host\'s');
   const nodeDir = path.join(load.resultsDir, id);
   assert.ok(fs.existsSync(path.join(nodeDir, CALIBRATION_FILE)), 'the load node calibrated, in its own folder');
+  assert.ok((JSON.parse(fs.readFileSync(path.join(nodeDir, CALIBRATION_FILE), 'utf8')) as { test_stand_in?: string }).test_stand_in, 'the stand-in, recorded by the load node\'s worker (the variable is in its environment alone)');
   assert.ok(fs.existsSync(path.join(result.resultsDir, CALIBRATION_FILE)), 'and the control host has its calibration');
   const log = fs.readFileSync(path.join(result.resultsDir, 'campaign.log'), 'utf8');
   assert.match(log, /database prepared on the load node/);

@@ -71,9 +71,11 @@ test('load.nodes 2 on aws: both load nodes launched and sending their shares fro
   const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec] });
   // The nodes boot once provisioning launched them, with their role's policy in place (as in aws-campaign.test.ts).
   const nodePolicy = await grantNodePolicy(who.admin, moto.region, moto.endpoint, handle);
-  const load = await nodeWorker('load', awsDataQueue(id), nodeEnv, children);
-  const load1 = await nodeWorker('load-n1', awsLoadNodeQueue(id, 1), nodeEnv, children);
-  await nodeWorker('app', awsAppQueue(id), nodeEnv, children, appFolders);
+  const [load, load1] = await Promise.all([
+    nodeWorker('load', awsDataQueue(id), nodeEnv, children),
+    nodeWorker('load-n1', awsLoadNodeQueue(id, 1), nodeEnv, children),
+    nodeWorker('app', awsAppQueue(id), nodeEnv, children, appFolders),
+  ]);
   const result = (await handle.result()) as CampaignResult;
   for (const s of result.steps) t.diagnostic(`${s.step} ${s.status}: ${s.summary.slice(0, 160)}`);
   for (const r of result.repeats) t.diagnostic(`repeat ${r.index} attempt ${r.attempt}: ${r.passed ? 'PASS' : 'FAIL'} ${r.reasons.join('; ')}`);

@@ -1,9 +1,10 @@
 // An AWS campaign whose claimed host's worker is gone for good is torn down by another worker: a real
 // Temporal dev server, a real moto 5.2.5, a real local PostgreSQL cluster standing in for the RDS
-// endpoint (RIG_AWS_EMULATOR_MAP), and two `rig worker` child processes for two hosts: "alpha", which
-// claims the campaign and is then killed with SIGKILL while the campaign measures, and "beta", started
-// after the claim with its own state and results folders (another machine). This process plays the
-// rig's two nodes (their workers on the campaign's own queues), as in aws-watchdog.test.ts.
+// endpoint (RIG_AWS_EMULATOR_MAP), and two `rig worker` child processes for two hosts: "alpha", to
+// which the campaign is pinned (the spec's host: its claim is taken from alpha's own queue) and which
+// is killed with SIGKILL once the campaign measures, and "beta", polling the shared queue from the
+// start with its own state and results folders (another machine). This process plays the rig's two
+// nodes (their workers on the campaign's own queues), as in aws-watchdog.test.ts.
 //
 // Why: a teardown bound to the claimed host's queue waits for a worker that never comes back, and an
 // AWS rig bills meanwhile. workflows/teardown.ts gives the host's queue workerWaitSeconds (10 s here),
@@ -13,8 +14,15 @@
 // (the history's upserts), the clean-check after it ran there too, nothing of the rig is left in moto,
 // and the emulated app node's service is stopped. The report, whose evidence is on alpha's disk,
 // cannot be written and says so, naming alpha's queue. Then the watchdog's own path: a campaign
-// claimed by "gamma" is terminated after gamma's worker is killed; its watchdog sees it closed, gives
+// pinned to "gamma" is terminated after gamma's worker is killed; its watchdog sees it closed, gives
 // gamma's queue 10 s, and "delta" (another machine) tears the rig down from the shared queue.
+//
+// The second campaign starts once the first's clean check after teardown has run (the AWS clean check
+// looks at the whole region: a second rig in moto would make the other's dirty), while the first waits
+// out alpha's queue for its report; this machine's clean check comes after both. Each other machine's
+// worker starts beside the claimed host's, before its campaign does (pinned, the campaign cannot be
+// claimed by it; until its hand-over nothing the campaign sends to the shared queue is the host's), so
+// the kill comes as soon as the series starts.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,8 +34,8 @@ import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import { EMULATOR_MAP_ENV } from '../../lib/targets/aws/emulator-map';
 import { awsAppQueue, awsDataQueue } from '../../lib/temporal/queues';
 import { exampleInput, standInDatabase, useMoto } from '../harness/aws-env';
-import { campaignEnv, saveHistory, tinySpec, waitForProgress, type CampaignEnv } from '../harness/campaign';
-import type { WatchdogState } from '../../workflows/messages';
+import { campaignEnv, saveHistory, tinySpec, waitFor, waitForProgress, type CampaignEnv } from '../harness/campaign';
+import { progressQuery, type WatchdogState } from '../../workflows/messages';
 import { spawnRigWorker } from '../harness/worker-process';
 
 const awsBlock = exampleInput.aws!;
@@ -38,91 +46,96 @@ const { rigResources } = useMoto({ stateDir: false, clearEnv: [EMULATOR_MAP_ENV]
 interface Setup {
   env: CampaignEnv;
   workerEnv: NodeJS.ProcessEnv;
+  /** The hosts' workers, killed at the end, and their folders, removed. */
+  children: Set<ChildProcess>;
+  dirs: string[];
 }
-async function setUp(): Promise<Setup> {
+const CAMPAIGN = 'aws-teardown-anywhere';
+const WATCHDOG_CAMPAIGN = 'aws-watchdog-anywhere';
+
+async function setUp(children: Set<ChildProcess>, dirs: string[]): Promise<Setup> {
   const { map } = await standInDatabase();
   const env = await campaignEnv();
   // Every worker stops the emulated app node's service where this process (the node) keeps it.
   process.env[EMULATOR_MAP_ENV] = JSON.stringify({ ...map, appNodeStateDir: process.env.RIG_STATE_DIR! });
-  return { env, workerEnv: { ...env.childEnv, [EMULATOR_MAP_ENV]: process.env[EMULATOR_MAP_ENV] } };
+  // This process plays both campaigns' nodes: the workers their user data would start, on the queues derived from each campaign.
+  await env.inProcessWorker([CAMPAIGN, WATCHDOG_CAMPAIGN].flatMap((id) => [awsDataQueue(id), awsAppQueue(id)]));
+  return { env, workerEnv: { ...env.childEnv, [EMULATOR_MAP_ENV]: process.env[EMULATOR_MAP_ENV] }, children, dirs };
 }
 
-/** `rig worker` for another machine: its own state and results folders (no record of the rig). */
-async function otherMachine(host: string, workerEnv: NodeJS.ProcessEnv, children: Set<ChildProcess>, dirs: string[]): Promise<ChildProcess> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rig-host-${host}-`));
-  dirs.push(dir);
-  return spawnRigWorker({ env: { ...workerEnv, RIG_HOST: host, RIG_STATE_DIR: path.join(dir, 'state'), RIG_RESULTS: path.join(dir, 'results') }, children, name: `host ${host}'s worker` });
+/**
+ * `rig worker` for `host`: the claimed host keeps this machine's state (where the nodes this process
+ * plays find the rig's record); another machine has its own state and results folders (no record of the rig).
+ */
+async function machine({ workerEnv, children, dirs }: Setup, host: string, own: boolean): Promise<ChildProcess> {
+  let folders = {};
+  if (own) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rig-host-${host}-`));
+    dirs.push(dir);
+    folders = { RIG_STATE_DIR: path.join(dir, 'state'), RIG_RESULTS: path.join(dir, 'results') };
+  }
+  return spawnRigWorker({ env: { ...workerEnv, RIG_HOST: host, ...folders }, children, name: `host ${host}'s worker` });
 }
 
-const awsSpec = () =>
+const awsSpec = (host: string) =>
   tinySpec({
     target: 'aws',
     aws: awsBlock,
     calibrate: false,
+    // Pinned: the claim is taken from the host's own queue, whatever else polls the shared one.
+    host,
     // The claimed host's queue is given 10 s before the teardown goes to any worker (600 by default).
     workerWaitSeconds: 10,
     watchdogCheckSeconds: 10,
-    // A 10-s warm-up: the series outlasts starting the other host's worker, so the claimed host dies mid-series.
-    sustained: { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 6, cooldownSeconds: 2, warmupSeconds: 10 },
+    // The other machine polls before the campaign starts: the claimed host dies as the series starts, 14 s before it ends.
+    sustained: { ...tinySpec().sustained!, repeats: 2, repeatSeconds: 6, cooldownSeconds: 2 },
   });
 
 // One test for both paths: campaignEnv() and standInDatabase() register their `after` on the test that
 // calls them, so a second test() would find the server gone.
 test('an AWS rig whose claimed host\'s worker is gone for good is torn down by another host\'s worker: by its campaign, and by its watchdog', { timeout: 15 * 60_000 }, async () => {
-  const setup = await setUp();
-  // The campaign's own teardown: alpha claimed it, beta (another machine) is started, alpha is killed.
-  await afterHandOver(setup, { id: 'aws-teardown-anywhere', host: 'alpha', other: 'beta' }, campaignTearsDownAnywhere);
-  // The watchdog's: gamma claimed it, delta is started, gamma is killed, and the campaign terminated.
-  await afterHandOver(setup, { id: 'aws-watchdog-anywhere', host: 'gamma', other: 'delta' }, watchdogTearsDownAnywhere);
+  const setup = await setUp(new Set(), []);
+  try {
+    // The campaign's own teardown: pinned to alpha, beta (another machine) already polling, alpha killed as the series starts.
+    const [alpha, beta] = await Promise.all([machine(setup, 'alpha', false), machine(setup, 'beta', true)]);
+    const first = await measuringOn(setup, CAMPAIGN, 'alpha', alpha);
+    // The region is clean again once its clean check after teardown has run: the second campaign may
+    // start while the first waits out alpha's queue for its report. Beta's part is over (it tore the
+    // rig down): gone before the second campaign's teardown reaches the shared queue.
+    await waitFor('the first campaign\'s clean check after its teardown', async () => (await first.describe()).status.name !== 'RUNNING' || (await first.query(progressQuery)).step === 'report', 5 * 60_000);
+    beta.kill('SIGKILL');
+    // The watchdog's: pinned to gamma, delta (another machine) polling, gamma killed, and the campaign terminated.
+    const secondMeasuring = async () => {
+      const [gamma] = await Promise.all([machine(setup, 'gamma', false), machine(setup, 'delta', true)]);
+      return measuringOn(setup, WATCHDOG_CAMPAIGN, 'gamma', gamma);
+    };
+    const [second] = await Promise.all([secondMeasuring(), campaignTearsDownAnywhere(setup, first)]);
+    await watchdogTearsDownAnywhere(setup, second);
+    // Nothing left on this machine either: the emulated app node's service of each campaign is stopped.
+    await setup.env.assertClean();
+  } finally {
+    for (const c of setup.children) c.kill('SIGKILL');
+    for (const d of setup.dirs) fs.rmSync(d, { recursive: true, force: true });
+  }
 });
 
-/** Claimed by `host`, handed over to `other` (started, then `host` killed for good), then `then`; what was started is ended. */
-async function afterHandOver(setup: Setup, p: { id: string; host: string; other: string }, then: (setup: Setup, id: string, handle: WorkflowHandle) => Promise<void>): Promise<void> {
-  const claimed = await claimedBy(setup, p.id, p.host);
-  try {
-    await claimed.handOver(p.other);
-    await then(setup, p.id, claimed.handle);
-  } finally {
-    claimed.cleanUp();
-  }
-}
-
-interface Claimed {
-  handle: WorkflowHandle;
-  /** Starts another machine's worker (`other`), then kills the claimed host's for good. */
-  handOver(other: string): Promise<void>;
-  /** Kills what is left and removes the other machine's folders. */
-  cleanUp(): void;
-}
-
 /**
- * The campaign `id`, claimed by `host` (the only worker on the shared queue when it starts) and
- * measuring on its provisioned rig; this machine plays the rig's nodes (the workers their user data
- * would start, on the queues derived from the campaign).
+ * The campaign `id`, pinned to `host` and measuring on its provisioned rig; then `host`'s worker is
+ * killed for good (SIGKILL).
  */
-async function claimedBy({ env, workerEnv }: Setup, id: string, host: string): Promise<Claimed> {
-  const children = new Set<ChildProcess>();
-  await env.inProcessWorker([awsDataQueue(id), awsAppQueue(id)]);
-  const hostWorker = await spawnRigWorker({ env: { ...workerEnv, RIG_HOST: host }, children, name: `host ${host}'s worker` });
-  const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [awsSpec()] });
+async function measuringOn({ env }: Setup, id: string, host: string, hostWorker: ChildProcess): Promise<WorkflowHandle> {
+  const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [awsSpec(host)] });
   await waitForProgress(handle, `${host} to claim the campaign and measure on the provisioned rig`, (p) => p.host === host && p.step === 'sustained', 5 * 60_000);
   assert.equal((await rigResources(id)).length, 12, 'the whole rig is up');
-  const dirs: string[] = [];
-  return {
-    handle,
-    async handOver(other: string) {
-      await otherMachine(other, workerEnv, children, dirs);
-      hostWorker.kill('SIGKILL');
-    },
-    cleanUp() {
-      for (const c of children) c.kill('SIGKILL');
-      for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-    },
-  };
+  const gone = new Promise((r) => hostWorker.once('exit', r));
+  hostWorker.kill('SIGKILL');
+  await gone;
+  return handle;
 }
 
 /** The campaign's own teardown, after its host's worker died mid-series. */
-async function campaignTearsDownAnywhere({ env }: Setup, id: string, handle: WorkflowHandle): Promise<void> {
+async function campaignTearsDownAnywhere({ env }: Setup, handle: WorkflowHandle): Promise<void> {
+  const id = handle.workflowId;
   const outcome = await handle.result().then(
     (r) => r as CampaignResult,
     (e: unknown) => {
@@ -150,15 +163,15 @@ async function campaignTearsDownAnywhere({ env }: Setup, id: string, handle: Wor
   }
   assert.deepEqual(upserts, ['running', 'teardown-failing', 'running', 'failed']);
 
-  // Nothing left: not on AWS (by tag), not on this machine (the emulated app node's service).
+  // Nothing left on AWS (by tag); on this machine (the emulated app node's service), the test's end looks.
   assert.deepEqual(await rigResources(id), []);
-  await env.assertClean();
   // The path recorded and replayed against the code that made it (test/harness/recorded-replay.ts).
   await saveHistory(env.address, id);
 }
 
 /** The watchdog's teardown, after both its campaign (terminated) and the campaign's host's worker are gone. */
-async function watchdogTearsDownAnywhere({ env }: Setup, id: string, handle: WorkflowHandle): Promise<void> {
+async function watchdogTearsDownAnywhere({ env }: Setup, handle: WorkflowHandle): Promise<void> {
+  const id = handle.workflowId;
   // Both gone: the host that made the rig, and the campaign (nothing of its own end runs).
   await handle.terminate('test: the campaign is killed after its host');
   const watchdog = env.client.workflow.getHandle(`${id}.watchdog`);
@@ -172,6 +185,5 @@ async function watchdogTearsDownAnywhere({ env }: Setup, id: string, handle: Wor
   assert.deepEqual(queues, ['rig-host-gamma', 'rig']);
   const done = events.map((e) => e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data).filter(Boolean).map((d) => Buffer.from(d!).toString());
   assert.ok(done.some((r) => /removed 13 .*; by the worker of host delta/.test(r)), `delta's teardown: ${done.join(' | ')}`);
-  await env.assertClean();
   await saveHistory(env.address, `${id}.watchdog`);
 }

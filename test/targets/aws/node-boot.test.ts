@@ -5,7 +5,8 @@
 // its ExecStart run as its User= with its environment: the load node's worker must poll its queue and
 // take the campaign's prepare step. Then three broken boots (a package dnf cannot install, a file the
 // worker cannot read, a secret that is not there): each stops the boot, its console says what broke,
-// and the campaign's failure carries that console's tail.
+// and the campaign's failure carries that console's tail. Once the load node has booted, the app
+// node's boot and the broken ones run side by side (each boot its own disk and console).
 //
 // Why: the user data was only ever read (user-data.test.ts) and run in fragments
 // (user-data-bash.test.ts); the whole script, run as a node runs it, left node_modules root-only under
@@ -19,7 +20,7 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { temporal as temporalio } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -186,78 +187,85 @@ test('the load node boots from its user data as AL2023 runs it: node_modules rea
   good = disk;
 });
 
-test('the app node boots from its user data too (npm ci\'s tree is the load node\'s: the same package and lock), and its worker, as rig, polls the app queue', { timeout: 180_000 }, async () => {
-  assert.ok(good, 'the load node booted first');
-  const disk = nodeDisk(root, 'app', userData('app'), { npmFrom: good.written('opt/rig/app/node_modules') });
-  const r = await bootNode(disk, nn, bootEnv);
-  assert.equal(r.code, 0, `the boot failed:\n${r.console}`);
-  assert.match(r.console, /^rig bootstrap: done, rig-worker\.service started /m);
-  assert.equal(fs.readFileSync(disk.written('var/log/rig-sandbox-dnf.log'), 'utf8').trim(), 'dnf install -y nodejs22 nodejs22-npm tar gzip', 'no pgbench on the app node');
-  const unit = parseUnit(fs.readFileSync(disk.written('etc/systemd/system/rig-worker.service'), 'utf8'));
-  assert.equal(unit.environment.RIG_AWS_NODE, 'app');
-  const worker = startUnit(disk, nn, unit, workerEnv);
-  children.push(worker);
-  let journal = '';
-  worker.stdout!.on('data', (d: Buffer) => (journal += d));
-  worker.stderr!.on('data', (d: Buffer) => (journal += d));
-  try {
-    // A rig worker's identity starts with the SDK's `<pid>@<hostname>` (lib/temporal/worker-identity.ts).
-    const identity = `${worker.pid}@${os.hostname()} `;
-    await waitFor('the app node\'s worker to poll the app queue', async () => {
-      if (worker.exitCode !== null) throw Object.assign(new Error(`the app node's worker exited (${worker.exitCode}):\n${journal}`), { fatal: true });
-      const q = await temporal.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: boot.appQueue }, taskQueueType: temporalio.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY });
-      return (q.pollers ?? []).some((p) => p.identity?.startsWith(identity));
-    }, 150_000);
-  } finally {
-    worker.kill('SIGKILL');
-  }
-});
-
-test('three broken boots stop where they break, say it on the console, and the campaign\'s failure carries that tail', { timeout: 180_000 }, async () => {
-  assert.ok(good, 'the good boot ran first (its node_modules stand in for a second install)');
-  const tree = good.written('opt/rig/app/node_modules');
-  const broken: Array<[string, BootResult, RegExp]> = [];
-  // 1. A package dnf cannot install: the app node's Docker (a spec with service.run.image).
-  const app = nodeDisk(root, 'app-docker', userData('app', boot, true), { failPackage: 'docker' });
-  broken.push(['app-node i-0b00700000000app0', await bootNode(app, nn, bootEnv), /Error: Unable to find a match: docker[\s\S]*dnf install docker failed 2 times \(last exit 1\): giving up/]);
-  // 2. A file the worker cannot read (left root-only in node_modules).
-  const unreadable = nodeDisk(root, 'load-unreadable', userData('load'), { npmFrom: tree, unreadable: 'tsx/package.json' });
-  broken.push(['load-node i-0b00700000000load', await bootNode(unreadable, nn, bootEnv), /the worker's code does not load as user rig \(rig cannot read: \/opt\/rig\/app\/node_modules\/tsx\/package\.json\): not starting rig-worker\.service/]);
-  // 3. A secret it cannot fetch: the one its user data names is not there.
-  const missing = { ...boot, temporalSecretArn: `arn:aws:secretsmanager:${REGION}:123456789012:secret:rig/node-boot/gone-AbCdEf` };
-  const noSecret = nodeDisk(root, 'load-no-secret', userData('load', missing), { npmFrom: tree });
-  broken.push(['load-node i-0b00700000000load', await bootNode(noSecret, nn, bootEnv), /ResourceNotFoundException[\s\S]*reading secret arn:aws:secretsmanager:\S+gone-AbCdEf failed 2 times/]);
-
-  for (const [node, r, why] of broken) {
-    assert.notEqual(r.code, 0, `${node}: the boot must fail:\n${r.console}`);
-    assert.match(r.console, why);
-    assert.match(r.console, /^rig bootstrap: FAILED at line \d+|not starting rig-worker\.service/m);
-    assert.doesNotMatch(r.console, /bootstrap: done/);
-  }
-  assert.ok(!fs.existsSync(unreadable.written('etc/systemd/system/rig-worker.service')), 'no unit for a worker that cannot load');
-
-  // The console read (EC2 GetConsoleOutput through console.ts's consoleTail) fed what each console holds.
-  // One campaign per broken node, one after another (they share the doubles' host lease); the node's
-  // queue has no worker, so prepare fails after workerWaitSeconds (5).
-  let route: Route = { dataQueue: '', console: '' };
-  const control = await controlWorkers(() => route);
-  try {
-    for (const [i, [node, r, why]] of broken.entries()) {
-      route = { dataQueue: awsDataQueue(`${CAMPAIGN}-broken-${i}`), console: `${node}: \n${consoleTail(r.console)}` };
-      const handle = await control.start(`node-boot-broken-${i}`, 5);
-      const summary = await handle.result().then(
-        () => assert.fail(`${node}: the campaign must fail`),
-        (err: unknown) => {
-          assert.ok(err instanceof WorkflowFailedError, String(err));
-          return (err.cause as { details?: CampaignResult[] }).details![0].steps.find((s) => s.step === 'prepare')?.summary ?? '';
-        },
-      );
-      assert.match(summary, new RegExp(`^no worker took prepareRig from the task queue ${route.dataQueue} within 5 seconds: the rig's nodes did not start their workers \\(their bootstrap runs at first boot\\)\\. The nodes' serial consoles \\(EC2 GetConsoleOutput\\), last lines:\n${node}: \n`));
-      assert.match(summary, why, summary);
+// Both need only the load node's tree (the first test's): side by side.
+describe('after the load node\'s boot', { concurrency: true }, () => {
+  test('the app node boots from its user data too (npm ci\'s tree is the load node\'s: the same package and lock), and its worker, as rig, polls the app queue', { timeout: 180_000 }, async () => {
+    assert.ok(good, 'the load node booted first');
+    const disk = nodeDisk(root, 'app', userData('app'), { npmFrom: good.written('opt/rig/app/node_modules') });
+    const r = await bootNode(disk, nn, bootEnv);
+    assert.equal(r.code, 0, `the boot failed:\n${r.console}`);
+    assert.match(r.console, /^rig bootstrap: done, rig-worker\.service started /m);
+    assert.equal(fs.readFileSync(disk.written('var/log/rig-sandbox-dnf.log'), 'utf8').trim(), 'dnf install -y nodejs22 nodejs22-npm tar gzip', 'no pgbench on the app node');
+    const unit = parseUnit(fs.readFileSync(disk.written('etc/systemd/system/rig-worker.service'), 'utf8'));
+    assert.equal(unit.environment.RIG_AWS_NODE, 'app');
+    const worker = startUnit(disk, nn, unit, workerEnv);
+    children.push(worker);
+    let journal = '';
+    worker.stdout!.on('data', (d: Buffer) => (journal += d));
+    worker.stderr!.on('data', (d: Buffer) => (journal += d));
+    try {
+      // A rig worker's identity starts with the SDK's `<pid>@<hostname>` (lib/temporal/worker-identity.ts).
+      const identity = `${worker.pid}@${os.hostname()} `;
+      await waitFor('the app node\'s worker to poll the app queue', async () => {
+        if (worker.exitCode !== null) throw Object.assign(new Error(`the app node's worker exited (${worker.exitCode}):\n${journal}`), { fatal: true });
+        const q = await temporal.client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: boot.appQueue }, taskQueueType: temporalio.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY });
+        return (q.pollers ?? []).some((p) => p.identity?.startsWith(identity));
+      }, 150_000);
+    } finally {
+      worker.kill('SIGKILL');
     }
-  } finally {
-    await control.stop();
-  }
+  });
+
+  test('three broken boots stop where they break, say it on the console, and the campaign\'s failure carries that tail', { timeout: 180_000 }, async () => {
+    assert.ok(good, 'the good boot ran first (its node_modules stand in for a second install)');
+    const tree = good.written('opt/rig/app/node_modules');
+    // The three boots side by side: each its own disk (its own overlays and console), the same network.
+    // 1. A package dnf cannot install: the app node's Docker (a spec with service.run.image).
+    const app = nodeDisk(root, 'app-docker', userData('app', boot, true), { failPackage: 'docker' });
+    // 2. A file the worker cannot read (left root-only in node_modules).
+    const unreadable = nodeDisk(root, 'load-unreadable', userData('load'), { npmFrom: tree, unreadable: 'tsx/package.json' });
+    // 3. A secret it cannot fetch: the one its user data names is not there.
+    const missing = { ...boot, temporalSecretArn: `arn:aws:secretsmanager:${REGION}:123456789012:secret:rig/node-boot/gone-AbCdEf` };
+    const noSecret = nodeDisk(root, 'load-no-secret', userData('load', missing), { npmFrom: tree });
+    const [appBoot, unreadableBoot, noSecretBoot] = await Promise.all([app, unreadable, noSecret].map((disk) => bootNode(disk, nn, bootEnv)));
+    const broken: Array<[string, BootResult, RegExp]> = [
+      ['app-node i-0b00700000000app0', appBoot, /Error: Unable to find a match: docker[\s\S]*dnf install docker failed 2 times \(last exit 1\): giving up/],
+      ['load-node i-0b00700000000load', unreadableBoot, /the worker's code does not load as user rig \(rig cannot read: \/opt\/rig\/app\/node_modules\/tsx\/package\.json\): not starting rig-worker\.service/],
+      ['load-node i-0b00700000000load', noSecretBoot, /ResourceNotFoundException[\s\S]*reading secret arn:aws:secretsmanager:\S+gone-AbCdEf failed 2 times/],
+    ];
+
+    for (const [node, r, why] of broken) {
+      assert.notEqual(r.code, 0, `${node}: the boot must fail:\n${r.console}`);
+      assert.match(r.console, why);
+      assert.match(r.console, /^rig bootstrap: FAILED at line \d+|not starting rig-worker\.service/m);
+      assert.doesNotMatch(r.console, /bootstrap: done/);
+    }
+    assert.ok(!fs.existsSync(unreadable.written('etc/systemd/system/rig-worker.service')), 'no unit for a worker that cannot load');
+
+    // The console read (EC2 GetConsoleOutput through console.ts's consoleTail) fed what each console holds.
+    // One campaign per broken node, one after another (they share the doubles' host lease); the node's
+    // queue has no worker, so prepare fails after workerWaitSeconds (5).
+    let route: Route = { dataQueue: '', console: '' };
+    const control = await controlWorkers(() => route);
+    try {
+      for (const [i, [node, r, why]] of broken.entries()) {
+        route = { dataQueue: awsDataQueue(`${CAMPAIGN}-broken-${i}`), console: `${node}: \n${consoleTail(r.console)}` };
+        const handle = await control.start(`node-boot-broken-${i}`, 5);
+        const summary = await handle.result().then(
+          () => assert.fail(`${node}: the campaign must fail`),
+          (err: unknown) => {
+            assert.ok(err instanceof WorkflowFailedError, String(err));
+            return (err.cause as { details?: CampaignResult[] }).details![0].steps.find((s) => s.step === 'prepare')?.summary ?? '';
+          },
+        );
+        assert.match(summary, new RegExp(`^no worker took prepareRig from the task queue ${route.dataQueue} within 5 seconds: the rig's nodes did not start their workers \\(their bootstrap runs at first boot\\)\\. The nodes' serial consoles \\(EC2 GetConsoleOutput\\), last lines:\n${node}: \n`));
+        assert.match(summary, why, summary);
+      }
+    } finally {
+      await control.stop();
+    }
+  });
+
 });
 
 test('the sandbox is not this machine: nothing the boots wrote is outside their folders', () => {

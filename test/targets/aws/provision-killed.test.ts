@@ -13,11 +13,12 @@
 // node; moto applies an instance's tags in the RunInstances call itself, so a node that exists is
 // always found by its tag. Two kill points: during the window after the database (npm pack), and
 // as the child says it is launching the load node (the app node's RunInstances has returned: the case a
-// ClientToken covers on AWS, and only the tag lookup here).
+// ClientToken covers on AWS, and only the tag lookup here). The two kills are two campaigns in the same
+// moto, run side by side (each looks only at what carries its own campaign tag).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import { provisionAws } from '../../../lib/targets/aws/provision';
 import { teardownAws } from '../../../lib/targets/aws/teardown';
 import { exampleAws as aws, exampleSpec as spec, useMoto, MADE_KINDS } from '../../harness/aws-env';
@@ -26,12 +27,12 @@ import { waitFor } from '../../harness/campaign';
 const root = path.resolve(__dirname, '..', '..', '..');
 const KINDS = MADE_KINDS;
 
-let child: ChildProcess | undefined;
+const children = new Set<ChildProcess>();
 // A child still running at the end (a failed test) is killed before moto stops.
 const env = useMoto({
   prefix: 'rig-aws-state-',
   beforeStop: () => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   },
 });
 
@@ -57,7 +58,7 @@ async function killedThenRetried(campaignId: string, what: string, when: KillWhe
     env: { ...process.env, ...('line' in when ? { HOLD_AT: when.line.source } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child = proc;
+  children.add(proc);
   let out = '';
   let killed = false;
   proc.stdout!.on('data', (d: Buffer) => {
@@ -110,16 +111,18 @@ async function killedThenRetried(campaignId: string, what: string, when: KillWhe
   return leftByKill;
 }
 
-test('a provision retried after a kill creates nothing new (killed once the database exists, no node yet)', async (t) => {
-  const left = await killedThenRetried('aws-killed-1', 'the killed attempt to have made the database and no node yet', {
-    resources: (now) => kinds(now).includes('db-instance') && !kinds(now).some((k) => k === 'app-node' || k === 'load-node'),
+describe('a provision killed part-way and retried', { concurrency: true }, () => {
+  test('a provision retried after a kill creates nothing new (killed once the database exists, no node yet)', async (t) => {
+    const left = await killedThenRetried('aws-killed-1', 'the killed attempt to have made the database and no node yet', {
+      resources: (now) => kinds(now).includes('db-instance') && !kinds(now).some((k) => k === 'app-node' || k === 'load-node'),
+    });
+    t.diagnostic(`left by the killed attempt: ${kinds(left).join(', ')}`);
   });
-  t.diagnostic(`left by the killed attempt: ${kinds(left).join(', ')}`);
-});
 
-test('a provision retried after a kill creates nothing new (killed once the app node was launched, as it launches the load node: one app node, not two)', async (t) => {
-  const left = await killedThenRetried('aws-killed-2', 'the killed attempt to be launching the load node', { line: /^launching load-node /m });
-  // RunInstances for the app node had returned: moto ignores the ClientToken, only the tag lookup keeps the retry from a second one.
-  assert.ok(kinds(left).includes('app-node'), `the app node was launched before the kill: ${left.join(', ')}`);
-  t.diagnostic(`left by the killed attempt: ${kinds(left).join(', ')}`);
+  test('a provision retried after a kill creates nothing new (killed once the app node was launched, as it launches the load node: one app node, not two)', async (t) => {
+    const left = await killedThenRetried('aws-killed-2', 'the killed attempt to be launching the load node', { line: /^launching load-node /m });
+    // RunInstances for the app node had returned: moto ignores the ClientToken, only the tag lookup keeps the retry from a second one.
+    assert.ok(kinds(left).includes('app-node'), `the app node was launched before the kill: ${left.join(', ')}`);
+    t.diagnostic(`left by the killed attempt: ${kinds(left).join(', ')}`);
+  });
 });

@@ -28,8 +28,11 @@ const resources = (campaignId: string) =>
 test('--reap removes every resource of the expired campaign and nothing else; exit 0, again 0; a closed port is exit 69', { timeout: 180_000 }, async () => {
   const past = new Date(Date.now() - 60 * 60_000).toISOString();
   const future = new Date(Date.now() + 60 * 60_000).toISOString();
-  await provisionAws('reap-old', { db: { ...spec.database }, aws: { spec: aws, expiresAt: past } });
-  await provisionAws('reap-new', { db: { ...spec.database }, aws: { spec: aws, expiresAt: future } });
+  // Two campaigns' rigs, provisioned side by side (each finds its own by its tag).
+  await Promise.all([
+    provisionAws('reap-old', { db: { ...spec.database }, aws: { spec: aws, expiresAt: past } }),
+    provisionAws('reap-new', { db: { ...spec.database }, aws: { spec: aws, expiresAt: future } }),
+  ]);
   const expiredTags = (campaign?: string, expires: string | undefined = past) => [
     ...(campaign ? [{ Key: 'rig:campaign', Value: campaign }] : []),
     ...(expires ? [{ Key: 'rig:expires', Value: expires }] : []),
@@ -59,7 +62,13 @@ test('--reap removes every resource of the expired campaign and nothing else; ex
 
   // No Temporal answers (a closed port): a resource without rig:expires is then skipped, saying why.
   const noTemporal = { TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`, RIG_TEMPORAL_CONNECT_TIMEOUT_MS: '2000' };
-  const r = await rig(['check', '--target', 'aws', '--reap'], cliEnv(noTemporal));
+  // Beside the reap, the two runs that reach no rig: a closed AWS endpoint and the local target (a usage error).
+  const closed = await freePort();
+  const [r, down, local] = await Promise.all([
+    rig(['check', '--target', 'aws', '--reap'], cliEnv(noTemporal)),
+    rig(['check', '--target', 'aws', '--reap'], cliEnv({ ...noTemporal, RIG_AWS_ENDPOINT: `http://127.0.0.1:${closed}` })),
+    rig(['check', '--target', 'local', '--reap'], cliEnv()),
+  ]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
   const out = r.stdout;
   assert.match(out, /^REAPED: 12 reaped, 0 expired not reaped, 2 skipped, 12 unexpired left alone \(looked at: the tagging API for ec2:instance, ec2:security-group, rds:db/m);
@@ -86,11 +95,8 @@ test('--reap removes every resource of the expired campaign and nothing else; ex
   // Both of its nodes are terminated now, and the tagging API (moto's as AWS's) still lists them.
   assert.deepEqual(j.skipped.map((s) => `${s.kind} ${s.why.split(':')[0]}`).sort(), ['app-node gone', 'load-node gone', 'nodes-security-group no readable rig'], 'the terminated nodes and the group with no expiry, again');
 
-  const closed = await freePort();
-  const down = await rig(['check', '--target', 'aws', '--reap'], cliEnv({ ...noTemporal, RIG_AWS_ENDPOINT: `http://127.0.0.1:${closed}` }));
   assert.equal(down.code, 69, down.stdout + down.stderr);
   assert.match(down.stderr, /^COULD NOT LOOK: us-east-1 at http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/m);
-  const local = await rig(['check', '--target', 'local', '--reap'], cliEnv());
   assert.equal(local.code, 2, 'a usage error');
   assert.match(local.stderr, /--reap is for --target aws/);
 
