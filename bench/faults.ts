@@ -6,7 +6,8 @@
 // in the table against the spec, what `rig check` finds afterwards, and the minutes from the fault
 // until the machine was clean. Prints a table (docs/benchmarks.md keeps the last one); never pass/fail.
 // Long (about 45 minutes on a 2-core machine): run by hand. CI keeps the quick rows as tests
-// (crash-resume, seed-retry, server-restart, stop-paths, no-worker, host-queues).
+// (outage: a worker killed mid-repeat and mid-cool-down, the dev server restarted; seed-retry,
+// stop-paths, no-worker, host-queues).
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
