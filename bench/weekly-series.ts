@@ -18,20 +18,19 @@
 // the first-run step test from the 6th week on, change points, floors) and setting RigRegressed.
 // Prints one row per week: build, p50, p99, the step test's verdict, RigRegressed, and what it named.
 // Nothing here passes or fails: the table is the measurement (docs/benchmarks.md, "bench:weekly").
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startCampaignServer } from '../test/harness/campaign-server';
 import { rig } from '../test/harness/rig-cli';
+import { deploy, undeploy, type Deployed } from '../test/harness/reference-deployment';
 import type { CampaignResult } from '../lib/protocol/campaign-result';
 import type { CampaignSpecInput } from '../lib/protocol/spec';
 import type { HistoryAlert } from '../lib/evidence/history-alert';
 import { PgCluster } from '../lib/targets/local/pg-cluster';
 import { migrate } from '../reference/migrate';
 import { setupRoles } from '../reference/roles';
-import { projectRoot } from '../lib/tools/paths';
 import { median } from '../lib/protocol/percentile';
 import { createRigWorkers } from '../worker/run-worker';
 
@@ -51,38 +50,6 @@ const SLOW = intArg('--slow', 2, 1, 10);
 const ADDED_WAIT_US = intArg('--added-wait-us', 0, 0, 1_000_000);
 const RATE = intArg('--rate', 240, 10, 2000);
 const SECONDS = intArg('--seconds', 30, 5, 600);
-
-interface Deployed {
-  child: ChildProcess;
-  url: string;
-  port: number;
-}
-
-/** The reference service in its own process, as the local target runs it; resolves once it listens. */
-async function deploy(env: Record<string, string>): Promise<Deployed> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join('reference', 'main.ts')], {
-    cwd: projectRoot,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (b: Buffer) => {
-      out += b.toString();
-      if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
-    });
-    child.on('exit', (code) => reject(new Error(`the reference service exited ${code} before listening`)));
-  });
-  const url = (JSON.parse(line) as { listening: string }).listening;
-  return { child, url, port: Number(new URL(url).port) };
-}
-
-async function undeploy(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
 
 interface Week {
   build: string;

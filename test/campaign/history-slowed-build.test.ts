@@ -28,11 +28,10 @@ import { test } from 'node:test';
 import type { CampaignResult } from '../../lib/protocol/campaign-result';
 import type { CampaignSpecInput } from '../../lib/protocol/spec';
 import type { HistoryAlert } from '../../lib/evidence/history-alert';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { projectRoot } from '../../lib/tools/paths';
 import { campaignEnv, waitFor } from '../harness/campaign';
 import { hardcountDb } from '../harness/hardcount';
 import { rig } from '../harness/rig-cli';
+import { deploy, undeploy } from '../harness/reference-deployment';
 
 const dbReady = hardcountDb({ parameters: { autovacuum_naptime: '15s' } });
 
@@ -55,35 +54,6 @@ const DELAY_MS = 3000;
  * and the instrument's lag bound (10 % of it, 6 s) stays far above a generator starved to half a core.
  */
 const P99_LIMIT_MS = 60_000;
-
-/**
- * The deployment's service: reference/main.ts in a process of its own (as the local target runs it),
- * not in this one, whose event loop the worker and the generator share. Resolves once it listens.
- */
-async function deploy(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join('reference', 'main.ts')], {
-    cwd: projectRoot,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (b: Buffer) => {
-      out += b.toString();
-      if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
-    });
-    child.on('exit', (code) => reject(new Error(`the reference service exited ${code} before listening`)));
-  });
-  const url = (JSON.parse(line) as { listening: string }).listening;
-  return { child, url, port: Number(new URL(url).port) };
-}
-
-async function undeploy(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
 
 interface HistoryJson {
   notes: string[];
