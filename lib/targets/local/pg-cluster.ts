@@ -242,8 +242,8 @@ async function initdbAt(a: InitdbArgs): Promise<void> {
 }
 
 /**
- * A new cluster's data folder. With RIG_PG_INITDB_CACHE naming a folder (`npm test` sets one per run,
- * scripts/run-tests.cjs), the first cluster of a kind (binaries, OS user, superuser, password or not)
+ * A new cluster's data folder. With RIG_PG_INITDB_CACHE naming a folder (opt-in; off by default in
+ * `npm test`, scripts/run-tests.cjs says why), the first cluster of a kind (binaries, OS user, superuser, password or not)
  * runs initdb into that folder, and every later one copies it (`cp -a`, as the OS user) instead of
  * running initdb again: initdb's bootstrap costs about a second of CPU, a copy a tenth of that, and
  * the suite makes a cluster for nearly every campaign. A password is set on the copy in single-user
