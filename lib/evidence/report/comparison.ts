@@ -3,7 +3,7 @@
 // repeat's figures out of the model and lays the result out as a table. Pure.
 import { COMPARED_FIGURES, compareRepeats, methodWords, type CompareOptions, type FigureComparison, type RepeatComparison } from '../../protocol/compare';
 import type { RepeatFigures } from '../../protocol/reporting';
-import type { ConfigurationModel, RepeatModel } from './model-types';
+import { notCounted, type ConfigurationModel, type RepeatModel } from './model-types';
 import { num, type Row, type Table } from './cells';
 import { shareText } from './db-summary';
 
@@ -23,10 +23,9 @@ export function repeatFigures(r: RepeatModel): RepeatFigures {
   const rep = r.report;
   return {
     passed: r.status === 'passed',
-    // Not counted, as the page counts them (model.ts's summary, tables.ts's passedLabel): an
-    // interrupted attempt and one the instrument made invalid (re-run, never the service's failure).
-    // Counting the invalid one called a treatment's 5 passes of 5 "lost passes" (5/6) beside 5/5.
-    interrupted: r.status === 'interrupted' || r.status === 'invalid',
+    // Not counted, as the page counts them (model-types' notCounted): counting an invalid attempt called
+    // a treatment's 5 passes of 5 "lost passes" (5/6) beside 5/5.
+    interrupted: notCounted(r.status),
     figures: rep
       ? {
           p50_ms: rep.p50_ms,

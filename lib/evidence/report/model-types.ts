@@ -26,6 +26,13 @@ export const REPORT_FORMAT = 'rig-report/1';
 /** invalid: failed on the instrument's account (result.json's repeat says why: lib/protocol/repeat-validity.ts); shown, never counted. */
 export type RepeatStatus = 'passed' | 'failed' | 'not-judged' | 'invalid' | 'not-published' | 'interrupted' | 'not-run';
 
+/**
+ * Attempts no pass count counts: one interrupted, and one the instrument made invalid (re-run, never
+ * the service's failure). The page's summary (model.ts) and a comparison's pass counts
+ * (comparison.ts's repeatFigures) both read it, so the two counts cannot disagree.
+ */
+export const notCounted = (status: RepeatStatus): boolean => status === 'interrupted' || status === 'invalid';
+
 /** Per-second series of one repeat, for the plots. */
 export interface RepeatSeries {
   /** Second index from the start of the repeat. */

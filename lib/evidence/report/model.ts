@@ -30,7 +30,7 @@ import { AFTER_LOAD } from '../../protocol/after-load';
 import { summarizeCloud, type CloudSummary } from '../../protocol/cloud-evidence';
 import { ATTRIBUTION_RULES } from '../../protocol/tail-attribution';
 import { requestTablesOf, tailsOf } from './tails';
-import { REPORT_FORMAT, type CeilingModel, type Conditions, type ConfigurationModel, type DenominatorModel, type ReadFigures, type RepeatModel, type RepeatSeries, type ReportModel, type StopsModel } from './model-types';
+import { notCounted, REPORT_FORMAT, type CeilingModel, type Conditions, type ConfigurationModel, type DenominatorModel, type ReadFigures, type RepeatModel, type RepeatSeries, type ReportModel, type StopsModel } from './model-types';
 import { DEFAULT_DRIFT_LIMIT } from '../../protocol/drift';
 import { INSTRUMENT_LAG_NO_LIMIT_MS, INSTRUMENT_LAG_SHARE, MIN_SAMPLES, type Reconciliation } from '../../protocol/gates';
 import { evaluateRun } from '../../protocol/evaluate';
@@ -381,7 +381,7 @@ function buildConfiguration(c: PlannedConfig, attempts: AttemptEvidence[], spec:
 
   const figures: RepeatFigures[] = repeats.map((r) => ({
     passed: r.status === 'passed',
-    interrupted: r.status === 'interrupted' || r.status === 'invalid',
+    interrupted: notCounted(r.status),
     figures: r.status === 'not-run' ? {} : figuresOf(r),
   }));
   const summary = summarizeRepeats(figures);
