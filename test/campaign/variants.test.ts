@@ -92,6 +92,8 @@ test('a ladder under variants, blocks with fresh: each variant climbs every rung
     result.configurations.map((c) => `${c.name} ${c.total}`),
     ['rung-100.scan 1', 'rung-100.rollup 1', 'rung-200.scan 1', 'rung-200.rollup 1'],
   );
+  // Each variant's rungs measured and reconciled (what the separate fresh-history campaign asserted of its repeats).
+  assert.equal(result.repeats.filter((r) => r.kind === 'rung' && r.samples > 0 && r.reconciled).length, 4, 'four rungs measured and reconciled');
   // Blocks: the control's whole ladder, then the treatment's, as run.
   const started = result.repeats
     .map((r) => ({ c: r.configuration, at: (JSON.parse(fs.readFileSync(path.join(result.resultsDir, r.dir, 'load.json'), 'utf8')) as { started_at: string }).started_at }))
