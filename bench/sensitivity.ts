@@ -7,6 +7,7 @@
 //   npm run bench:sensitivity -- --from DIR[,DIR]  the tables from A/A campaigns already run
 //     --draws N     draws per cell (default 2000)      --histories N   weekly histories per cell (default 20)
 //     --seed S      the draws' seed (default 1)        --no-otava      leave Apache Otava's column out
+//     --no-weekly   tables 1 and 2 only (table 3 runs Otava on every prefix: an hour on a loaded host)
 //
 // Tables (lib/protocol/sensitivity.ts says how each is drawn):
 //   1. the pool: each configuration's real repeats, each figure's median and its spread between
@@ -34,6 +35,7 @@ import { detectionRate, falseAlarms, minimumDetectableEffect, neighbourNoise, we
 import { buildReportModel, loadEvidence, repeatFigures } from '../lib/evidence/report';
 import { toolPath } from '../lib/tools/binaries';
 import { median } from '../lib/protocol/percentile';
+import { QUIET_STEAL_PCT } from '../lib/protocol/host-quiet';
 import { hostOfAttempts } from './gates-rehearsals';
 
 const root = path.resolve(__dirname, '..');
@@ -108,7 +110,12 @@ async function pools(dirs: string[]): Promise<Pool[]> {
 
 const valuesOf = (p: Pool, figure: string) => p.repeats.map((r) => r[figure]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
 const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 && x > 0 ? 1 : 0)} %`;
-const label = (key: string) => COMPARED_FIGURES.find((f) => f.key === key)?.label ?? key;
+const label = (key: string) => (key === 'p50_quiet_ms' ? 'p50, quiet seconds' : (COMPARED_FIGURES.find((f) => f.key === key)?.label ?? key));
+/** The pool table's figures: the compared ones, with p50 over the seconds of low host steal (lib/protocol/host-quiet.ts) after p50. */
+const POOL_FIGURES = [COMPARED_FIGURES[0], { key: 'p50_quiet_ms', label: 'p50, quiet seconds', unit: 'ms' }, ...COMPARED_FIGURES.slice(1)];
+/** The repeats as a campaign's comparison reads them (lib/evidence/report/comparison.ts): p50 over the quiet seconds when every repeat has them. */
+const asCompared = (rs: readonly RepeatValues[]): { repeats: RepeatValues[]; quiet: boolean } =>
+  rs.length && rs.every((r) => 'p50_quiet_ms' in r) ? { repeats: rs.map((r) => ({ ...r, p50_ms: r.p50_quiet_ms ?? null })), quiet: true } : { repeats: [...rs], quiet: false };
 
 function table(head: string[], rows: string[][]): string {
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
@@ -119,7 +126,7 @@ function table(head: string[], rows: string[][]): string {
 function poolTable(ps: Pool[]): string {
   const rows: string[][] = [];
   for (const p of ps) {
-    for (const f of COMPARED_FIGURES) {
+    for (const f of POOL_FIGURES) {
       const v = valuesOf(p, f.key);
       if (!v.length) continue;
       const m = median(v);
@@ -132,7 +139,9 @@ function poolTable(ps: Pool[]): string {
   return table(['configuration', 'passing repeats', 'figure', 'median', 'spread (1.48 MAD / median)', 'between neighbours', 'min–max', 'steal max', 'load1 max'], rows);
 }
 
-function campaignTable(p: Pool, perSide: number): string {
+function campaignTable(pool: Pool, perSide: number): string {
+  const compared = asCompared(pool.repeats);
+  const p = { ...pool, repeats: compared.repeats.filter((r) => typeof r.p50_ms === 'number') };
   const figures = COMPARED_FIGURES.map((f) => f.key).filter((k) => valuesOf(p, k).length === p.repeats.length && new Set(valuesOf(p, k)).size > 1);
   const opts = { perSide, draws: DRAWS, seed: SEED };
   const aa = falseAlarms(p.repeats, figures, opts);
@@ -276,9 +285,12 @@ async function main(): Promise<void> {
   for (const p of ps) {
     for (const perSide of [5, 3]) {
       if (p.repeats.length < 2 * perSide) continue;
-      console.log(`2. One campaign, ${p.configuration}: ${perSide} vs ${perSide} repeats drawn from ${p.repeats.length} real ones, the rig's comparison (lib/protocol/compare.ts)\n`);
+      const q = asCompared(p.repeats);
+      const quietNote = q.quiet ? `; p50 over the seconds of host steal under ${QUIET_STEAL_PCT} % (${q.repeats.filter((r) => typeof r.p50_ms !== 'number').length} repeats with too few left out), as the page compares it` : '';
+      console.log(`2. One campaign, ${p.configuration}: ${perSide} vs ${perSide} repeats drawn from ${p.repeats.length} real ones, the rig's comparison (lib/protocol/compare.ts)${quietNote}\n`);
       console.log(campaignTable(p, perSide) + '\n');
     }
+    if (process.argv.includes('--no-weekly')) continue;
     console.log(`3. A weekly schedule, ${p.configuration}: ${HISTORIES} histories a cell, ${STABLE_RUNS} stable runs then the step (each run the median of 5 of the ${p.repeats.length} real repeats); noise: ${NOISE_RUNS} runs, judged from run ${FIRST_JUDGED}\n`);
     console.log(weeklyTable(p, !process.argv.includes('--no-otava'), { 'rig now (step test + change points)': rigNow, 'rig at 9340af0 (change points, newest 8)': rigBefore }) + '\n');
   }

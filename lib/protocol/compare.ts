@@ -99,6 +99,12 @@ export interface RepeatComparison {
   min_effect_pct: number;
   /** The correction for the figures tested together; absent in comparisons written before it. */
   correction?: FamilyCorrection;
+  /**
+   * Set when p50 was compared over the seconds the host's CPU steal stayed under the bound
+   * (lib/protocol/host-quiet.ts), with how many passing repeats had too few such seconds and so no p50
+   * in it; absent when p50 is over every second (no host samples on a side, or comparisons before it).
+   */
+  p50_basis?: { quiet_steal_below_pct: number; repeats_without: number };
 }
 
 export interface CompareOptions {

@@ -155,4 +155,6 @@ test('comparisonTable: any two configurations of the model, control first (the s
     ],
   );
   assert.match(t.rows[6].cells[6], /^Mann–Whitney 9\d\.\d % interval \(5 vs 5\), p = [\d.e−-]+$/);
+  // Every repeat has host samples (steal 0): p50 is compared over the seconds of low steal, and says so.
+  assert.match(t.rows[1].cells[6], /^Mann–Whitney 9\d\.\d % interval \(5 vs 5\), p = [\d.e−-]+; p50 over the seconds of host CPU steal under 2 %$/);
 });

@@ -3,6 +3,7 @@
 // repeat's figures out of the model and lays the result out as a table. Pure.
 import { COMPARED_FIGURES, compareRepeats, methodWords, type CompareOptions, type FigureComparison, type RepeatComparison } from '../../protocol/compare';
 import type { RepeatFigures } from '../../protocol/reporting';
+import { QUIET_STEAL_PCT } from '../../protocol/host-quiet';
 import { notCounted, type ConfigurationModel, type RepeatModel } from './model-types';
 import { num, type Row, type Table } from './cells';
 import { shareText } from './db-summary';
@@ -18,7 +19,11 @@ export function waitsRow(config: string, control: string, variant: string): Row 
   return { cells: [config, 'what requests waited on', control, variant, '—', '—', "DB sampler, share of the service's active client backends (backend-samples)"] };
 }
 
-/** The figures of one repeat that a comparison reads (keys as COMPARED_FIGURES). */
+/**
+ * The figures of one repeat that a comparison reads (keys as COMPARED_FIGURES), and `p50_quiet_ms`: its
+ * p50 over the seconds its host's CPU steal stayed low (lib/protocol/host-quiet.ts; null when too few
+ * were, absent without host samples).
+ */
 export function repeatFigures(r: RepeatModel): RepeatFigures {
   const rep = r.report;
   return {
@@ -34,14 +39,35 @@ export function repeatFigures(r: RepeatModel): RepeatFigures {
           freeze_seconds: rep.freeze_seconds.length,
           dropped: rep.dropped,
           wal_bytes_per_event: r.db?.wal?.bytes_per_event ?? null,
+          ...(r.quiet ? { p50_quiet_ms: r.quiet.p50_ms } : {}),
         }
       : {},
   };
 }
 
-/** Control beside variant, figure by figure, over their repeats. */
+/**
+ * Whether a comparison of these repeats reads p50 over the quiet seconds: when every passing repeat
+ * of both sides has host samples to tell them (a side without them, e.g. a baseline from before,
+ * would compare a filtered p50 with an unfiltered one).
+ */
+export function quietP50Comparable(...sides: ReadonlyArray<readonly RepeatFigures[]>): boolean {
+  const passing = sides.flatMap((s) => s.filter((r) => r.passed && !r.interrupted));
+  return passing.length > 0 && passing.every((r) => 'p50_quiet_ms' in r.figures);
+}
+
+/**
+ * Control beside variant, figure by figure, over their repeats. p50 is the quiet seconds' when both
+ * sides can give it (quietP50Comparable): steal is time the hypervisor gave another machine, which no
+ * build causes, and it is the largest noise a repeat's p50 carries on a shared VM (host-quiet.ts). A
+ * repeat with too few quiet seconds then has no p50 in the comparison (its other figures stay).
+ */
 export function compareConfigurations(control: ConfigurationModel, variant: ConfigurationModel, opts: CompareOptions = {}): RepeatComparison {
-  return compareRepeats(control.repeats.map(repeatFigures), variant.repeats.map(repeatFigures), opts);
+  const c = control.repeats.map(repeatFigures);
+  const v = variant.repeats.map(repeatFigures);
+  if (!quietP50Comparable(c, v)) return compareRepeats(c, v, opts);
+  const quietly = (r: RepeatFigures): RepeatFigures => ({ ...r, figures: { ...r.figures, p50_ms: r.figures.p50_quiet_ms ?? null } });
+  const setAside = [...c, ...v].filter((r) => r.passed && !r.interrupted && r.figures.p50_quiet_ms === null).length;
+  return { ...compareRepeats(c.map(quietly), v.map(quietly), opts), p50_basis: { quiet_steal_below_pct: QUIET_STEAL_PCT, repeats_without: setAside } };
 }
 
 const meta = (key: string) => COMPARED_FIGURES.find((f) => f.key === key) ?? { key, label: key, unit: '' };
@@ -77,6 +103,14 @@ function differenceCell(f: FigureComparison): string {
   return `${signed(f.difference, d)}${u}${pct}; interval ${iv ? `${signed(iv[0], d)} to ${signed(iv[1], d)}${u}` : 'none (too few repeats)'}`;
 }
 
+/** The method cell: p50's says when it is over the quiet seconds, and how many repeats had too few. */
+function methodCell(f: FigureComparison, cmp: RepeatComparison): string {
+  const b = cmp.p50_basis;
+  const words = methodWords(f, cmp.level);
+  if (f.figure !== 'p50_ms' || !b) return words;
+  return `${words}; p50 over the seconds of host CPU steal under ${b.quiet_steal_below_pct} %${b.repeats_without ? ` (${b.repeats_without} repeat${b.repeats_without === 1 ? '' : 's'} with too few left out)` : ''}`;
+}
+
 /** The table's rows for one pair of configurations (the first cell is the configuration's name). */
 export function comparisonRows(config: string, cmp: RepeatComparison): Row[] {
   const passes: Row = {
@@ -84,7 +118,7 @@ export function comparisonRows(config: string, cmp: RepeatComparison): Row[] {
     cls: cmp.lost_passes ? 'failed' : 'passed',
   };
   const figures = cmp.figures.map((f) => ({
-    cells: [config, meta(f.figure).label, sideCell(f, 'control'), sideCell(f, 'variant'), differenceCell(f), f.words, methodWords(f, cmp.level)],
+    cells: [config, meta(f.figure).label, sideCell(f, 'control'), sideCell(f, 'variant'), differenceCell(f), f.words, methodCell(f, cmp)],
     cls: f.verdict === 'worse' ? 'failed' : f.verdict === 'better' ? 'passed' : f.verdict === 'not-compared' ? 'not-run' : undefined,
   }));
   return [passes, ...figures].map((r) => (r.cls ? r : { cells: r.cells }));

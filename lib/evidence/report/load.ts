@@ -15,6 +15,7 @@ import type { z } from 'zod';
 import { analyzeFile } from '../../loadgen/analyze-file';
 import { evidencePlan } from '../../protocol/stream-plan';
 import type { RunAnalysis } from '../../protocol/analysis';
+import { quietLatency, type QuietLatency, type StealSample } from '../../protocol/host-quiet';
 import type { CampaignResult, InterruptedAttempt } from '../../protocol/campaign-result';
 import { parseCampaignSpec, SpecError, type CampaignSpec } from '../../protocol/spec';
 import { measuredConfigurations } from '../../protocol/variants';
@@ -82,6 +83,7 @@ import {
   VariantChangeSchema,
   VerdictSchema,
   WarmupSchema,
+  isSampleError,
   type BaselineChoice,
   type CalibrationFile,
   type DbSampleRow,
@@ -141,6 +143,11 @@ export interface AttemptEvidence {
   cloud?: CloudEvidence;
   /** The analysis of samples.csv.gz; null when the attempt is interrupted or the stream is absent/unreadable. */
   analysis: RunAnalysis | null;
+  /**
+   * A sustained repeat's p50 over the seconds its host's CPU steal stayed low (lib/protocol/host-quiet.ts),
+   * from the same stream and host-samples.jsonl; null without both (or for other kinds). Comparisons read it.
+   */
+  quiet?: QuietLatency | null;
   /** The configured length the analysis used (s). */
   durationS: number | null;
   /** Why the samples could not be analysed (absent, unreadable). */
@@ -402,6 +409,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
     const nodes = files.includes('nodes.json') ? take(readJson<NodesFile>(at('nodes.json'), NodesFileSchema)) : undefined;
     const durationS = durationOf(spec, kind);
     let analysis: RunAnalysis | null = null;
+    let quiet: QuietLatency | null = null;
     let samplesProblem: string | null = null;
     if (!files.includes(SAMPLES)) samplesProblem = `${at(SAMPLES)} is not in the evidence`;
     else if (interrupted === null) {
@@ -412,7 +420,9 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
         const plan = load ? evidencePlan(load) : null;
         // A workload's windows (issue 35 item 4), as the repeat activity asked for them.
         const windowSeconds = kind === 'sustained' ? measuredConfigurations(spec).find((c) => c.name === config)?.workload?.windowSeconds : undefined;
-        analysis = (await analyzeFile(fileOf(at(SAMPLES)), { ...(durationS ? { durationS } : {}), plan, closedLoop: kind === 'ceiling', ...(windowSeconds ? { windowSeconds } : {}) })).analysis;
+        const read = await analyzeFile(fileOf(at(SAMPLES)), { ...(durationS ? { durationS } : {}), plan, closedLoop: kind === 'ceiling', ...(windowSeconds ? { windowSeconds } : {}) });
+        analysis = read.analysis;
+        quiet = kind === 'sustained' && load && host ? quietLatency(read.columns, stealSamples(host), Date.parse(load.started_at), analysis.duration_s) : null;
       } catch (err) {
         samplesProblem = `${at(SAMPLES)} cannot be read: ${(err as Error).message.replace(fileOf(at(SAMPLES)), at(SAMPLES))}`;
       }
@@ -437,6 +447,7 @@ export async function loadEvidence(dir: string): Promise<Evidence> {
       ...(cloud ? { cloud } : {}),
       ...(nodes !== undefined ? { nodes } : {}),
       analysis,
+      quiet,
       durationS,
       samplesProblem,
       interrupted,
@@ -528,4 +539,9 @@ function findCeilingDirs(manifest: Manifest, result: CampaignResult | null, spec
   }
   for (const c of candidates) dirs.add(c);
   return [...dirs].filter((d) => paths.some((p) => p.startsWith(`${d}/`))).sort();
+}
+
+/** The host samples' steal, as host-quiet.ts reads it (error lines and rows without a steal left out). */
+function stealSamples(rows: readonly HostSampleRow[]): StealSample[] {
+  return rows.flatMap((r) => (isSampleError(r) || typeof r.cpu?.st !== 'number' ? [] : [{ endMs: Date.parse(r.t), intervalMs: r.intervalMs, stealPct: r.cpu.st }]));
 }

@@ -3,6 +3,7 @@
 // this folder but its leaves (the evidence's shapes in load.ts, db-summary.ts, app-node.ts), so the
 // report reads top-down: load -> the section builders -> model -> tables -> markdown / html / text,
 // and every one of them imports its types from here rather than from the file that builds them.
+import type { QuietLatency } from '../../protocol/host-quiet';
 import type { HistoryAlert } from '../history-alert';
 import type { CloudSummary } from '../../protocol/cloud-evidence';
 import type { RepeatComparison } from '../../protocol/compare';
@@ -71,6 +72,8 @@ export interface RepeatModel {
   /** Where db.wal comes from: the readings at the load's edges, or (older evidence) the sampler rows. */
   wal_basis?: WalBasis | null;
   host: HostSummary | null;
+  /** p50 over the seconds the host's steal stayed low (lib/protocol/host-quiet.ts); absent without host samples or a stream. */
+  quiet?: QuietLatency | null;
   /** The cloud's own figures of the window (aws only: lib/protocol/cloud-evidence.ts); absent on local repeats. */
   cloud?: CloudSummary;
   /**

@@ -234,6 +234,7 @@ export function deriveRepeat(a: AttemptEvidence, cfg: { p99LimitMs: number | nul
     started_at: a.load?.started_at ?? null,
     problems,
     wal_basis: walBasis,
+    ...(a.quiet !== undefined ? { quiet: a.quiet } : {}),
     ...cloudOf(a),
     ...(a.appNodeHost ? { app_node: a.load?.ended_at ? summarizeAppNode(a.appNodeHost, a.load.started_at, a.load.ended_at) : null } : {}),
   };
