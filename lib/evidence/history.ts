@@ -7,6 +7,7 @@
 // thirty runs reads in well under a second.
 import fs from 'node:fs';
 import path from 'node:path';
+import { quietP50OfRepeat } from './quiet-p50';
 import { DENOMINATOR_FILE, RESULT_FILE, RIG_FILE, SERVICE_FILE } from './layout';
 import type { DbSampleRow, DenominatorFile, LoadFile, ReconcileFile, RigFile, ServiceFile } from './records';
 import { summarizeDb } from './report/db-summary';
@@ -60,6 +61,19 @@ function walPerEventOf(dir: string, r: RepeatSummary): number | null {
 }
 
 /**
+ * The passing repeats' p50s: over the seconds of low host steal (./quiet-p50.ts) when every one of them
+ * has host samples to say which those were, as a comparison reads p50 (report/comparison.ts), else
+ * over every second. Steal is time the hypervisor gave another VM: a week whose repeats met more of it
+ * is no slower a build (docs/benchmarks.md, "What moves a repeat's p50"). A repeat with too few quiet
+ * seconds has no p50 then; the run's is the median of the others.
+ */
+function runP50s(dir: string, passing: readonly RepeatSummary[]): number[] {
+  const quiet = passing.map((r) => quietP50OfRepeat(path.join(dir, r.dir)));
+  if (passing.length && quiet.every((q) => q !== undefined)) return nums(quiet);
+  return nums(passing.map((r) => r.p50Ms));
+}
+
+/**
  * One campaign folder as a run of its history; null when it holds no result.json (still running, or
  * not a campaign). `visibleBuild` is the worker build visibility names; without one (an unversioned
  * worker), rig.json's.
@@ -73,7 +87,7 @@ export function readHistoryRun(dir: string, visibleBuild: string | null = null):
     const passing = counted.filter((r) => r.configuration === c.name && r.passed);
     // Each passing repeat's figures (the run's are their medians): the first-run step test asks them to agree.
     const repeats = {
-      p50_ms: nums(passing.map((r) => r.p50Ms)),
+      p50_ms: runP50s(dir, passing),
       p99_ms: nums(passing.map((r) => r.p99Ms)),
       worst_10s_p99_ms: nums(passing.map((r) => r.worst10sP99Ms)),
       wal_bytes_per_event: nums(passing.map((r) => walPerEventOf(dir, r))),
