@@ -65,11 +65,14 @@ function walPerEventOf(dir: string, r: RepeatSummary): number | null {
  * has host samples to say which those were, as a comparison reads p50 (report/comparison.ts), else
  * over every second. Steal is time the hypervisor gave another VM: a week whose repeats met more of it
  * is no slower a build (docs/benchmarks.md, "What moves a repeat's p50"). A repeat with too few quiet
- * seconds has no p50 then; the run's is the median of the others.
+ * seconds has no p50 then; the run's is the median of the others (of every second's, when none had enough).
  */
 function runP50s(dir: string, passing: readonly RepeatSummary[]): number[] {
   const quiet = passing.map((r) => quietP50OfRepeat(path.join(dir, r.dir)));
-  if (passing.length && quiet.every((q) => q !== undefined)) return nums(quiet);
+  const quietP50s = nums(quiet);
+  // A run none of whose repeats had enough quiet seconds keeps its p50 over every second: a week the
+  // host disturbed throughout is still a week of the series, not a gap in it.
+  if (passing.length && quiet.every((q) => q !== undefined) && quietP50s.length) return quietP50s;
   return nums(passing.map((r) => r.p50Ms));
 }
 
