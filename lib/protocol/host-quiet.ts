@@ -9,8 +9,8 @@
 // another VM), so leaving those seconds out removes noise without removing any of the build's effect.
 //
 // The seconds: a second of the stream (by intended time: t = 0 is load.json's started_at, as
-// tail-attribution.ts reads it) is quiet when it lies wholly inside one host sample's interval whose
-// steal stayed under the bound. A second no sample covers is not quiet (unknown is not quiet). The
+// tail-attribution.ts reads it) is quiet when the host samples whose intervals overlap it cover it and
+// every one of them stayed under the bound. A second no sample covers is not quiet (unknown is not quiet). The
 // figure is the nearest-rank p50 of the latency (done − sent, as the repeat's p50_ms) of the ingest
 // requests sent in quiet seconds; null when fewer than MIN_QUIET_SHARE of the seconds were quiet (a
 // p50 of a few seconds is another kind of noise), and the caller then has no quiet figure for it.
@@ -42,14 +42,32 @@ export interface QuietLatency {
   steal_bound_pct: number;
 }
 
-/** Which of the stream's `seconds` seconds were quiet (see the top comment). */
+/** Gaps between host samples this small (ms) still cover a second: one sample's read ends where the next one's interval starts. */
+const COVER_SLACK_MS = 50;
+
+/**
+ * Which of the stream's `seconds` seconds were quiet (see the top comment): every host sample whose
+ * interval overlaps the second stayed under the bound, and together they cover it. A second that
+ * straddles two quiet samples is quiet; one that touches a stolen sample, or that no sample covers
+ * (before the sampler's first interval, in a gap), is not.
+ */
 export function quietSeconds(samples: readonly StealSample[], startedAtMs: number, seconds: number, boundPct = QUIET_STEAL_PCT): boolean[] {
   const quiet = new Array<boolean>(Math.max(0, seconds)).fill(false);
-  for (const s of samples) {
-    if (!(s.stealPct < boundPct) || !(s.intervalMs > 0)) continue;
-    const from = (s.endMs - s.intervalMs - startedAtMs) / 1000;
-    const to = (s.endMs - startedAtMs) / 1000;
-    for (let k = Math.max(0, Math.ceil(from)); k + 1 <= to && k < quiet.length; k++) quiet[k] = true;
+  const spans = samples
+    .filter((s) => s.intervalMs > 0 && Number.isFinite(s.endMs))
+    .map((s) => ({ from: s.endMs - s.intervalMs - startedAtMs, to: s.endMs - startedAtMs, quiet: s.stealPct < boundPct }))
+    .sort((a, b) => a.from - b.from);
+  for (let k = 0; k < quiet.length; k++) {
+    const [from, to] = [k * 1000, (k + 1) * 1000];
+    const over = spans.filter((s) => s.to > from && s.from < to);
+    if (!over.length || !over.every((s) => s.quiet)) continue;
+    // Covered: from the second's start to its end with no gap wider than the slack.
+    let reached = from;
+    for (const s of over) {
+      if (s.from > reached + COVER_SLACK_MS) break;
+      reached = Math.max(reached, s.to);
+    }
+    quiet[k] = reached + COVER_SLACK_MS >= to;
   }
   return quiet;
 }

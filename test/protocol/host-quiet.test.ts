@@ -28,12 +28,20 @@ function stream(seconds: number, slow: (s: number) => boolean): SampleColumns {
   return c;
 }
 
-test('the seconds wholly inside a sample whose steal stayed under the bound are quiet; others, and seconds no sample covers, are not', () => {
+test('a second is quiet when the samples over it cover it and all stayed under the bound; one touching a stolen sample, or uncovered, is not', () => {
   const q = quietSeconds(samples([0.5, 9, 1.9, QUIET_STEAL_PCT, 0.1]), T0, 30);
+  // Five 5-s samples from t = 0: the second at 25-30 s is covered by none.
   assert.deepEqual(q.map((x) => (x ? 1 : 0)).join(''), '11111' + '00000' + '11111' + '00000' + '11111' + '00000');
-  // Samples 400 ms late: each quiet sample covers only 4 whole seconds of the stream.
+  // Samples 400 ms late: second 0 is not wholly covered; a second straddling two quiet samples is quiet.
   const late = quietSeconds(samples([0, 0, 0, 0, 0, 0], 400), T0, 30);
-  assert.deepEqual(late.map((x) => (x ? 1 : 0)).join(''), '011110111101111011110111101111');
+  assert.deepEqual(late.map((x) => (x ? 1 : 0)).join(''), '0' + '1'.repeat(29));
+  // ... and one straddling a quiet sample and a stolen one is not: the stolen sample covers 5.4-10.4 s,
+  // so seconds 5 (5.0-6.0) to 10 (10.0-11.0) each touch it.
+  const straddle = quietSeconds(samples([0, 9, 0, 0, 0, 0], 400), T0, 30);
+  assert.deepEqual(straddle.map((x) => (x ? 1 : 0)).join(''), '01111' + '000000' + '1'.repeat(19));
+  // A gap of a second between samples: the seconds in it are not quiet.
+  const gap: StealSample[] = [{ endMs: T0 + 5000, intervalMs: 5000, stealPct: 0 }, { endMs: T0 + 11_000, intervalMs: 5000, stealPct: 0 }];
+  assert.deepEqual(quietSeconds(gap, T0, 12).map((x) => (x ? 1 : 0)).join(''), '11111' + '0' + '11111' + '0');
 });
 
 test('the quiet p50 is the known p50 of the undisturbed seconds, though the disturbed ones move the whole repeat\'s', () => {
