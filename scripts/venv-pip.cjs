@@ -62,11 +62,16 @@ function ensureVenv(python, { clear = false } = {}) {
 
 /** Runs `pip ARGS...` with .venv's interpreter, pip brought in for the call and removed after it. */
 function withPip(args) {
-  const hadPip = quietly(venvPython, ['-m', 'pip', '--version']);
-  if (!hadPip && !run(venvPython, ['-m', 'ensurepip', '--default-pip'])) return false;
+  if (!quietly(venvPython, ['-m', 'pip', '--version'])) {
+    const ensure = spawnSync(venvPython, ['-m', 'ensurepip', '--default-pip'], { encoding: 'utf8' });
+    if (ensure.status !== 0) {
+      console.error(`[rig setup] \`.venv/bin/python -m ensurepip\` failed:\n${ensure.stdout}${ensure.stderr}`);
+      return false;
+    }
+  }
   const ok = run(venvPython, ['-m', 'pip', ...args]);
   // setuptools came with ensurepip (Python < 3.12); nothing installed from a lock needs either.
-  run(venvPython, ['-m', 'pip', 'uninstall', '--quiet', '--yes', 'pip', 'setuptools']);
+  quietly(venvPython, ['-m', 'pip', 'uninstall', '--yes', 'pip', 'setuptools']);
   return ok;
 }
 
