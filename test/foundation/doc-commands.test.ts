@@ -33,7 +33,7 @@ test('every command quoted in README.md and docs/*.md exists, with the flags it 
     assert.ok(rig.has(name), `the docs quote rig ${name}`);
   }
   const npm = new Set(quoted.filter((c) => c.kind === 'npm run').map((c) => c.argv[0]));
-  for (const s of ['docs:pictures', 'setup:browser', 'lint', 'test:quick']) assert.ok(npm.has(s), `the docs quote npm run ${s}`);
+  for (const s of ['docs:pictures', 'setup:browser', 'setup:peers', 'lint', 'test:quick']) assert.ok(npm.has(s), `the docs quote npm run ${s}`);
   assert.ok(quoted.length > 150, `${quoted.length} quoted commands found`);
 });
 

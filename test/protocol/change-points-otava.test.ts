@@ -11,11 +11,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { eDivisive } from '../../lib/protocol/change-points';
-import { otavaIfInstalled, skipUnless } from '../harness/needs-tool';
+import { SETUP_PEERS, peerIfInstalled, skipUnless } from '../harness/needs-tool';
 import { CASE_SEEDS, STEP_RUN, WEEKS, otavaCases } from './change-point-series';
 
-const otava = otavaIfInstalled();
-const skip = skipUnless(otava, 'Apache Otava (.venv/bin/otava)', 'npm ci');
+const otava = peerIfInstalled('otava');
+const skip = skipUnless(otava, 'Apache Otava (.venv/bin/otava)', SETUP_PEERS);
 
 const SEEDS = CASE_SEEDS;
 const cases = otavaCases();
