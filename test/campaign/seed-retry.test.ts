@@ -1,7 +1,9 @@
-// The seed step survives its worker: a `rig worker` SIGKILLed once mid-COPY and once mid-settle, and
-// each time the next attempt finishes the step with exactly the spec's rows in the table. Mid-COPY, the
-// retry copies only what the killed attempt had not committed; mid-settle, it copies nothing and only
-// settles. The campaign keeps its rig (end: keep) so that the rows can be counted, then it is torn down.
+// The seed step survives its worker: `rig worker`s SIGKILLed while they seed two campaigns, one held
+// mid-COPY and one held mid-settle, and each campaign's next attempt finishes the step with exactly the
+// spec's rows in its table. Mid-COPY, the retry copies only what the killed attempt had not committed;
+// mid-settle, it copies nothing and only settles. (Both at once, each campaign on a host and worker of
+// its own: their heartbeat timeouts run side by side.) Each campaign keeps its rig (end: keep) so that
+// the rows can be counted, then it is torn down.
 // The mid-COPY kill is provoked, not caught: an uncommitted row under the key of the second chunk's
 // first row holds that chunk's COPY at its first row (the table's unique key), so the kill lands with
 // exactly one chunk committed and one in flight, however fast or slow the host copies.
@@ -19,7 +21,8 @@ import { rigDbUrls } from '../../lib/targets/local/connection';
 import { seedTagFor } from '../../lib/targets/seed';
 import { detectFixtures } from '../../lib/targets/fixtures-scope';
 import { SEED_TAG_PROPERTY } from '../../lib/targets/seed-rows';
-import { campaignEnv, tinySpec, waitFor, waitForProgress, waitOnCampaign } from '../harness/campaign';
+import { campaignEnv, tinySpec, waitFor, waitForProgress, waitOnCampaign, type CampaignEnv } from '../harness/campaign';
+import { spawnRigWorker } from '../harness/worker-process';
 
 // The seed's COPY transactions are of 100k rows (lib/targets/seed.ts). Mid-COPY: two of them, the
 // second held at its first row until the worker is killed.
@@ -29,12 +32,13 @@ const ROWS = 2 * CHUNK;
 // seconds of COPY in which the test takes its lock before autovacuum's first look at the table).
 const SETTLE_ROWS = 2 * CHUNK;
 
-// One Temporal server for both tests (made at the top level: it ends with the file).
+// One Temporal server for the file's tests (made at the top level: it ends with the file).
 const envReady = campaignEnv();
 envReady.catch(() => undefined);
 
-const spec = (rows = ROWS) =>
+const spec = (rows = ROWS, host?: string) =>
   tinySpec({
+    ...(host ? { host } : {}),
     end: 'keep',
     seed: { customers: 20, historyRows: rows },
     // One repeat of a second: the campaign must measure something, but nothing here is about it.
@@ -143,56 +147,39 @@ function seedSummary(result: CampaignResult): string {
   return step!.summary ?? '';
 }
 
-test('a worker killed mid-COPY: the next attempt copies only the rows not yet committed; the table holds exactly the spec\'s rows', async (t) => {
-  const env = await envReady;
-  const id = 'seed-retry-copy';
-  const campaignId = campaignIdOf(id);
-  let worker = await env.childWorker();
-  const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec()] });
+/**
+ * A campaign of the file's spec pinned to `host`: a host measures one campaign at a time (its measuring
+ * lease), so two campaigns seed side by side only on two hosts, each served by its own `rig worker`.
+ */
+async function startSeeding(env: CampaignEnv, id: string, rows: number, host: string): Promise<{ id: string; host: string; campaignId: string; handle: WorkflowHandle }> {
+  const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec(rows, host)] });
+  return { id, host, campaignId: campaignIdOf(id), handle };
+}
 
-  // The second chunk's first row held back from the start of the step: the first chunk commits, the
-  // second's COPY waits at its first row; the worker is killed then.
+/**
+ * Mid-COPY, held: the second chunk's first row held back from the start of the seed step, so the first
+ * chunk commits and the second's COPY waits at its first row until the test lets it fail.
+ */
+async function holdMidCopy({ handle, campaignId }: { handle: WorkflowHandle; campaignId: string }) {
   await waitForProgress(handle, 'the seed step', (p) => p.step === 'seed', 300_000);
   const held = await holdBackSeedRow(campaignId, CHUNK);
-  let next: Promise<ChildProcess>;
   try {
     await waitOnCampaign(handle, 'the second chunk\'s COPY to wait at its first row', () => seedCopyWaits(campaignId), 300_000);
     const hb = await seedHeartbeat(handle);
     assert.ok(hb?.attempt === 1 && hb.phase !== 'settle' && hb.committed <= CHUNK, `attempt 1, mid-COPY: ${JSON.stringify(hb)}`);
-    worker.kill('SIGKILL');
-    next = env.childWorker();
+    return held;
   } catch (err) {
     await held.drop();
     throw err;
   }
-  await held.failTheCopy();
-  worker = await next;
+}
 
-  // The worker goes whatever the campaign's end: one left running would refuse the next test's (same build, same host).
-  const result = (await handle.result().finally(() => worker.kill('SIGTERM'))) as CampaignResult;
-  try {
-    const summary = seedSummary(result);
-    t.diagnostic(`seed: ${summary}`);
-    const m = /; (\d+) were already in from an earlier attempt, (\d+) copied/.exec(summary);
-    assert.ok(m, `the retry resumed: ${summary}`);
-    assert.deepEqual([Number(m[1]), Number(m[2])], [CHUNK, ROWS - CHUNK], `the committed chunk kept, the one in flight at the kill copied again: ${summary}`);
-    assert.match(summary, new RegExp(`^${ROWS} rows \\(tag ${seedTagFor(campaignId)}\\)`));
-    assert.deepEqual(await countSeedRows(campaignId), { tagged: ROWS, anySeed: ROWS });
-  } finally {
-    await teardownRig({ campaignId, target: 'local', by: 'operator' });
-  }
-  await env.assertClean();
-});
-
-test('a worker killed mid-settle: the next attempt copies nothing and only settles; the table holds exactly the spec\'s rows', async (t) => {
-  const env = await envReady;
-  const id = 'seed-retry-settle';
-  const campaignId = campaignIdOf(id);
-  let worker = await env.childWorker();
-  const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec(SETTLE_ROWS)] });
-
-  // Keep the settle phase open for as long as the test needs: a session holding SHARE UPDATE EXCLUSIVE
-  // on usage_events (what a manual VACUUM holds) keeps autovacuum off the table; the COPY is not blocked.
+/**
+ * Mid-settle, held: a session holding SHARE UPDATE EXCLUSIVE on usage_events (what a manual VACUUM
+ * holds) keeps autovacuum off the table, so the settle phase stays open for as long as the test needs;
+ * the COPY is not blocked. Resolves once attempt 1 settles, with the lock's holder.
+ */
+async function holdMidSettle({ handle, campaignId }: { handle: WorkflowHandle; campaignId: string }): Promise<pg.Client> {
   await waitForProgress(handle, 'the seed step', (p) => p.step === 'seed', 300_000);
   const holder = new pg.Client({ connectionString: rigDbUrls(campaignId).ownerUrl, application_name: 'test-lock-holder' });
   await holder.connect();
@@ -204,26 +191,79 @@ test('a worker killed mid-settle: the next attempt copies nothing and only settl
       if (hb && hb.attempt > 1) throw tooLate(`mid-settle: ${JSON.stringify(hb)}`);
       return hb?.phase === 'settle';
     }, 300_000);
-    worker.kill('SIGKILL');
-    worker = await env.childWorker();
-    // The server gives up on attempt 1 at its heartbeat timeout; attempt 2 counts, finds every row, settles.
-    await waitOnCampaign(handle, 'attempt 2 to settle', async () => {
-      const hb = await seedHeartbeat(handle);
-      return hb !== undefined && hb.attempt >= 2 && hb.phase === 'settle';
-    }, 300_000);
-  } finally {
-    await holder.query('ROLLBACK').catch(() => undefined);
-    await holder.end();
+    return holder;
+  } catch (err) {
+    await release(holder);
+    throw err;
   }
-  // The worker goes whatever the campaign's end: one left running would refuse the next test's (same build, same host).
-  const result = (await handle.result().finally(() => worker.kill('SIGTERM'))) as CampaignResult;
+}
+
+async function release(holder: pg.Client): Promise<void> {
+  await holder.query('ROLLBACK').catch(() => undefined);
+  await holder.end();
+}
+
+// Two campaigns, each pinned to a host of its own (its `rig worker`), one held mid-COPY and one held
+// mid-settle; both workers SIGKILLed at once. Each campaign's next attempt (on its host's next worker,
+// after the heartbeat timeout, the server's only sign that the worker died) meets what its own killed
+// attempt left. The two heartbeat timeouts run at once; each campaign has its own rig, rows and assertions.
+test('workers killed with one campaign mid-COPY and another mid-settle: each next attempt finishes the seed with exactly the spec\'s rows', async (t) => {
+  const env = await envReady;
+  const workers = new Set<ChildProcess>();
+  const hostWorker = (host: string) => spawnRigWorker({ env: { ...env.childEnv, RIG_HOST: host }, children: workers, name: `host ${host}'s worker` });
+  let held: Awaited<ReturnType<typeof holdMidCopy>> | undefined;
+  let holder: pg.Client | undefined;
+  const copying = await startSeeding(env, 'seed-retry-copy', ROWS, 'seed-copy');
+  const settling = await startSeeding(env, 'seed-retry-settle', SETTLE_ROWS, 'seed-settle');
+  let results: CampaignResult[];
   try {
-    const summary = seedSummary(result);
-    t.diagnostic(`seed: ${summary}`);
-    assert.match(summary, new RegExp(`; ${SETTLE_ROWS} were already in from an earlier attempt, 0 copied; autovacuum settled after`), summary);
-    assert.deepEqual(await countSeedRows(campaignId), { tagged: SETTLE_ROWS, anySeed: SETTLE_ROWS });
+    const first = await Promise.all([hostWorker(copying.host), hostWorker(settling.host)]);
+    try {
+      const holds = await Promise.allSettled([holdMidCopy(copying), holdMidSettle(settling)]);
+      held = holds[0].status === 'fulfilled' ? holds[0].value : undefined;
+      holder = holds[1].status === 'fulfilled' ? holds[1].value : undefined;
+      for (const h of holds) if (h.status === 'rejected') throw h.reason;
+      // Both held: the kills land on attempt 1 of each.
+      for (const w of first) w.kill('SIGKILL');
+      const next = Promise.all([hostWorker(copying.host), hostWorker(settling.host)]);
+      // The held COPY fails and its row goes, so that the next attempt can copy it.
+      const failing = held!;
+      held = undefined;
+      await failing.failTheCopy();
+      await next;
+      // The server gives up on attempt 1 at its heartbeat timeout; attempt 2 counts, finds every row, settles.
+      await waitOnCampaign(settling.handle, 'attempt 2 to settle', async () => {
+        const hb = await seedHeartbeat(settling.handle);
+        return hb !== undefined && hb.attempt >= 2 && hb.phase === 'settle';
+      }, 300_000);
+    } finally {
+      await held?.drop();
+      if (holder) await release(holder);
+    }
+    results = (await Promise.all([copying, settling].map((c) => c.handle.result()))) as CampaignResult[];
   } finally {
-    await teardownRig({ campaignId, target: 'local', by: 'operator' });
+    // The workers go whatever the campaigns' end: the next test's runs on this machine's host.
+    for (const w of workers) w.kill('SIGTERM');
+  }
+  const [copied, settled] = results;
+  try {
+    await t.test('mid-COPY: the next attempt copies only the rows not yet committed; the table holds exactly the spec\'s rows', async (tt) => {
+      const summary = seedSummary(copied);
+      tt.diagnostic(`seed: ${summary}`);
+      const m = /; (\d+) were already in from an earlier attempt, (\d+) copied/.exec(summary);
+      assert.ok(m, `the retry resumed: ${summary}`);
+      assert.deepEqual([Number(m[1]), Number(m[2])], [CHUNK, ROWS - CHUNK], `the committed chunk kept, the one in flight at the kill copied again: ${summary}`);
+      assert.match(summary, new RegExp(`^${ROWS} rows \\(tag ${seedTagFor(copying.campaignId)}\\)`));
+      assert.deepEqual(await countSeedRows(copying.campaignId), { tagged: ROWS, anySeed: ROWS });
+    });
+    await t.test('mid-settle: the next attempt copies nothing and only settles; the table holds exactly the spec\'s rows', async (tt) => {
+      const summary = seedSummary(settled);
+      tt.diagnostic(`seed: ${summary}`);
+      assert.match(summary, new RegExp(`; ${SETTLE_ROWS} were already in from an earlier attempt, 0 copied; autovacuum settled after`), summary);
+      assert.deepEqual(await countSeedRows(settling.campaignId), { tagged: SETTLE_ROWS, anySeed: SETTLE_ROWS });
+    });
+  } finally {
+    for (const c of [copying, settling]) await teardownRig({ campaignId: c.campaignId, target: 'local', by: 'operator' });
   }
   await env.assertClean();
 });
