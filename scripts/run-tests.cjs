@@ -30,11 +30,14 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { pathToFileURL } = require('node:url');
 const { cpuAccount } = require('./test-cpu-account.cjs');
 
 const root = path.resolve(__dirname, '..');
 const timesFile = path.join(root, '.venv', 'test-times.json');
 const committedTimesFile = path.join(root, 'test', 'test-times.json');
+// TypeScript in the test file's main thread only (the file says why).
+const tsxMainThread = pathToFileURL(path.join(__dirname, 'tsx-main-thread.mjs')).href;
 // A file that runs longer than this is killed and counted as failed: one hung file must not eat CI's
 // 90 minutes (node's own per-test timeouts come first; this is the backstop).
 const fileTimeoutMs = Number(process.env.RIG_TEST_FILE_TIMEOUT_S ?? 900) * 1000;
@@ -183,7 +186,7 @@ function runFile(f) {
     // The spec report for people; a TAP copy beside it, for the names and reasons of skipped tests.
     const tapFile = path.join(runDir, `${group}.tap`);
     const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tapFile}`];
-    const cmd = cpu.wrap(group, process.execPath, ['--import', 'tsx', '--test', '--test-force-exit', ...reporters, f.rel]);
+    const cmd = cpu.wrap(group, process.execPath, ['--import', tsxMainThread, '--test', '--test-force-exit', ...reporters, f.rel]);
     const child = spawn(
       cmd.cmd,
       cmd.args,

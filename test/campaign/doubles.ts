@@ -13,6 +13,7 @@ import type * as contract from '../../activities/contract';
 import type { ApplyVariantInput } from '../../activities/variant';
 import type { CampaignResult, RepeatSummary } from '../../lib/protocol/campaign-result';
 import { PROFILES, type CampaignSpecInput } from '../../lib/protocol/spec';
+import { CONTROL_QUEUE } from '../../lib/temporal/queues';
 import { rigWorkflowBundle } from '../../worker/workflow-bundle-cache';
 import { waitForProgress } from '../harness/campaign';
 
@@ -199,11 +200,14 @@ export function activityDoubles(opts: DoubleOptions) {
 }
 
 /**
- * A worker of the doubles on one task queue, running the rig's workflows from the one cached bundle
- * (worker/workflow-bundle-cache.ts): a bundle per worker was about 5 s of CPU, three per test.
+ * A worker of the doubles on one task queue. On the shared queue `rig` it runs the rig's workflows,
+ * from the one cached bundle (worker/workflow-bundle-cache.ts: a bundle per worker was about 5 s of
+ * CPU, three per test); on a host's or a data plane's queue activities alone, as `rig worker`'s own
+ * workers there (worker/run-worker.ts): no workflow is started or scheduled on those queues, and a
+ * Worker given a bundle starts a workflow thread of its own, about 1 s of CPU each.
  */
 export async function doubleWorker(connection: NativeConnection, taskQueue: string, activities: object): Promise<Worker> {
-  return Worker.create({ connection, taskQueue, workflowBundle: await rigWorkflowBundle(), activities });
+  return Worker.create({ connection, taskQueue, ...(taskQueue === CONTROL_QUEUE ? { workflowBundle: await rigWorkflowBundle() } : {}), activities });
 }
 
 /** Workers with the doubles on the control queues (shared and host) and the data queue, until `fn` settles. */

@@ -9,11 +9,19 @@ import './temporal';
 import { startCampaignServer } from './campaign-server';
 import { spawnRigWorker } from './worker-process';
 import { devDown, devUp, type DevServerOptions } from '../../client/dev-server';
-import { cleanCheckLocal } from '../../lib/targets/local';
 import type { CleanCheckResult } from '../../lib/targets/target';
 import { resolveBuildId } from '../../lib/tools/build-id';
 import type { CampaignSpecInput } from '../../lib/protocol/spec';
-import { createRigWorkers } from '../../worker/run-worker';
+
+// The rig's worker (its activities, every target's code and the AWS SDK: ~500 modules, about 1.5 s of
+// CPU to load) and the local target's clean check are loaded when a test first asks for them, not
+// with this file: the tests of workflow logic on test doubles (test/campaign/doubles.ts) import it for
+// waitFor and saveHistory alone. require, not import(): the sources run as CommonJS through tsx
+// (as client/main.ts loads its commands).
+/* eslint-disable @typescript-eslint/no-require-imports */
+const runWorker = () => require('../../worker/run-worker') as typeof import('../../worker/run-worker');
+const localTarget = () => require('../../lib/targets/local') as typeof import('../../lib/targets/local');
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 export interface CampaignEnv {
   address: string;
@@ -61,7 +69,7 @@ export async function campaignEnv(serverOptions: Pick<DevServerOptions, 'dynamic
       await devUp(dev);
     },
     async inProcessWorker(taskQueues?: string[]) {
-      const { connection: native, workers } = await createRigWorkers({ env: { address, namespace: 'default' }, taskQueues });
+      const { connection: native, workers } = await runWorker().createRigWorkers({ env: { address, namespace: 'default' }, taskQueues });
       const running = Promise.all(workers.map((w) => w.run()));
       const stop = async () => {
         workers.forEach((w) => {
@@ -74,9 +82,9 @@ export async function campaignEnv(serverOptions: Pick<DevServerOptions, 'dynamic
       return stop;
     },
     childWorker: () => spawnRigWorker({ env: childEnv, children }),
-    cleanCheck: () => cleanCheckLocal(),
+    cleanCheck: () => localTarget().cleanCheckLocal(),
     async assertClean() {
-      const r = await cleanCheckLocal();
+      const r = await localTarget().cleanCheckLocal();
       if (r.status !== 'clean') throw new Error(`not clean: ${JSON.stringify(r, null, 1)}`);
     },
   };
