@@ -18,8 +18,9 @@
 // machine), else by a guess from the file's mode.
 //
 // Each file gets its own RIG_STATE_DIR (a test that sets its own keeps it), so that files side by side
-// never share a ledger, a worker lock or a dev-server database. PostgreSQL clusters are each made by
-// their own initdb (RIG_PG_INITDB_CACHE=DIR opts into copies of one per kind: see below). Each
+// never share a ledger, a worker lock or a dev-server database. PostgreSQL clusters are made by one
+// initdb per kind for the whole run, each later one a copy of its data folder (RIG_PG_INITDB_CACHE,
+// lib/targets/local/pg-cluster.ts), still one cluster per rig and per test that asks for one. Each
 // file's output is printed whole when it ends, so files side by side do not interleave, followed by
 // its skipped tests (`skipped: N` and their names and reasons, read from a TAP copy of its report).
 // The run ends with a table of every file's wall time and its share of the whole, every skipped test
@@ -115,12 +116,12 @@ const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rig-tests-'));
 const cpu = cpuAccount(path.basename(runDir));
 // The unprivileged PostgreSQL user must be able to reach clusters made under a file's state folder.
 fs.chmodSync(runDir, 0o755);
-// RIG_PG_INITDB_CACHE=DIR (opt-in): one initdb per kind of cluster for the whole run, every later
-// cluster copying the data folder the first one made (lib/targets/local/pg-cluster.ts). Off by default:
-// on copies, test/evidence/wal-bracket.test.ts read pg_stat_wal's WAL per event 926 B against
-// pg_waldump's 807 B over the same window (it holds within 2 % with initdb's own clusters), and
-// db-calibration's WAL check failed with it; until that is understood, every cluster runs its initdb.
-const initdbCache = process.env.RIG_PG_INITDB_CACHE ?? 'off';
+// One initdb per kind of cluster for the whole run: every later cluster, in any file, copies the data
+// folder the first one made (lib/targets/local/pg-cluster.ts), and starts as initdb's own would (its
+// statistics file is initdb's, so autovacuum keeps initdb's schedule: restoreTemplateStats says why
+// that matters to the WAL tests). Each file still has its own clusters.
+// RIG_PG_INITDB_CACHE=off: an initdb for every cluster, as the rig itself does; =DIR: that folder.
+const initdbCache = process.env.RIG_PG_INITDB_CACHE ?? path.join(runDir, 'initdb');
 if (initdbCache !== 'off') {
   fs.mkdirSync(initdbCache, { recursive: true, mode: 0o755 });
   fs.chmodSync(initdbCache, 0o755);
