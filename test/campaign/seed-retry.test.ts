@@ -9,7 +9,10 @@
 // exactly one chunk committed and one in flight, however fast or slow the host copies.
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { test } from 'node:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { WorkflowHandle } from '@temporalio/client';
 import pg from 'pg';
@@ -58,8 +61,8 @@ function tooLate(what: string): Error {
 }
 
 /** Rows under the campaign's seed tag, and under any seed tag at all (an old random-tag retry would add its own). */
-async function countSeedRows(campaignId: string): Promise<{ tagged: number; anySeed: number }> {
-  const c = new pg.Client({ connectionString: rigDbUrls(campaignId).ownerUrl });
+async function countSeedRows(campaignId: string, ownerUrl = rigDbUrls(campaignId).ownerUrl): Promise<{ tagged: number; anySeed: number }> {
+  const c = new pg.Client({ connectionString: ownerUrl });
   await c.connect();
   try {
     const [r] = (
@@ -147,13 +150,72 @@ function seedSummary(result: CampaignResult): string {
   return step!.summary ?? '';
 }
 
+/** Where a host's worker keeps its state and evidence, and how the test reaches its rigs from here. */
+interface Machine {
+  /** The worker's own folders (none: this machine's). */
+  env: NodeJS.ProcessEnv;
+  /** Runs `fn` with this process's RIG_STATE_DIR and RIG_RESULTS the machine's, awaiting it if it is async. */
+  within<T>(fn: () => T): T;
+}
+
+const thisMachine: Machine = { env: {}, within: (fn) => fn() };
+
+/**
+ * Another machine: a host with state and results folders of its own, as a second machine has. Its
+ * campaign's rig, ledger and evidence live there, so neither machine's clean check (each campaign's
+ * before it provisions, and the test's) sees the other's rig: two campaigns on one machine's folders
+ * would each find the other's rig. `within` swaps this process's folders, so an awaited call goes
+ * through it only where nothing else runs beside it.
+ */
+function otherMachine(name: string): Machine {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rig-machine-${name}-`));
+  // The unprivileged PostgreSQL user must reach the clusters made under it (as scripts/run-tests.cjs does).
+  fs.chmodSync(dir, 0o755);
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const env = { RIG_STATE_DIR: path.join(dir, 'state'), RIG_RESULTS: path.join(dir, 'results') };
+  const swap = () => {
+    const saved = Object.keys(env).map((k) => [k, process.env[k]] as const);
+    Object.assign(process.env, env);
+    return () => {
+      for (const [k, v] of saved) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    };
+  };
+  return {
+    env,
+    within<T>(fn: () => T): T {
+      const restore = swap();
+      let out: T;
+      try {
+        out = fn();
+      } catch (err) {
+        restore();
+        throw err;
+      }
+      if (out instanceof Promise) return out.finally(restore) as T;
+      restore();
+      return out;
+    },
+  };
+}
+
+interface Seeding {
+  id: string;
+  host: string;
+  machine: Machine;
+  campaignId: string;
+  handle: WorkflowHandle;
+}
+
 /**
  * A campaign of the file's spec pinned to `host`: a host measures one campaign at a time (its measuring
  * lease), so two campaigns seed side by side only on two hosts, each served by its own `rig worker`.
  */
-async function startSeeding(env: CampaignEnv, id: string, rows: number, host: string): Promise<{ id: string; host: string; campaignId: string; handle: WorkflowHandle }> {
+async function startSeeding(env: CampaignEnv, id: string, rows: number, host: string, machine: Machine): Promise<Seeding> {
   const handle = await env.client.workflow.start('benchCampaign', { taskQueue: 'rig', workflowId: id, args: [spec(rows, host)] });
-  return { id, host, campaignId: campaignIdOf(id), handle };
+  return { id, host, machine, campaignId: campaignIdOf(id), handle };
 }
 
 /**
@@ -179,9 +241,9 @@ async function holdMidCopy({ handle, campaignId }: { handle: WorkflowHandle; cam
  * holds) keeps autovacuum off the table, so the settle phase stays open for as long as the test needs;
  * the COPY is not blocked. Resolves once attempt 1 settles, with the lock's holder.
  */
-async function holdMidSettle({ handle, campaignId }: { handle: WorkflowHandle; campaignId: string }): Promise<pg.Client> {
+async function holdMidSettle({ handle, campaignId, machine }: Seeding): Promise<pg.Client> {
   await waitForProgress(handle, 'the seed step', (p) => p.step === 'seed', 300_000);
-  const holder = new pg.Client({ connectionString: rigDbUrls(campaignId).ownerUrl, application_name: 'test-lock-holder' });
+  const holder = new pg.Client({ connectionString: machine.within(() => rigDbUrls(campaignId).ownerUrl), application_name: 'test-lock-holder' });
   await holder.connect();
   try {
     await holder.query('BEGIN');
@@ -203,21 +265,21 @@ async function release(holder: pg.Client): Promise<void> {
   await holder.end();
 }
 
-// Two campaigns, each pinned to a host of its own (its `rig worker`), one held mid-COPY and one held
-// mid-settle; both workers SIGKILLed at once. Each campaign's next attempt (on its host's next worker,
+// Two campaigns, each pinned to a host of its own (its `rig worker`; the mid-settle one's host another
+// machine), one held mid-COPY and one held mid-settle; both workers SIGKILLed at once. Each campaign's next attempt (on its host's next worker,
 // after the heartbeat timeout, the server's only sign that the worker died) meets what its own killed
 // attempt left. The two heartbeat timeouts run at once; each campaign has its own rig, rows and assertions.
 test('workers killed with one campaign mid-COPY and another mid-settle: each next attempt finishes the seed with exactly the spec\'s rows', async (t) => {
   const env = await envReady;
   const workers = new Set<ChildProcess>();
-  const hostWorker = (host: string) => spawnRigWorker({ env: { ...env.childEnv, RIG_HOST: host }, children: workers, name: `host ${host}'s worker` });
+  const hostWorker = ({ host, machine }: Seeding) => spawnRigWorker({ env: { ...env.childEnv, ...machine.env, RIG_HOST: host }, children: workers, name: `host ${host}'s worker` });
   let held: Awaited<ReturnType<typeof holdMidCopy>> | undefined;
   let holder: pg.Client | undefined;
-  const copying = await startSeeding(env, 'seed-retry-copy', ROWS, 'seed-copy');
-  const settling = await startSeeding(env, 'seed-retry-settle', SETTLE_ROWS, 'seed-settle');
+  const copying = await startSeeding(env, 'seed-retry-copy', ROWS, 'seed-copy', thisMachine);
+  const settling = await startSeeding(env, 'seed-retry-settle', SETTLE_ROWS, 'seed-settle', otherMachine('seed-settle'));
   let results: CampaignResult[];
   try {
-    const first = await Promise.all([hostWorker(copying.host), hostWorker(settling.host)]);
+    const first = await Promise.all([hostWorker(copying), hostWorker(settling)]);
     try {
       const holds = await Promise.allSettled([holdMidCopy(copying), holdMidSettle(settling)]);
       held = holds[0].status === 'fulfilled' ? holds[0].value : undefined;
@@ -225,7 +287,7 @@ test('workers killed with one campaign mid-COPY and another mid-settle: each nex
       for (const h of holds) if (h.status === 'rejected') throw h.reason;
       // Both held: the kills land on attempt 1 of each.
       for (const w of first) w.kill('SIGKILL');
-      const next = Promise.all([hostWorker(copying.host), hostWorker(settling.host)]);
+      const next = Promise.all([hostWorker(copying), hostWorker(settling)]);
       // The held COPY fails and its row goes, so that the next attempt can copy it.
       const failing = held!;
       held = undefined;
@@ -260,12 +322,13 @@ test('workers killed with one campaign mid-COPY and another mid-settle: each nex
       const summary = seedSummary(settled);
       tt.diagnostic(`seed: ${summary}`);
       assert.match(summary, new RegExp(`; ${SETTLE_ROWS} were already in from an earlier attempt, 0 copied; autovacuum settled after`), summary);
-      assert.deepEqual(await countSeedRows(settling.campaignId), { tagged: SETTLE_ROWS, anySeed: SETTLE_ROWS });
+      assert.deepEqual(await countSeedRows(settling.campaignId, settling.machine.within(() => rigDbUrls(settling.campaignId).ownerUrl)), { tagged: SETTLE_ROWS, anySeed: SETTLE_ROWS });
     });
   } finally {
-    for (const c of [copying, settling]) await teardownRig({ campaignId: c.campaignId, target: 'local', by: 'operator' });
+    // One after another, nothing beside them: `within` swaps this process's folders.
+    for (const c of [copying, settling]) await c.machine.within(() => teardownRig({ campaignId: c.campaignId, target: 'local', by: 'operator' }));
   }
-  await env.assertClean();
+  for (const c of [copying, settling]) await c.machine.within(() => env.assertClean());
 });
 
 test('a campaign cancelled mid-COPY: the seed attempt stops writing (its session ends, the COPY in flight rolls back)', async () => {
