@@ -35,7 +35,7 @@ import { detectionRate, falseAlarms, minimumDetectableEffect, neighbourNoise, we
 import { buildReportModel, loadEvidence, repeatFigures } from '../lib/evidence/report';
 import { toolPath } from '../lib/tools/binaries';
 import { median } from '../lib/protocol/percentile';
-import { QUIET_STEAL_PCT } from '../lib/protocol/host-quiet';
+import { QUIET_STEAL_PCT, quietP50Applies } from '../lib/protocol/host-quiet';
 import { hostOfAttempts } from './gates-rehearsals';
 
 const root = path.resolve(__dirname, '..');
@@ -115,7 +115,7 @@ const label = (key: string) => (key === 'p50_quiet_ms' ? 'p50, quiet seconds' : 
 const POOL_FIGURES = [COMPARED_FIGURES[0], { key: 'p50_quiet_ms', label: 'p50, quiet seconds', unit: 'ms' }, ...COMPARED_FIGURES.slice(1)];
 /** The repeats as a campaign's comparison reads them (lib/evidence/report/comparison.ts): p50 over the quiet seconds when every repeat has them. */
 const asCompared = (rs: readonly RepeatValues[]): { repeats: RepeatValues[]; quiet: boolean } =>
-  rs.length && rs.every((r) => 'p50_quiet_ms' in r) ? { repeats: rs.map((r) => ({ ...r, p50_ms: r.p50_quiet_ms ?? null })), quiet: true } : { repeats: [...rs], quiet: false };
+  quietP50Applies([rs.map((r) => r.p50_quiet_ms)]) ? { repeats: rs.map((r) => ({ ...r, p50_ms: r.p50_quiet_ms ?? null })), quiet: true } : { repeats: [...rs], quiet: false };
 
 function table(head: string[], rows: string[][]): string {
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { quietP50OfRepeat } from './quiet-p50';
+import { quietP50Applies } from '../protocol/host-quiet';
 import { DENOMINATOR_FILE, RESULT_FILE, RIG_FILE, SERVICE_FILE } from './layout';
 import type { DbSampleRow, DenominatorFile, LoadFile, ReconcileFile, RigFile, ServiceFile } from './records';
 import { summarizeDb } from './report/db-summary';
@@ -69,11 +70,9 @@ function walPerEventOf(dir: string, r: RepeatSummary): number | null {
  */
 function runP50s(dir: string, passing: readonly RepeatSummary[]): number[] {
   const quiet = passing.map((r) => quietP50OfRepeat(path.join(dir, r.dir)));
-  const quietP50s = nums(quiet);
   // A run none of whose repeats had enough quiet seconds keeps its p50 over every second: a week the
   // host disturbed throughout is still a week of the series, not a gap in it.
-  if (passing.length && quiet.every((q) => q !== undefined) && quietP50s.length) return quietP50s;
-  return nums(passing.map((r) => r.p50Ms));
+  return quietP50Applies([quiet]) ? nums(quiet) : nums(passing.map((r) => r.p50Ms));
 }
 
 /**

@@ -85,3 +85,16 @@ export function quietLatency(cols: SampleColumns, samples: readonly StealSample[
   const p50 = enough ? percentiles(Float64Array.from(lat), [50])[0] : null;
   return { p50_ms: p50 === null ? null : p50 / 1000, quiet_seconds: quietCount, seconds, samples: lat.length, steal_bound_pct: boundPct };
 }
+
+/**
+ * The one rule for when p50 is read over the quiet seconds, shared by a comparison (its two sides are
+ * the groups), the weekly history (a run's repeats are one group) and bench:sensitivity: every passing
+ * repeat has host samples to tell its quiet seconds (undefined: it has none, e.g. evidence from before
+ * them), and every non-empty group keeps at least one quiet p50 (a group whose every repeat the host
+ * disturbed would have no p50 at all). Otherwise p50 is over every second, for every group alike, so
+ * a filtered p50 is never set beside an unfiltered one.
+ */
+export function quietP50Applies(groups: ReadonlyArray<ReadonlyArray<number | null | undefined>>): boolean {
+  const all = groups.flat();
+  return all.length > 0 && all.every((q) => q !== undefined) && groups.every((g) => g.length === 0 || g.some((q) => typeof q === 'number'));
+}

@@ -6,7 +6,7 @@
 // quiet seconds only when every passing repeat of both sides can give it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MIN_QUIET_SHARE, QUIET_STEAL_PCT, quietLatency, quietSeconds, type StealSample } from '../../lib/protocol/host-quiet';
+import { MIN_QUIET_SHARE, QUIET_STEAL_PCT, quietLatency, quietP50Applies, quietSeconds, type StealSample } from '../../lib/protocol/host-quiet';
 import { SampleColumns } from '../../lib/protocol/sample-row';
 import { quietP50Comparable } from '../../lib/evidence/report/comparison';
 import type { RepeatFigures } from '../../lib/protocol/reporting';
@@ -82,4 +82,15 @@ test('a comparison reads the quiet p50 only when every passing repeat of both si
   // A failed repeat is in no figure, so it does not decide.
   assert.equal(quietP50Comparable([r(true, 3.1), r(false, undefined)], [r(true, 3.2)]), true);
   assert.equal(quietP50Comparable([], []), false);
+  // A side whose every repeat the host disturbed would have no p50: both sides read every second then.
+  assert.equal(quietP50Comparable([r(true, null), r(true, null)], [r(true, 3.2)]), false);
+});
+
+test('the weekly history reads the same rule: a run keeps its quiet p50s, or every second\'s when none of its repeats had enough quiet seconds or one had no host samples', () => {
+  assert.equal(quietP50Applies([[3.1, null, 3.3]]), true);
+  assert.equal(quietP50Applies([[null, null]]), false);
+  assert.equal(quietP50Applies([[3.1, undefined]]), false);
+  assert.equal(quietP50Applies([[]]), false);
+  // An empty side (no passing repeat) decides nothing of its own.
+  assert.equal(quietP50Applies([[3.1], []]), true);
 });

@@ -3,7 +3,7 @@
 // repeat's figures out of the model and lays the result out as a table. Pure.
 import { COMPARED_FIGURES, compareRepeats, methodWords, type CompareOptions, type FigureComparison, type RepeatComparison } from '../../protocol/compare';
 import type { RepeatFigures } from '../../protocol/reporting';
-import { QUIET_STEAL_PCT } from '../../protocol/host-quiet';
+import { QUIET_STEAL_PCT, quietP50Applies } from '../../protocol/host-quiet';
 import { notCounted, type ConfigurationModel, type RepeatModel } from './model-types';
 import { num, type Row, type Table } from './cells';
 import { shareText } from './db-summary';
@@ -45,14 +45,9 @@ export function repeatFigures(r: RepeatModel): RepeatFigures {
   };
 }
 
-/**
- * Whether a comparison of these repeats reads p50 over the quiet seconds: when every passing repeat
- * of both sides has host samples to tell them (a side without them, e.g. a baseline from before,
- * would compare a filtered p50 with an unfiltered one).
- */
+/** Whether a comparison of these sides reads p50 over the quiet seconds (host-quiet.ts quietP50Applies, each side a group). */
 export function quietP50Comparable(...sides: ReadonlyArray<readonly RepeatFigures[]>): boolean {
-  const passing = sides.flatMap((s) => s.filter((r) => r.passed && !r.interrupted));
-  return passing.length > 0 && passing.every((r) => 'p50_quiet_ms' in r.figures);
+  return quietP50Applies(sides.map((s) => s.filter((r) => r.passed && !r.interrupted).map((r) => r.figures.p50_quiet_ms)));
 }
 
 /**
